@@ -1,0 +1,5 @@
+import sys
+
+from citeview.cli import main
+
+sys.exit(main())

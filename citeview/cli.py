@@ -1,0 +1,111 @@
+"""The ``citeview`` command. With a subcommand it runs that; without one it opens the GUI.
+
+Each subcommand lives in ``citeview/commands/<name>.py`` and exposes ``HELP``,
+``add_arguments(parser)`` and ``run(args) -> int``. Modules are imported only when needed, so
+CLI subcommands never load Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from citeview import __version__
+from citeview.core.errors import InputError
+
+# name -> module; order is the order of `citeview --help`.
+COMMANDS: dict[str, str] = {
+    "parse": "citeview.commands.parse",
+    "strip": "citeview.commands.strip",
+    "resolve": "citeview.commands.resolve",
+    "lint": "citeview.commands.lint",
+    "open": "citeview.commands.open",
+    "export": "citeview.commands.export",
+    "import": "citeview.commands.import_",
+    "screenshot": "citeview.commands.screenshot",
+    "report": "citeview.commands.report",
+    "agree": "citeview.commands.agree",
+    "merge": "citeview.commands.merge",
+    "prepare": "citeview.commands.prepare",
+    "prompt": "citeview.commands.prompt",
+}
+
+
+def _load(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(COMMANDS[name])
+    except ModuleNotFoundError as err:
+        if err.name == COMMANDS[name]:
+            return None  # not built yet
+        raise
+
+
+def available_commands() -> dict[str, ModuleType]:
+    mods = {name: _load(name) for name in COMMANDS}
+    return {n: m for n, m in mods.items() if m is not None}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citeview",
+        description="Inspect answers with inline citation markers. Without a subcommand, "
+        "open the GUI (citeview [FILE] or citeview --demo).",
+    )
+    parser.add_argument("--version", action="version", version=f"citeview {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    mods = {only: _load(only)} if only else available_commands()
+    for name, mod in mods.items():
+        if mod is None:
+            continue
+        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def build_gui_parser() -> argparse.ArgumentParser:
+    commands = ", ".join(available_commands())
+    parser = argparse.ArgumentParser(
+        prog="citeview",
+        description="Inspect answers with inline citation markers. Without a subcommand, "
+        f"open the GUI. Subcommands: {commands} (citeview COMMAND --help).",
+    )
+    parser.add_argument("--version", action="version", version=f"citeview {__version__}")
+    parser.add_argument("file", nargs="?", help="a case, dataset, transcript or session to open")
+    parser.add_argument("--demo", action="store_true", help="open the bundled demo dataset")
+    parser.add_argument("--case", help="open this case id")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args_list and args_list[0] in COMMANDS:
+            mod = _load(args_list[0])
+            if mod is None:
+                print(f"citeview: {args_list[0]}: not available in this version", file=sys.stderr)
+                return 2
+            args = build_parser(args_list[0]).parse_args(args_list)
+            return int(args._run(args))
+        gui_args = build_gui_parser().parse_args(args_list)
+        from citeview.gui.app import run_gui
+
+        return run_gui(gui_args)
+    except InputError as err:
+        print(f"citeview: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (citeview parse x | head); not an error worth a traceback.
+        try:
+            sys.stdout = None  # type: ignore[assignment]
+        finally:
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

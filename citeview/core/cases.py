@@ -1,0 +1,82 @@
+"""A case: the unit a reviewer judges (question, the material the model saw, and its answer)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeview.core.errors import InputError
+
+KNOWN_KEYS = ("id", "question", "tool_outputs", "context", "answer", "documents")
+
+
+@dataclass(slots=True)
+class Case:
+    """One case. ``tool_outputs`` holds one string per tool invocation (turn N is index N);
+    ``context`` is injected context (tags with ``id`` attributes); ``documents`` maps a chosen id
+    to the text of a file given directly as a source. Unknown keys are kept in ``extra``."""
+
+    id: str
+    answer: str
+    question: str | None = None
+    tool_outputs: list[str] = field(default_factory=list)
+    context: str | None = None
+    documents: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: object, default_id: str = "case") -> Case:
+        """Build a case from its JSON shape; wrong types raise :class:`InputError`."""
+        if not isinstance(data, Mapping):
+            raise InputError(f"a case must be a JSON object, not {type(data).__name__}")
+        answer = data.get("answer")
+        if not isinstance(answer, str):
+            raise InputError("case has no \"answer\" string" if answer is None
+                             else f"case \"answer\" must be a string, not {_tname(answer)}")
+        cid = data.get("id", default_id)
+        if isinstance(cid, int) and not isinstance(cid, bool):
+            cid = str(cid)
+        if not isinstance(cid, str) or not cid:
+            raise InputError(f"case \"id\" must be a non-empty string, not {_tname(cid)}")
+        question = data.get("question")
+        if question is not None and not isinstance(question, str):
+            raise InputError(f"case {cid!r}: \"question\" must be a string, not {_tname(question)}")
+        outputs = data.get("tool_outputs", [])
+        if isinstance(outputs, str):
+            outputs = [outputs]
+        if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
+            raise InputError(f"case {cid!r}: \"tool_outputs\" must be a list of strings")
+        context = data.get("context")
+        if isinstance(context, list) and all(isinstance(c, str) for c in context):
+            context = "\n".join(context)
+        if context is not None and not isinstance(context, str):
+            raise InputError(f"case {cid!r}: \"context\" must be a string, not {_tname(context)}")
+        documents = data.get("documents", {})
+        if not isinstance(documents, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in documents.items()
+        ):
+            raise InputError(f"case {cid!r}: \"documents\" must map ids to strings")
+        extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
+        return cls(cid, answer, question, list(outputs), context, dict(documents), extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The case JSON shape; unknown keys come back as they were read."""
+        d: dict[str, Any] = {"id": self.id}
+        if self.question is not None:
+            d["question"] = self.question
+        if self.tool_outputs:
+            d["tool_outputs"] = list(self.tool_outputs)
+        if self.context is not None:
+            d["context"] = self.context
+        if self.documents:
+            d["documents"] = dict(self.documents)
+        d["answer"] = self.answer
+        d.update(self.extra)
+        return d
+
+
+def _tname(value: object) -> str:
+    return {dict: "an object", list: "a list", str: "a string", int: "a number",
+            float: "a number", bool: "a boolean", type(None): "null"}.get(type(value),
+                                                                            type(value).__name__)

@@ -1,0 +1,104 @@
+"""Diagnostics and the catalog of rule codes shared by the scanner, material parser and linter.
+
+Codes are stable: tools and CI configurations refer to them. CV1xx concern marker syntax in the
+answer alone, CV2xx resolution against the material, CV3xx placement in the Markdown answer,
+CV4xx support, CV5xx the material itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    """How serious a diagnostic is; ordered error > warning > info."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+@dataclass(slots=True, frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    enabled: bool = True
+    summary: str = ""
+
+
+_E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+RULES: dict[str, Rule] = {
+    r.code: r
+    for r in (
+        Rule("CV101", "unterminated-marker", _E, summary="A marker opens but never closes."),
+        Rule("CV102", "empty-marker", _E, summary="A marker names no source."),
+        Rule("CV103", "invalid-source-id", _E, summary="A marker part is not a valid source id."),
+        Rule("CV104", "unknown-family", _W, summary="A marker uses a family that is not enabled."),
+        Rule("CV105", "stray-marker-character", _E, summary="A lone DELIMITER or STOP character."),
+        Rule("CV106", "literal-escape-marker", _E, summary="A marker written as ASCII escapes."),
+        Rule("CV107", "degraded-marker", _E, summary="A marker whose private-use characters were lost."),
+        Rule("CV108", "bracket-reference", _W, summary="A 【...】 reference instead of a marker."),
+        Rule("CV109", "verbatim-source-id", _E, summary="A source id written outside a marker."),
+        Rule("CV110", "malformed-locator", _E, summary="A locator not of the form L8 or L8-L13, or not last."),
+        Rule("CV201", "unknown-source", _E, summary="An id the material never defined."),
+        Rule("CV202", "line-out-of-range", _E, summary="A line locator outside the source's labels."),
+        Rule("CV203", "reversed-range", _E, summary="A range whose first line is after its last."),
+        Rule("CV204", "line-locator-on-unlined-source", _W, summary="A line locator on a source without lines."),
+        Rule("CV205", "missing-locator", _W, enabled=False, summary="No locator where the policy requires one."),
+        Rule("CV206", "duplicate-source-id", _W, summary="The material defines an id twice."),
+        Rule("CV301", "citation-in-emphasis", _E, summary="A citation inside bold or italics."),
+        Rule("CV302", "citation-in-code", _E, summary="A citation inside code."),
+        Rule("CV303", "citation-on-fence-line", _E, summary="A citation on a closing fence line."),
+        Rule("CV304", "citation-before-punctuation", _W, summary="A citation directly before punctuation."),
+        Rule("CV305", "citation-only-line", _W, summary="A line or paragraph of citations only."),
+        Rule("CV306", "citations-grouped-at-end", _W, summary="All citations stand in the last paragraph."),
+        Rule("CV307", "multi-source-style", _W, enabled=False, summary="Multi-source style differs from policy."),
+        Rule("CV308", "uncited-paragraph", _I, summary="A substantive paragraph without citation."),
+        Rule("CV401", "weak-support", _I, enabled=False, summary="Little lexical overlap between claim and cited text."),
+        Rule("CV501", "repeated-line-label", _W, summary="The material repeats a line label."),
+        Rule("CV502", "malformed-material", _W, summary="Material that could not be read as written."),
+        Rule("CV503", "literal-escape-in-material", _I, summary="A material marker written as ASCII escapes."),
+    )
+}
+
+
+@dataclass(slots=True, frozen=True)
+class Diagnostic:
+    """One finding: a rule code, its name and severity, a message and the span it concerns.
+
+    ``start``/``end`` are code-point offsets into the text the finding is about (the answer for
+    CV1xx-CV4xx, the material string for CV5xx and CV206).
+    """
+
+    code: str
+    severity: Severity
+    message: str
+    start: int
+    end: int
+
+    @property
+    def name(self) -> str:
+        rule = RULES.get(self.code)
+        return rule.name if rule else self.code
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity.value,
+            "message": self.message,
+            "start": self.start,
+            "end": self.end,
+        }
+
+
+def make(code: str, message: str, start: int, end: int) -> Diagnostic:
+    """A diagnostic with the rule's default severity."""
+    return Diagnostic(code, RULES[code].severity, message, start, end)

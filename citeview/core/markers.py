@@ -1,0 +1,578 @@
+"""Citation markers in an answer: the guide's exact parser, in linear time, plus a diagnosing scan.
+
+A marker is ``START family DELIMITER part [DELIMITER part ...] STOP`` with START = U+E200,
+DELIMITER = U+E202 and STOP = U+E201. :func:`extract_citations` and :func:`strip_citations`
+return exactly what the guide's Python helper returns, for every input, odd cases included.
+:func:`scan` returns the same citations plus what the reference drops or misreads silently
+(recovered citations, flagged by :class:`Recovery`) and diagnostics with CV1xx codes.
+
+All offsets are Python code-point indices.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+
+from citeview.core.diagnostics import Diagnostic, make
+from citeview.core.locators import LINE_LOCATOR_RE, Locator, near_miss_locator, parse_locator
+
+START = "\ue200"
+DELIMITER = "\ue202"
+STOP = "\ue201"
+MARKER_CHARS = START + DELIMITER + STOP
+
+SOURCE_ID_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+# The guide's own id shape: turn number, a kind word, an item number (turn0file1, turn5view0).
+TURN_ID_RE = re.compile(r"turn\d+[A-Za-z]+\d+")
+
+DEFAULT_FAMILIES: tuple[str, ...] = ("cite",)
+
+
+class Recovery(str, Enum):
+    """How :func:`scan` recovered a citation that the reference parser does not return."""
+
+    UNTERMINATED = "unterminated"  # START ... with no STOP before the next START or the end
+    SWALLOWED = "swallowed"  # a well-formed marker the reference swallows into an unterminated one
+    MALFORMED_LOCATOR = "malformed-locator"  # dropped by the reference for a locator like L8-13
+    LITERAL_ESCAPE = "literal-escape"  # written as ASCII escapes: \ue200cite\ue202...\ue201
+    DEGRADED = "degraded"  # private-use characters lost in copying: citeturn0file0
+
+
+@dataclass(slots=True, frozen=True)
+class Citation:
+    """One citation marker: its raw text, family, source ids, raw locator and span."""
+
+    raw: str
+    family: str
+    source_ids: tuple[str, ...]
+    locator: str | None
+    start: int
+    end: int
+    recovered: Recovery | None = None
+
+    @property
+    def conformant(self) -> bool:
+        """True when the guide's reference parser returns this citation too."""
+        return self.recovered is None
+
+    @property
+    def parsed_locator(self) -> Locator | None:
+        return parse_locator(self.locator) if self.locator is not None else None
+
+    def to_dict(self) -> dict[str, object]:
+        """The reference helper's dict shape, plus ``recovered`` for recovered citations."""
+        d: dict[str, object] = {
+            "raw": self.raw,
+            "family": self.family,
+            "source_ids": list(self.source_ids),
+            "locator": self.locator,
+            "start": self.start,
+            "end": self.end,
+        }
+        if self.recovered is not None:
+            d["recovered"] = self.recovered.value
+        return d
+
+
+@dataclass(slots=True)
+class ScanResult:
+    """What :func:`scan` found: citations in reading order (conformant and recovered) and
+    diagnostics sorted by position."""
+
+    citations: list[Citation] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def conformant(self) -> list[Citation]:
+        return [c for c in self.citations if c.recovered is None]
+
+
+# --------------------------------------------------------------------------- reference parser
+
+
+@lru_cache(maxsize=64)
+def _token_re(families: tuple[str, ...]) -> re.Pattern[str]:
+    # The reference uses `(?P<body>.*?)STOP` with DOTALL: the body runs to the first STOP. A
+    # possessive `[^STOP]*+` matches the same body and never backtracks; together with an endpos
+    # at the last STOP (see extract_citations) no START makes the engine scan to the end of the
+    # text in vain, which is what makes the reference quadratic.
+    family_pattern = "|".join(re.escape(f) for f in families)
+    return re.compile(
+        f"{START}(?P<family>{family_pattern}){DELIMITER}(?P<body>[^{STOP}]*+){STOP}"
+    )
+
+
+def _split_parts(body: str) -> list[str]:
+    return [p for p in (part.strip() for part in body.split(DELIMITER)) if p]
+
+
+def _families(families: Iterable[str]) -> tuple[str, ...]:
+    return (families,) if isinstance(families, str) else tuple(families)
+
+
+def extract_citations(
+    text: str, families: Iterable[str] = DEFAULT_FAMILIES
+) -> list[Citation]:
+    """Citations exactly as the guide's ``extract_citations`` returns them, in linear time."""
+    fams = _families(families)
+    if not fams:
+        return []
+    last_stop = text.rfind(STOP)
+    if last_stop < 0:
+        return []
+    out: list[Citation] = []
+    append = out.append
+    locator_match = LINE_LOCATOR_RE.fullmatch
+    id_match = SOURCE_ID_RE.fullmatch
+    for m in _token_re(fams).finditer(text, 0, last_stop + 1):
+        parts = _split_parts(m.group("body"))
+        if not parts:
+            continue
+        locator = parts.pop() if locator_match(parts[-1]) else None
+        if not parts or not all(id_match(p) for p in parts):
+            continue
+        append(Citation(m.group(0), m.group("family"), tuple(parts), locator, m.start(), m.end()))
+    return out
+
+
+def _span_of(item: object) -> tuple[int, int]:
+    if isinstance(item, Mapping):
+        return int(item["start"]), int(item["end"])
+    return int(item.start), int(item.end)  # type: ignore[attr-defined]
+
+
+def strip_citations(text: str, citations: Iterable[object]) -> str:
+    """``text`` without the given citations (objects or the reference's dicts), in linear time.
+
+    For the non-overlapping citations that :func:`extract_citations` and :func:`scan` return this
+    equals the reference's result; overlapping spans are removed as their union.
+    """
+    return StrippedText.build(text, (_span_of(c) for c in citations)).text
+
+
+@dataclass(slots=True)
+class StrippedText:
+    """Text with spans removed, and the map between clean and original offsets."""
+
+    text: str
+    original: str
+    # For each kept segment: its start in the clean text and in the original text.
+    _clean_starts: list[int]
+    _orig_starts: list[int]
+
+    @classmethod
+    def build(cls, original: str, spans: Iterable[tuple[int, int]]) -> StrippedText:
+        pieces: list[str] = []
+        clean_starts: list[int] = []
+        orig_starts: list[int] = []
+        pos = 0
+        clean = 0
+        for s, e in sorted(spans):
+            if e <= pos:
+                continue
+            if s > pos:
+                pieces.append(original[pos:s])
+                clean_starts.append(clean)
+                orig_starts.append(pos)
+                clean += s - pos
+            pos = max(pos, e)
+        pieces.append(original[pos:])
+        clean_starts.append(clean)
+        orig_starts.append(pos)
+        return cls("".join(pieces), original, clean_starts, orig_starts)
+
+    def to_original(self, offset: int) -> int:
+        """Original offset of clean ``offset``; at a removed span, the position after it."""
+        i = bisect_right(self._clean_starts, offset) - 1
+        return self._orig_starts[i] + offset - self._clean_starts[i]
+
+    def to_clean(self, offset: int) -> int:
+        """Clean offset of original ``offset``; inside a removed span, where the span was."""
+        i = bisect_right(self._orig_starts, offset) - 1
+        if i < 0:
+            return 0
+        seg_len = (
+            self._clean_starts[i + 1] - self._clean_starts[i]
+            if i + 1 < len(self._clean_starts)
+            else len(self.text) - self._clean_starts[i]
+        )
+        return self._clean_starts[i] + min(offset - self._orig_starts[i], seg_len)
+
+
+# --------------------------------------------------------------------------- literal escapes
+
+# \ue200, \uE200, \\ue200 (escaped twice, as in JSON inside JSON), \u{E200} (JS/Ruby).
+_ESCAPE_RE = re.compile(r"\\+u(?:\{[eE]20([012])\}|[eE]20([012]))")
+_ESCAPED_CHAR = {"0": START, "1": STOP, "2": DELIMITER}
+
+
+def decode_literal_escapes(text: str) -> str:
+    """Replace marker characters written as ASCII escapes (``\\ue200``) by the characters."""
+    return _ESCAPE_RE.sub(lambda m: _ESCAPED_CHAR[m.group(1) or m.group(2)], text)
+
+
+# --------------------------------------------------------------------------- scan
+
+
+class _Occupied:
+    """Sorted, non-overlapping spans already explained by a finding of higher priority."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self._pending: list[tuple[int, int]] = []
+
+    def overlaps(self, s: int, e: int) -> bool:
+        i = bisect_left(self.ends, s + 1)  # first span ending after s
+        return i < len(self.starts) and self.starts[i] < max(e, s + 1)
+
+    def add(self, s: int, e: int) -> None:
+        self._pending.append((s, e))
+
+    def commit(self) -> None:
+        """Merge the spans added by one pass (a pass's spans do not overlap each other's)."""
+        if not self._pending:
+            return
+        spans = sorted([*zip(self.starts, self.ends), *self._pending])
+        self._pending = []
+        self.starts = [s for s, _ in spans]
+        self.ends = [e for _, e in spans]
+
+
+_MARKER_CHAR_RE = re.compile(f"[{MARKER_CHARS}]")
+_LEADING_ID_RE = re.compile(r"[A-Za-z0-9_-]+")
+_BRACKET_RE = re.compile(r"【[^【】\n]{1,200}】")
+_WORD = r"A-Za-z0-9_-"
+# The longest stretch of one line read when recovering an unterminated marker.
+_RECOVERY_WINDOW = 300
+
+
+@dataclass(slots=True)
+class _Part:
+    text: str  # stripped
+    start: int
+    end: int
+
+
+def _parts_with_spans(text: str, body_start: int, body_end: int) -> list[_Part]:
+    """Delimited, stripped, non-empty parts of ``text[body_start:body_end]`` with their spans."""
+    parts: list[_Part] = []
+    pos = body_start
+    while pos <= body_end:
+        nxt = text.find(DELIMITER, pos, body_end)
+        if nxt < 0:
+            nxt = body_end
+        raw = text[pos:nxt]
+        stripped = raw.strip()
+        if stripped:
+            lead = len(raw) - len(raw.lstrip())
+            parts.append(_Part(stripped, pos + lead, pos + lead + len(stripped)))
+        pos = nxt + 1
+    return parts
+
+
+class _Scanner:
+    def __init__(self, text: str, families: tuple[str, ...], known_ids: Iterable[str]) -> None:
+        self.text = text
+        self.families = families
+        self.known_ids = {i for i in known_ids if i}
+        self.diagnostics: list[Diagnostic] = []
+        self.citations: list[Citation] = []
+        self.occupied = _Occupied()
+
+    def diag(self, code: str, message: str, start: int, end: int) -> None:
+        self.diagnostics.append(make(code, message, start, end))
+
+    # -- real markers -------------------------------------------------------------------------
+
+    def markers(self) -> None:
+        text = self.text
+        conformant = {c.start: c for c in extract_citations(text, self.families)}
+        self.citations.extend(conformant.values())
+        open_at = -1
+        for m in _MARKER_CHAR_RE.finditer(text):
+            ch, i = m.group(), m.start()
+            if ch == START:
+                if open_at >= 0:
+                    self.unterminated(open_at, i)
+                open_at = i
+            elif ch == STOP:
+                if open_at < 0:
+                    self.diag("CV105", "stray STOP character (U+E201) outside a marker", i, i + 1)
+                    self.occupied.add(i, i + 1)
+                else:
+                    self.closed(open_at, i + 1, conformant.get(open_at))
+                    open_at = -1
+            elif open_at < 0:
+                self.diag("CV105", "stray DELIMITER character (U+E202) outside a marker", i, i + 1)
+                self.occupied.add(i, i + 1)
+        if open_at >= 0:
+            self.unterminated(open_at, len(text))
+        self.occupied.commit()
+
+    def _family_end(self, start: int, limit: int) -> int:
+        end = self.text.find(DELIMITER, start + 1, limit)
+        return limit if end < 0 else end
+
+    def closed(self, s: int, e: int, conformant: Citation | None) -> None:
+        """A marker START ... STOP with no other START inside."""
+        text = self.text
+        self.occupied.add(s, e)
+        head_end = self._family_end(s, e - 1)
+        family = text[s + 1 : head_end]
+        parts = _parts_with_spans(text, head_end + 1, e - 1) if head_end < e - 1 else []
+        if conformant is not None:
+            self._locator_hints(parts, conformant)
+            return
+        if family not in self.families:
+            if family.strip() in self.families:
+                msg = f"family {family!r} has whitespace around it; the marker is ignored"
+            elif not family:
+                msg = "marker has no family before its first DELIMITER; the marker is ignored"
+            else:
+                msg = f"unknown citation family {family!r}; the marker is ignored"
+            self.diag("CV104", msg, s, e)
+            return
+        if not parts:
+            self.diag("CV102", "empty marker: it names no source", s, e)
+            return
+        locator: Locator | None = None
+        loc_raw: str | None = None
+        if LINE_LOCATOR_RE.fullmatch(parts[-1].text):
+            loc_raw = parts.pop().text
+        if not parts:
+            self.diag("CV102", f"marker has a locator ({loc_raw}) but no source id", s, e)
+            return
+        bad = [p for p in parts if not SOURCE_ID_RE.fullmatch(p.text)]
+        if not bad:
+            # Well formed, yet the reference did not return it: an earlier unterminated START
+            # swallowed it.
+            self.citations.append(
+                Citation(text[s:e], family, tuple(p.text for p in parts), loc_raw, s, e,
+                         Recovery.SWALLOWED)
+            )
+            return
+        for p in bad:
+            near = near_miss_locator(p.text)
+            if near is not None:
+                self.diag(
+                    "CV110",
+                    f"malformed locator {p.text!r}: write {near.raw}; the marker is ignored",
+                    p.start, p.end,
+                )
+            else:
+                self.diag("CV103", f"invalid source id {p.text!r}; the marker is ignored",
+                          p.start, p.end)
+        # A single malformed locator in last place with valid ids before it: recover it.
+        if len(bad) == 1 and bad[0] is parts[-1] and loc_raw is None and len(parts) > 1:
+            locator = near_miss_locator(bad[0].text)
+            if locator is not None:
+                self.citations.append(
+                    Citation(text[s:e], family, tuple(p.text for p in parts[:-1]), locator.raw,
+                             s, e, Recovery.MALFORMED_LOCATOR)
+                )
+
+    def _locator_hints(self, parts: list[_Part], cit: Citation) -> None:
+        """A conformant citation can still hold a locator the reference read as a source id."""
+        n_ids = len(cit.source_ids)
+        for idx, p in enumerate(parts[:n_ids]):
+            if LINE_LOCATOR_RE.fullmatch(p.text):
+                self.diag("CV110", f"locator {p.text} is not in last place; it is read as a "
+                          "source id", p.start, p.end)
+            elif (near := near_miss_locator(p.text)) is not None and idx > 0:
+                self.diag("CV110", f"malformed locator {p.text!r} is read as a source id: "
+                          f"write {near.raw}", p.start, p.end)
+
+    def unterminated(self, s: int, limit: int) -> None:
+        """A START with no STOP before ``limit`` (the next START or the end of the text)."""
+        text = self.text
+        line_end = text.find("\n", s, limit)
+        window_end = min(limit if line_end < 0 else line_end, s + _RECOVERY_WINDOW)
+        head_end = self._family_end(s, window_end)
+        family = text[s + 1 : head_end]
+        end = head_end
+        ids: list[str] = []
+        loc_raw: str | None = None
+        if family in self.families and head_end < window_end:
+            pos = head_end + 1
+            while pos < window_end:
+                nxt = text.find(DELIMITER, pos, window_end)
+                seg_end = window_end if nxt < 0 else nxt
+                seg = text[pos:seg_end]
+                lead = len(seg) - len(seg.lstrip())
+                m = _LEADING_ID_RE.match(seg, lead)
+                if not m:
+                    break
+                token = m.group()
+                if LINE_LOCATOR_RE.fullmatch(token) and ids:
+                    loc_raw = token
+                    end = pos + m.end()
+                    break
+                ids.append(token)
+                end = pos + m.end()
+                if m.end() < len(seg.rstrip()) or nxt < 0:
+                    break  # prose follows the id: the marker ended here
+                pos = nxt + 1
+        end = max(end, s + 1)
+        self.occupied.add(s, end)
+        if ids:
+            self.citations.append(
+                Citation(text[s:end], family, tuple(ids), loc_raw, s, end, Recovery.UNTERMINATED)
+            )
+            what = "next marker" if limit < len(text) else "end of the answer"
+            self.diag("CV101", f"unterminated marker: no STOP (U+E201) before the {what}; "
+                      "recovered", s, end)
+        else:
+            self.diag("CV101", "unterminated marker: no STOP (U+E201) after it", s, end)
+
+    # -- look-alikes ----------------------------------------------------------------------------
+
+    def literal_escapes(self) -> None:
+        """Markers written as ASCII escape text; the same state machine over the escape tokens."""
+        text = self.text
+        open_at = -1
+        open_end = -1
+        last_end = -1
+        for m in _ESCAPE_RE.finditer(text):
+            kind = _ESCAPED_CHAR[m.group(1) or m.group(2)]
+            if kind == START:
+                if open_at >= 0:
+                    self._literal(open_at, last_end, closed=False)
+                open_at, open_end = m.start(), m.end()
+            elif kind == STOP and open_at >= 0:
+                self._literal(open_at, m.end(), closed=True)
+                open_at = -1
+            elif open_at < 0 and not self.occupied.overlaps(m.start(), m.end()):
+                self.diag("CV106", "marker character written as an ASCII escape", m.start(),
+                          m.end())
+                self.occupied.add(m.start(), m.end())
+            last_end = m.end()
+        if open_at >= 0:
+            self._literal(open_at, max(last_end, open_end), closed=False)
+        self.occupied.commit()
+
+    def _literal(self, s: int, e: int, closed: bool) -> None:
+        if self.occupied.overlaps(s, e):
+            return
+        raw = self.text[s:e]
+        self.occupied.add(s, e)
+        decoded = decode_literal_escapes(raw)
+        found = extract_citations(decoded, self.families) if closed else []
+        if len(found) == 1 and found[0].start == 0 and found[0].end == len(decoded):
+            c = found[0]
+            self.citations.append(
+                Citation(raw, c.family, c.source_ids, c.locator, s, e, Recovery.LITERAL_ESCAPE)
+            )
+            shown = decoded.replace(START, "").replace(STOP, "").replace(DELIMITER, "|")
+            self.diag("CV106", f"marker written as ASCII escape text ({shown}); decode it to "
+                      "the U+E200/U+E202/U+E201 characters", s, e)
+        else:
+            self.diag("CV106", "marker character escapes written as ASCII text", s, e)
+
+    def degraded(self) -> None:
+        text = self.text
+        for m in _degraded_re(self.families, tuple(sorted(self.known_ids))).finditer(text):
+            s, e = m.start(), m.end()
+            if self.occupied.overlaps(s, e):
+                continue
+            ids_text = m.group("ids")
+            ids = tuple(_id_re(tuple(sorted(self.known_ids))).findall(ids_text))
+            loc = m.group("loc")
+            self.occupied.add(s, e)
+            self.citations.append(
+                Citation(m.group(0), m.group("family"), ids, loc, s, e, Recovery.DEGRADED)
+            )
+            self.diag("CV107", f"degraded marker {m.group(0)!r}: its private-use characters "
+                      "were lost", s, e)
+        self.occupied.commit()
+
+    def brackets(self) -> None:
+        for m in _BRACKET_RE.finditer(self.text):
+            s, e = m.start(), m.end()
+            if self.occupied.overlaps(s, e):
+                continue
+            self.occupied.add(s, e)
+            self.diag("CV108", f"bracket reference {m.group(0)} instead of a citation marker",
+                      s, e)
+        self.occupied.commit()
+
+    def verbatim_ids(self) -> None:
+        for m in _verbatim_re(tuple(sorted(self.known_ids))).finditer(self.text):
+            s, e = m.start(), m.end()
+            if self.occupied.overlaps(s, e):
+                continue
+            self.diag("CV109", f"source id {m.group(0)!r} written verbatim outside a marker",
+                      s, e)
+
+
+def _known_alternation(known_ids: tuple[str, ...]) -> str:
+    eligible = sorted(
+        (i for i in known_ids if len(i) >= 4 and any(ch.isdigit() for ch in i)
+         and SOURCE_ID_RE.fullmatch(i)),
+        key=len, reverse=True,
+    )
+    return "|".join(re.escape(i) for i in eligible)
+
+
+@lru_cache(maxsize=32)
+def _id_re(known_ids: tuple[str, ...]) -> re.Pattern[str]:
+    known = _known_alternation(known_ids)
+    return re.compile(f"{known}|{TURN_ID_RE.pattern}" if known else TURN_ID_RE.pattern)
+
+
+@lru_cache(maxsize=32)
+def _degraded_re(families: tuple[str, ...], known_ids: tuple[str, ...]) -> re.Pattern[str]:
+    fam = "|".join(re.escape(f) for f in families if f)
+    ident = _id_re(known_ids).pattern
+    # What lost characters may have become: nothing, U+FFFD, or a question mark.
+    sep = "[\ufffd?]?"
+    return re.compile(
+        f"(?<![{_WORD}]){sep}(?P<family>{fam}){sep}(?P<ids>(?:(?:{ident}){sep})+)"
+        f"(?P<loc>L\\d+(?:-L\\d+)?)?{sep}(?![{_WORD}])"
+    )
+
+
+@lru_cache(maxsize=32)
+def _verbatim_re(known_ids: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(f"(?<![{_WORD}])(?:{_id_re(known_ids).pattern})(?![{_WORD}])")
+
+
+def scan(
+    text: str,
+    families: Iterable[str] = DEFAULT_FAMILIES,
+    known_ids: Iterable[str] = (),
+) -> ScanResult:
+    """Every citation the reference returns, plus recovered ones and CV1xx diagnostics.
+
+    ``known_ids`` (ids the material defines) lets degraded markers and verbatim ids that are not
+    of the ``turnNkindM`` shape be recognised. One diagnostic per span, in priority order:
+    real markers, then literal escapes (CV106), degraded markers (CV107), bracket references
+    (CV108), verbatim ids (CV109).
+    """
+    fams = _families(families)
+    scanner = _Scanner(text, fams, known_ids)
+    scanner.markers()
+    if "\\" in text:
+        scanner.literal_escapes()
+    if fams and any(f for f in fams):
+        scanner.degraded()
+    if "【" in text:
+        scanner.brackets()
+    scanner.verbatim_ids()
+    scanner.citations.sort(key=lambda c: c.start)
+    scanner.diagnostics.sort(key=lambda d: (d.start, d.end, d.code))
+    return ScanResult(scanner.citations, scanner.diagnostics)
+
+
+def strip_all(text: str, result: ScanResult) -> str:
+    """``text`` without any citation ``scan`` found (recovered ones too) nor stray marker
+    characters: what ``citeview strip --all`` prints."""
+    spans = [(c.start, c.end) for c in result.citations]
+    spans += [(d.start, d.end) for d in result.diagnostics if d.code in ("CV101", "CV105")]
+    return StrippedText.build(text, spans).text
+

@@ -1,0 +1,28 @@
+"""Test configuration shared by the whole suite.
+
+Qt runs offscreen (set before any Qt import); pytest-qt's qt_api and failing on Qt log warnings
+are set in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+DATA = Path(__file__).parent / "data"
+SAMPLES = DATA / "samples"
+
+
+@pytest.fixture
+def samples_dir() -> Path:
+    return SAMPLES
+
+
+def load_sample(name: str) -> dict:
+    """The JSON of ``tests/data/samples/<name>`` (a copy of the shared samples)."""
+    return json.loads((SAMPLES / name).read_text(encoding="utf-8"))
