@@ -1,0 +1,282 @@
+"""Resolving citations against material: for each cited source id, the source and exact span.
+
+A locator ``Lf-Ll`` cites every line whose label number lies in [f, l], repeats included; it is
+out of range when f or l is not a label of the source. A locator on a multi-source citation
+applies to each source. Offsets are code points in ``Source.text``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from citeview.core.locators import Locator, near_miss_locator, parse_locator
+from citeview.core.markers import Citation
+from citeview.core.material import Material, Source, SourceKind, SourceLine
+
+
+class Status(StrEnum):
+    OK = "ok"
+    WHOLE_SOURCE = "whole-source"
+    UNKNOWN_SOURCE = "unknown-source"
+    OUT_OF_RANGE = "line-out-of-range"
+    REVERSED = "reversed-range"
+    NO_LINES = "line-locator-on-unlined-source"
+
+    @property
+    def rank(self) -> int:
+        """Higher is worse: what a reviewer must look at first."""
+        return _RANK[self]
+
+    @property
+    def resolved(self) -> bool:
+        """The citation points at text that exists, as written."""
+        return self in (Status.OK, Status.WHOLE_SOURCE)
+
+    @property
+    def code(self) -> str | None:
+        """The lint rule this status corresponds to, if any."""
+        return _CODES.get(self)
+
+
+_RANK = {
+    Status.OK: 0, Status.WHOLE_SOURCE: 1, Status.NO_LINES: 2, Status.REVERSED: 3,
+    Status.OUT_OF_RANGE: 4, Status.UNKNOWN_SOURCE: 5,
+}
+_CODES = {
+    Status.UNKNOWN_SOURCE: "CV201", Status.OUT_OF_RANGE: "CV202", Status.REVERSED: "CV203",
+    Status.NO_LINES: "CV204",
+}
+
+
+@dataclass(slots=True, frozen=True)
+class Target:
+    """What one source id of a citation points at.
+
+    ``lines`` are the cited lines in text order; ``span`` runs from the first cited line's start
+    to the last one's end (the whole text when the source is cited whole), None when nothing
+    can be shown. ``out_of_range_end`` says which end of the locator is not a label.
+    """
+
+    source_id: str
+    source: Source | None
+    status: Status
+    lines: tuple[SourceLine, ...] = ()
+    span: tuple[int, int] | None = None
+    detail: str = ""
+    out_of_range_end: str | None = None
+    locator: Locator | None = None
+    duplicates: int = 0  # other sources defining the same id (not used)
+    suggestion: str | None = None  # a known id close to an unknown one
+
+    @property
+    def ok(self) -> bool:
+        return self.status.resolved
+
+    @property
+    def text(self) -> str:
+        """The cited text: ``source.text[span]``, or empty."""
+        if self.source is None or self.span is None:
+            return ""
+        return self.source.text[self.span[0] : self.span[1]]
+
+    @property
+    def labels(self) -> tuple[int, ...]:
+        return tuple(line.label for line in self.lines)
+
+    def to_dict(self) -> dict[str, object]:
+        src = self.source
+        return {
+            "source_id": self.source_id,
+            "status": self.status.value,
+            "detail": self.detail,
+            "kind": src.kind.value if src is not None else None,
+            "title": src.title if src is not None else None,
+            "url": src.url if src is not None else None,
+            "label": src.label if src is not None else None,
+            "origin": src.origin if src is not None else None,
+            "lines": list(self.labels),
+            "span": list(self.span) if self.span is not None else None,
+            "out_of_range_end": self.out_of_range_end,
+            "text": self.text,
+        }
+
+
+@dataclass(slots=True, frozen=True)
+class Resolution:
+    """One citation resolved: a target per source id, in the citation's order."""
+
+    index: int
+    citation: Citation
+    targets: tuple[Target, ...]
+
+    @property
+    def status(self) -> Status:
+        """The worst status of the targets."""
+        if not self.targets:
+            return Status.OK
+        return max((t.status for t in self.targets), key=lambda s: s.rank)
+
+    @property
+    def ok(self) -> bool:
+        return all(t.ok for t in self.targets)
+
+    def to_dict(self) -> dict[str, object]:
+        c = self.citation
+        return {
+            "index": self.index + 1,
+            "raw": c.raw,
+            "start": c.start,
+            "end": c.end,
+            "source_ids": list(c.source_ids),
+            "locator": c.locator,
+            "recovered": c.recovered.value if c.recovered is not None else None,
+            "status": self.status.value,
+            "targets": [t.to_dict() for t in self.targets],
+        }
+
+
+# --------------------------------------------------------------------------- per-source index
+
+
+@dataclass(slots=True)
+class _LineIndex:
+    """Labels of one source, for range look-ups in O(log n + k) when labels ascend."""
+
+    source: Source
+    labels: list[int] = field(default_factory=list)
+    label_set: frozenset[int] = frozenset()
+    ascending: bool = True
+
+    @classmethod
+    def build(cls, source: Source) -> _LineIndex:
+        labels = [line.label for line in source.lines]
+        asc = all(a <= b for a, b in zip(labels, labels[1:], strict=False))
+        return cls(source, labels, frozenset(labels), asc)
+
+    def between(self, lo: int, hi: int) -> list[SourceLine]:
+        """Lines whose label lies in [lo, hi], in text order."""
+        lines = self.source.lines
+        if self.ascending:
+            return lines[bisect_left(self.labels, lo) : bisect_right(self.labels, hi)]
+        return [line for line in lines if lo <= line.label <= hi]
+
+    def describe_missing(self, n: int) -> str:
+        """Why ``Ln`` is not a label: before the first, past the last, or in a gap."""
+        lo, hi = min(self.labels), max(self.labels)
+        if n < lo:
+            return f"before the first line, L{lo}"
+        if n > hi:
+            return f"past the last line, L{hi}"
+        below = max((x for x in self.labels if x < n), default=lo)
+        above = min((x for x in self.labels if x > n), default=hi)
+        return f"not a line label (labels skip from L{below} to L{above})"
+
+
+def _span(lines: Sequence[SourceLine]) -> tuple[int, int] | None:
+    if not lines:
+        return None
+    return min(line.start for line in lines), max(line.end for line in lines)
+
+
+def _kind_word(source: Source) -> str:
+    if source.kind is SourceKind.BLOCK:
+        return f"block {source.label}" if source.label else "block"
+    if source.kind is SourceKind.CONTEXT:
+        return f"context unit <{source.tag}>" if source.tag else "context unit"
+    return {SourceKind.DOCUMENT: "document", SourceKind.FILE: "file",
+            SourceKind.LINE: "source"}[source.kind]
+
+
+def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, list[Source]],
+                 indexes: dict[int, _LineIndex], known: list[str]) -> Target:
+    found = sources.get(source_id)
+    if not found:
+        close = difflib.get_close_matches(source_id, known, n=1, cutoff=0.75) if known else []
+        hint = f"; did you mean {close[0]}?" if close else ""
+        return Target(source_id, None, Status.UNKNOWN_SOURCE,
+                      detail=f"no source {source_id!r} in the material{hint}",
+                      suggestion=close[0] if close else None)
+    source = found[0]
+    dup = len(found) - 1
+    dup_note = f" (id defined {dup + 1} times; the first is used)" if dup else ""
+    whole = (0, len(source.text))
+    if locator_raw is None:
+        return Target(source_id, source, Status.WHOLE_SOURCE, tuple(source.lines), whole,
+                      f"whole {_kind_word(source)}{dup_note}", duplicates=dup)
+    loc = parse_locator(locator_raw) or near_miss_locator(locator_raw)
+    if loc is None:
+        return Target(source_id, source, Status.WHOLE_SOURCE, tuple(source.lines), whole,
+                      f"locator {locator_raw!r} not understood; whole source{dup_note}",
+                      duplicates=dup)
+    if not source.lines:
+        return Target(source_id, source, Status.NO_LINES, (), whole,
+                      f"{loc.raw} given, but {source_id} is a {_kind_word(source)} without line "
+                      f"labels; it is cited whole{dup_note}", locator=loc, duplicates=dup)
+    index = indexes.get(id(source))
+    if index is None:
+        index = indexes[id(source)] = _LineIndex.build(source)
+    first_ok = loc.first in index.label_set
+    last_ok = loc.last in index.label_set
+    lo, hi = min(loc.first, loc.last), max(loc.first, loc.last)
+    lines = tuple(index.between(lo, hi))
+    end: str | None = None
+    missing = ""
+    if not (first_ok and last_ok):
+        if loc.first == loc.last or (not first_ok and not last_ok):
+            end = "both"
+            if loc.first == loc.last:
+                missing = f"L{loc.first} is {index.describe_missing(loc.first)}"
+            else:
+                missing = (f"both ends are out of range: L{loc.first} is "
+                           f"{index.describe_missing(loc.first)}, L{loc.last} is "
+                           f"{index.describe_missing(loc.last)}")
+                a, b = index.describe_missing(loc.first), index.describe_missing(loc.last)
+                if a == b:
+                    missing = f"{loc.raw} is {a}"
+        elif not first_ok:
+            end = "first"
+            missing = (f"the first line, L{loc.first}, is {index.describe_missing(loc.first)}")
+        else:
+            end = "last"
+            missing = f"the last line, L{loc.last}, is {index.describe_missing(loc.last)}"
+    if loc.reversed:
+        detail = f"{loc.raw} is reversed (L{loc.first} comes after L{loc.last})"
+        if missing:
+            detail += f"; {missing}"
+        elif lines:
+            detail += f"; showing L{lo}-L{hi}"
+        return Target(source_id, source, Status.REVERSED, lines, _span(lines), detail + dup_note,
+                      end, loc, dup)
+    if end is not None:
+        shown = f"; showing {len(lines)} line(s) that exist" if lines else ""
+        return Target(source_id, source, Status.OUT_OF_RANGE, lines, _span(lines),
+                      missing + shown + dup_note, end, loc, dup)
+    n = len(lines)
+    detail = f"{n} line{'s' if n != 1 else ''}"
+    if n > hi - lo + 1:
+        detail += " (a label repeats)"
+    return Target(source_id, source, Status.OK, lines, _span(lines), detail + dup_note, None,
+                  loc, dup)
+
+
+def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
+            ) -> list[Resolution]:
+    """Resolve each citation (in the given order, ``index`` 0-based) against the material."""
+    if isinstance(material, Material):
+        by_id = material.by_id()
+    else:
+        by_id = {}
+        for s in material:
+            by_id.setdefault(s.id, []).append(s)
+    known = list(by_id)
+    indexes: dict[int, _LineIndex] = {}
+    out: list[Resolution] = []
+    for i, c in enumerate(citations):
+        targets = tuple(_resolve_one(sid, c.locator, by_id, indexes, known)
+                        for sid in c.source_ids)
+        out.append(Resolution(i, c, targets))
+    return out

@@ -1,0 +1,274 @@
+"""Reading citable material: every shape of the guide, odd labels, metadata, line breaks."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeview.core.cases import Case
+from citeview.core.markers import DELIMITER, START, STOP
+from citeview.core.material import (
+    Material,
+    MaterialDiagnostic,
+    Source,
+    SourceKind,
+    case_material,
+    file_source,
+    parse_context,
+    parse_tool_output,
+)
+
+
+def marker(sid: str) -> str:
+    return f"{START}cite{DELIMITER}{sid}{STOP}"
+
+
+def lines_of(src: Source) -> list[tuple[int, str]]:
+    return [(line.label, src.text[line.start : line.end]) for line in src.lines]
+
+
+def codes(material: Material) -> list[str]:
+    return [d.code for d in material.diagnostics]
+
+
+HANDBOOK = (
+    f"Citation Marker: {marker('file0')}\n"
+    "Title: Employee Handbook\n"
+    "URL: https://company.example/handbook\n"
+    "Updated: 2026-03-01\n"
+    "\n"
+    "[L1] Employees may work remotely up to three days per week.\n"
+    "[L2] Additional remote days require manager approval.\n"
+    "[L3] Exceptions may apply for approved accommodations.\n"
+)
+
+
+def test_line_level_source_has_metadata_and_lines_without_prefixes() -> None:
+    m = parse_tool_output(HANDBOOK)
+    assert codes(m) == []
+    (src,) = m.sources
+    assert src.id == "file0"
+    assert src.kind is SourceKind.LINE
+    assert src.title == "Employee Handbook"
+    assert src.url == "https://company.example/handbook"
+    assert src.updated == "2026-03-01"
+    assert src.metadata == [("Title", "Employee Handbook"),
+                            ("URL", "https://company.example/handbook"),
+                            ("Updated", "2026-03-01")]
+    assert lines_of(src) == [
+        (1, "Employees may work remotely up to three days per week."),
+        (2, "Additional remote days require manager approval."),
+        (3, "Exceptions may apply for approved accommodations."),
+    ]
+    assert "[L" not in src.text
+    assert src.origin == "tool_outputs[0]"
+    s, e = src.origin_span
+    assert HANDBOOK[s:e].startswith("Citation Marker:")
+    assert HANDBOOK[s:e].endswith("accommodations.")
+
+
+def test_metadata_keeps_every_key_in_order() -> None:
+    text = (f"Citation Marker: {marker('a')}\nPublisher: City\nTitle: T\nLanguage: en\n"
+            "URL: u\n\n[L1] x\n")
+    (src,) = parse_tool_output(text).sources
+    assert [k for k, _ in src.metadata] == ["Publisher", "Title", "Language", "URL"]
+    assert src.meta("language") == "en"
+
+
+def test_several_sources_in_one_output_each_with_its_own_lines() -> None:
+    text = HANDBOOK + "\n" + f"Citation Marker: {marker('file1')}\n[L1] other\n[L2] more"
+    m = parse_tool_output(text, origin="tool_outputs[3]")
+    assert [s.id for s in m.sources] == ["file0", "file1"]
+    assert lines_of(m.sources[1]) == [(1, "other"), (2, "more")]
+    assert all(s.origin == "tool_outputs[3]" for s in m.sources)
+    assert m.ids() == ["file0", "file1"]
+
+
+def test_labels_start_anywhere_skip_and_repeat_and_repeats_are_reported() -> None:
+    text = (f"Citation Marker: {marker('x')}\n[L7] seven\n[L9] nine\n[L9] nine again\n"
+            "[L40] forty")
+    m = parse_tool_output(text)
+    (src,) = m.sources
+    assert [line.label for line in src.lines] == [7, 9, 9, 40]
+    assert codes(m) == ["CV501"]
+    d = m.diagnostics[0]
+    assert text[d.start : d.end] == "[L9] nine again"
+    assert "L9" in d.message
+
+
+def test_unlabelled_text_between_lines_is_kept_but_not_citable() -> None:
+    text = f"Citation Marker: {marker('x')}\n[L1] one\n(page break)\n[L2] two"
+    (src,) = parse_tool_output(text).sources
+    assert src.text == "one\n(page break)\ntwo"
+    assert lines_of(src) == [(1, "one"), (2, "two")]
+
+
+def test_block_level_source_is_cited_whole_and_shows_its_label() -> None:
+    text = (f"Citation Marker: {marker('turn0file0')}\n[Block1]\nFirst sentence.\n"
+            f"Second sentence.\n\nCitation Marker: {marker('turn0file1')}\n[Block2]\nOther.")
+    m = parse_tool_output(text)
+    a, b = m.sources
+    assert (a.kind, a.label, a.text, a.lines) == (SourceKind.BLOCK, "Block1",
+                                                   "First sentence.\nSecond sentence.", [])
+    assert (b.kind, b.label, b.text) == (SourceKind.BLOCK, "Block2", "Other.")
+
+
+def test_document_level_source_has_metadata_and_no_lines() -> None:
+    text = (f"Citation Marker: {marker('doc')}\nTitle: Memo\n\nThe whole memo.\nSecond line.\n")
+    (src,) = parse_tool_output(text).sources
+    assert src.kind is SourceKind.DOCUMENT
+    assert src.title == "Memo"
+    assert src.text == "The whole memo.\nSecond line."
+    assert src.lines == []
+
+
+def test_bracket_header_is_accepted() -> None:
+    text = ("Citation Marker: 【turn0file0】\n[L1] a\n\n"
+            "Citation Marker: 【turn1search2†Title†url】\n[L1] b")
+    m = parse_tool_output(text)
+    assert [s.id for s in m.sources] == ["turn0file0", "turn1search2"]
+    assert codes(m) == []
+
+
+def test_literal_escape_header_is_decoded_with_a_diagnostic() -> None:
+    text = "Citation Marker: \\ue200cite\\ue202turn0file0\\ue201\n[L1] a"
+    m = parse_tool_output(text)
+    assert [s.id for s in m.sources] == ["turn0file0"]
+    assert codes(m) == ["CV503"]
+    d = m.diagnostics[0]
+    assert isinstance(d, MaterialDiagnostic)
+    assert d.origin == "tool_outputs[0]"
+    assert text[d.start : d.end] == text.split("\n")[0]
+
+
+def test_header_without_an_id_is_reported_and_its_lines_are_not_citable() -> None:
+    text = "Citation Marker: (none)\n[L1] orphan\n\nCitation Marker: " + marker("b") + "\n[L1] b"
+    m = parse_tool_output(text)
+    assert [s.id for s in m.sources] == ["b"]
+    assert codes(m) == ["CV502"]
+
+
+def test_labelled_lines_before_any_header_are_reported_once() -> None:
+    m = parse_tool_output("[L1] a\n[L2] b\n")
+    assert m.sources == []
+    assert codes(m) == ["CV502"]
+
+
+def test_text_without_headers_is_not_citable_and_not_an_error() -> None:
+    m = parse_tool_output("Searched 3 files; nothing relevant found.")
+    assert (m.sources, m.diagnostics) == ([], [])
+
+
+def test_duplicate_id_in_one_output_is_reported_not_merged() -> None:
+    text = f"Citation Marker: {marker('a')}\n[L1] one\n\nCitation Marker: {marker('a')}\n[L1] two"
+    m = parse_tool_output(text)
+    assert len(m.sources) == 2
+    assert codes(m) == ["CV206"]
+    assert [len(v) for v in m.by_id().values()] == [2]
+    assert m.get("a") is m.sources[0]
+
+
+@pytest.mark.parametrize("br", ["\n", "\r\n", "\r"])
+def test_each_line_break_reads_the_same(br: str) -> None:
+    text = HANDBOOK.replace("\n", br)
+    (src,) = parse_tool_output(text).sources
+    (ref,) = parse_tool_output(HANDBOOK).sources
+    assert (src.text, src.lines, src.metadata) == (ref.text, ref.lines, ref.metadata)
+
+
+def test_unicode_line_separators_are_not_line_breaks() -> None:
+    text = f"Citation Marker: {marker('a')}\n[L1] one\u2028still one\x85and\x0cone\n[L2] two"
+    (src,) = parse_tool_output(text).sources
+    assert lines_of(src) == [(1, "one\u2028still one\x85and\x0cone"), (2, "two")]
+
+
+# --------------------------------------------------------------------------- context
+
+
+OPINION = (
+    '<block id="block4" title="Opinion, Part I">\nServed in Nevada.\nJurisdiction.\n</block>\n'
+    "Text between units is not citable.\n"
+    "<passage id='p-1' title=\"Syllabus\" page=3>\nHeld: reversed.\n</passage>"
+)
+
+
+def test_context_units_with_any_tag_name() -> None:
+    m = parse_context(OPINION)
+    assert codes(m) == []
+    a, b = m.sources
+    assert (a.id, a.kind, a.title, a.text) == ("block4", SourceKind.CONTEXT, "Opinion, Part I",
+                                               "Served in Nevada.\nJurisdiction.")
+    assert (b.id, b.tag, b.title, b.label) == ("p-1", "passage", "Syllabus", "p-1")
+    assert b.metadata == [("title", "Syllabus"), ("page", "3")]
+    assert "between" not in a.text + b.text
+    assert OPINION[slice(*b.origin_span)].startswith("<passage")
+
+
+def test_context_unit_with_labelled_lines_has_citable_lines() -> None:
+    (src,) = parse_context('<doc id="d">\n[L1] one\n[L2] two\n</doc>').sources
+    assert lines_of(src) == [(1, "one"), (2, "two")]
+
+
+def test_nested_tags_inside_a_unit_are_text() -> None:
+    (src,) = parse_context('<div id="a">x <div>inner</div> <b>y</b></div>').sources
+    assert src.text == "x <div>inner</div> <b>y</b>"
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        '<block id="a">never closed',
+        '<block id="a">one\n<block id="b">two</block>',
+        '<block id="a" title="x>oops</block>',
+        '<block id="a">x</block></block>',
+        '<block id="a\n<block id="b">ok</block>',
+        '<block id="">empty id</block>',
+        "<<<>>> </ <block id=a/>",
+    ],
+)
+def test_malformed_tags_give_a_diagnostic_never_an_exception(context: str) -> None:
+    m = parse_context(context)
+    assert "CV502" in codes(m) or context.endswith("/>")
+    for d in m.diagnostics:
+        assert 0 <= d.start <= d.end <= len(context)
+
+
+def test_unclosed_unit_still_gives_its_text() -> None:
+    m = parse_context('<block id="a">one\n<block id="b">two</block>')
+    assert [(s.id, s.text) for s in m.sources] == [("a", "one"), ("b", "two")]
+
+
+def test_context_in_tool_output_shape_is_read_as_such() -> None:
+    (src,) = parse_context(HANDBOOK).sources
+    assert src.kind is SourceKind.LINE and src.origin == "context"
+
+
+# --------------------------------------------------------------------------- files and cases
+
+
+@pytest.mark.parametrize("br", ["\n", "\r\n", "\r"])
+def test_file_source_physical_lines(br: str) -> None:
+    text = br.join(["# Notes", "", "second para", "last"]) + br
+    src = file_source("notes", text)
+    assert src.kind is SourceKind.FILE
+    assert src.title == "Notes"
+    assert lines_of(src) == [(1, "# Notes"), (2, ""), (3, "second para"), (4, "last")]
+
+
+def test_case_material_order_and_cross_origin_duplicates() -> None:
+    case = Case(
+        id="c", answer="",
+        tool_outputs=[f"Citation Marker: {marker('a')}\n[L1] x",
+                      f"Citation Marker: {marker('b')}\n[L1] y"],
+        context='<block id="a">again</block>',
+        documents={"notes": "n1\nn2"},
+    )
+    m = case_material(case)
+    assert [(s.id, s.origin) for s in m.sources] == [
+        ("a", "tool_outputs[0]"), ("b", "tool_outputs[1]"), ("a", "context"),
+        ("notes", "documents[notes]"),
+    ]
+    assert codes(m) == ["CV206"]
+    d = m.diagnostics[0]
+    assert isinstance(d, MaterialDiagnostic) and d.origin == "context"
+    assert "tool_outputs[0]" in d.message
+    assert case.context is not None and case.context[d.start : d.end].startswith("<block")
