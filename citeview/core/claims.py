@@ -1,0 +1,94 @@
+"""Claims: the span of answer text each citation supports.
+
+A citation supports the text before it: from the end of the previous citation or the start of
+its sentence, whichever is later, up to the marker. Markers separated only by whitespace form
+one group and share one claim (``claim.<c1> <c2>`` cites two sources for the same claim).
+Spans are trimmed of whitespace and given in code points of the answer.
+
+A sentence starts after a terminator (``. ! ? …`` then whitespace; CJK ``。！？`` need none),
+after a blank line, after a heading or code fence line, and at a list item, quote or table row
+(the item marker is not part of the claim). A single line break inside a paragraph is not a
+boundary: hard-wrapped prose keeps its sentences whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+_NL = r"(?>\r\n|\n|\r)"  # atomic: CRLF is one line break, never two
+_CLOSERS = "\"')]}\u00bb\u201d\u2019\u300d\u300f\uff09"
+_C = re.escape(_CLOSERS)
+_BOUNDARY_RE = re.compile(
+    rf"[.!?\u2026]+[{_C}]*\s+"  # end of a sentence, then whitespace
+    rf"|[\u3002\uff01\uff1f]+[{_C}]*\s*"  # CJK full stops need no space
+    rf"|{_NL}[ \t]*(?:{_NL}[ \t]*)+"  # blank line: a new paragraph
+    rf"|^[ \t]*#{{1,6}}[ \t][^\r\n]*{_NL}"  # a heading line ends before the next line
+    rf"|^[ \t]*(?:```|~~~)[^\r\n]*{_NL}"  # a code fence line
+    rf"|^[ \t]*(?:[-*+>|]|\d{{1,9}}[.)])[ \t]+",  # list item, quote or table row
+    re.MULTILINE,
+)
+# Characters that end a sentence and stay with its claim (back over them before searching).
+_TRAILING = set(".!?\u2026\u3002\uff01\uff1f,;:" + _CLOSERS)
+
+
+class _Span(Protocol):
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+
+def claim_spans(answer: str, citations: Sequence[_Span]) -> list[tuple[int, int]]:
+    """One ``(start, end)`` claim span per citation, in the order given (any object with
+    ``start`` and ``end`` will do, e.g. :class:`~citeview.core.markers.Citation`)."""
+    order = sorted(range(len(citations)), key=lambda i: (citations[i].start, citations[i].end))
+    spans: list[tuple[int, int]] = [(0, 0)] * len(citations)
+    prev_end = 0  # end of the last citation before the current group
+    k = 0
+    while k < len(order):
+        first = citations[order[k]]
+        group = [order[k]]
+        last_end = first.end
+        k += 1
+        while k < len(order):
+            nxt = citations[order[k]]
+            if nxt.start < last_end or answer[last_end:nxt.start].strip():
+                break
+            group.append(order[k])
+            last_end = max(last_end, nxt.end)
+            k += 1
+        span = _claim(answer, prev_end, first.start)
+        for i in group:
+            spans[i] = span
+        prev_end = max(prev_end, last_end)
+    return spans
+
+
+def claim_span(answer: str, citations: Sequence[_Span], index: int) -> tuple[int, int]:
+    """The claim span of ``citations[index]`` (see :func:`claim_spans`)."""
+    return claim_spans(answer, citations)[index]
+
+
+def claim_texts(answer: str, citations: Sequence[_Span]) -> list[str]:
+    """The text of each citation's claim."""
+    return [answer[s:e] for s, e in claim_spans(answer, citations)]
+
+
+def _claim(answer: str, lo: int, marker: int) -> tuple[int, int]:
+    lo = min(lo, marker)
+    e = marker
+    while e > lo and answer[e - 1].isspace():
+        e -= 1
+    search_end = e
+    while search_end > lo and answer[search_end - 1] in _TRAILING:
+        search_end -= 1
+    start = lo
+    for m in _BOUNDARY_RE.finditer(answer, lo, search_end):
+        start = m.end()
+    start = min(start, e)
+    while start < e and answer[start].isspace():
+        start += 1
+    return (start, e)

@@ -1,0 +1,106 @@
+"""Claim spans: the text each citation supports, as a reviewer reads it."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeview.core.claims import claim_span, claim_spans, claim_texts
+from citeview.core.markers import DELIMITER, START, STOP, scan
+
+
+def m(source: str, locator: str | None = None) -> str:
+    parts = [source] + ([locator] if locator else [])
+    return START + "cite" + DELIMITER + DELIMITER.join(parts) + STOP
+
+
+def claims(answer: str) -> list[str]:
+    return claim_texts(answer, scan(answer).citations)
+
+
+def test_each_sentence_is_the_claim_of_the_marker_after_it() -> None:
+    answer = f"Remote work is three days.{m('f0', 'L1')} More needs approval.{m('f0', 'L2')}\n"
+    assert claims(answer) == ["Remote work is three days.", "More needs approval."]
+
+
+def test_a_claim_starts_after_the_previous_citation_inside_a_sentence() -> None:
+    answer = f"Fares rise to $2.90{m('s0')} while passes stay at $127.{m('s1')}"
+    assert claims(answer) == ["Fares rise to $2.90", "while passes stay at $127."]
+
+
+def test_adjacent_markers_share_one_claim() -> None:
+    answer = f"Intro. Riders objected.{m('a')} {m('b')}{m('c')} Next one.{m('d')}"
+    assert claims(answer) == ["Riders objected."] * 3 + ["Next one."]
+    spans = claim_spans(answer, scan(answer).citations)
+    assert spans[0] == spans[1] == spans[2]
+
+
+def test_recovered_citations_have_claims_too() -> None:
+    # An unterminated marker (recovered by scan) still gets the sentence before it.
+    answer = f"First claim.{m('a')} Second claim.{START}cite{DELIMITER}b"
+    cits = scan(answer).citations
+    assert [c.recovered is not None for c in cits] == [False, True]
+    assert claim_texts(answer, cits) == ["First claim.", "Second claim."]
+
+
+def test_emoji_offsets_are_code_points() -> None:
+    answer = f"🎉 Party time 👍🏽.{m('a')} Then 🍰 cake.{m('b')}"
+    cits = scan(answer).citations
+    (s0, e0), (s1, e1) = claim_spans(answer, cits)
+    assert answer[s0:e0] == "🎉 Party time 👍🏽." and (s0, e0) == (0, 16)
+    assert answer[s1:e1] == "Then 🍰 cake."
+
+
+def test_crlf_paragraphs_and_lists() -> None:
+    answer = (f"Intro line\r\n\r\nThe fee is $5{m('a')}\r\n\r\n- item one{m('b')}\r\n"
+              f"- item two, wrapped\r\n  over lines{m('c')}\r\n# Heading\r\nBody text{m('d')}")
+    assert claims(answer) == ["The fee is $5", "item one", "item two, wrapped\r\n  over lines",
+                              "Body text"]
+
+
+def test_hard_wrapped_sentence_is_one_claim_and_cjk_stops_split() -> None:
+    answer = f"A long sentence that\nwraps here.{m('a')} 第一句。第二句。{m('b')}"
+    assert claims(answer) == ["A long sentence that\nwraps here.", "第二句。"]
+
+
+def test_citation_at_start_has_an_empty_claim_and_claim_span_matches() -> None:
+    answer = f"{m('a')} Text.{m('b')}"
+    cits = scan(answer).citations
+    assert claim_spans(answer, cits)[0] == (0, 0)
+    assert claim_span(answer, cits, 1) == claim_spans(answer, cits)[1]
+    assert claim_spans(answer, []) == []
+
+
+# ------------------------------------------------------------------- properties
+
+WORDS = st.sampled_from(["alpha", "beta", "🎉", "x2.5", "Ünï", "gamma", "(delta)", "e,"])
+SEPS = st.sampled_from([" ", " ", "\n", "\r\n", "\r\n\r\n", ". ", "! ", "\n\n- ", "\t"])
+PIECES = st.one_of(WORDS, SEPS, st.builds(m, st.sampled_from(["f0", "t1b2"]),
+                                          st.sampled_from([None, "L1", "L2-L4"])))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=40))
+def test_claims_lie_between_citations_within_one_sentence(pieces: list[str]) -> None:
+    answer = "".join(pieces)
+    cits = scan(answer).citations
+    spans = claim_spans(answer, cits)
+    assert len(spans) == len(cits)
+    prev_end = 0
+    for i, (c, (s, e)) in enumerate(zip(cits, spans, strict=True)):
+        assert 0 <= s <= e <= c.start
+        text = answer[s:e]
+        assert text == text.strip()
+        adjacent = i > 0 and not answer[cits[i - 1].end:c.start].strip()
+        if adjacent:
+            assert spans[i] == spans[i - 1]
+        else:
+            assert s >= prev_end
+            # The claim reaches the marker (only whitespace between) and holds no sentence end
+            # followed by more text, nor a paragraph break.
+            assert not answer[e:c.start].strip()
+            assert not re.search(r"[.!?]\s+\S", text)
+            assert not re.search(r"\n[ \t]*\r?\n", text)
+        prev_end = c.end
