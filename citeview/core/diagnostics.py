@@ -69,7 +69,7 @@ RULES: dict[str, Rule] = {
 }
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class Diagnostic:
     """One finding: a rule code, its name and severity, a message and the span it concerns.
 

@@ -1,0 +1,227 @@
+"""Marker parsing: reference behaviour (properties against a transcription of the guide's
+helper), and what ``scan`` adds: recovered citations and CV1xx diagnostics."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeview.core.markers import (
+    DELIMITER as D,
+)
+from citeview.core.markers import (
+    START as S,
+)
+from citeview.core.markers import (
+    STOP as E,
+)
+from citeview.core.markers import (
+    Recovery,
+    StrippedText,
+    decode_literal_escapes,
+    extract_citations,
+    scan,
+    strip_all,
+    strip_citations,
+)
+
+
+def reference_extract(text: str, families: tuple[str, ...] = ("cite",)) -> list[dict]:
+    """The guide's Python helper, transcribed (the oracle for the property tests)."""
+    if not families:
+        return []
+    family_pattern = "|".join(re.escape(f) for f in families)
+    token_re = re.compile(
+        rf"{re.escape(S)}(?P<family>{family_pattern}){re.escape(D)}(?P<body>.*?){re.escape(E)}",
+        re.DOTALL,
+    )
+    out = []
+    for m in token_re.finditer(text):
+        parts = [p.strip() for p in m.group("body").split(D)]
+        parts = [p for p in parts if p]
+        if not parts:
+            continue
+        locator = None
+        if re.fullmatch(r"^L\d+(?:-L\d+)?$", parts[-1]):
+            locator = parts.pop()
+        if not parts or any(not re.fullmatch(r"^[A-Za-z0-9_-]+$", p) for p in parts):
+            continue
+        out.append({"raw": m.group(0), "family": m.group("family"), "source_ids": parts,
+                    "locator": locator, "start": m.start(), "end": m.end()})
+    return out
+
+
+def reference_strip(text: str, citations: list[dict]) -> str:
+    for c in sorted(citations, key=lambda c: c["start"], reverse=True):
+        text = text[: c["start"]] + text[c["end"] :]
+    return text
+
+
+# Marker-rich text: the three marker characters, ids, locators, families, whitespace, prose.
+_atoms = st.sampled_from([
+    S, D, E, "cite", "navlist", "turn0file0", "turn1news2", "L8", "L8-L13", "L8-13", " ", "\n",
+    "\t", "x", "block5", "a b", "【turn0file0】", "\\ue200", "\\ue201", "\\ue202", ".", "😀",
+    "citeturn0file1", "-", "_", "L", "٣",
+])
+marker_text = st.lists(_atoms, max_size=40).map("".join)
+families = st.sampled_from([("cite",), ("cite", "navlist"), ("navlist",), (), ("ci",)])
+
+
+@settings(max_examples=400, deadline=None)
+@given(marker_text, families)
+def test_extract_equals_reference(text: str, fams: tuple[str, ...]) -> None:
+    got = [c.to_dict() for c in extract_citations(text, fams)]
+    ref = reference_extract(text, fams)
+    assert got == ref
+    assert strip_citations(text, extract_citations(text, fams)) == reference_strip(text, ref)
+
+
+@settings(max_examples=300, deadline=None)
+@given(marker_text)
+def test_scan_keeps_conformant_and_spans_never_overlap(text: str) -> None:
+    result = scan(text)
+    assert [c.to_dict() for c in result.conformant] == reference_extract(text)
+    spans = sorted((c.start, c.end) for c in result.citations)
+    for (s1, e1), (s2, _) in zip(spans, spans[1:], strict=False):
+        assert e1 <= s2
+    for c in result.citations:
+        assert text[c.start : c.end] == c.raw
+        assert c.source_ids
+    for d in result.diagnostics:
+        assert 0 <= d.start <= d.end <= len(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(marker_text)
+def test_strip_all_removes_every_marker_character(text: str) -> None:
+    result = scan(text)
+    clean = strip_all(text, result)
+    assert not any(ch in clean for ch in (S, D, E))
+    assert len(clean) <= len(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=30), st.lists(st.tuples(st.integers(0, 30), st.integers(0, 8)),
+                                       max_size=5))
+def test_stripped_text_offset_maps(text: str, raw_spans: list[tuple[int, int]]) -> None:
+    spans = [(min(s, len(text)), min(s + n, len(text))) for s, n in raw_spans]
+    st_ = StrippedText.build(text, spans)
+    removed = set()
+    for s, e in spans:
+        removed.update(range(s, e))
+    kept = [i for i in range(len(text)) if i not in removed]
+    assert st_.text == "".join(text[i] for i in kept)
+    for clean_i, orig_i in enumerate(kept):
+        assert st_.to_original(clean_i) == orig_i
+        assert st_.to_clean(orig_i) == clean_i
+
+
+def codes(text: str, **kw: object) -> list[tuple[str, str]]:
+    return [(d.code, text[d.start : d.end]) for d in scan(text, **kw).diagnostics]  # type: ignore[arg-type]
+
+
+def test_well_formed_answer_has_no_diagnostics() -> None:
+    text = f"Remote work is allowed.{S}cite{D}turn0file0{D}L1-L2{E} Travel too.{S}cite{D}turn0file1{E}"
+    result = scan(text)
+    assert result.diagnostics == []
+    assert [c.source_ids for c in result.citations] == [("turn0file0",), ("turn0file1",)]
+    assert result.citations[0].parsed_locator is not None
+    assert (result.citations[0].parsed_locator.first, result.citations[0].parsed_locator.last) \
+        == (1, 2)
+
+
+def test_unterminated_marker_and_the_marker_it_swallows_are_recovered() -> None:
+    text = f"One.{S}cite{D}turn0file0 Two.{S}cite{D}turn0file1{D}L3{E}"
+    assert extract_citations(text) == []  # the reference loses both
+    result = scan(text)
+    assert [(c.source_ids, c.locator, c.recovered) for c in result.citations] == [
+        (("turn0file0",), None, Recovery.UNTERMINATED),
+        (("turn0file1",), "L3", Recovery.SWALLOWED),
+    ]
+    assert result.diagnostics[0].code == "CV101"
+    assert text[result.diagnostics[0].start : result.diagnostics[0].end] == f"{S}cite{D}turn0file0"
+
+
+def test_unterminated_at_end_of_text() -> None:
+    text = f"Claim.{S}cite{D}turn0file0{D}L2"
+    result = scan(text)
+    assert [(c.source_ids, c.locator) for c in result.citations] == [(("turn0file0",), "L2")]
+    assert [d.code for d in result.diagnostics] == ["CV101"]
+
+
+def test_empty_marker_invalid_id_unknown_family_stray_characters() -> None:
+    assert codes(f"a{S}cite{E}") == [("CV102", f"{S}cite{E}")]
+    assert codes(f"a{S}cite{D} {D}{E}") == [("CV102", f"{S}cite{D} {D}{E}")]
+    assert codes(f"a{S}cite{D}turn0 file0{E}") == [("CV103", "turn0 file0")]
+    assert codes(f"a{S}navlist{D}turn0file0{E}")[0][0] == "CV104"
+    assert scan(f"a{S}navlist{D}turn0file0{E}", families=("cite", "navlist")).diagnostics == []
+    assert codes(f"a{E} b{D}") == [("CV105", E), ("CV105", D)]
+
+
+def test_malformed_locators() -> None:
+    text = f"a{S}cite{D}turn0file0{D}lines 8-13{E}"
+    assert codes(text) == [("CV110", "lines 8-13")]
+    [c] = scan(text).citations
+    assert (c.locator, c.recovered) == ("L8-L13", Recovery.MALFORMED_LOCATOR)
+    # "L8-13" is a valid id for the reference, which reads it as a second source id
+    text = f"a{S}cite{D}turn0file0{D}L8-13{E}"
+    [c] = extract_citations(text)
+    assert c.source_ids == ("turn0file0", "L8-13")
+    assert codes(text) == [("CV110", "L8-13")]
+    # a locator not in last place
+    text = f"a{S}cite{D}turn0file0{D}L8-L13{D}turn0file1{E}"
+    assert codes(text) == [("CV110", "L8-L13")]
+
+
+def test_literal_escape_markers_are_decoded_and_recovered() -> None:
+    text = r"Remote work.\ue200cite\ue202turn0file0\ue202L1\ue201 More."
+    result = scan(text)
+    [c] = result.citations
+    assert (c.source_ids, c.locator, c.recovered) == (("turn0file0",), "L1",
+                                                      Recovery.LITERAL_ESCAPE)
+    assert [d.code for d in result.diagnostics] == ["CV106"]
+    assert decode_literal_escapes(r"\uE200cite\\ue202x\u{e201}") == f"{S}cite{D}x{E}"
+    assert strip_all(text, result) == "Remote work. More."
+
+
+def test_degraded_markers() -> None:
+    text = "Fares rise.citeturn0search0L1-L2 Approved.citeturn0search1turn1news0\n"
+    result = scan(text)
+    assert [(c.source_ids, c.locator, c.recovered) for c in result.citations] == [
+        (("turn0search0",), "L1-L2", Recovery.DEGRADED),
+        (("turn0search1", "turn1news0"), None, Recovery.DEGRADED),
+    ]
+    assert [d.code for d in result.diagnostics] == ["CV107", "CV107"]
+    # ids that are not of the turn shape are found when the material's ids are known
+    assert scan("Held.citeblock5", known_ids=["block5"]).citations[0].source_ids == ("block5",)
+    # words that merely start with cite are not markers
+    assert scan("We recite turn-taking rules.").citations == []
+
+
+def test_bracket_references_and_verbatim_ids_one_diagnostic_per_span() -> None:
+    text = "See 【turn0file0】 and 【6†L9-L11】, or turn0file1, or block12."
+    assert codes(text, known_ids=["block12"]) == [
+        ("CV108", "【turn0file0】"), ("CV108", "【6†L9-L11】"),
+        ("CV109", "turn0file1"), ("CV109", "block12"),
+    ]
+    # an id inside a real marker is not verbatim
+    assert codes(f"x{S}cite{D}turn0file0{E}") == []
+    # a short or digit-free known id is not flagged
+    assert codes("the doc a1 and intro", known_ids=["a1", "intro"]) == []
+
+
+def test_no_families_means_no_citations() -> None:
+    text = f"x{S}cite{D}turn0file0{E}"
+    assert extract_citations(text, ()) == []
+    assert scan(text, ()).citations == []
+
+
+def test_linear_on_many_unterminated_markers() -> None:
+    # The reference rescans to the end for each unterminated START; scan must not. Checked by
+    # size, not time: 20,000 unterminated markers parse to 20,000 recoveries.
+    text = f"{S}cite{D}turn0file0 prose " * 20_000 + f"{S}cite{D}turn0file1{E}"
+    result = scan(text)
+    assert len(result.citations) == 20_001
+    assert extract_citations(text) == []
