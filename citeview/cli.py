@@ -101,10 +101,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader went away (citeview parse x | head); not an error worth a traceback.
-        try:
-            sys.stdout = None  # type: ignore[assignment]
-        finally:
-            return 0
+        # Point stdout at devnull so the interpreter's final flush does not raise again.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

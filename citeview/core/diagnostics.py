@@ -8,10 +8,10 @@ CV4xx support, CV5xx the material itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     """How serious a diagnostic is; ordered error > warning > info."""
 
     ERROR = "error"

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from functools import lru_cache
 from operator import gt
 
@@ -34,7 +34,7 @@ TURN_ID_RE = re.compile(r"turn\d+[A-Za-z]+\d+")
 DEFAULT_FAMILIES: tuple[str, ...] = ("cite",)
 
 
-class Recovery(str, Enum):
+class Recovery(StrEnum):
     """How :func:`scan` recovered a citation that the reference parser does not return."""
 
     UNTERMINATED = "unterminated"  # START ... with no STOP before the next START or the end
@@ -260,7 +260,7 @@ class _Occupied:
         """Merge the spans added by one pass (a pass's spans do not overlap each other's)."""
         if not self._pending:
             return
-        spans = sorted([*zip(self.starts, self.ends), *self._pending])
+        spans = sorted([*zip(self.starts, self.ends, strict=True), *self._pending])
         self._pending = []
         self.starts = [s for s, _ in spans]
         self.ends = [e for _, e in spans]

@@ -22,7 +22,9 @@ def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProce
                           capture_output=True, timeout=60)
 
 
-def test_parse_file_prints_reference_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_parse_file_prints_reference_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     f = tmp_path / "a.txt"
     f.write_text(ANSWER, encoding="utf-8")
     assert main(["parse", str(f)]) == 0

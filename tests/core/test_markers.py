@@ -84,7 +84,7 @@ def test_scan_keeps_conformant_and_spans_never_overlap(text: str) -> None:
     result = scan(text)
     assert [c.to_dict() for c in result.conformant] == reference_extract(text)
     spans = sorted((c.start, c.end) for c in result.citations)
-    for (s1, e1), (s2, _) in zip(spans, spans[1:], strict=False):
+    for (_, e1), (s2, _) in zip(spans, spans[1:], strict=False):
         assert e1 <= s2
     for c in result.citations:
         assert text[c.start : c.end] == c.raw
@@ -123,7 +123,8 @@ def codes(text: str, **kw: object) -> list[tuple[str, str]]:
 
 
 def test_well_formed_answer_has_no_diagnostics() -> None:
-    text = f"Remote work is allowed.{S}cite{D}turn0file0{D}L1-L2{E} Travel too.{S}cite{D}turn0file1{E}"
+    text = (f"Remote work is allowed.{S}cite{D}turn0file0{D}L1-L2{E} "
+            f"Travel too.{S}cite{D}turn0file1{E}")
     result = scan(text)
     assert result.diagnostics == []
     assert [c.source_ids for c in result.citations] == [("turn0file0",), ("turn0file1",)]
