@@ -7,7 +7,6 @@ text, the citations it yields and the stripped text.
 from __future__ import annotations
 
 import json
-
 from pathlib import Path
 
 import pytest
