@@ -1,0 +1,324 @@
+"""citeview lint: check answers against the guide's citation rules, like a code linter.
+
+Inputs are case JSON files or JSONL datasets (one case a line), read as a stream so memory does
+not grow with the file. ``--jobs N`` lints in N processes; output stays in input order.
+Exit status: 0 when nothing is at or above ``--fail-on``, 1 when something is, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from citeview.core.cases import Case
+from citeview.core.diagnostics import Severity
+from citeview.core.errors import InputError
+from citeview.core.lint import lint_parts
+from citeview.core.lint_output import FORMATS, CaseReport, Summary, locate, make_writer
+from citeview.core.policy import (
+    MULTI_SOURCE_STYLES,
+    Policy,
+    expand_codes,
+    parse_multi_source,
+    read_config,
+)
+
+HELP = "check answers against the guide's citation rules (CV codes), like a code linter"
+
+# Records sent to a worker at a time, and batches in flight per worker: enough to keep the
+# workers busy, few enough that memory stays flat however long the file.
+BATCH = 64
+IN_FLIGHT_PER_JOB = 4
+_ID_SUFFIXES = (".jsonl", ".ndjson", ".json", ".case", ".dataset")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="case JSON file or JSONL dataset (one case a line); - for stdin")
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="output format (default: text)")
+    parser.add_argument("--select", action="append", metavar="CODES",
+                        help="only these rules: comma-separated codes, prefixes (CV3) or names")
+    parser.add_argument("--extend-select", action="append", metavar="CODES",
+                        help="turn these rules on in addition (e.g. CV205, CV307)")
+    parser.add_argument("--ignore", action="append", metavar="CODES",
+                        help="turn these rules off")
+    parser.add_argument("--fail-on", choices=[s.value for s in Severity], default=None,
+                        help="exit 1 when a finding is at or above this severity "
+                        "(default: error)")
+    parser.add_argument("--require-locators", action="store_true", default=None,
+                        help="line-level sources must be cited with line ranges (CV205)")
+    parser.add_argument("--multi-source", choices=MULTI_SOURCE_STYLES, default=None,
+                        help="how several sources must be cited (CV307)")
+    parser.add_argument("--families", default=None,
+                        help="comma-separated citation families to accept (default: cite)")
+    parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                        help="lint in N processes (output keeps the input order)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="read the policy from this TOML file instead of searching "
+                        "citeview.toml / pyproject.toml from the current directory upward")
+    parser.add_argument("--no-config", action="store_true",
+                        help="ignore configuration files")
+
+
+# --------------------------------------------------------------------------- policy
+
+
+def build_policy(args: argparse.Namespace) -> Policy:
+    if args.no_config:
+        policy = Policy()
+    elif args.config:
+        policy = read_config(args.config)
+    else:
+        policy = Policy.discover()
+
+    def codes(values: list[str] | None, opt: str) -> frozenset[str] | None:
+        if values is None:
+            return None
+        return expand_codes([c for v in values for c in v.split(",")], opt)
+
+    select = codes(args.select, "--select")
+    extend = codes(args.extend_select, "--extend-select")
+    ignore = codes(args.ignore, "--ignore")
+    families = None
+    if args.families is not None:
+        families = tuple(f for f in args.families.split(",") if f)
+        if not families:
+            raise InputError("--families must name at least one family")
+    return policy.merged(
+        select=select,
+        extend_select=(policy.extend_select | extend) if extend is not None else None,
+        ignore=(policy.ignore | ignore) if ignore is not None else None,
+        fail_on=Severity(args.fail_on) if args.fail_on else None,
+        require_locators=args.require_locators,
+        multi_source=parse_multi_source(args.multi_source, "--multi-source"),
+        families=families,
+    )
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass(slots=True, frozen=True)
+class Record:
+    """One case's raw JSON (or the error that made it unreadable) and where it came from."""
+
+    path: str
+    record: int | None
+    raw: str | None
+    default_id: str
+    error: str | None = None
+
+
+def _stem(path: str) -> str:
+    if path == "-":
+        return "stdin"
+    name = os.path.basename(path)
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _ID_SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                name = name[: -len(suffix)]
+                changed = True
+    return name
+
+
+def _decode(line: bytes) -> str:
+    return line.decode("utf-8").removeprefix("\ufeff")
+
+
+def iter_records(path: str) -> Iterator[Record]:
+    """The cases of ``path`` one at a time: a JSONL file line by line, a case JSON (or a JSON
+    array of cases) whole. Unreadable records come back with ``error`` set."""
+    stem = _stem(path)
+    fh: IO[bytes]
+    if path == "-":
+        fh = sys.stdin.buffer
+    else:
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such file")
+        if os.path.isdir(path):
+            raise InputError(f"{path}: is a directory, not a file")
+        try:
+            fh = open(path, "rb")  # noqa: SIM115 - closed below, after streaming
+        except OSError as err:
+            raise InputError(f"{path}: cannot read ({err.strerror or err})") from None
+    try:
+        yield from _records(fh, path, stem)
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+
+
+def _records(fh: IO[bytes], path: str, stem: str) -> Iterator[Record]:
+    lines = iter(fh)
+    head: list[tuple[int, bytes]] = []  # the first non-blank lines, to decide the format
+    lineno = 0
+    for raw in lines:
+        lineno += 1
+        if raw.strip():
+            head.append((lineno, raw))
+            if len(head) == 2:
+                break
+    if not head:
+        raise InputError(f"{path}: empty file, no case to lint")
+    if b"\x00" in head[0][1]:
+        raise InputError(f"{path}: binary file (contains NUL bytes), not text")
+    first_ok = False
+    try:
+        first_ok = isinstance(json.loads(_decode(head[0][1])), dict)
+    except (UnicodeDecodeError, ValueError):
+        first_ok = False
+    jsonl = path.lower().endswith((".jsonl", ".ndjson")) or (first_ok and len(head) == 2)
+    if not jsonl and not first_ok:
+        # A pretty-printed case or an array of cases: one JSON document.
+        rest = b"".join(raw for _, raw in head) + b"".join(lines)
+        yield from _document(rest, path, stem)
+        return
+    if not jsonl:
+        yield Record(path, None, _decode(head[0][1]), stem)
+        return
+    for n, raw in head:
+        yield _line_record(path, n, raw, stem)
+    for raw in lines:
+        lineno += 1
+        if raw.strip():
+            yield _line_record(path, lineno, raw, stem)
+
+
+def _line_record(path: str, n: int, raw: bytes, stem: str) -> Record:
+    try:
+        return Record(path, n, _decode(raw), f"{stem}#{n}")
+    except UnicodeDecodeError as err:
+        return Record(path, n, None, f"{stem}#{n}", f"invalid UTF-8 at byte {err.start}")
+
+
+def _document(data: bytes, path: str, stem: str) -> Iterator[Record]:
+    try:
+        text = _decode(data)
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: invalid UTF-8 at byte {err.start}") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as err:
+        raise InputError(f"{path}: not a case JSON or JSONL dataset ({err})") from None
+    if isinstance(doc, dict):
+        yield Record(path, None, text, stem)
+    elif isinstance(doc, list):
+        for i, item in enumerate(doc, start=1):
+            yield Record(path, i, json.dumps(item, ensure_ascii=False), f"{stem}#{i}")
+    else:
+        raise InputError(f"{path}: a case must be a JSON object, not {type(doc).__name__}")
+
+
+# --------------------------------------------------------------------------- linting
+
+
+@dataclass(slots=True, frozen=True)
+class Invalid:
+    path: str
+    record: int | None
+    message: str
+
+    def __str__(self) -> str:
+        rec = f":{self.record}" if self.record is not None else ""
+        return f"{self.path}{rec}: {self.message}"
+
+
+def lint_record(rec: Record, policy: Policy) -> CaseReport | Invalid:
+    if rec.raw is None:
+        return Invalid(rec.path, rec.record, rec.error or "unreadable record")
+    try:
+        data: Any = json.loads(rec.raw)
+    except ValueError as err:
+        return Invalid(rec.path, rec.record, f"invalid JSON ({err})")
+    try:
+        case = Case.from_dict(data, rec.default_id)
+    except InputError as err:
+        return Invalid(rec.path, rec.record, str(err))
+    answer_diags, material_diags = lint_parts(case, policy)
+    return CaseReport(rec.path, rec.record, case.id, locate(case, answer_diags, material_diags))
+
+
+_worker_policy: Policy | None = None
+
+
+def _init_worker(policy: Policy) -> None:
+    global _worker_policy
+    _worker_policy = policy
+
+
+def _lint_batch(batch: list[Record]) -> list[CaseReport | Invalid]:
+    assert _worker_policy is not None
+    return [lint_record(r, _worker_policy) for r in batch]
+
+
+def _batches(paths: list[str]) -> Iterator[list[Record]]:
+    batch: list[Record] = []
+    for path in paths:
+        for rec in iter_records(path):
+            batch.append(rec)
+            if len(batch) >= BATCH:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
+
+
+def lint_stream(paths: list[str], policy: Policy, jobs: int = 1
+                ) -> Iterator[CaseReport | Invalid]:
+    """Reports for every case of ``paths`` in input order, with at most a bounded number of
+    records in memory (and in flight to the workers)."""
+    if jobs <= 1:
+        for path in paths:
+            for rec in iter_records(path):
+                yield lint_record(rec, policy)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(policy,)) as pool:
+        window: deque[Any] = deque()
+        for batch in _batches(paths):
+            window.append(pool.apply_async(_lint_batch, (batch,)))
+            if len(window) >= jobs * IN_FLIGHT_PER_JOB:
+                yield from window.popleft().get()
+        while window:
+            yield from window.popleft().get()
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    policy = build_policy(args)
+    for path in args.paths:  # fail fast, before any output
+        if path != "-" and not os.path.exists(path):
+            raise InputError(f"{path}: no such file")
+        if os.path.isdir(path):
+            raise InputError(f"{path}: is a directory, not a file")
+    writer = make_writer(args.format)
+    summary = Summary()
+    out = sys.stdout
+    out.write(writer.begin())
+    for item in lint_stream(list(args.paths), policy, args.jobs):
+        if isinstance(item, Invalid):
+            summary.invalid_records += 1
+            print(f"citeview: error: {item}", file=sys.stderr)
+            continue
+        summary.add(item)
+        piece = writer.case(item)
+        if piece:
+            out.write(piece)
+    out.write(writer.end(summary))
+    out.flush()
+    if summary.invalid_records:
+        return 2
+    worst = summary.worst()
+    return 1 if worst is not None and worst.rank >= policy.fail_on.rank else 0

@@ -1,0 +1,488 @@
+"""Placement rules CV301-CV308: where citations stand in the Markdown structure of an answer.
+
+The answer is parsed with a CommonMark parser (markdown-it-py) with its markers removed, so that
+a marker cannot change the structure it is judged in (a marker glued to a closing fence breaks
+the fence in the raw text, yet the reader of the rendered answer sees a closed fence). Positions
+are mapped back to the raw answer through :class:`~citeview.core.markers.StrippedText`.
+
+markdown-it-py records line maps for blocks only; inline offsets (emphasis delimiters, code
+spans) are recorded here by wrapping each inline rule and noting the source position of the
+tokens it pushes.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from citeview.core.diagnostics import Diagnostic, make
+from citeview.core.markers import Citation, StrippedText
+
+MultiSource = Literal["one-marker", "per-marker"]
+
+# Punctuation that ends or splits a sentence; a citation belongs after it.
+SENTENCE_PUNCTUATION = frozenset(".,;:!?…。，、；：！？")
+# What may stay on a line besides citations and still leave it "citations only": blockquote and
+# list markers.
+_ONLY_PREFIX_RE = re.compile(r"\s*(?:>\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s*)?")
+_WORD_RE = re.compile(r"\w+")
+# A paragraph with fewer words than this ("Sure.", "In short:") is not a claim that needs a source.
+MIN_SUBSTANTIVE_WORDS = 4
+_PLACEHOLDER = "\ue200"  # inert in Markdown: stands for a citation on an otherwise blank line
+_POS = "citeview_pos"
+_EMPHASIS_WORDS = (("bold", "bold"), ("italics", "italic"))
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+def _track(fn: Callable[[Any, bool], bool]) -> Callable[[Any, bool], bool]:
+    """Wrap an inline rule so that the tokens it pushes carry their span in the inline source."""
+
+    def rule(state: Any, silent: bool) -> bool:
+        n = len(state.tokens)
+        pending = bool(state.pending)
+        pos = state.pos
+        ok = fn(state, silent)
+        if ok and not silent and len(state.tokens) > n:
+            new = state.tokens[n:]
+            if pending and new[0].type == "text" and _POS not in new[0].meta:
+                new = new[1:]  # the pending text flushed by the first push
+            end = state.pos
+            src = state.src
+            if (len(new) == end - pos and new
+                    and all(t.type == "text" and t.content == src[pos] for t in new)):
+                # A delimiter run (emphasis, strikethrough): one token per character.
+                for i, t in enumerate(new):
+                    t.meta.setdefault(_POS, (pos + i, pos + i + 1))
+            else:
+                for t in new:
+                    t.meta.setdefault(_POS, (pos, end))
+        return bool(ok)
+
+    return rule
+
+
+@lru_cache(maxsize=1)
+def _block_parser() -> MarkdownIt:
+    """Block structure only: inline content is parsed separately, where citations stand."""
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("inline")
+
+
+@lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    ruler = md.inline.ruler
+    for name in ruler.get_all_rules():
+        rule = ruler.__rules__[ruler.__find__(name)]
+        ruler.at(name, _track(rule.fn))
+    return md
+
+
+# --------------------------------------------------------------------------- layout
+
+
+@dataclass(slots=True)
+class _Inline:
+    """An inline token (paragraph, heading or table cell) located in the parsed text."""
+
+    token: Token
+    first_line: int
+    # For each content line: its start in the content and its start in the parsed text.
+    content_starts: list[int]
+    text_starts: list[int]
+    lengths: list[int]
+
+    def content_offset(self, line: int, pos: int) -> int | None:
+        """Offset in the inline content of parsed-text ``pos`` on ``line``, or None."""
+        k = line - self.first_line
+        if not 0 <= k < len(self.text_starts):
+            return None
+        col = pos - self.text_starts[k]
+        if not 0 <= col <= self.lengths[k]:
+            return None
+        return self.content_starts[k] + col
+
+
+@dataclass(slots=True)
+class _Paragraph:
+    first_line: int
+    end_line: int  # exclusive
+    start: int  # in the parsed text
+    end: int
+    words: int
+    ends_with_colon: bool
+
+
+@dataclass(slots=True)
+class _Layout:
+    text: str  # what was parsed
+    line_starts: list[int]
+    code: list[tuple[int, int, bool]] = field(default_factory=list)  # lines [a, b), closed
+    inlines: list[_Inline] = field(default_factory=list)
+    paragraphs: list[_Paragraph] = field(default_factory=list)
+
+    def line_of(self, pos: int) -> int:
+        return bisect_right(self.line_starts, pos) - 1
+
+    def line_text(self, line: int) -> str:
+        start = self.line_starts[line]
+        end = self.line_starts[line + 1] - 1 if line + 1 < len(self.line_starts) else len(self.text)
+        return self.text[start:end]
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    i = find("\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = find("\n", i + 1)
+    return starts
+
+
+def _fence_closed(tok: Token) -> bool:
+    assert tok.map is not None
+    a, b = tok.map
+    content = tok.content
+    n = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+    return b - a - 1 == n + 1
+
+
+def _locate_inline(layout: _Layout, tok: Token, in_table: bool,
+                   cursors: dict[int, int]) -> _Inline | None:
+    if tok.map is None:
+        return None
+    first = tok.map[0]
+    lines = tok.content.split("\n")
+    content_starts: list[int] = []
+    text_starts: list[int] = []
+    lengths: list[int] = []
+    cstart = 0
+    for k, ck in enumerate(lines):
+        line = first + k
+        if line >= len(layout.line_starts):
+            break
+        sk = layout.line_text(line)
+        off: int
+        if in_table:
+            idx = sk.find(ck, cursors.get(line, 0))
+            if idx < 0:
+                break
+            off = idx
+            cursors[line] = idx + len(ck)
+        elif sk.endswith(ck):
+            off = len(sk) - len(ck)
+        elif sk.rstrip().endswith(ck):
+            off = len(sk.rstrip()) - len(ck)
+        else:
+            idx = sk.find(ck)
+            if idx < 0:
+                break
+            off = idx
+        content_starts.append(cstart)
+        text_starts.append(layout.line_starts[line] + off)
+        lengths.append(len(ck))
+        cstart += len(ck) + 1
+    if not text_starts:
+        return None
+    return _Inline(tok, first, content_starts, text_starts, lengths)
+
+
+def _layout(text: str) -> _Layout:
+    layout = _Layout(text, _line_starts(text))
+    tokens = _block_parser().parse(text)
+    in_table = False
+    cursors: dict[int, int] = {}
+    para_open: Token | None = None
+    for tok in tokens:
+        t = tok.type
+        if t in ("fence", "code_block") and tok.map is not None:
+            closed = t == "fence" and _fence_closed(tok)
+            layout.code.append((tok.map[0], tok.map[1], closed))
+        elif t == "table_open":
+            in_table = True
+        elif t == "table_close":
+            in_table = False
+        elif t == "paragraph_open":
+            para_open = tok
+        elif t == "inline":
+            located = _locate_inline(layout, tok, in_table, cursors)
+            if located is not None:
+                layout.inlines.append(located)
+            if para_open is not None and para_open.map is not None and located is not None:
+                content = tok.content.replace(_PLACEHOLDER, "").strip()
+                last = len(located.text_starts) - 1
+                layout.paragraphs.append(_Paragraph(
+                    para_open.map[0], para_open.map[1], located.text_starts[0],
+                    located.text_starts[last] + located.lengths[last],
+                    len(_WORD_RE.findall(content)), content.endswith(":"),
+                ))
+            para_open = None
+    return layout
+
+
+# --------------------------------------------------------------------------- inline contexts
+
+
+def _inline_contexts(content: str, points: Sequence[int]) -> list[set[str]]:
+    """For each content offset in ``points`` (sorted), what it stands inside: "bold",
+    "italics", "code".
+
+    Inline structure is judged with each citation as one inert character, the way a renderer
+    sees the raw marker: removed, ``*claim <marker>*`` would leave ``*claim *``, no emphasis
+    at all, while the raw answer renders the marker in italics.
+    """
+    pieces: list[str] = []
+    where: list[int] = []
+    prev = 0
+    for n, q in enumerate(points):
+        pieces.append(content[prev:q])
+        pieces.append(_PLACEHOLDER)
+        where.append(q + n)
+        prev = q
+    pieces.append(content[prev:])
+    tokens = _inline_parser().parseInline("".join(pieces))
+    ranges: list[tuple[int, int, str]] = []  # half-open character ranges
+    stack: list[tuple[str, int]] = []
+    for child in tokens[0].children or () if tokens else ():
+        pos = child.meta.get(_POS) if child.meta else None
+        if pos is None:
+            continue
+        ct = child.type
+        if ct in ("em_open", "strong_open"):
+            stack.append((ct, pos[1]))
+        elif ct in ("em_close", "strong_close"):
+            want = ct.replace("_close", "_open")
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i][0] == want:
+                    kind = "bold" if want == "strong_open" else "italics"
+                    ranges.append((stack[i][1], pos[0], kind))
+                    del stack[i:]
+                    break
+        elif ct == "code_inline":
+            ranges.append((pos[0] + len(child.markup), pos[1] - len(child.markup), "code"))
+    return [{kind for lo, hi, kind in ranges if lo <= x < hi} for x in where]
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _parsed_text(answer: str, citations: Sequence[Citation],
+                 extra_spans: Iterable[tuple[int, int]]) -> tuple[StrippedText, str]:
+    """The answer with markers removed, as parsed, and its offset map.
+
+    A line left blank by the removal keeps one inert placeholder character, so a citation on a
+    line of its own does not split its paragraph in two. ``\\r\\n`` and ``\\r`` become ``\\n``
+    (markdown-it normalises them; doing it here keeps offsets exact)."""
+    spans = [(c.start, c.end) for c in citations]
+    spans.extend(extra_spans)
+    placeholders = _first_on_blank_lines(answer, citations, spans)
+    keep = set(placeholders)
+    cut = [(s + 1, e) if s in keep else (s, e) for s, e in spans]
+    cut.extend((m.start(), m.start() + 1) for m in re.finditer("\r\n", answer))
+    stripped = StrippedText.build(answer, cut)
+    text = stripped.text.replace("\r", "\n").replace("\0", "\ufffd")
+    if placeholders:
+        chars = list(text)
+        for s in placeholders:
+            chars[stripped.to_clean(s)] = _PLACEHOLDER
+        text = "".join(chars)
+    return stripped, text
+
+
+def _lines_with_citations(answer: str, citations: Sequence[Citation]
+                          ) -> list[tuple[int, int, list[Citation]]]:
+    """(line start, line end, citations starting on it), for lines that hold a citation."""
+    out: list[tuple[int, int, list[Citation]]] = []
+    i = 0
+    n = len(citations)
+    while i < n:
+        c = citations[i]
+        ls = max(answer.rfind("\n", 0, c.start), answer.rfind("\r", 0, c.start)) + 1
+        le_n = answer.find("\n", c.start)
+        le_r = answer.find("\r", c.start)
+        ends = [x for x in (le_n, le_r) if x >= 0]
+        le = min(ends) if ends else len(answer)
+        group = []
+        while i < n and citations[i].start < le:
+            group.append(citations[i])
+            i += 1
+        out.append((ls, le, group))
+    return out
+
+
+def _remaining(answer: str, ls: int, le: int, spans: Sequence[tuple[int, int]]) -> str:
+    pieces = []
+    pos = ls
+    for s, e in sorted(spans):
+        if e <= ls or s >= le:
+            continue
+        if s > pos:
+            pieces.append(answer[pos:s])
+        pos = max(pos, e)
+    if pos < le:
+        pieces.append(answer[pos:le])
+    return "".join(pieces)
+
+
+def _citation_only_lines(answer: str, citations: Sequence[Citation],
+                         spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans (first marker start, last marker end) of lines holding nothing but citations
+    (and blockquote or list markers)."""
+    out = []
+    for ls, le, group in _lines_with_citations(answer, citations):
+        rest = _remaining(answer, ls, le, spans)
+        if _ONLY_PREFIX_RE.fullmatch(rest):
+            out.append((group[0].start, group[-1].end))
+    return out
+
+
+def _first_on_blank_lines(answer: str, citations: Sequence[Citation],
+                          spans: Sequence[tuple[int, int]]) -> list[int]:
+    """Start of the first citation of each line that removing the markers leaves blank."""
+    return [group[0].start for ls, le, group in _lines_with_citations(answer, citations)
+            if not _remaining(answer, ls, le, spans).strip()]
+
+
+def _runs(answer: str, citations: Sequence[Citation]) -> list[list[Citation]]:
+    """Citations grouped into runs separated by nothing but whitespace."""
+    runs: list[list[Citation]] = []
+    for c in citations:
+        if runs and not answer[runs[-1][-1].end:c.start].strip():
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    return runs
+
+
+def check_placement(
+    answer: str,
+    citations: Sequence[Citation],
+    extra_spans: Iterable[tuple[int, int]] = (),
+    multi_source: MultiSource | None = None,
+) -> list[Diagnostic]:
+    """CV301-CV308 for ``citations`` (from :func:`~citeview.core.markers.scan`) in ``answer``.
+
+    ``extra_spans`` are other spans removed before parsing (stray marker characters). Rules get
+    their default severities; the caller applies the policy. CV307 runs only when
+    ``multi_source`` is given.
+    """
+    cits = sorted(citations, key=lambda c: c.start)
+    if not cits:
+        return []
+    extra = list(extra_spans)
+    stripped, text = _parsed_text(answer, cits, extra)
+    layout = _layout(text)
+    diags: list[Diagnostic] = []
+
+    points = [stripped.to_clean(c.start) for c in cits]
+    lines = [layout.line_of(p) for p in points]
+
+    # Code: fenced or indented blocks, then code spans and emphasis in inline content.
+    in_code = [False] * len(cits)
+    for i, c in enumerate(cits):
+        for a, b, closed in layout.code:
+            if a <= lines[i] < b:
+                in_code[i] = True
+                if closed and lines[i] == b - 1:
+                    diags.append(make("CV303", "citation on the closing line of a code fence: "
+                                      "in the raw answer it breaks the fence and the rest of "
+                                      "the answer renders as code", c.start, c.end))
+                else:
+                    diags.append(make("CV302", "citation inside a code block", c.start, c.end))
+                break
+    by_line: dict[int, list[_Inline]] = {}
+    for inline in layout.inlines:
+        for k in range(len(inline.text_starts)):
+            by_line.setdefault(inline.first_line + k, []).append(inline)
+    pending: dict[int, tuple[_Inline, list[tuple[int, int]]]] = {}
+    for i in range(len(cits)):
+        if in_code[i]:
+            continue
+        for inline in by_line.get(lines[i], ()):
+            q = inline.content_offset(lines[i], points[i])
+            if q is not None:
+                pending.setdefault(id(inline), (inline, []))[1].append((q, i))
+                break
+    for inline, hits in pending.values():
+        hits.sort()
+        contexts = _inline_contexts(inline.token.content, [q for q, _ in hits])
+        for (_, i), kinds in zip(hits, contexts, strict=True):
+            c = cits[i]
+            if "code" in kinds:
+                in_code[i] = True
+                diags.append(make("CV302", "citation inside inline code", c.start, c.end))
+            elif kinds:
+                what = " and ".join(w for k, w in _EMPHASIS_WORDS if k in kinds)
+                diags.append(make("CV301", f"citation inside {what} text: place it after the "
+                                  "emphasis", c.start, c.end))
+
+    placed = [c for i, c in enumerate(cits) if not in_code[i]]
+    spans = [(c.start, c.end) for c in cits] + extra
+
+    # CV304: a run of markers directly followed by sentence punctuation.
+    for run in _runs(answer, placed):
+        last = run[-1]
+        nxt = answer[last.end:last.end + 1]
+        if nxt and nxt in SENTENCE_PUNCTUATION:
+            start = run[0].start
+            # Only markers glued to each other (no space) share the punctuation.
+            for j in range(len(run) - 1, 0, -1):
+                if run[j - 1].end != run[j].start:
+                    start = run[j].start
+                    break
+            diags.append(make("CV304", f"citation before {nxt!r}: place citations after "
+                              "punctuation", start, last.end))
+
+    # CV305: lines of nothing but citations.
+    for s, e in _citation_only_lines(answer, placed, spans):
+        diags.append(make("CV305", "line holds nothing but citations: put them at the end of "
+                          "the sentence they support", s, e))
+
+    # CV306 and CV308 work on paragraphs.
+    paragraphs = layout.paragraphs
+    in_para: list[int | None] = []
+    for i in range(len(cits)):
+        found = None
+        if not in_code[i]:
+            for j, para in enumerate(paragraphs):
+                if para.first_line <= lines[i] < para.end_line:
+                    found = j
+                    break
+        in_para.append(found)
+    cited_paras = {j for j in in_para if j is not None}
+    if len(paragraphs) >= 2 and len(placed) >= 2 and cited_paras == {len(paragraphs) - 1} \
+            and all(j is not None for i, j in enumerate(in_para) if not in_code[i]):
+        diags.append(make("CV306", f"all {len(placed)} citations stand in the last paragraph: "
+                          "cite each claim where it is made", placed[0].start, placed[-1].end))
+    if placed:
+        for j, para in enumerate(paragraphs):
+            if j in cited_paras or para.words < MIN_SUBSTANTIVE_WORDS or para.ends_with_colon:
+                continue
+            start = stripped.to_original(para.start)
+            end = stripped.to_original(para.end - 1) + 1 if para.end > para.start else start
+            diags.append(make("CV308", "paragraph has no citation while the answer cites "
+                              "elsewhere", start, end))
+
+    # CV307: multi-source style against the policy.
+    if multi_source == "per-marker":
+        for c in cits:
+            if len(c.source_ids) > 1:
+                diags.append(make("CV307", f"one marker cites {len(c.source_ids)} sources: "
+                                  "write one marker per source", c.start, c.end))
+    elif multi_source == "one-marker":
+        for run in _runs(answer, cits):
+            if len(run) > 1:
+                diags.append(make("CV307", f"{len(run)} adjacent markers: cite several sources "
+                                  "in one marker", run[0].start, run[-1].end))
+
+    diags.sort(key=lambda d: (d.start, d.end, d.code))
+    return diags

@@ -1,0 +1,252 @@
+"""Lint policy: which rules run, at what severity, and the citation conventions a project asks for.
+
+A policy can be read from ``[tool.citeview]`` in a ``pyproject.toml`` or from a
+``citeview.toml`` (top-level keys, or the same ``[tool.citeview]`` table), found from a directory
+upward::
+
+    [tool.citeview]
+    families = ["cite"]
+    require-locators = true          # CV205: line-level sources must be cited with L8-L13
+    multi-source = "per-marker"      # CV307: "per-marker" or "one-marker"
+    select = ["CV1", "CV2", "CV3"]   # only these rules (codes, prefixes or names)
+    extend-select = ["CV307"]        # rules turned on in addition to the defaults
+    ignore = ["CV308"]               # rules turned off
+    fail-on = "warning"              # citeview lint's exit threshold
+
+    [tool.citeview.severity]
+    CV304 = "error"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from citeview.core.diagnostics import RULES, Diagnostic, Severity
+from citeview.core.errors import InputError
+from citeview.core.markers import DEFAULT_FAMILIES
+from citeview.core.material import MaterialDiagnostic
+
+MultiSource = Literal["one-marker", "per-marker"]
+MULTI_SOURCE_STYLES: tuple[str, ...] = ("one-marker", "per-marker")
+CONFIG_FILES = ("citeview.toml", "pyproject.toml")
+_NAMES = {rule.name: code for code, rule in RULES.items()}
+
+
+def expand_codes(items: Iterable[str], where: str = "") -> frozenset[str]:
+    """Rule codes named by ``items``: codes (``CV201``), prefixes (``CV2``, ``ALL``) or names
+    (``unknown-source``). Anything that names no rule raises :class:`InputError`."""
+    out: set[str] = set()
+    for raw in items:
+        item = raw.strip()
+        if not item:
+            continue
+        up = item.upper()
+        if up == "ALL":
+            out.update(RULES)
+            continue
+        if item.lower() in _NAMES:
+            out.add(_NAMES[item.lower()])
+            continue
+        matched = {code for code in RULES if code.startswith(up)} if up.startswith("CV") else set()
+        if not matched:
+            prefix = f"{where}: " if where else ""
+            raise InputError(f"{prefix}unknown rule {item!r} (rules are CV101-CV503, "
+                             "a prefix such as CV3, or a name such as unknown-source)")
+        out.update(matched)
+    return frozenset(out)
+
+
+@dataclass(slots=True, frozen=True)
+class Policy:
+    """What :func:`citeview.core.lint.lint` checks.
+
+    ``select`` (when given) is the exact set of rules that run; otherwise each rule's default
+    applies, with CV205 on when ``require_locators`` and CV307 on when ``multi_source`` is set.
+    ``extend_select`` adds rules, ``ignore`` removes them (and wins), ``severities`` re-grades.
+    """
+
+    families: tuple[str, ...] = DEFAULT_FAMILIES
+    require_locators: bool = False
+    multi_source: MultiSource | None = None
+    select: frozenset[str] | None = None
+    extend_select: frozenset[str] = frozenset()
+    ignore: frozenset[str] = frozenset()
+    severities: Mapping[str, Severity] = field(default_factory=dict)
+    fail_on: Severity = Severity.ERROR
+
+    def enabled(self, code: str) -> bool:
+        if code in self.ignore:
+            return False
+        if self.select is not None:
+            return code in self.select or code in self.extend_select
+        if code in self.extend_select:
+            return True
+        if code == "CV205" and self.require_locators:
+            return True
+        if code == "CV307" and self.multi_source is not None:
+            return True
+        rule = RULES.get(code)
+        return rule.enabled if rule is not None else False
+
+    def severity(self, code: str) -> Severity:
+        if code in self.severities:
+            return self.severities[code]
+        rule = RULES.get(code)
+        return rule.severity if rule is not None else Severity.WARNING
+
+    def apply(self, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+        """Enabled diagnostics only, re-graded to this policy's severities."""
+        out = []
+        for d in diagnostics:
+            if not self.enabled(d.code):
+                continue
+            sev = self.severity(d.code)
+            out.append(d if d.severity is sev else _regrade(d, sev))
+        return out
+
+    def merged(self, **changes: Any) -> Policy:
+        """A copy with ``changes`` (field names) applied; ``None`` values are ignored."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], where: str = "policy") -> Policy:
+        """A policy from the keys of a ``[tool.citeview]`` table (dashes or underscores)."""
+        d = {str(k).replace("_", "-"): v for k, v in data.items()}
+        known = {"families", "require-locators", "multi-source", "select", "extend-select",
+                 "ignore", "severity", "fail-on"}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise InputError(f"{where}: unknown key {unknown[0]!r} (known: "
+                             f"{', '.join(sorted(known))})")
+        kw: dict[str, Any] = {}
+        if "families" in d:
+            kw["families"] = tuple(_str_list(d["families"], f"{where}: families"))
+            if not kw["families"]:
+                raise InputError(f"{where}: families must name at least one family")
+        if "require-locators" in d:
+            if not isinstance(d["require-locators"], bool):
+                raise InputError(f"{where}: require-locators must be true or false")
+            kw["require_locators"] = d["require-locators"]
+        if "multi-source" in d:
+            kw["multi_source"] = parse_multi_source(d["multi-source"], where)
+        for key, attr in (("select", "select"), ("extend-select", "extend_select"),
+                          ("ignore", "ignore")):
+            if key in d:
+                kw[attr] = expand_codes(_str_list(d[key], f"{where}: {key}"), f"{where}: {key}")
+        if "severity" in d:
+            table = d["severity"]
+            if not isinstance(table, Mapping):
+                raise InputError(f"{where}: severity must be a table of CODE = \"level\"")
+            sev: dict[str, Severity] = {}
+            for key, value in table.items():
+                level = parse_severity(value, f"{where}: severity.{key}")
+                for code in expand_codes([str(key)], f"{where}: severity"):
+                    sev[code] = level
+            kw["severities"] = sev
+        if "fail-on" in d:
+            kw["fail_on"] = parse_severity(d["fail-on"], f"{where}: fail-on")
+        return cls(**kw)
+
+    @classmethod
+    def discover(cls, start: str | os.PathLike[str] | None = None) -> Policy:
+        """The policy of the nearest configuration from ``start`` (default: the current
+        directory) upward, or the default policy."""
+        found = find_config(start)
+        return cls() if found is None else cls.from_mapping(found[1], str(found[0]))
+
+
+def _regrade(d: Diagnostic, severity: Severity) -> Diagnostic:
+    if isinstance(d, MaterialDiagnostic):  # keep the origin it is located in
+        return MaterialDiagnostic(d.code, severity, d.message, d.start, d.end, d.origin)
+    return Diagnostic(d.code, severity, d.message, d.start, d.end)
+
+
+def _str_list(value: object, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [v for v in (p.strip() for p in value.split(",")) if v]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise InputError(f"{where} must be a list of strings")
+
+
+def parse_severity(value: object, where: str = "severity") -> Severity:
+    if isinstance(value, str):
+        try:
+            return Severity(value.strip().lower())
+        except ValueError:
+            pass
+    raise InputError(f"{where}: severity must be \"error\", \"warning\" or \"info\", "
+                     f"not {value!r}")
+
+
+def parse_multi_source(value: object, where: str = "policy") -> MultiSource | None:
+    if value is None or value == "" or value is False:
+        return None
+    if value == "one-marker":
+        return "one-marker"
+    if value == "per-marker":
+        return "per-marker"
+    raise InputError(f"{where}: multi-source must be \"one-marker\" or \"per-marker\", "
+                     f"not {value!r}")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"{path}: invalid TOML ({str(err).splitlines()[0]})") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror or err})") from None
+
+
+def _tool_table(data: Mapping[str, Any], path: Path) -> Mapping[str, Any] | None:
+    tool = data.get("tool")
+    if isinstance(tool, Mapping) and "citeview" in tool:
+        table = tool["citeview"]
+        if not isinstance(table, Mapping):
+            raise InputError(f"{path}: [tool.citeview] must be a table")
+        return table
+    return None
+
+
+def read_config(path: str | os.PathLike[str]) -> Policy:
+    """The policy of one TOML file: its ``[tool.citeview]`` table, or else its top-level keys
+    (a ``citeview.toml``)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such file")
+    data = _read_toml(p)
+    table = _tool_table(data, p)
+    if table is None:
+        if p.name == "pyproject.toml":
+            raise InputError(f"{p}: no [tool.citeview] table")
+        table = {k: v for k, v in data.items() if k != "tool"}
+    return Policy.from_mapping(table, str(p))
+
+
+def find_config(start: str | os.PathLike[str] | None = None
+                ) -> tuple[Path, Mapping[str, Any]] | None:
+    """The nearest ``citeview.toml`` (always used) or ``pyproject.toml`` with a
+    ``[tool.citeview]`` table, from ``start`` upward: (path, table)."""
+    here = Path(start if start is not None else os.getcwd()).resolve()
+    for directory in (here, *here.parents):
+        own = directory / "citeview.toml"
+        if own.is_file():
+            data = _read_toml(own)
+            table = _tool_table(data, own)
+            return own, table if table is not None else {k: v for k, v in data.items()
+                                                          if k != "tool"}
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file():
+            table = _tool_table(_read_toml(pyproject), pyproject)
+            if table is not None:
+                return pyproject, table
+    return None
