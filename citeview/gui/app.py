@@ -1,17 +1,55 @@
-"""Starting the GUI (placeholder main window until the inspection window lands)."""
+"""Starting the GUI: ``citeview [FILE] [--demo] [--case ID]`` and ``citeview open``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
+from typing import Any
+
+
+def demo_path() -> Path:
+    """The bundled demo dataset (JSONL, one case per material shape)."""
+    from importlib.resources import files
+
+    return Path(str(files("citeview.resources").joinpath("demo", "demo.jsonl")))
+
+
+def application(offscreen: bool = False) -> Any:
+    """The QApplication (created once). ``offscreen`` selects the offscreen platform unless the
+    user chose one."""
+    if offscreen:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setApplicationName("citeview")
+        app.setOrganizationName("citeview")
+    return app
 
 
 def run_gui(args: argparse.Namespace) -> int:
-    from PySide6.QtWidgets import QApplication, QMainWindow
+    """The window for ``citeview [FILE] [--demo] [--case ID]``."""
+    app = application()
+    from citeview.gui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    win = QMainWindow()
-    win.setWindowTitle("citeview")
-    win.resize(1200, 800)
+    win = MainWindow()
     win.show()
+    path = str(demo_path()) if getattr(args, "demo", False) else getattr(args, "file", None)
+    if path:
+        win.open_path(path, case_id=getattr(args, "case", None))
+    return int(app.exec())
+
+
+def run_gui_dataset(dataset: Any, case_id: str | None = None) -> int:
+    """The window on an already loaded dataset (``citeview open``)."""
+    app = application()
+    from citeview.gui.main_window import MainWindow
+
+    win = MainWindow()
+    win.show()
+    win.open_dataset(dataset, case_id=case_id)
     return int(app.exec())

@@ -1,0 +1,101 @@
+"""citeview screenshot: render the inspection window offscreen to a PNG (bug reports, docs,
+tests), optionally after activating a citation, and report what the widgets show."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+
+from citeview.core.errors import InputError
+
+HELP = "render the window offscreen to a PNG, optionally after clicking citation N"
+
+
+def _size(value: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d{2,5})\s*[xX]\s*(\d{2,5})\s*", value)
+    if not m:
+        raise argparse.ArgumentTypeError(f"size must look like 1400x860, not {value!r}")
+    w, h = int(m.group(1)), int(m.group(2))
+    if not (200 <= w <= 8000 and 150 <= h <= 8000):
+        raise argparse.ArgumentTypeError("size must be between 200x150 and 8000x8000")
+    return w, h
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", nargs="?", help="case, dataset, transcript or session")
+    parser.add_argument("--demo", action="store_true", help="use the bundled demo dataset")
+    parser.add_argument("--case", help="case id (default: the first case)")
+    parser.add_argument("--click", type=int, metavar="N",
+                        help="activate citation N (1-based, reading order) first")
+    parser.add_argument("--raw", action="store_true", help="show the raw answer view")
+    parser.add_argument("--size", type=_size, default=(1400, 860), metavar="WxH",
+                        help="window size (default 1400x860)")
+    parser.add_argument("--out", required=True, help="PNG file to write")
+    parser.add_argument("--json", action="store_true",
+                        help="print the view state read back from the widgets as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.demo == bool(args.input):
+        raise InputError("give an INPUT file or --demo (one of them)")
+    if args.click is not None and args.click < 1:
+        raise InputError("--click counts citations from 1")
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(out_dir):
+        raise InputError(f"{args.out}: directory {out_dir} does not exist")
+
+    from citeview.core.formats import load_input
+    from citeview.gui.app import application, demo_path
+
+    dataset = load_input(str(demo_path()) if args.demo else args.input)
+    case_index = 0
+    if args.case is not None:
+        try:
+            case_index = dataset.index_of(args.case)
+        except KeyError:
+            raise InputError(f"no case with id {args.case!r}") from None
+    if len(dataset) == 0:
+        raise InputError("the input holds no case")
+
+    application(offscreen=True)
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from citeview.gui.main_window import MainWindow
+
+    # A throwaway settings file: a snapshot never depends on (or changes) the user's window.
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = QSettings(os.path.join(tmp, "s.ini"), QSettings.Format.IniFormat)
+        win = MainWindow(settings=settings, synchronous=True)
+        win.error_dialogs = False
+        win.resize(*args.size)
+        win.show()
+        win.open_dataset(dataset, path=None if args.demo else args.input,
+                         case_id=dataset.case_ids()[case_index], citation=0)
+        QApplication.processEvents()
+        if win.view is None:
+            raise InputError(win.errors[-1] if win.errors else "the case could not be shown")
+        n = len(win.view.citations)
+        if args.click is not None:
+            if args.click > n:
+                raise InputError(f"--click {args.click}: the case has {n} citations")
+            win.activate_citation(args.click - 1)
+        if args.raw:
+            win.set_raw_mode(True)
+        QApplication.processEvents()
+        colour_now = getattr(win.source, "colour_now", None)
+        if callable(colour_now):
+            colour_now()
+        if not win.grab().save(args.out, "PNG"):
+            raise InputError(f"{args.out}: cannot write the PNG")
+        state = win.view_state()
+        win.close()
+    if args.json:
+        state["out"] = args.out
+        json.dump(state, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    return 0

@@ -1,0 +1,186 @@
+"""Answer Markdown -> HTML for the answer pane, with each citation replaced by a chip.
+
+Model text is untrusted: raw HTML is escaped by markdown-it (``html: False``), images become their
+alt text (nothing is ever fetched), links lose their targets (only chips are anchors), and marker
+characters left outside any citation are made visible. Chips are the only markup we inject, as
+``<a href="cite:I">`` with ``I`` the 0-based citation index in reading order.
+
+Qt-free on purpose: the HTML is built off the GUI thread.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from citeview.core.markers import DELIMITER, START, STOP
+
+# Sentinels standing in for citations while markdown-it parses the answer. Private-use
+# characters markdown never treats as syntax; any already in the answer are neutralised first.
+_OPEN = "\uf8f0"
+_CLOSE = "\uf8f1"
+_SENTINEL_RE = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
+_TAG_OR_TEXT = re.compile(r"(<[^>]*>)")
+
+CHIP_SCHEME = "cite"
+
+
+class ChipState:
+    RESOLVED = "resolved"
+    PROBLEM = "problem"
+    ANNOTATED = "annotated"
+
+
+# Text that tells the state without colour (WCAG 1.4.1): problem "!", annotated check mark.
+STATE_GLYPH = {ChipState.RESOLVED: "", ChipState.PROBLEM: "!", ChipState.ANNOTATED: "\u2713"}
+
+# (background, foreground) per state, light and dark palettes.
+_CHIP_COLOURS = {
+    False: {
+        ChipState.RESOLVED: ("#dbe7fb", "#1a4a9c"),
+        ChipState.PROBLEM: ("#fbdcdc", "#9c1a1a"),
+        ChipState.ANNOTATED: ("#d9f2df", "#1b6b33"),
+    },
+    True: {
+        ChipState.RESOLVED: ("#24395e", "#b9d1ff"),
+        ChipState.PROBLEM: ("#5e2424", "#ffc2c2"),
+        ChipState.ANNOTATED: ("#1f4a2b", "#b8f0c6"),
+    },
+}
+
+
+@dataclass(slots=True, frozen=True)
+class Chip:
+    """How one citation shows in the answer."""
+
+    index: int  # 0-based, reading order
+    state: str = ChipState.RESOLVED
+    n_sources: int = 1
+    recovered: bool = False
+    problem: bool = False  # also shown on an annotated chip
+
+    @property
+    def text(self) -> str:
+        """Chip label: number, ``+k`` more sources, ``~`` recovered, then "!" for a problem and
+        a check mark once annotated."""
+        label = str(self.index + 1)
+        if self.n_sources > 1:
+            label += f"+{self.n_sources - 1}"
+        if self.recovered:
+            label = "~" + label
+        if self.problem or self.state == ChipState.PROBLEM:
+            label += STATE_GLYPH[ChipState.PROBLEM]
+        if self.state == ChipState.ANNOTATED:
+            label += STATE_GLYPH[ChipState.ANNOTATED]
+        return label
+
+
+def chip_colours(state: str, dark: bool = False) -> tuple[str, str]:
+    return _CHIP_COLOURS[dark].get(state, _CHIP_COLOURS[dark][ChipState.RESOLVED])
+
+
+def chip_html(chip: Chip, dark: bool = False) -> str:
+    bg, fg = chip_colours(chip.state, dark)
+    return (
+        f'<a href="{CHIP_SCHEME}:{chip.index}" style="background-color:{bg}; color:{fg}; '
+        f'text-decoration:none; font-weight:600;">\u00a0{html.escape(chip.text)}\u00a0</a>'
+    )
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    def image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        # Never an <img>: the alt text, marked as an image, so nothing can be fetched.
+        alt = self.renderInlineAsText(tokens[idx].children or [], options, env)
+        return f'<span class="img">[image: {html.escape(alt)}]</span>'
+
+    def link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        # Links keep their look but lose their target: the answer pane follows chips only.
+        return '<span class="link">'
+
+    def link_close(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return "</span>"
+
+    def table_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return '<table border="1" cellspacing="0" cellpadding="4">\n'
+
+    md.add_render_rule("image", image)
+    md.add_render_rule("link_open", link_open)
+    md.add_render_rule("link_close", link_close)
+    md.add_render_rule("table_open", table_open)
+    return md
+
+
+_MD: MarkdownIt | None = None
+
+
+def _md() -> MarkdownIt:
+    global _MD
+    if _MD is None:
+        _MD = _markdown()
+    return _MD
+
+
+_VISIBLE = str.maketrans({START: "\u27e6", STOP: "\u27e7", DELIMITER: "|", _OPEN: "\ufffd",
+                          _CLOSE: "\ufffd"})
+
+
+def with_sentinels(answer: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``answer`` with each span replaced by its sentinel; stray marker characters made visible."""
+    out: list[str] = []
+    pos = 0
+    for i, (s, e) in enumerate(spans):
+        if s < pos:  # overlapping spans do not occur in a scan; keep the first
+            continue
+        out.append(answer[pos:s].translate(_VISIBLE))
+        out.append(f"{_OPEN}{i}{_CLOSE}")
+        pos = e
+    out.append(answer[pos:].translate(_VISIBLE))
+    return "".join(out)
+
+
+def render_answer(answer: str, spans: Sequence[tuple[int, int]], chips: Sequence[Chip],
+                  dark: bool = False) -> str:
+    """HTML body for the answer pane: Markdown rendered, citation ``spans`` (code points, reading
+    order) replaced by ``chips`` (same order)."""
+    body = _md().render(with_sentinels(answer, spans))
+    return _replace_sentinels(body, chips, dark)
+
+
+def _replace_sentinels(body: str, chips: Sequence[Chip], dark: bool) -> str:
+    def chip_for(m: re.Match[str]) -> str:
+        i = int(m.group(1))
+        return chip_html(chips[i], dark) if i < len(chips) else ""
+
+    # Only in text between tags: a sentinel that ended up in an attribute (a fence's info
+    # string) is dropped rather than injected into markup.
+    parts = _TAG_OR_TEXT.split(body)
+    for k, part in enumerate(parts):
+        if _OPEN not in part:
+            continue
+        if part.startswith("<"):
+            parts[k] = _SENTINEL_RE.sub("", part)
+        else:
+            parts[k] = _SENTINEL_RE.sub(chip_for, part)
+    return "".join(parts)
+
+
+def stylesheet(dark: bool = False) -> str:
+    """Default stylesheet of the answer document (Qt's rich-text CSS subset)."""
+    code_bg = "#2a2d33" if dark else "#f3f4f6"
+    rule = "#4a4f57" if dark else "#c9ccd1"
+    link = "#8ab4ff" if dark else "#1f5bbf"
+    return (
+        f"pre {{ background-color:{code_bg}; font-family:monospace; }}"
+        f"code {{ background-color:{code_bg}; font-family:monospace; }}"
+        f"table {{ border-color:{rule}; border-style:solid; }}"
+        f"th {{ text-align:left; }}"
+        f".link {{ color:{link}; text-decoration:underline; }}"
+        f".img {{ color:{link}; font-style:italic; }}"
+        "h1 { font-size:x-large; } h2 { font-size:large; } h3 { font-size:medium; }"
+    )

@@ -1,0 +1,494 @@
+"""The answer pane: rendered Markdown with clickable citation chips and the active claim.
+
+The HTML comes from :mod:`citeview.gui.answer_render` (escaped, chips are the only anchors).
+The claim of the active citation is found in the rendered document itself: from the chip
+backwards, matching the claim's letters and digits (Markdown syntax, URLs and entities that
+rendering removed are skipped), never past the previous claim's chip. Positions in the document
+are UTF-16 units; the one conversion is :class:`citeview.core.text.Utf16Map`.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QEvent, QPoint, QUrl, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontDatabase,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextOption,
+)
+from PySide6.QtWidgets import QPlainTextEdit, QTextBrowser, QTextEdit, QToolTip, QWidget
+
+from citeview.core.text import Utf16Map
+from citeview.gui.answer_render import CHIP_SCHEME, Chip, chip_colours, stylesheet
+from citeview.gui.offsets import DocumentText
+from citeview.gui.palette import color_roles
+
+
+class AnswerView(QTextBrowser):
+    """Read-only answer pane. Emits :attr:`citationActivated` (0-based index) when a chip is
+    clicked or activated with the keyboard (Tab to it, Enter), and :attr:`chipMenuRequested`
+    on a right click on a chip."""
+
+    citationActivated = Signal(int)
+    chipMenuRequested = Signal(int, QPoint)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setSearchPaths([])
+        self.setUndoRedoEnabled(False)
+        self.document().setDocumentMargin(12)
+        self.anchorClicked.connect(self._on_anchor)
+        self._dark = False
+        self._claims: list[tuple[str, object]] = []
+        self._chips: list[tuple[int, int]] | None = None  # Qt positions of each chip
+        self._raw: str | None = None
+        self._u16: Utf16Map | None = None
+        self._active: int | None = None
+        self._claim_range: tuple[int, int] | None = None
+        self.tooltip_for: Callable[[int], Sequence[str]] | None = None
+
+    # -- content ---------------------------------------------------------------------------------
+
+    def set_dark(self, dark: bool) -> None:
+        self._dark = dark
+        self.document().setDefaultStyleSheet(stylesheet(dark))
+
+    def set_content(self, body_html: str, claims: Sequence[tuple[str, object]]) -> None:
+        """Show ``body_html``; ``claims[i]`` is citation i's claim text and a key shared by
+        citations that share one claim (adjacent markers)."""
+        self.document().setDefaultStyleSheet(stylesheet(self._dark))
+        self.setHtml(body_html)
+        self._claims = list(claims)
+        self._chips = None
+        self._raw = None
+        self._u16 = None
+        self._active = None
+        self._claim_range = None
+        self.setExtraSelections([])
+
+    def clear_content(self, message: str = "") -> None:
+        self.set_content(f"<p><i>{html.escape(message)}</i></p>" if message else "", [])
+
+    def loadResource(self, type: int, name: QUrl) -> object:  # noqa: A002, N802
+        """Nothing is ever loaded: model text must not make the viewer fetch anything."""
+        return None
+
+    # -- chips -----------------------------------------------------------------------------------
+
+    def _chip_index(self) -> list[tuple[int, int]]:
+        """Qt (start, end) of every chip, built once per content in one pass over the document."""
+        if self._chips is None:
+            found: dict[int, tuple[int, int]] = {}
+            block = self.document().begin()
+            prefix = CHIP_SCHEME + ":"
+            while block.isValid():
+                it = block.begin()
+                while not it.atEnd():
+                    frag = it.fragment()
+                    href = frag.charFormat().anchorHref()
+                    if href.startswith(prefix):
+                        i = int(href[len(prefix):])
+                        s, e = frag.position(), frag.position() + frag.length()
+                        prev = found.get(i)
+                        found[i] = (prev[0], e) if prev else (s, e)
+                    it += 1
+                block = block.next()
+            n = max(len(self._claims), max(found, default=-1) + 1)
+            self._chips = [found.get(i, (-1, -1)) for i in range(n)]
+        return self._chips
+
+    def chip_count(self) -> int:
+        return len(self._chip_index())
+
+    def chip_range(self, index: int) -> tuple[int, int] | None:
+        """Qt positions of chip ``index``; None when it is not in the rendered answer."""
+        chips = self._chip_index()
+        if not 0 <= index < len(chips) or chips[index][0] < 0:
+            return None
+        return chips[index]
+
+    def chip_text(self, index: int) -> str:
+        """The chip's label as the document shows it (read back, for snapshots)."""
+        r = self.chip_range(index)
+        if r is None:
+            return ""
+        c = QTextCursor(self.document())
+        c.setPosition(r[0])
+        c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
+        return c.selectedText().replace("\u00a0", " ").strip()
+
+    def chip_center(self, index: int) -> QPoint | None:
+        """Viewport position of the middle of chip ``index`` (where a user would click)."""
+        r = self.chip_range(index)
+        if r is None:
+            return None
+        c = QTextCursor(self.document())
+        c.setPosition(r[0])
+        left = self.cursorRect(c)
+        c.setPosition(r[1])
+        right = self.cursorRect(c)
+        if right.top() != left.top():  # wrapped: click the first half
+            c.setPosition(r[0] + 1)
+            right = self.cursorRect(c)
+        return QPoint((left.left() + right.left()) // 2, left.center().y())
+
+    def update_chip(self, chip: Chip) -> None:
+        """Restyle one chip in place (a verdict changed its state) without re-rendering."""
+        r = self.chip_range(chip.index)
+        if r is None:
+            return
+        c = QTextCursor(self.document())
+        c.setPosition(r[0] + 1)
+        fmt = QTextCharFormat(c.charFormat())
+        bg, fg = chip_colours(chip.state, self._dark)
+        fmt.setBackground(QBrush(QColor(bg)))
+        fmt.setForeground(QBrush(QColor(fg)))
+        c.setPosition(r[0])
+        c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
+        c.insertText(f"\u00a0{chip.text}\u00a0", fmt)
+        self._chips = None
+        self._raw = None
+        self._u16 = None
+        if self._active is not None:
+            self.set_active(self._active, scroll=False)
+
+    # -- active citation -------------------------------------------------------------------------
+
+    def _raw_text(self) -> tuple[str, Utf16Map]:
+        if self._raw is None or self._u16 is None:
+            self._raw = self.document().toRawText()
+            self._u16 = Utf16Map(self._raw)
+        return self._raw, self._u16
+
+    def claim_range(self, index: int) -> tuple[int, int] | None:
+        """Qt positions of citation ``index``'s claim in the rendered answer."""
+        if not 0 <= index < len(self._claims):
+            return None
+        key = self._claims[index][1]
+        first = index
+        while first > 0 and self._claims[first - 1][1] == key:
+            first -= 1
+        chip = self.chip_range(first)
+        if chip is None:
+            return None
+        prev = self.chip_range(first - 1) if first > 0 else None
+        raw, u16 = self._raw_text()
+        end = u16.from_utf16(chip[0])
+        limit = u16.from_utf16(prev[1]) if prev else 0
+        start = _match_backwards(raw, end, limit, self._claims[first][0])
+        if start is None:
+            return None
+        while end > start and (raw[end - 1].isspace() or raw[end - 1] in "\u2029\ufdd0\ufdd1"):
+            end -= 1
+        return u16.to_utf16(start), u16.to_utf16(end)
+
+    def set_active(self, index: int | None, scroll: bool = True) -> None:
+        """Highlight citation ``index``'s claim and chip; scroll the chip to the middle."""
+        self._active = index
+        selections: list[QTextEdit.ExtraSelection] = []
+        self._claim_range = None
+        if index is not None:
+            claim = self.claim_range(index)
+            if claim is not None and claim[1] > claim[0]:
+                self._claim_range = claim
+                selections.append(self._selection(
+                    claim, color_roles(self.palette()).highlight.name(), claim_role=True))
+            chip = self.chip_range(index)
+            if chip is not None:
+                sel = self._selection(chip, "#1a4a9c" if not self._dark else "#b9d1ff")
+                sel.format.setForeground(QBrush(QColor("#ffffff" if not self._dark else
+                                                       "#10213f")))
+                selections.append(sel)
+                if scroll:
+                    self._centre(chip[0])
+        self.setExtraSelections(selections)
+
+    def active(self) -> int | None:
+        return self._active
+
+    def highlighted_claim(self) -> str:
+        """The claim text highlighted in the document (read back from the widget)."""
+        for sel in self.extraSelections():
+            if sel.format.property(QTextCharFormat.Property.UserProperty) == "claim":
+                return sel.cursor.selectedText().replace("\u2029", "\n").replace(
+                    "\ufdd0", "").replace("\ufdd1", "")
+        return ""
+
+    def _selection(self, r: tuple[int, int], colour: str,
+                   claim_role: bool = False) -> QTextEdit.ExtraSelection:
+        sel = QTextEdit.ExtraSelection()
+        c = QTextCursor(self.document())
+        c.setPosition(r[0])
+        c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
+        sel.cursor = c
+        fmt = QTextCharFormat()
+        fmt.setBackground(QBrush(QColor(colour)))
+        if claim_role:
+            fmt.setProperty(QTextCharFormat.Property.UserProperty, "claim")
+        sel.format = fmt
+        return sel
+
+    def _centre(self, position: int) -> None:
+        c = QTextCursor(self.document())
+        c.setPosition(position)
+        rect = self.cursorRect(c)
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + rect.center().y() - self.viewport().height() // 2)
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def _chip_at(self, pos: QPoint) -> int | None:
+        href = self.anchorAt(pos)
+        if href.startswith(CHIP_SCHEME + ":"):
+            try:
+                return int(href[len(CHIP_SCHEME) + 1:])
+            except ValueError:
+                return None
+        return None
+
+    def _on_anchor(self, url: QUrl) -> None:
+        # Only chips do anything; the document holds no other anchors (answer_render).
+        if url.scheme() == CHIP_SCHEME:
+            try:
+                index = int(url.path())
+            except ValueError:
+                return
+            self.citationActivated.emit(index)
+
+    def event(self, ev: QEvent) -> bool:
+        if ev.type() == QEvent.Type.ToolTip:
+            pos = ev.pos()  # type: ignore[attr-defined]
+            index = self._chip_at(pos)
+            if index is not None and self.tooltip_for is not None:
+                QToolTip.showText(ev.globalPos(), plain_tooltip(self.tooltip_for(index)),  # type: ignore[attr-defined]
+                                  self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(ev)
+
+    def mouseReleaseEvent(self, ev: Any) -> None:  # noqa: N802
+        super().mouseReleaseEvent(ev)
+        ev.accept()  # the pane is the last receiver; nothing above wants a stray release
+
+    def contextMenuEvent(self, ev: object) -> None:  # noqa: N802
+        index = self._chip_at(ev.pos())  # type: ignore[attr-defined]
+        if index is not None:
+            self.chipMenuRequested.emit(index, ev.globalPos())  # type: ignore[attr-defined]
+            return
+        super().contextMenuEvent(ev)  # type: ignore[arg-type]
+
+    def find_in_range(self, needle: str, start: int) -> tuple[int, int] | None:
+        """Qt range of the first ``needle`` at or after Qt position ``start``."""
+        c = self.document().find(needle, start)
+        if c.isNull():
+            return None
+        return c.selectionStart(), c.selectionEnd()
+
+    def show_range(self, r: tuple[int, int]) -> None:
+        """Mark a spot of the answer (a diagnostic's text) and scroll to it."""
+        roles = color_roles(self.palette())
+        sel = self._selection(r, roles.warning_bg.name())
+        sel.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+        sel.format.setUnderlineColor(roles.warning)
+        self.setExtraSelections([sel])
+        self._centre(r[0])
+
+    # -- find --------------------------------------------------------------------------------------
+
+    def find_text(self, text: str, backward: bool = False) -> bool:
+        flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
+        if self.find(text, flags):
+            return True
+        c = self.textCursor()
+        c.movePosition(QTextCursor.MoveOperation.End if backward else
+                       QTextCursor.MoveOperation.Start)
+        self.setTextCursor(c)
+        return self.find(text, flags)
+
+
+def plain_tooltip(lines: Sequence[str]) -> str:
+    """Rich text that shows ``lines`` exactly as text (Qt guesses rich text in tooltips)."""
+    body = "<br>".join(html.escape(line).replace("  ", "&nbsp;&nbsp;") for line in lines)
+    return f"<qt><div style='white-space:pre-wrap'>{body}</div></qt>"
+
+
+def _match_backwards(raw: str, end: int, limit: int, claim: str) -> int | None:
+    """Start (index in ``raw``) of ``claim``'s rendering ending at ``end``: letters and digits
+    are matched from the end; claim characters rendering dropped are skipped."""
+    j = len(claim) - 1
+    k = end - 1
+    first: int | None = None
+    while j >= 0 and k >= limit:
+        d = raw[k]
+        if not d.isalnum():
+            k -= 1
+            continue
+        c = claim[j]
+        if not c.isalnum():
+            j -= 1
+            continue
+        if d.casefold() == c.casefold():
+            first = k
+            k -= 1
+        j -= 1
+    if first is None:
+        return None
+    # Leading punctuation of the claim ("(", "$", quotes) that the document still shows.
+    lead = len(claim) - len(claim.lstrip(" \t\r\n*_#>-`[")) if claim else 0
+    stripped = claim[lead:]
+    prefix = set(stripped[: len(stripped) - len(stripped.lstrip("([\"'$\u201c\u2018\u00a3\u20ac"))])
+    while first > limit and raw[first - 1] in prefix:
+        first -= 1
+    return first
+
+
+class RawAnswerView(QPlainTextEdit):
+    """The exact answer with markers made visible (``⟦cite|id|L1⟧``), coloured by the Pygments
+    marker lexer and with diagnostics underlined. Only the visible lines are coloured (on
+    scroll), so a huge answer costs nothing until it is looked at."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.setFont(font)
+        self._doc: DocumentText | None = None
+        self._diagnostics: list[tuple[int, int, str]] = []  # code points, severity
+        self._active: list[tuple[int, int, str]] = []  # (start, end, role) code points
+        self._lexer: Any = None
+        self.verticalScrollBar().valueChanged.connect(self._recolour)
+        self.dark = False
+
+    def set_answer(self, answer: str, diagnostics: Sequence[Any]) -> None:
+        from citeview.lexers import CitationMarkerLexer, visible_markers
+
+        text, _offsets = visible_markers(answer)
+        self._doc = DocumentText(text)
+        self._lexer = CitationMarkerLexer()
+        self._diagnostics = [(d.start, max(d.end, d.start + 1), d.severity.value)
+                             for d in diagnostics]
+        self._active = []
+        self.setPlainText(self._doc.qt_text)
+        self._recolour()
+
+    def set_active(self, spans: Sequence[tuple[int, int, str]], scroll: bool = True) -> None:
+        """Highlight ``(start, end, role)`` spans of the answer (role "claim" or "marker")."""
+        self._active = list(spans)
+        if scroll and spans and self._doc is not None:
+            c = QTextCursor(self.document())
+            c.setPosition(self._doc.to_qt(spans[-1][0]))
+            self.setTextCursor(c)
+            self.centerCursor()
+        self._recolour()
+
+    def resizeEvent(self, ev: Any) -> None:  # noqa: N802
+        super().resizeEvent(ev)
+        self._recolour()
+
+    def _visible_range(self) -> tuple[int, int]:
+        """Qt positions of the first and last visible characters."""
+        block = self.firstVisibleBlock()
+        start = block.position()
+        height = self.viewport().height()
+        end = start
+        while block.isValid():
+            geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
+            if geo.top() > height:
+                break
+            end = block.position() + block.length()
+            block = block.next()
+        return start, end
+
+    def _recolour(self) -> None:
+        if self._doc is None:
+            self.setExtraSelections([])
+            return
+        from pygments.token import Token
+
+        roles = color_roles(self.palette())
+        start, end = self._visible_range()
+        selections: list[QTextEdit.ExtraSelection] = []
+        cp_start, cp_end = self._doc.from_qt(start), self._doc.from_qt(end)
+        for s, e, role in self._active:
+            if e > cp_start and s < cp_end:
+                colour = roles.highlight if role == "claim" else roles.tint
+                selections.append(self._sel(s, e, _bg(colour)))
+        chunk = self._doc.text[cp_start:cp_end]
+        styles = _token_formats(roles)
+        for off, ttype, value in self._lexer.get_tokens_unprocessed(chunk):
+            fmt = None
+            while ttype is not Token and fmt is None:
+                fmt = styles.get(ttype)
+                ttype = ttype.parent
+            if fmt is not None and value.strip():
+                selections.append(self._sel(cp_start + off, cp_start + off + len(value), fmt))
+        for s, e, severity in self._diagnostics:
+            if e > cp_start and s < cp_end:
+                fmt = QTextCharFormat()
+                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+                fmt.setUnderlineColor(roles.problem if severity == "error" else roles.warning)
+                selections.append(self._sel(s, e, fmt))
+        self.setExtraSelections(selections)
+
+    def _sel(self, s: int, e: int, fmt: QTextCharFormat) -> QTextEdit.ExtraSelection:
+        assert self._doc is not None
+        sel = QTextEdit.ExtraSelection()
+        c = QTextCursor(self.document())
+        c.setPosition(self._doc.to_qt(s))
+        c.setPosition(self._doc.to_qt(e), QTextCursor.MoveMode.KeepAnchor)
+        sel.cursor = c
+        sel.format = fmt
+        return sel
+
+    def find_text(self, text: str, backward: bool = False) -> bool:
+        flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
+        if self.find(text, flags):
+            return True
+        c = self.textCursor()
+        c.movePosition(QTextCursor.MoveOperation.End if backward else
+                       QTextCursor.MoveOperation.Start)
+        self.setTextCursor(c)
+        return self.find(text, flags)
+
+
+def _bg(colour: QColor) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setBackground(QBrush(colour))
+    return fmt
+
+
+def _token_formats(roles: Any) -> dict[Any, QTextCharFormat]:
+    from pygments.token import Comment, Error, Keyword, Name, Number, Punctuation, String
+
+    def fg(colour: QColor, bold: bool = False) -> QTextCharFormat:
+        fmt = QTextCharFormat()
+        fmt.setForeground(QBrush(colour))
+        if bold:
+            fmt.setFontWeight(QFont.Weight.Bold)
+        return fmt
+
+    err = fg(roles.problem, True)
+    err.setBackground(QBrush(roles.problem_bg))
+    return {
+        Punctuation.Marker: fg(roles.muted, True),
+        Keyword: fg(roles.annotated),
+        Name: fg(roles.link, True),
+        Number: fg(roles.ok, True),
+        Error: err,
+        String.Escape: fg(roles.warning, True),
+        Comment.Special: fg(roles.warning),
+    }

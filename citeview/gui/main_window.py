@@ -1,0 +1,904 @@
+"""The inspection window: answer, source, sources list, citations table, cases list.
+
+A case's view-model (:func:`citeview.gui.state.build_case_view`) is built in a worker thread;
+the window paints at once with a loading note and fills in when the model arrives. Everything
+shown comes from the model and the widgets; snapshots read the widgets back
+(:meth:`MainWindow.view_state`).
+
+Navigation is a handful of public methods the review workflow (issue 7) binds keys to:
+:meth:`activate_citation`, :meth:`next_citation`, :meth:`previous_citation`,
+:meth:`show_case`, :meth:`next_case`, :meth:`previous_case`; :attr:`citationChanged` and
+:attr:`caseChanged` tell it what is active.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from PySide6.QtCore import (
+    QByteArray,
+    QFileSystemWatcher,
+    QItemSelectionModel,
+    QModelIndex,
+    QSettings,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from citeview.core.errors import InputError
+from citeview.gui.answer_view import AnswerView, RawAnswerView
+from citeview.gui.palette import color_roles
+from citeview.gui.state import CaseView, build_case_view
+from citeview.gui.tables import (
+    KEY_ROLE,
+    CasesModel,
+    CitationsModel,
+    FilterProxy,
+    SourcesModel,
+    fit_columns,
+)
+
+MAX_RECENT = 10
+FILE_FILTER = ("Cases, datasets, transcripts, sessions (*.json *.jsonl *.ndjson *.txt *.md "
+               "*.citeview);;All files (*)")
+
+
+def safe_title(text: str, limit: int = 80) -> str:
+    """Untrusted text for a window title: one line, bounded, no ``[*]`` placeholder."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "\u2026"
+    return flat.replace("[*]", "[*][*]")
+
+
+def _menu_text(text: str) -> str:
+    """Untrusted text for a menu item: ``&`` would become a mnemonic."""
+    return safe_title(text, 100).replace("&", "&&")
+
+
+def _source_view_class() -> type[QWidget]:
+    from citeview.gui.source_view import QSourceView
+
+    return QSourceView
+
+
+class MainWindow(QMainWindow):
+    citationChanged = Signal(int)  # active citation index, -1 for none
+    caseChanged = Signal(int)  # index of the case shown
+    viewReady = Signal()  # the case's view-model is shown
+    _built = Signal(object, int)  # (CaseView | Exception, generation), from the worker
+
+    def __init__(self, settings: QSettings | None = None, synchronous: bool = False) -> None:
+        super().__init__()
+        self.settings = settings if settings is not None else QSettings("citeview", "citeview")
+        self.synchronous = synchronous  # build view-models in the GUI thread (snapshots)
+        self.dataset: Any = None
+        self.path: str | None = None
+        self.case_index = -1
+        self.view: CaseView | None = None
+        self.active: int | None = None
+        self.active_source = 0  # which source of a multi-source citation is shown
+        self.raw_mode = False
+        self.zoom = 0
+        self.errors: list[str] = []
+        self.error_dialogs = True  # tests turn dialogs off and read self.errors
+        self._gen = 0
+        self._pending: tuple[int | None, int] | None = None  # (citation, source) after load
+        self._syncing = False
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citeview-view")
+        self._built.connect(self._on_built)
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.fileChanged.connect(self._on_file_changed)
+        self._reload_timer = QTimer(self)
+        self._reload_timer.setSingleShot(True)
+        self._reload_timer.setInterval(300)
+        self._reload_timer.timeout.connect(self.reload)
+
+        self.setWindowTitle("citeview")
+        self.setAcceptDrops(True)
+        self._build_ui()
+        self._build_menus()
+        self._restore_settings()
+
+    # ------------------------------------------------------------------------------ layout
+
+    def _build_ui(self) -> None:
+        roles = color_roles(self.palette())
+        self.cases_model = CasesModel(self)
+        self.cases_proxy = FilterProxy(self)
+        self.cases_proxy.setSourceModel(self.cases_model)
+        self.cases_table = self._table(self.cases_proxy, "cases")
+        self.cases_table.selectionModel().currentRowChanged.connect(self._on_case_row)
+
+        self.sources_model = SourcesModel(self)
+        self.sources_proxy = FilterProxy(self)
+        self.sources_proxy.setSourceModel(self.sources_model)
+        self.sources_table = self._table(self.sources_proxy, "sources")
+        self.sources_table.selectionModel().currentRowChanged.connect(self._on_source_row)
+
+        self.citations_model = CitationsModel(self)
+        self.citations_proxy = FilterProxy(self)
+        self.citations_proxy.setSourceModel(self.citations_model)
+        self.citations_table = self._table(self.citations_proxy, "citations")
+        self.citations_table.selectionModel().currentRowChanged.connect(self._on_citation_row)
+
+        self.question = QLabel()
+        self.question.setTextFormat(Qt.TextFormat.PlainText)
+        self.question.setWordWrap(True)
+        self.question.setContentsMargins(12, 8, 12, 6)
+        self.question.setStyleSheet(f"color: {roles.css('muted')};")
+        self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.answer = AnswerView()
+        self.answer.set_dark(roles.dark)
+        self.answer.setAcceptDrops(False)
+        self.answer.citationActivated.connect(self._on_chip)
+        self.answer.chipMenuRequested.connect(self._chip_menu)
+        self.answer.tooltip_for = self._tooltip_for
+        self.raw = RawAnswerView()
+        self.raw.setAcceptDrops(False)
+        self.answer_stack = QStackedWidget()
+        self.answer_stack.addWidget(self.answer)
+        self.answer_stack.addWidget(self.raw)
+
+        self.find_bar = self._build_find_bar()
+        answer_box = QWidget()
+        lay = QVBoxLayout(answer_box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.question)
+        lay.addWidget(self.answer_stack, 1)
+        lay.addWidget(self.find_bar)
+
+        try:
+            self.source: Any = _source_view_class()()
+        except ImportError:
+            self.source = _PlaceholderSourceView()
+        self.source.setAcceptDrops(False)
+
+        self.split_panes = QSplitter(Qt.Orientation.Horizontal)
+        self.split_panes.setObjectName("panes")
+        self.split_panes.addWidget(answer_box)
+        self.split_panes.addWidget(self.source)
+        self.split_panes.setStretchFactor(0, 1)
+        self.split_panes.setStretchFactor(1, 1)
+
+        self.split_right = QSplitter(Qt.Orientation.Vertical)
+        self.split_right.setObjectName("right")
+        self.split_right.addWidget(self.split_panes)
+        self.split_right.addWidget(self.citations_table)
+        self.split_right.setStretchFactor(0, 4)
+        self.split_right.setStretchFactor(1, 1)
+
+        self.split_left = QSplitter(Qt.Orientation.Vertical)
+        self.split_left.setObjectName("left")
+        self.split_left.addWidget(self.cases_table)
+        self.split_left.addWidget(self.sources_table)
+        self.cases_table.hide()
+
+        self.split_main = QSplitter(Qt.Orientation.Horizontal)
+        self.split_main.setObjectName("main")
+        self.split_main.addWidget(self.split_left)
+        self.split_main.addWidget(self.split_right)
+        self.split_main.setStretchFactor(0, 0)
+        self.split_main.setStretchFactor(1, 1)
+        self.split_main.setSizes([300, 1100])
+        self.split_right.setSizes([560, 200])
+        self.setCentralWidget(self.split_main)
+
+        self.counts_label = QLabel()
+        self.counts_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.statusBar().addPermanentWidget(self.counts_label)
+        self.resize(1400, 860)
+
+    def _table(self, model: Any, name: str) -> QTableView:
+        t = QTableView()
+        t.setObjectName(name)
+        t.setModel(model)
+        t.setSortingEnabled(True)
+        t.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        t.setWordWrap(False)
+        t.setAlternatingRowColors(True)
+        t.setShowGrid(False)
+        t.verticalHeader().hide()
+        t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
+        header = t.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        t.setAcceptDrops(False)
+        return t
+
+    def _build_find_bar(self) -> QWidget:
+        bar = QWidget()
+        lay = QHBoxLayout(bar)
+        lay.setContentsMargins(6, 3, 6, 3)
+        self.find_edit = QLineEdit()
+        self.find_edit.setPlaceholderText("Find")
+        self.find_edit.setClearButtonEnabled(True)
+        self.find_edit.returnPressed.connect(lambda: self.find_next())
+        self.find_scope = QComboBox()
+        self.find_scope.addItems(["Answer", "Source", "All cases"])
+        prev_btn = QToolButton(text="\u2191")
+        prev_btn.setToolTip("Previous match (Shift+F3)")
+        prev_btn.clicked.connect(lambda: self.find_next(backward=True))
+        next_btn = QToolButton(text="\u2193")
+        next_btn.setToolTip("Next match (F3)")
+        next_btn.clicked.connect(lambda: self.find_next())
+        close_btn = QToolButton(text="\u2715")
+        close_btn.clicked.connect(bar.hide)
+        self.find_status = QLabel()
+        self.find_status.setTextFormat(Qt.TextFormat.PlainText)
+        for w in (self.find_edit, self.find_scope, prev_btn, next_btn, self.find_status):
+            lay.addWidget(w)
+        lay.addStretch(1)
+        lay.addWidget(close_btn)
+        bar.hide()
+        return bar
+
+    def _action(self, menu: QMenu, text: str, slot: Callable[..., Any],
+                shortcut: Any = None, checkable: bool = False) -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            if isinstance(shortcut, list):
+                act.setShortcuts(shortcut)
+            else:
+                act.setShortcut(QKeySequence(shortcut))
+        act.setCheckable(checkable)
+        act.triggered.connect(slot)
+        menu.addAction(act)
+        return act
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        m = bar.addMenu("&File")
+        self._action(m, "&Open\u2026", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.recent_menu = m.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.save_as_action = self._action(m, "Save Case &As\u2026", self.save_as_dialog,
+                                           QKeySequence.StandardKey.SaveAs)
+        self._action(m, "&Reload", self.reload, QKeySequence.StandardKey.Refresh)
+        m.addSeparator()
+        self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        m = bar.addMenu("&Edit")
+        self._action(m, "&Find\u2026", self.show_find, QKeySequence.StandardKey.Find)
+        self._action(m, "Find &Next", lambda: self.find_next(), QKeySequence.StandardKey.FindNext)
+        self._action(m, "Find &Previous", lambda: self.find_next(backward=True),
+                     QKeySequence.StandardKey.FindPrevious)
+        self._action(m, "Find in All &Cases\u2026", lambda: self.show_find(scope=2),
+                     "Ctrl+Shift+F")
+
+        m = bar.addMenu("&View")
+        self.raw_action = self._action(m, "&Raw Answer", self.set_raw_mode, "Ctrl+R",
+                                       checkable=True)
+        m.addSeparator()
+        self._action(m, "Zoom &In", lambda: self.set_zoom(self.zoom + 1),
+                     [QKeySequence(QKeySequence.StandardKey.ZoomIn), QKeySequence("Ctrl+=")])
+        self._action(m, "Zoom &Out", lambda: self.set_zoom(self.zoom - 1),
+                     QKeySequence.StandardKey.ZoomOut)
+        self._action(m, "&Actual Size", lambda: self.set_zoom(0), "Ctrl+0")
+
+        m = bar.addMenu("&Go")
+        self._action(m, "&Next Citation", self.next_citation, "F8")
+        self._action(m, "&Previous Citation", self.previous_citation, "Shift+F8")
+        self._action(m, "Next &Source of Citation", self.next_source_of_citation, "Ctrl+F8")
+        m.addSeparator()
+        self._action(m, "Next &Case", self.next_case, "Ctrl+PgDown")
+        self._action(m, "Previous C&ase", self.previous_case, "Ctrl+PgUp")
+        self._action(m, "&Go to Case\u2026", self.goto_case_dialog, "Ctrl+G")
+
+    # ------------------------------------------------------------------------------ settings
+
+    def _restore_settings(self) -> None:
+        s = self.settings
+        geometry = s.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        for split in (self.split_main, self.split_right, self.split_left, self.split_panes):
+            state = s.value(f"splitters/{split.objectName()}")
+            if isinstance(state, QByteArray):
+                split.restoreState(state)
+        try:
+            self.set_zoom(int(s.value("view/zoom", 0)))
+        except (TypeError, ValueError):
+            self.set_zoom(0)
+
+    def save_settings(self) -> None:
+        s = self.settings
+        s.setValue("window/geometry", self.saveGeometry())
+        for split in (self.split_main, self.split_right, self.split_left, self.split_panes):
+            s.setValue(f"splitters/{split.objectName()}", split.saveState())
+        s.setValue("view/zoom", self.zoom)
+        s.sync()
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _add_recent(self, path: str) -> None:
+        path = os.path.abspath(path)
+        recent = [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recent", [path, *recent][:MAX_RECENT])
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent_files():
+            act = self.recent_menu.addAction(_menu_text(path))
+            act.triggered.connect(lambda _=False, p=path: self.open_path(p))
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def closeEvent(self, ev: QCloseEvent) -> None:  # noqa: N802
+        self.save_settings()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        super().closeEvent(ev)
+
+    # ------------------------------------------------------------------------------ opening
+
+    def show_error(self, message: str) -> None:
+        """One-line error in a dialog (plain text: the message may quote model text)."""
+        line = " ".join(str(message).split())
+        self.errors.append(line)
+        self.statusBar().showMessage(line, 10000)
+        if self.error_dialogs:
+            box = QMessageBox(QMessageBox.Icon.Critical, "citeview", line,
+                              QMessageBox.StandardButton.Ok, self)
+            box.setTextFormat(Qt.TextFormat.PlainText)
+            box.exec()
+
+    def open_dialog(self) -> None:
+        start = os.path.dirname(self.path) if self.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open", start, FILE_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str, case_id: str | None = None) -> bool:
+        """Open any input format; errors become a dialog. Returns True on success."""
+        from citeview.core.formats import load_input
+
+        try:
+            dataset = load_input(path)
+        except InputError as err:
+            self.show_error(str(err))
+            return False
+        except OSError as err:
+            self.show_error(f"{path}: {err.strerror or err}")
+            return False
+        self.open_dataset(dataset, path=path, case_id=case_id)
+        self._add_recent(path)
+        return True
+
+    def open_dataset(self, dataset: Any, path: str | None = None, case_id: str | None = None,
+                     citation: int | None = 0) -> None:
+        """Show ``dataset`` (a :class:`citeview.core.formats.Dataset`), at ``case_id`` or its
+        first case, with ``citation`` active once the case is ready."""
+        self.dataset = dataset
+        old = self.path
+        self.path = path if path is not None else getattr(dataset, "path", None)
+        if old and old != self.path and old in self._watcher.files():
+            self._watcher.removePath(old)
+        if self.path and os.path.isfile(self.path) and self.path not in self._watcher.files():
+            self._watcher.addPath(self.path)
+        ids = dataset.case_ids()
+        self.cases_model.question_of = self._question_of
+        self.cases_model.set_ids(ids)
+        self.cases_table.setVisible(len(ids) > 1)
+        fit_columns(self.cases_table, 160)
+        index = 0
+        if case_id is not None:
+            try:
+                index = dataset.index_of(case_id)
+            except KeyError:
+                self.show_error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
+        self.case_index = -1
+        self.show_case(index, citation=citation)
+
+    def _question_of(self, i: int) -> str:
+        try:
+            return self.dataset.get(i).question or ""
+        except InputError as err:
+            return f"(unreadable: {err})"
+
+    def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
+        """Show case ``index``; ``citation`` becomes active once its view is ready."""
+        if self.dataset is None or not 0 <= index < len(self.dataset):
+            return
+        try:
+            case = self.dataset.get(index)
+        except InputError as err:
+            self.show_error(str(err))
+            return
+        self.case_index = index
+        self.view = None
+        self.active = None
+        self._gen += 1
+        self._pending = (citation, source)
+        self._select_row(self.cases_table, self.cases_proxy, lambda k: k == index)
+        self.setWindowTitle(self._title(case.id))
+        self.question.setText(case.question or "")
+        self.question.setVisible(bool(case.question))
+        self.answer.clear_content("Loading\u2026")
+        self.statusBar().showMessage("Loading case\u2026")
+        self.caseChanged.emit(index)
+        gen = self._gen
+        dark = color_roles(self.palette()).dark
+        if self.synchronous:
+            self._on_built(self._build_view(case, dark), gen)
+        else:
+            self._executor.submit(self._build_in_worker, case, dark, gen)
+
+    def _build_view(self, case: Any, dark: bool) -> CaseView | Exception:
+        try:
+            return build_case_view(case, dark=dark)
+        except InputError as err:
+            return err
+        except Exception as err:  # a bug must not leave the window stuck on "Loading"
+            return RuntimeError(f"cannot show case {case.id!r}: {type(err).__name__}: {err}")
+
+    def _build_in_worker(self, case: Any, dark: bool, gen: int) -> None:
+        self._built.emit(self._build_view(case, dark), gen)
+
+    def _title(self, case_id: str) -> str:
+        name = os.path.basename(self.path) if self.path else "demo"
+        return f"{safe_title(case_id)} \u2014 {safe_title(name)} \u2014 citeview"
+
+    def is_ready(self) -> bool:
+        return self.view is not None
+
+    def _on_built(self, result: object, gen: int) -> None:
+        if gen != self._gen:
+            return  # a later case was asked for meanwhile
+        if isinstance(result, Exception):
+            self.answer.clear_content(str(result))
+            self.show_error(str(result))
+            return
+        assert isinstance(result, CaseView)
+        view = result
+        self.view = view
+        claims = [(view.case.answer[s:e], (s, e)) for s, e in (c.claim for c in view.citations)]
+        self.answer.set_content(view.html, claims)
+        if self.raw_mode:
+            self.raw.set_answer(view.case.answer, view.diagnostics)
+        self._raw_stale = not self.raw_mode
+        self.sources_model.set_rows(view.sources)
+        self.citations_model.set_view(view)
+        fit_columns(self.citations_table)
+        fit_columns(self.sources_table, 160)
+        self.source.show_source(None)
+        self._update_counts()
+        pending = self._pending
+        self._pending = None
+        if pending is not None and pending[0] is not None and view.citations:
+            self.activate_citation(min(pending[0], len(view.citations) - 1), pending[1])
+        elif view.sources and view.sources[0].source is not None:
+            self._show_source_row(view.sources[0])
+        self.statusBar().clearMessage()
+        self.viewReady.emit()
+
+    def _update_counts(self) -> None:
+        if self.view is None or self.dataset is None:
+            self.counts_label.setText("")
+            return
+        c = self.view.counts()
+        parts = [f"Case {self.case_index + 1}/{len(self.dataset)}",
+                 f"{c['citations']} citations", f"{c['problems']} with problems",
+                 f"{c['sources']} sources"]
+        if c["missing"]:
+            parts.append(f"{c['missing']} missing")
+        parts.append(f"{c['errors']} errors, {c['warnings']} warnings")
+        self.counts_label.setText("  \u00b7  ".join(parts))
+
+    # ------------------------------------------------------------------------------ citations
+
+    def activate_citation(self, index: int, source: int = 0) -> None:
+        """Make citation ``index`` (0-based) active: claim highlighted in the answer, its
+        ``source``-th source shown with the cited span highlighted and centred."""
+        view = self.view
+        if view is None or not 0 <= index < len(view.citations):
+            return
+        cv = view.citations[index]
+        n = len(cv.citation.source_ids)
+        source = source % n if n else 0
+        self.active = index
+        self.active_source = source
+        self.answer.set_active(index)
+        if self.raw_mode:
+            self._raw_active()
+        sid = cv.citation.source_ids[source] if n else ""
+        target = cv.targets[source] if source < len(cv.targets) else None
+        src = getattr(target, "source", None)
+        if src is None:
+            self.source.show_source(None, missing_id=sid)
+        else:
+            if self.source.shown_source_id() != sid:
+                self.source.show_source(src)
+                self.source.set_tints(view.cited_spans.get(sid, []))
+            self.source.highlight(target)
+        self._syncing = True
+        try:
+            self._select_row(self.citations_table, self.citations_proxy,
+                             lambda k: k == ("citation", index))
+            self._select_row(self.sources_table, self.sources_proxy,
+                             lambda k: k == ("source", sid))
+        finally:
+            self._syncing = False
+        more = f" (source {source + 1} of {n}: {sid})" if n > 1 else ""
+        self.statusBar().showMessage(
+            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}")
+        self.citationChanged.emit(index)
+
+    def next_citation(self) -> None:
+        if self.view and self.view.citations:
+            i = -1 if self.active is None else self.active
+            self.activate_citation(min(i + 1, len(self.view.citations) - 1))
+
+    def previous_citation(self) -> None:
+        if self.view and self.view.citations:
+            i = len(self.view.citations) if self.active is None else self.active
+            self.activate_citation(max(i - 1, 0))
+
+    def next_source_of_citation(self) -> None:
+        if self.active is not None:
+            self.activate_citation(self.active, self.active_source + 1)
+
+    def _on_chip(self, index: int) -> None:
+        # Activating the active multi-source chip again shows its next source.
+        if index == self.active:
+            self.activate_citation(index, self.active_source + 1)
+        else:
+            self.activate_citation(index)
+
+    def _chip_menu(self, index: int, pos: Any) -> None:
+        if self.view is None or not 0 <= index < len(self.view.citations):
+            return
+        cv = self.view.citations[index]
+        menu = QMenu(self)
+        for k, sid in enumerate(cv.citation.source_ids):
+            target = cv.targets[k] if k < len(cv.targets) else None
+            title = getattr(getattr(target, "source", None), "title", None)
+            label = f"{sid} \u2014 {title}" if title else sid
+            act = menu.addAction(_menu_text(label))
+            act.triggered.connect(lambda _=False, k=k: self.activate_citation(index, k))
+        menu.exec(pos)
+
+    def _tooltip_for(self, index: int) -> list[str]:
+        if self.view is None or not 0 <= index < len(self.view.citations):
+            return []
+        return self.view.citations[index].tooltip_lines()
+
+    def _on_citation_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        key = current.data(KEY_ROLE)
+        if not key:
+            return
+        if key[0] == "citation":
+            self.activate_citation(key[1])
+        elif key[0] == "diagnostic" and self.view is not None:
+            self.jump_to_diagnostic(key[1])
+
+    def jump_to_diagnostic(self, k: int) -> None:
+        """Show answer diagnostic ``k``: its text selected in the raw view (the exact spot), or
+        in the rendered answer between the chips around it."""
+        assert self.view is not None
+        d = self.view.diagnostics[k]
+        answer = self.view.case.answer
+        self.statusBar().showMessage(f"{d.code} {d.severity.value}: {' '.join(d.message.split())}")
+        if self.raw_mode:
+            self.raw.set_active([(d.start, max(d.end, d.start + 1), "claim")])
+            return
+        before = [c for c in self.view.citations if c.citation.start <= d.start]
+        lo = self.answer.chip_range(before[-1].index) if before else None
+        needle = answer[d.start:d.end].strip()
+        found = self.answer.find_in_range(needle, lo[1] if lo else 0) if needle else None
+        if found is not None:
+            self.answer.show_range(found)
+        elif before:
+            self.answer.set_active(before[-1].index)
+
+    def _on_source_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid() or self.view is None:
+            return
+        key = current.data(KEY_ROLE)
+        for row in self.view.sources:
+            if key == ("source", row.source_id):
+                self._show_source_row(row)
+                return
+
+    def _show_source_row(self, row: Any) -> None:
+        assert self.view is not None
+        if row.source is None:
+            self.source.show_source(None, missing_id=row.source_id)
+        else:
+            self.source.show_source(row.source)
+            self.source.set_tints(self.view.cited_spans.get(row.source_id, []))
+
+    @staticmethod
+    def _select_row(table: QTableView, proxy: FilterProxy, match: Callable[[Any], bool]) -> None:
+        model = proxy.sourceModel()
+        for r in range(model.rowCount()):
+            if match(model.index(r, 0).data(KEY_ROLE)):
+                pi = proxy.mapFromSource(model.index(r, 0))
+                if pi.isValid():
+                    table.selectionModel().setCurrentIndex(
+                        pi, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                        | QItemSelectionModel.SelectionFlag.Rows)
+                    table.scrollTo(pi)
+                return
+
+    # ------------------------------------------------------------------------------ cases
+
+    def _on_case_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        index = current.data(KEY_ROLE)
+        if isinstance(index, int) and index != self.case_index:
+            self.show_case(index)
+
+    def next_case(self) -> None:
+        if self.dataset is not None and self.case_index + 1 < len(self.dataset):
+            self.show_case(self.case_index + 1)
+
+    def previous_case(self) -> None:
+        if self.dataset is not None and self.case_index > 0:
+            self.show_case(self.case_index - 1)
+
+    def goto_case_dialog(self) -> None:
+        if self.dataset is None:
+            return
+        text, ok = QInputDialog.getText(self, "Go to case", "Case id:")
+        if ok and text.strip():
+            self.goto_case(text.strip())
+
+    def goto_case(self, case_id: str) -> bool:
+        try:
+            self.show_case(self.dataset.index_of(case_id))
+        except KeyError:
+            self.show_error(f"no case with id {safe_title(case_id, 60)!r}")
+            return False
+        return True
+
+    # ------------------------------------------------------------------------------ view
+
+    def set_raw_mode(self, raw: bool) -> None:
+        self.raw_mode = bool(raw)
+        self.raw_action.setChecked(self.raw_mode)
+        if self.raw_mode and self.view is not None and getattr(self, "_raw_stale", True):
+            self.raw.set_answer(self.view.case.answer, self.view.diagnostics)
+            self._raw_stale = False
+        self.answer_stack.setCurrentWidget(self.raw if self.raw_mode else self.answer)
+        if self.raw_mode:
+            self._raw_active()
+
+    def _raw_active(self) -> None:
+        if self.view is None or self.active is None:
+            self.raw.set_active([])
+            return
+        cv = self.view.citations[self.active]
+        c = cv.citation
+        self.raw.set_active([(cv.claim[0], cv.claim[1], "claim"), (c.start, c.end, "marker")])
+
+    def set_zoom(self, step: int) -> None:
+        old, self.zoom = self.zoom, max(-6, min(12, step))
+        zoom_source = getattr(self.source, "zoom", None)
+        panes: tuple[Any, ...] = (self.answer, self.raw)
+        if callable(zoom_source):
+            zoom_source(self.zoom - old)
+        else:
+            panes += (self.source,)
+        for w in panes:
+            base = getattr(w, "_base_point_size", None)
+            font = w.font()
+            if base is None:
+                base = font.pointSizeF()
+                w._base_point_size = base  # type: ignore[attr-defined]
+            font.setPointSizeF(max(5.0, base + self.zoom))
+            w.setFont(font)
+
+    def show_find(self, scope: int | None = None) -> None:
+        if scope is not None:
+            self.find_scope.setCurrentIndex(scope)
+        self.find_bar.show()
+        self.find_edit.setFocus()
+        self.find_edit.selectAll()
+
+    def find_next(self, backward: bool = False) -> bool:
+        text = self.find_edit.text()
+        if not text:
+            return False
+        scope = self.find_scope.currentIndex()
+        if scope == 0:
+            pane = self.raw if self.raw_mode else self.answer
+            found = pane.find_text(text, backward)
+        elif scope == 1:
+            finder = getattr(self.source, "find", None)
+            found = bool(finder(text, backward)) if finder else False
+        else:
+            found = self._find_in_cases(text, backward)
+        self.find_status.setText("" if found else "Not found")
+        return found
+
+    def _find_in_cases(self, text: str, backward: bool) -> bool:
+        if self.dataset is None:
+            return False
+        n = len(self.dataset)
+        needle = text.casefold()
+        for step in range(1, n + 1):
+            i = (self.case_index + (-step if backward else step)) % n
+            try:
+                case = self.dataset.get(i)
+            except InputError:
+                continue
+            if needle in case.answer.casefold() or needle in (case.question or "").casefold():
+                self.show_case(i)
+                return True
+        return False
+
+    def save_as_dialog(self) -> None:
+        """Save the current case as case JSON (sessions, issue 5, will add their own format)."""
+        if self.view is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save Case As", f"{self.view.case.id}.json",
+                                              "Case JSON (*.json)")
+        if path:
+            self.save_case(path)
+
+    def save_case(self, path: str) -> None:
+        assert self.view is not None
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(self.view.case.to_dict(), fh, ensure_ascii=False, indent=2)
+                fh.write("\n")
+        except OSError as err:
+            self.show_error(f"{path}: {err.strerror or err}")
+
+    # ------------------------------------------------------------------------------ reload
+
+    def _on_file_changed(self, path: str) -> None:
+        self._reload_timer.start()
+
+    def reload(self) -> None:
+        """Re-read the input, keeping the active case (by id) and citation."""
+        if not self.path:
+            return
+        if not os.path.exists(self.path):
+            self._reload_timer.start()  # being rewritten: try again shortly
+            return
+        if self.path not in self._watcher.files():
+            self._watcher.addPath(self.path)  # an atomic rewrite drops the watch
+        from citeview.core.formats import load_input
+
+        case_id = self.view.case.id if self.view else None
+        citation, source = self.active, self.active_source
+        try:
+            dataset = load_input(self.path)
+        except InputError as err:
+            self.show_error(str(err))
+            return
+        self.dataset = dataset
+        self.cases_model.set_ids(dataset.case_ids())
+        self.cases_table.setVisible(len(dataset) > 1)
+        index = 0
+        if case_id is not None:
+            try:
+                index = dataset.index_of(case_id)
+            except KeyError:
+                index = min(max(self.case_index, 0), len(dataset) - 1)
+        self.show_case(index, citation=citation if citation is not None else 0, source=source)
+        self.statusBar().showMessage("Reloaded: the file changed on disk", 5000)
+
+    # ------------------------------------------------------------------------------ drops
+
+    def dragEnterEvent(self, ev: QDragEnterEvent) -> None:  # noqa: N802
+        if ev.mimeData().hasUrls() and any(u.isLocalFile() for u in ev.mimeData().urls()):
+            ev.acceptProposedAction()
+
+    def dropEvent(self, ev: QDropEvent) -> None:  # noqa: N802
+        for url in ev.mimeData().urls():
+            if url.isLocalFile():
+                self.open_path(url.toLocalFile())
+                ev.acceptProposedAction()
+                return
+
+    # ------------------------------------------------------------------------------ snapshots
+
+    def view_state(self) -> dict[str, Any]:
+        """What the widgets show, read back from them (not recomputed from the core)."""
+        labels = self.source.highlighted_labels()
+        index = self.answer.active()
+        return {
+            "case": self.view.case.id if self.view else None,
+            "case_position": self.case_index + 1,
+            "cases": len(self.dataset) if self.dataset is not None else 0,
+            "citations": self.answer.chip_count() if self.view else 0,
+            "active_citation": index + 1 if index is not None else None,
+            "chip": self.answer.chip_text(index) if index is not None else None,
+            "claim": self.answer.highlighted_claim(),
+            "source_id": self.source.shown_source_id(),
+            "source_missing": bool(self.source.is_missing_state()),
+            "source_of_citation": self.active_source + 1 if index is not None else None,
+            "first_line": labels[0] if labels else None,
+            "last_line": labels[1] if labels else None,
+            "highlighted_text": self.source.highlighted_text(),
+            "raw": self.raw_mode,
+        }
+
+
+class _PlaceholderSourceView(QWidget):
+    """Stand-in with QSourceView's contract until ``citeview.gui.source_view`` exists."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from PySide6.QtWidgets import QPlainTextEdit
+
+        self.header = QLabel()
+        self.header.setTextFormat(Qt.TextFormat.PlainText)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.header)
+        lay.addWidget(self.text)
+        self._source: Any = None
+        self._missing: str | None = None
+        self._target: Any = None
+
+    def show_source(self, source: Any, missing_id: str | None = None) -> None:
+        self._source, self._missing, self._target = source, missing_id, None
+        if source is None:
+            self.header.setText(f"{missing_id}: source not in the material" if missing_id
+                                else "")
+            self.text.setPlainText("")
+        else:
+            self.header.setText(f"{source.id} \u2014 {source.title or ''}")
+            self.text.setPlainText(source.text)
+
+    def highlight(self, target: Any) -> None:
+        self._target = target
+
+    def set_tints(self, spans: Any) -> None:
+        pass
+
+    def shown_source_id(self) -> str | None:
+        return self._source.id if self._source is not None else None
+
+    def highlighted_labels(self) -> tuple[str, str] | None:
+        lines = getattr(self._target, "lines", ())
+        return (f"L{lines[0].label}", f"L{lines[-1].label}") if lines else None
+
+    def highlighted_text(self) -> str:
+        return str(getattr(self._target, "text", "")) if self._target is not None else ""
+
+    def is_missing_state(self) -> bool:
+        return self._source is None and self._missing is not None

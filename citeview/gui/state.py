@@ -1,0 +1,272 @@
+"""The view-model of one case: what the window shows, computed without Qt.
+
+:func:`build_case_view` runs off the GUI thread (see ``main_window``): scan, material, resolution,
+lint, claims and the answer HTML are all computed here, so the first paint never waits for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from citeview.core.cases import Case
+from citeview.core.claims import claim_spans
+from citeview.core.diagnostics import Diagnostic, Severity
+from citeview.core.markers import DEFAULT_FAMILIES, Citation, scan
+from citeview.gui.answer_render import Chip, ChipState, render_answer
+
+OK_STATUSES = frozenset({"ok", "whole-source"})
+# How much of the cited text a tooltip shows.
+TOOLTIP_LINES = 3
+TOOLTIP_LINE_CHARS = 160
+
+
+def _optional(name: str) -> ModuleType | None:
+    """A core module another issue delivers; None while it does not exist yet."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name == name:
+            return None
+        raise
+
+
+def _status(target: Any) -> str:
+    status = getattr(target, "status", "ok")
+    return str(getattr(status, "value", status))
+
+
+@dataclass(slots=True)
+class CitationView:
+    """One citation as the window shows it."""
+
+    index: int  # 0-based reading order
+    citation: Citation
+    targets: tuple[Any, ...]  # resolution Targets, one per source id
+    claim: tuple[int, int]  # code points in the answer
+    diagnostics: tuple[Diagnostic, ...] = ()
+    verdict: str | None = None
+
+    @property
+    def number(self) -> int:
+        return self.index + 1
+
+    @property
+    def statuses(self) -> list[str]:
+        if not self.targets:
+            return ["unknown-source"] * len(self.citation.source_ids)
+        return [_status(t) for t in self.targets]
+
+    @property
+    def problem(self) -> bool:
+        return (
+            self.citation.recovered is not None
+            or any(s not in OK_STATUSES for s in self.statuses)
+            or any(d.severity is Severity.ERROR for d in self.diagnostics)
+        )
+
+    @property
+    def status_text(self) -> str:
+        """One word per source, plus "recovered" (for tables and the status bar)."""
+        parts = sorted(set(self.statuses), key=self.statuses.index)
+        if self.citation.recovered is not None:
+            parts.insert(0, f"recovered ({self.citation.recovered.value})")
+        return ", ".join(parts)
+
+    @property
+    def chip(self) -> Chip:
+        state = (ChipState.ANNOTATED if self.verdict else
+                 ChipState.PROBLEM if self.problem else ChipState.RESOLVED)
+        return Chip(self.index, state, len(self.citation.source_ids),
+                    self.citation.recovered is not None, self.problem)
+
+    def tooltip_lines(self) -> list[str]:
+        """Plain text lines: per source its title and the first cited lines, then problems."""
+        out: list[str] = []
+        head = f"Citation {self.number}"
+        if self.citation.locator:
+            head += f" \u00b7 {self.citation.locator}"
+        if self.citation.recovered is not None:
+            head += f" \u00b7 recovered ({self.citation.recovered.value})"
+        out.append(head)
+        targets = self.targets or tuple(None for _ in self.citation.source_ids)
+        for sid, target in zip(self.citation.source_ids, targets, strict=False):
+            source = getattr(target, "source", None)
+            if source is None:
+                out.append(f"{sid}: not in the material")
+                continue
+            title = getattr(source, "title", None) or getattr(source, "label", None) or sid
+            out.append(f"{sid} \u2014 {title}")
+            status = _status(target)
+            if status not in OK_STATUSES:
+                detail = getattr(target, "detail", "") or status
+                out.append(f"  \u26a0 {detail}")
+            out.extend("  " + line for line in cited_lines(target))
+        for d in self.diagnostics:
+            out.append(f"{d.code} {d.severity.value}: {d.message}")
+        if self.verdict:
+            out.append(f"Verdict: {self.verdict}")
+        return out
+
+
+def cited_lines(target: Any, limit: int = TOOLTIP_LINES) -> list[str]:
+    """The first ``limit`` cited lines of a target, labelled (``L3  text``)."""
+    source = getattr(target, "source", None)
+    if source is None:
+        return []
+    text: str = source.text
+    lines = tuple(getattr(target, "lines", ()) or ())
+    out: list[str] = []
+    if lines:
+        for line in lines[:limit]:
+            out.append(f"L{line.label}  {_clip(text[line.start:line.end])}")
+        if len(lines) > limit:
+            out.append(f"\u2026 ({len(lines) - limit} more lines)")
+        return out
+    span = getattr(target, "span", None)
+    if span is None:
+        return []
+    chunk = text[span[0]:span[1]]
+    rows = [r for r in chunk.splitlines() if r.strip()]
+    out = [_clip(r) for r in rows[:limit]]
+    if len(rows) > limit:
+        out.append(f"\u2026 ({len(rows) - limit} more lines)")
+    return out
+
+
+def _clip(s: str) -> str:
+    s = s.strip()
+    return s if len(s) <= TOOLTIP_LINE_CHARS else s[: TOOLTIP_LINE_CHARS - 1] + "\u2026"
+
+
+@dataclass(slots=True)
+class SourceRow:
+    """A row of the sources list: a source of the material, or an id cited but missing."""
+
+    source_id: str
+    kind: str
+    title: str
+    citations: int
+    source: Any | None  # None: cited but not in the material
+
+    @property
+    def missing(self) -> bool:
+        return self.source is None
+
+
+@dataclass(slots=True)
+class CaseView:
+    case: Case
+    citations: list[CitationView]
+    sources: list[SourceRow]
+    diagnostics: list[Diagnostic]  # answer diagnostics (scan + lint), by position
+    material_diagnostics: list[Diagnostic] = field(default_factory=list)
+    html: str = ""
+    # source id -> cited spans (code points in the source text): the faint tint.
+    cited_spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def source(self, source_id: str) -> Any | None:
+        for row in self.sources:
+            if row.source_id == source_id:
+                return row.source
+        return None
+
+    def chips(self) -> list[Chip]:
+        return [c.chip for c in self.citations]
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "citations": len(self.citations),
+            "problems": sum(1 for c in self.citations if c.problem),
+            "sources": sum(1 for r in self.sources if not r.missing),
+            "missing": sum(1 for r in self.sources if r.missing),
+            "errors": sum(1 for d in self.diagnostics if d.severity is Severity.ERROR),
+            "warnings": sum(1 for d in self.diagnostics if d.severity is Severity.WARNING),
+        }
+
+
+def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
+                    policy: Any = None, dark: bool = False,
+                    verdicts: dict[int, str] | None = None) -> CaseView:
+    """Everything the window shows for ``case`` (pure computation; safe in a worker thread)."""
+    material_mod = _optional("citeview.core.material")
+    resolution_mod = _optional("citeview.core.resolution")
+    lint_mod = _optional("citeview.core.lint")
+
+    material = material_mod.case_material(case) if material_mod else None
+    sources: list[Any] = list(material.sources) if material is not None else []
+    by_id = {s.id: s for s in sources}
+    result = scan(case.answer, families, known_ids=by_id)
+    citations = result.citations
+
+    if resolution_mod is not None and material is not None:
+        resolutions = resolution_mod.resolve(citations, material)
+        targets = [tuple(r.targets) for r in resolutions]
+    else:
+        targets = [() for _ in citations]
+
+    claims = list(claim_spans(case.answer, citations))
+
+    diagnostics: list[Diagnostic] = list(result.diagnostics)
+    if lint_mod is not None:
+        try:
+            found = lint_mod.lint(case, policy) if policy is not None else lint_mod.lint(case)
+        except TypeError:
+            found = lint_mod.lint(case, None)
+        found = getattr(found, "diagnostics", found)
+        seen = {(d.code, d.start, d.end) for d in diagnostics}
+        diagnostics += [d for d in found if (d.code, d.start, d.end) not in seen]
+    material_codes = ("CV5", "CV206")
+    material_diags = [d for d in diagnostics if d.code.startswith(material_codes)]
+    if material is not None:
+        material_diags += [d for d in material.diagnostics if d not in material_diags]
+    diagnostics = sorted((d for d in diagnostics if not d.code.startswith(material_codes)),
+                         key=lambda d: (d.start, d.end, d.code))
+
+    views = _attach(citations, targets, claims, diagnostics, verdicts or {})
+
+    counts: dict[str, int] = {}
+    missing: list[str] = []
+    cited_spans: dict[str, list[tuple[int, int]]] = {}
+    for v in views:
+        for k, sid in enumerate(v.citation.source_ids):
+            counts[sid] = counts.get(sid, 0) + 1
+            if sid not in by_id and sid not in missing:
+                missing.append(sid)
+            if k < len(v.targets):
+                span = getattr(v.targets[k], "span", None)
+                if span is not None and _status(v.targets[k]) in OK_STATUSES:
+                    cited_spans.setdefault(sid, []).append((span[0], span[1]))
+    rows = [
+        SourceRow(s.id, str(getattr(s.kind, "value", s.kind)),
+                  s.title or getattr(s, "label", None) or "", counts.get(s.id, 0), s)
+        for s in sources
+    ]
+    rows += [SourceRow(sid, "missing", "not in the material", counts[sid], None)
+             for sid in missing]
+    cv = CaseView(case, views, rows, diagnostics, material_diags, cited_spans=cited_spans)
+    cv.html = render_answer(case.answer, [(c.start, c.end) for c in citations], cv.chips(),
+                            dark)
+    return cv
+
+
+def _attach(citations: Sequence[Citation], targets: Sequence[tuple[Any, ...]],
+            claims: Sequence[tuple[int, int]], diagnostics: Sequence[Diagnostic],
+            verdicts: dict[int, str]) -> list[CitationView]:
+    """Pair each citation with the diagnostics overlapping it (one sweep, both sorted)."""
+    views: list[CitationView] = []
+    j = 0
+    active: list[Diagnostic] = []
+    diags = sorted(diagnostics, key=lambda d: d.start)
+    for i, c in enumerate(citations):
+        while j < len(diags) and diags[j].start < max(c.end, c.start + 1):
+            active.append(diags[j])
+            j += 1
+        active = [d for d in active if d.end > c.start or (d.start == d.end == c.start)]
+        mine = tuple(d for d in active if d.start < max(c.end, c.start + 1))
+        claim = claims[i] if i < len(claims) else (c.start, c.start)
+        views.append(CitationView(i, c, targets[i], claim, mine, verdicts.get(i)))
+    return views

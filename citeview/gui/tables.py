@@ -1,0 +1,313 @@
+"""Table models of the window: sources, citations + diagnostics, cases.
+
+Every cell is plain text (``Qt.DisplayRole`` strings are never interpreted as rich text by the
+item views); tooltips go through :func:`citeview.gui.answer_view.plain_tooltip`. Views sort and
+filter through a :class:`QSortFilterProxyModel` on the raw values (:data:`SORT_ROLE`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from citeview.core.diagnostics import Diagnostic, Severity
+from citeview.gui.answer_view import plain_tooltip
+from citeview.gui.state import OK_STATUSES, CaseView, CitationView, SourceRow
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+# What a row stands for: ("citation", index), ("diagnostic", index), ("source", id), case index.
+KEY_ROLE = Qt.ItemDataRole.UserRole + 2
+
+_Index = QModelIndex | QPersistentModelIndex
+
+PROBLEM_RED = QColor("#c62828")
+WARNING_AMBER = QColor("#a15c00")
+MUTED = QColor("#6b7280")
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """Untrusted text for one table cell: no line breaks, bounded length."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
+
+
+class _RowsModel(QAbstractTableModel):
+    HEADERS: tuple[str, ...] = ()
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Any] = []
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+    def set_rows(self, rows: Sequence[Any]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def row(self, r: int) -> Any:
+        return self._rows[r]
+
+    def cell(self, row: Any, column: int) -> tuple[str, Any]:
+        """(display text, sort value) of a cell."""
+        raise NotImplementedError
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cell(row, index.column())[0]
+        if role == SORT_ROLE:
+            return self.cell(row, index.column())[1]
+        if role == KEY_ROLE:
+            return self.key(row)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            tip = self.tooltip(row)
+            return plain_tooltip(tip) if tip else None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            colour = self.colour(row, index.column())
+            return QBrush(colour) if colour is not None else None
+        return None
+
+    def key(self, row: Any) -> Any:
+        return None
+
+    def tooltip(self, row: Any) -> list[str]:
+        return []
+
+    def colour(self, row: Any, column: int) -> QColor | None:
+        return None
+
+
+class SourcesModel(_RowsModel):
+    HEADERS = ("Id", "Kind", "Cited", "Title")
+
+    def cell(self, row: SourceRow, column: int) -> tuple[str, Any]:
+        if column == 0:
+            return row.source_id, row.source_id
+        if column == 1:
+            return row.kind, row.kind
+        if column == 2:
+            return str(row.citations), row.citations
+        return _one_line(row.title), row.title.casefold()
+
+    def key(self, row: SourceRow) -> Any:
+        return ("source", row.source_id)
+
+    def colour(self, row: SourceRow, column: int) -> QColor | None:
+        if row.missing:
+            return PROBLEM_RED
+        if column == 2 and row.citations == 0:
+            return MUTED
+        return None
+
+    def tooltip(self, row: SourceRow) -> list[str]:
+        if row.missing:
+            return [f"{row.source_id}: cited {row.citations}\u00d7 but not in the material"]
+        src = row.source
+        out = [f"{row.source_id} ({row.kind})"]
+        if getattr(src, "title", None):
+            out.append(src.title)
+        if getattr(src, "url", None):
+            out.append(src.url)
+        out.append(f"{len(getattr(src, 'lines', []) or [])} lines, cited {row.citations}\u00d7")
+        return out
+
+
+class IssueRow:
+    """A row of the citations table: a citation, or a diagnostic no citation explains."""
+
+    __slots__ = ("citation", "diagnostic", "diag_index")
+
+    def __init__(self, citation: CitationView | None = None,
+                 diagnostic: Diagnostic | None = None, diag_index: int = -1) -> None:
+        self.citation = citation
+        self.diagnostic = diagnostic
+        self.diag_index = diag_index
+
+    @property
+    def position(self) -> int:
+        if self.citation is not None:
+            return self.citation.citation.start
+        assert self.diagnostic is not None
+        return self.diagnostic.start
+
+
+class CitationsModel(_RowsModel):
+    """Citations (reading order) interleaved with answer diagnostics not tied to a citation."""
+
+    HEADERS = ("#", "Sources", "Locator", "Status", "Verdict", "Diagnostics")
+
+    def set_view(self, view: CaseView | None) -> None:
+        if view is None:
+            self.set_rows([])
+            return
+        rows: list[IssueRow] = [IssueRow(c) for c in view.citations]
+        attached = {id(d) for c in view.citations for d in c.diagnostics}
+        rows += [IssueRow(diagnostic=d, diag_index=k) for k, d in enumerate(view.diagnostics)
+                 if id(d) not in attached]
+        rows.sort(key=lambda r: (r.position, r.citation is None))
+        self.set_rows(rows)
+
+    def cell(self, row: IssueRow, column: int) -> tuple[str, Any]:
+        c = row.citation
+        if c is None:
+            d = row.diagnostic
+            assert d is not None
+            values: tuple[tuple[str, Any], ...] = (
+                ("", 1e12 + d.start), ("", ""), ("", ""),
+                (d.severity.value, d.severity.rank), ("", ""),
+                (_one_line(f"{d.code} {d.message}"), d.code),
+            )
+            return values[column]
+        if column == 0:
+            return str(c.number), c.number
+        if column == 1:
+            ids = ", ".join(c.citation.source_ids)
+            return ids, ids
+        if column == 2:
+            return c.citation.locator or "", c.citation.locator or ""
+        if column == 3:
+            return c.status_text, (c.problem, c.status_text)
+        if column == 4:
+            return c.verdict or "", c.verdict or ""
+        codes = " ".join(d.code for d in c.diagnostics)
+        return codes, codes
+
+    def key(self, row: IssueRow) -> Any:
+        if row.citation is not None:
+            return ("citation", row.citation.index)
+        return ("diagnostic", row.diag_index)
+
+    def colour(self, row: IssueRow, column: int) -> QColor | None:
+        c = row.citation
+        if c is not None:
+            if column == 3 and (c.citation.recovered is not None
+                                or any(s not in OK_STATUSES for s in c.statuses)):
+                return PROBLEM_RED
+            if column == 5 and c.diagnostics:
+                worst = max(d.severity.rank for d in c.diagnostics)
+                return PROBLEM_RED if worst >= Severity.ERROR.rank else WARNING_AMBER
+            return None
+        d = row.diagnostic
+        assert d is not None
+        return PROBLEM_RED if d.severity is Severity.ERROR else WARNING_AMBER
+
+    def tooltip(self, row: IssueRow) -> list[str]:
+        if row.citation is not None:
+            return row.citation.tooltip_lines()
+        d = row.diagnostic
+        assert d is not None
+        return [f"{d.code} {d.name} ({d.severity.value})", d.message]
+
+    def row_of_citation(self, index: int) -> int:
+        for r, row in enumerate(self._rows):
+            if row.citation is not None and row.citation.index == index:
+                return r
+        return -1
+
+    def refresh_citation(self, index: int) -> None:
+        r = self.row_of_citation(index)
+        if r >= 0:
+            self.dataChanged.emit(self.index(r, 0), self.index(r, self.columnCount() - 1))
+
+
+class CasesModel(_RowsModel):
+    """Cases of a dataset: id, question (loaded lazily), review state."""
+
+    HEADERS = ("#", "Case", "State", "Question")
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.question_of: Callable[[int], str] | None = None
+        self.state_of: Callable[[int], str] | None = None
+        self._questions: dict[int, str] = {}
+
+    def set_ids(self, ids: Sequence[str]) -> None:
+        self._questions = {}
+        self.set_rows(list(enumerate(ids)))
+
+    def cell(self, row: tuple[int, str], column: int) -> tuple[str, Any]:
+        i, cid = row
+        if column == 0:
+            return str(i + 1), i
+        if column == 1:
+            return _one_line(cid, 80), cid
+        if column == 3:
+            q = self._questions.get(i)
+            if q is None and self.question_of is not None:
+                q = _one_line(self.question_of(i), 160)
+                self._questions[i] = q
+            return q or "", q or ""
+        state = self.state_of(i) if self.state_of is not None else ""
+        return state, state
+
+    def key(self, row: tuple[int, str]) -> Any:
+        return row[0]
+
+    def tooltip(self, row: tuple[int, str]) -> list[str]:
+        return [row[1]]
+
+    def refresh_case(self, i: int) -> None:
+        if 0 <= i < len(self._rows):
+            self.dataChanged.emit(self.index(i, 0), self.index(i, self.columnCount() - 1))
+
+
+def fit_columns(table: Any, max_width: int = 260) -> None:
+    """Columns sized to their contents but never wider than ``max_width`` (the last one
+    stretches), so a long title does not push the table into horizontal scrolling."""
+    table.resizeColumnsToContents()
+    header = table.horizontalHeader()
+    for col in range(header.count() - 1):
+        if header.sectionSize(col) > max_width:
+            header.resizeSection(col, max_width)
+
+
+class FilterProxy(QSortFilterProxyModel):
+    """Sorts on :data:`SORT_ROLE`, filters on every column's text (case-insensitive), and takes
+    an optional row predicate (issue 7 adds "not judged" / "problems only" filters)."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setSortRole(SORT_ROLE)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setFilterKeyColumn(-1)
+        self.row_filter: Callable[[Any], bool] | None = None
+
+    def set_row_filter(self, predicate: Callable[[Any], bool] | None) -> None:
+        self.row_filter = predicate
+        self.invalidateFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
+        model = self.sourceModel()
+        if (self.row_filter is not None and isinstance(model, _RowsModel)
+                and not self.row_filter(model.row(source_row))):
+            return False
+        return super().filterAcceptsRow(source_row, source_parent)
+
+    def lessThan(self, left: _Index, right: _Index) -> bool:  # noqa: N802
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        try:
+            return bool(a < b)
+        except TypeError:
+            return str(a) < str(b)

@@ -1,0 +1,144 @@
+"""The answer pane: chips clicked with the mouse, claim highlight, untrusted text stays text."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextCharFormat
+
+from citeview.core.cases import Case
+from citeview.core.markers import DELIMITER, START, STOP
+from citeview.gui.answer_render import Chip, ChipState, render_answer
+from citeview.gui.answer_view import AnswerView, RawAnswerView, plain_tooltip
+from citeview.gui.state import build_case_view
+
+
+def cite(*parts: str) -> str:
+    return START + "cite" + DELIMITER + DELIMITER.join(parts) + STOP
+
+
+@pytest.fixture
+def view(qtbot) -> AnswerView:
+    v = AnswerView()
+    v.resize(700, 500)
+    qtbot.addWidget(v)
+    v.show()
+    qtbot.waitExposed(v)
+    return v
+
+
+def load(view: AnswerView, answer: str) -> list:
+    cv = build_case_view(Case("t", answer))
+    view.set_content(cv.html, [(answer[s:e], (s, e)) for s, e in (c.claim for c in cv.citations)])
+    return cv.citations
+
+
+def click_chip(qtbot, view: AnswerView, index: int) -> None:
+    pos = view.chip_center(index)
+    assert pos is not None, f"chip {index + 1} is not in the rendered answer"
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+
+
+def test_clicking_each_chip_with_the_mouse_activates_that_citation(qtbot, view) -> None:
+    answer = (f"# Title\n\nFirst claim.{cite('a')} Second claim.{cite('b', 'L1')}\n\n"
+              f"- a list item{cite('c')}\n- another one{cite('d', 'e')}\n\n"
+              f"| col |\n|---|\n| in a table{cite('f')} |\n")
+    load(view, answer)
+    assert view.chip_count() == 5
+    for i in range(5):
+        with qtbot.waitSignal(view.citationActivated) as sig:
+            click_chip(qtbot, view, i)
+        assert sig.args == [i]
+    # Clicking plain text next to the chips activates nothing.
+    with qtbot.assertNotEmitted(view.citationActivated):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(20, 5))
+
+
+def test_chips_are_numbered_in_reading_order_and_tell_state_by_text(view) -> None:
+    answer = f"One.{cite('a')} Two.{cite('x', 'y')} Three.{START}cite{DELIMITER}a"
+    load(view, answer)
+    # No material: every source is unknown, so every chip carries the problem glyph.
+    assert [view.chip_text(i) for i in range(3)] == ["1!", "2+1!", "~3!"]
+    html = render_answer("a" + cite("s"), [(1, 1 + len(cite("s")))],
+                         [Chip(0, ChipState.ANNOTATED)])
+    assert "1\u2713" in html  # annotated: a check mark, not only a colour
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_claim_highlight_with_astral_characters_and_crlf(qtbot, view, newline) -> None:
+    answer = (f"Emoji \U0001F600\U0001F389 and \U0001D518\U0001D52B\U0001D526 lead in.{cite('a')}"
+              f"{newline}{newline}The rocket \U0001F680 flew **high**.{cite('b')} "
+              f"Then \U0001F30D turned.{cite('c')}{newline}")
+    load(view, answer)
+    expected = [
+        "Emoji \U0001F600\U0001F389 and \U0001D518\U0001D52B\U0001D526 lead in.",
+        "The rocket \U0001F680 flew high.",
+        "Then \U0001F30D turned.",
+    ]
+    for i, text in enumerate(expected):
+        click_chip(qtbot, view, i)
+        view.set_active(i)
+        assert view.highlighted_claim() == text
+
+
+def test_adjacent_markers_share_one_claim(view) -> None:
+    load(view, f"Fares rose in March.{cite('a')}{cite('b')} Later text.{cite('c')}")
+    view.set_active(1)
+    assert view.highlighted_claim() == "Fares rose in March."
+    view.set_active(2)
+    assert view.highlighted_claim() == "Later text."
+
+
+def test_model_html_is_shown_as_text_and_nothing_is_fetched(qtbot, view, monkeypatch) -> None:
+    requested: list[str] = []
+    monkeypatch.setattr(view, "loadResource",
+                        lambda kind, url: requested.append(url.toString()))
+    answer = ("Look <img src=http://evil.example/x.png> and <script>alert(1)</script> "
+              "<a href=\"file:///etc/passwd\">here</a> ![pic](http://evil.example/y.png) "
+              f"[link](https://evil.example/z){cite('a')}\n")
+    load(view, answer)
+    text = view.toPlainText()
+    assert "<img src=http://evil.example/x.png>" in text
+    assert "<script>alert(1)</script>" in text
+    assert '<a href="file:///etc/passwd">here</a>' in text
+    assert "[image: pic]" in text
+    # The document holds no image and no anchor other than the chip.
+    block = view.document().begin()
+    hrefs = []
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            assert not fmt.isImageFormat()
+            if fmt.isAnchor():
+                hrefs.append(fmt.anchorHref())
+            it += 1
+        block = block.next()
+    assert hrefs == ["cite:0"]
+    qtbot.wait(10)
+    assert requested == []
+
+
+def test_tooltip_text_is_never_rich_text() -> None:
+    tip = plain_tooltip(["Title <b>bold</b> & <img src=x>"])
+    assert "<b>" not in tip and "&lt;b&gt;bold&lt;/b&gt;" in tip
+    assert "&lt;img src=x&gt;" in tip
+
+
+def test_raw_view_shows_markers_and_underlines_diagnostics(qtbot) -> None:
+    raw = RawAnswerView()
+    raw.resize(600, 300)
+    qtbot.addWidget(raw)
+    raw.show()
+    answer = f"Fine.{cite('turn0file0', 'L8-L13')} Broken{STOP} end."
+    cv = build_case_view(Case("t", answer))
+    raw.set_answer(answer, cv.diagnostics)
+    assert "\u27e6cite|turn0file0|L8-L13\u27e7" in raw.toPlainText()
+    underlined = [s for s in raw.extraSelections()
+                  if s.format.underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline]
+    stray = answer.index(STOP, answer.index("Broken"))
+    spans = {(s.cursor.selectionStart(), s.cursor.selectionEnd()) for s in underlined}
+    assert (stray, stray + 1) in spans  # the stray STOP (CV105)
+    assert spans == {(d.start, d.end) for d in cv.diagnostics}  # ASCII text: units = points
+    coloured = {s.cursor.selectedText() for s in raw.extraSelections()}
+    assert {"turn0file0", "L8-L13", "cite"} <= coloured
