@@ -1,0 +1,891 @@
+"""The source pane: a source's text with its own line labels, the cited span highlighted.
+
+Everything shown here comes from the material or the model and is untrusted: labels and tooltips
+are forced to plain text, the body is a ``QPlainTextEdit``, and the URL opens only on a click and
+only for http(s).
+
+Scale: a 200,000-line source must open at once. Per-line work happens only for the blocks on
+screen (gutter labels, tints, Pygments colours); the strong highlight is one ``ExtraSelection``;
+label look-ups are binary searches over the source's lines. Documents of recently shown sources
+are kept, so going back and forth between sources does not rebuild them.
+"""
+
+from __future__ import annotations
+
+import html
+from bisect import bisect_left, bisect_right
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QDesktopServices,
+    QFont,
+    QFontDatabase,
+    QFontMetrics,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextDocumentLayout,
+    QPlainTextEdit,
+    QSizePolicy,
+    QStackedWidget,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from citeview.gui.highlighting import LazyHighlighter, TokenFormats, guess_lexer
+from citeview.gui.offsets import DocumentText
+from citeview.gui.palette import ColorRoles, color_roles
+
+if TYPE_CHECKING:
+    from citeview.core.material import Source
+    from citeview.core.resolution import Target
+
+
+class _TargetLike(Protocol):
+    source_id: str
+    source: Any
+    status: Any
+    lines: Any
+    span: tuple[int, int] | None
+    detail: str
+
+
+# Keep the documents of this many recently shown sources (and at most this many characters).
+_CACHE_SOURCES = 8
+_CACHE_CHARS = 30_000_000
+
+_STATUS_TITLES = {
+    "line-out-of-range": "Line out of range",
+    "reversed-range": "Reversed range",
+    "line-locator-on-unlined-source": "Line locator on a source without lines",
+    "unknown-source": "Source not in the material",
+}
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows ``text`` literally: Qt guesses rich text in tooltips, so the text is
+    escaped inside an explicit rich-text wrapper."""
+    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>" if text else ""
+
+
+def _status_value(status: object) -> str:
+    return str(getattr(status, "value", status))
+
+
+def _line_label(label: object) -> str:
+    s = str(label)
+    return s if s[:1] in ("L", "l") else f"L{s}"
+
+
+# --------------------------------------------------------------------------- loaded source
+
+
+@dataclass(slots=True)
+class _Loaded:
+    """A source made ready for display: its Qt document and the look-ups over it."""
+
+    source: Any
+    doc: QTextDocument
+    dtext: DocumentText
+    # Labelled lines sorted by their start in source.text (code points).
+    label_starts: list[int] = field(default_factory=list)
+    label_texts: list[str] = field(default_factory=list)
+    first_label: str | None = None  # block/context label, shown on the first line
+    gutter_sample: str = ""  # the widest label, for the gutter width
+    lexer_done: bool = False
+    highlighter: LazyHighlighter | None = None
+    lexer_name: str | None = None
+
+    @classmethod
+    def build(cls, source: Any, parent: QWidget, font: QFont) -> _Loaded:
+        dtext = DocumentText(source.text)
+        doc = QTextDocument(parent)
+        doc.setUndoRedoEnabled(False)
+        doc.setDocumentLayout(QPlainTextDocumentLayout(doc))
+        doc.setDefaultFont(font)
+        doc.setPlainText(dtext.qt_text)
+        loaded = cls(source, doc, dtext)
+        kind = _status_value(getattr(source, "kind", ""))
+        lines = list(getattr(source, "lines", None) or ())
+        if kind in ("block", "context") or not lines:
+            label = getattr(source, "label", None) or (
+                source.id if kind in ("block", "context") else None)
+            loaded.first_label = str(label) if label else None
+            loaded.gutter_sample = loaded.first_label or ""
+        else:
+            if any(lines[i].start > lines[i + 1].start for i in range(len(lines) - 1)):
+                lines.sort(key=lambda ln: ln.start)
+            loaded.label_starts = [ln.start for ln in lines]
+            loaded.label_texts = [_line_label(ln.label) for ln in lines]
+            loaded.gutter_sample = max(loaded.label_texts, key=len)
+        return loaded
+
+    def block_label(self, qt_start: int, qt_end: int) -> str | None:
+        """The gutter label of the block spanning Qt positions ``qt_start..qt_end``."""
+        if self.first_label is not None:
+            return self.first_label if qt_start == 0 else None
+        if not self.label_starts:
+            return None
+        a = self.dtext.from_qt(qt_start)
+        b = self.dtext.from_qt(qt_end)
+        i = bisect_left(self.label_starts, a)
+        if i < len(self.label_starts) and self.label_starts[i] <= b:
+            return self.label_texts[i]
+        return None
+
+    def labels_between(self, start: int, end: int) -> tuple[str, str] | None:
+        """First and last label of the lines starting in source offsets ``start..end``."""
+        if self.first_label is not None:
+            return (self.first_label, self.first_label) if start == 0 else None
+        i = bisect_left(self.label_starts, start)
+        j = bisect_right(self.label_starts, max(end - 1, start)) - 1
+        if i > j or i >= len(self.label_starts):
+            return None
+        return self.label_texts[i], self.label_texts[j]
+
+
+# --------------------------------------------------------------------------- text view
+
+
+class _Gutter(QWidget):
+    def __init__(self, view: QSourceText) -> None:
+        super().__init__(view)
+        self._view = view
+
+    def sizeHint(self) -> QSize:
+        return QSize(self._view.gutter_width(), 0)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self._view.paint_gutter(event)
+
+
+class QSourceText(QPlainTextEdit):
+    """Read-only text with a gutter of the material's own line labels, a faint tint painted
+    under tinted lines and one strong highlight (an ``ExtraSelection``)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        # Mouse selection only: keyboard selection would draw a caret in a read-only pane.
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setCenterOnScroll(False)
+        self.setCursorWidth(0)  # read-only: the highlight, not a caret, marks the place
+        self.roles: ColorRoles = color_roles()
+        self.loaded: _Loaded | None = None
+        # Tinted block ranges, merged and sorted: starts and ends (inclusive) in block numbers.
+        self._tint_first: list[int] = []
+        self._tint_last: list[int] = []
+        self.strong_blocks: tuple[int, int] | None = None
+        self._gutter = _Gutter(self)
+        self._gutter_w = 0
+        self.blockCountChanged.connect(self._update_gutter_width)
+        self.updateRequest.connect(self._update_gutter)
+        self._update_gutter_width()
+
+    # -- gutter ---------------------------------------------------------------------------------
+
+    def gutter_width(self) -> int:
+        return self._gutter_w
+
+    def _update_gutter_width(self, *_: object) -> None:
+        sample = self.loaded.gutter_sample if self.loaded else ""
+        fm = QFontMetrics(self.font())
+        self._gutter_w = max(fm.horizontalAdvance(sample or "L00"), fm.horizontalAdvance("L00"))
+        self._gutter_w += 18
+        self.setViewportMargins(self._gutter_w, 0, 0, 0)
+
+    def _update_gutter(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self._gutter.scroll(0, dy)
+        else:
+            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        cr = self.contentsRect()
+        self._gutter.setGeometry(QRect(cr.left(), cr.top(), self._gutter_w, cr.height()))
+
+    def changeEvent(self, event: Any) -> None:
+        super().changeEvent(event)
+        if event.type() in (event.Type.FontChange, event.Type.PaletteChange):
+            self.roles = color_roles(self.palette())
+            self._update_gutter_width()
+            self.viewport().update()
+
+    def _visible_blocks(self) -> Any:
+        """Yield ``(block, top, bottom)`` for each block on screen, in viewport coordinates."""
+        block = self.firstVisibleBlock()
+        offset = self.contentOffset()
+        height = self.viewport().height()
+        while block.isValid():
+            geo = self.blockBoundingGeometry(block).translated(offset)
+            if geo.top() > height:
+                break
+            if block.isVisible():
+                yield block, geo.top(), geo.bottom()
+            block = block.next()
+
+    def is_tinted(self, number: int) -> bool:
+        i = bisect_right(self._tint_first, number) - 1
+        return i >= 0 and self._tint_last[i] >= number
+
+    def paint_gutter(self, event: QPaintEvent) -> None:
+        roles = self.roles
+        painter = QPainter(self._gutter)
+        try:
+            painter.fillRect(event.rect(), roles.panel)
+            w = self._gutter_w
+            painter.setPen(roles.border)
+            painter.drawLine(w - 1, event.rect().top(), w - 1, event.rect().bottom())
+            if self.loaded is None:
+                return
+            fm = QFontMetrics(self.font())
+            bold = QFont(self.font())
+            bold.setBold(True)
+            strong = self.strong_blocks
+            for block, top, bottom in self._visible_blocks():
+                if bottom < event.rect().top():
+                    continue
+                number = block.blockNumber()
+                line_h = fm.height()
+                is_strong = strong is not None and strong[0] <= number <= strong[1]
+                if is_strong:
+                    painter.fillRect(QRectF(w - 5, top, 3, bottom - top), roles.highlight_edge)
+                elif self.is_tinted(number):
+                    painter.fillRect(QRectF(w - 4, top, 2, bottom - top), roles.tint_edge)
+                pos = block.position()
+                label = self.loaded.block_label(pos, pos + block.length() - 1)
+                if label:
+                    painter.setFont(bold if is_strong else self.font())
+                    painter.setPen(roles.text if is_strong else roles.muted)
+                    painter.drawText(QRectF(2, top, w - 10, line_h),
+                                     int(Qt.AlignmentFlag.AlignRight
+                                         | Qt.AlignmentFlag.AlignVCenter), label)
+        finally:
+            painter.end()
+
+    # -- tints -----------------------------------------------------------------------------------
+
+    def set_tint_blocks(self, ranges: list[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for a, b in sorted(ranges):
+            if merged and a <= merged[-1][1] + 1:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        self._tint_first = [a for a, _ in merged]
+        self._tint_last = [b for _, b in merged]
+        self.viewport().update()
+        self._gutter.update()
+
+    def tinted_ranges(self) -> list[tuple[int, int]]:
+        return list(zip(self._tint_first, self._tint_last, strict=True))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        # Line backgrounds under the text: the tint of other cited lines, and the strong
+        # highlight's lines at full width (the ExtraSelection itself colours only characters).
+        strong = self.strong_blocks
+        if self._tint_first or strong is not None:
+            painter = QPainter(self.viewport())
+            try:
+                width = self.viewport().width()
+                for block, top, bottom in self._visible_blocks():
+                    number = block.blockNumber()
+                    if strong is not None and strong[0] <= number <= strong[1]:
+                        painter.fillRect(QRectF(0, top, width, bottom - top),
+                                         self.roles.highlight)
+                    elif self.is_tinted(number):
+                        painter.fillRect(QRectF(0, top, width, bottom - top), self.roles.tint)
+            finally:
+                painter.end()
+        super().paintEvent(event)
+
+
+# --------------------------------------------------------------------------- header
+
+
+class _ElidedLabel(QLabel):
+    """A one-line plain-text label that elides instead of widening the pane."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._full = ""
+
+    def set_full_text(self, text: str, tooltip: str | None = None) -> None:
+        self._full = " ".join(text.split())  # one line: model text may hold breaks and tabs
+        self.setToolTip(plain_tooltip(text if tooltip is None else tooltip))
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        fm = QFontMetrics(self.font())
+        super().setText(fm.elidedText(self._full, Qt.TextElideMode.ElideRight,
+                                      max(self.width(), 40)))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(20, super().minimumSizeHint().height())
+
+
+class _LinkLabel(_ElidedLabel):
+    """The URL: drawn as a link when it is http(s); activated by a click or Enter/Space."""
+
+    activated = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._clickable = False
+
+    def set_clickable(self, clickable: bool) -> None:
+        self._clickable = clickable
+        font = self.font()
+        font.setUnderline(clickable)
+        self.setFont(font)
+        self.setCursor(Qt.CursorShape.PointingHandCursor if clickable
+                       else Qt.CursorShape.ArrowCursor)
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus if clickable else Qt.FocusPolicy.NoFocus)
+
+    def is_clickable(self) -> bool:
+        return self._clickable
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if (self._clickable and event.button() == Qt.MouseButton.LeftButton
+                and self.rect().contains(event.position().toPoint())):
+            self.activated.emit()
+            return
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if self._clickable and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter,
+                                               Qt.Key.Key_Space):
+            self.activated.emit()
+            return
+        super().keyPressEvent(event)
+
+
+def web_url(text: str | None) -> QUrl | None:
+    """``text`` as a URL the browser may open: http or https with a host; otherwise None."""
+    if not text:
+        return None
+    url = QUrl(text.strip(), QUrl.ParsingMode.StrictMode)
+    if not url.isValid() or url.scheme().lower() not in ("http", "https") or not url.host():
+        return None
+    return url
+
+
+# --------------------------------------------------------------------------- the pane
+
+
+class QSourceView(QWidget):
+    """Header (title, URL, updated date, kind), a banner for problems, and the source text."""
+
+    #: Emitted with the URL after the user asked to open it (and it was handed to the browser).
+    urlOpened = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._cache: OrderedDict[tuple[str, int, int], _Loaded] = OrderedDict()
+        self._source: Any = None
+        self._missing_id: str | None = None
+        self._strong_span: tuple[int, int] | None = None  # Qt positions
+        self._strong_labels: tuple[str, str] | None = None
+        self._tint_spans: list[tuple[int, int]] = []
+        self._keep_centred: tuple[int, int] | None = None  # block range to keep centred
+        self._build()
+        self.show_source(None)
+
+    # -- construction ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+
+        self._header = QFrame(self)
+        self._header.setObjectName("sourceHeader")
+        self._header.setAutoFillBackground(True)
+        hl = QVBoxLayout(self._header)
+        hl.setContentsMargins(10, 6, 10, 6)
+        hl.setSpacing(2)
+        row1 = QHBoxLayout()
+        row1.setSpacing(8)
+        self._title = _ElidedLabel(self._header)
+        tf = self._title.font()
+        tf.setBold(True)
+        self._title.setFont(tf)
+        self._kind = QLabel(self._header)
+        self._kind.setTextFormat(Qt.TextFormat.PlainText)
+        self._kind.setObjectName("sourceKind")
+        row1.addWidget(self._title, 1)
+        row1.addWidget(self._kind, 0)
+        hl.addLayout(row1)
+        row2 = QHBoxLayout()
+        row2.setSpacing(12)
+        self._url = _LinkLabel(self._header)
+        self._url.activated.connect(self.open_url)
+        self._updated = QLabel(self._header)
+        self._updated.setTextFormat(Qt.TextFormat.PlainText)
+        row2.addWidget(self._url, 1)
+        row2.addWidget(self._updated, 0)
+        hl.addLayout(row2)
+        self._meta = _ElidedLabel(self._header)
+        hl.addWidget(self._meta)
+        outer.addWidget(self._header)
+
+        self._banner = QLabel(self)
+        self._banner.setTextFormat(Qt.TextFormat.PlainText)
+        self._banner.setWordWrap(True)
+        self._banner.setContentsMargins(10, 5, 10, 5)
+        self._banner.setAutoFillBackground(True)
+        self._banner.hide()
+        outer.addWidget(self._banner)
+
+        line = QFrame(self)
+        line.setFrameShape(QFrame.Shape.HLine)
+        line.setFixedHeight(1)
+        self._rule = line
+        outer.addWidget(line)
+
+        self._stack = QStackedWidget(self)
+        self._text = QSourceText(self._stack)
+        self._text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self._text.verticalScrollBar().actionTriggered.connect(self._user_scrolled)
+        self._message_page = QWidget(self._stack)
+        ml = QVBoxLayout(self._message_page)
+        ml.setContentsMargins(32, 24, 32, 24)
+        ml.setSpacing(8)
+        ml.addStretch(2)
+        self._headline = QLabel(self._message_page)
+        self._message = QLabel(self._message_page)
+        for lab in (self._headline, self._message):
+            lab.setTextFormat(Qt.TextFormat.PlainText)
+            lab.setWordWrap(True)
+            lab.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+            ml.addWidget(lab)
+        hf = self._headline.font()
+        hf.setBold(True)
+        hf.setPointSizeF(hf.pointSizeF() * 1.15)
+        self._headline.setFont(hf)
+        ml.addStretch(3)
+        self._stack.addWidget(self._text)
+        self._stack.addWidget(self._message_page)
+        outer.addWidget(self._stack, 1)
+        self._apply_roles()
+
+    def _apply_roles(self) -> None:
+        roles = self._text.roles = color_roles(self.palette())
+        pal = self._header.palette()
+        pal.setColor(QPalette.ColorRole.Window, roles.panel)
+        self._header.setPalette(pal)
+        for lab in (self._updated, self._meta):
+            p = lab.palette()
+            p.setColor(QPalette.ColorRole.WindowText, roles.muted)
+            lab.setPalette(p)
+        self._kind.setStyleSheet(
+            f"QLabel#sourceKind {{ color: {roles.css('muted')}; border: 1px solid "
+            f"{roles.css('border')}; border-radius: 3px; padding: 0px 5px; }}")
+        p = self._rule.palette()
+        p.setColor(QPalette.ColorRole.WindowText, roles.border)
+        self._rule.setPalette(p)
+        self._rule.setStyleSheet(f"background: {roles.css('border')}; border: none;")
+        self._style_url()
+
+    def _style_url(self) -> None:
+        roles = self._text.roles
+        p = self._url.palette()
+        p.setColor(QPalette.ColorRole.WindowText,
+                   roles.link if self._url.is_clickable() else roles.muted)
+        self._url.setPalette(p)
+
+    def changeEvent(self, event: Any) -> None:
+        super().changeEvent(event)
+        if event.type() == event.Type.PaletteChange and hasattr(self, "_text"):
+            self._apply_roles()
+
+    # -- the contract ----------------------------------------------------------------------------
+
+    def show_source(self, source: Source | None, missing_id: str | None = None) -> None:
+        """Show ``source``; None with ``missing_id`` shows the "source not in the material" state
+        naming that id; None alone an empty pane."""
+        self._clear_highlight()
+        self._set_banner(None)
+        self._tint_spans = []
+        self._text.set_tint_blocks([])
+        if source is None:
+            self._source = None
+            self._missing_id = missing_id
+            self._show_missing(missing_id)
+            return
+        self._missing_id = None
+        if self._source is not source:
+            self._source = source
+            loaded = self._load(source)
+            if self._text.loaded is not None and self._text.loaded.highlighter is not None:
+                self._text.loaded.highlighter.detach()
+            self._text.loaded = loaded
+            self._text.setDocument(loaded.doc)
+            self._text._update_gutter_width()
+            if loaded.highlighter is not None:
+                loaded.highlighter._schedule()
+            elif not loaded.lexer_done:
+                QTimer.singleShot(0, self._colour_later)
+        self._fill_header(source)
+        self._stack.setCurrentWidget(self._text)
+        self._text.verticalScrollBar().setValue(0)
+
+    def highlight(self, target: Target | _TargetLike | None) -> None:
+        """Strongly highlight what ``target`` cites and scroll it to the centre (a whole source:
+        all of it, top shown). A target with a problem says what is wrong in the banner and
+        highlights the lines of the range that exist. None clears the highlight."""
+        if target is None:
+            self._clear_highlight()
+            self._set_banner(None)
+            return
+        status = _status_value(target.status)
+        if target.source is None:
+            if self._source is not None or self._missing_id != target.source_id:
+                self.show_source(None, target.source_id)
+            suggestion = getattr(target, "suggestion", None)
+            if suggestion:
+                self._message.setText(self._message.text().split("\n")[0]
+                                      + f"\n\nA source with a close id exists: {suggestion}.")
+            return
+        if target.source is not self._source or self._missing_id is not None:
+            tints = self._tint_spans
+            self.show_source(target.source)
+            if tints:
+                self.set_tints(tints)
+        loaded = self._text.loaded
+        assert loaded is not None
+        span = target.span
+        lines = list(target.lines or ())
+        if span is None and lines:
+            span = (min(ln.start for ln in lines), max(ln.end for ln in lines))
+        whole = status == "whole-source"
+        if span is None:
+            self._clear_highlight()
+        else:
+            self._set_strong(loaded, span, top=whole)
+        if status in ("ok", "whole-source"):
+            self._set_banner(None)
+        else:
+            title = _STATUS_TITLES.get(status, status.replace("-", " ").capitalize())
+            msg = f"⚠ {title}: {target.detail}" if target.detail else f"⚠ {title}"
+            if span is None and status != "line-locator-on-unlined-source":
+                msg += " — nothing to highlight."
+            self._set_banner(msg, problem=True)
+
+    def set_tints(self, spans: list[tuple[int, int]]) -> None:
+        """Faintly tint the lines of ``spans`` (code points in the shown source's text)."""
+        self._tint_spans = list(spans)
+        loaded = self._text.loaded
+        if loaded is None or self._source is None:
+            return
+        doc = loaded.doc
+        ranges: list[tuple[int, int]] = []
+        for s, e in spans:
+            a, b = loaded.dtext.span_to_qt((s, e))
+            first = doc.findBlock(a).blockNumber()
+            last = doc.findBlock(max(b - 1, a)).blockNumber() if b > a else first
+            if first >= 0:
+                ranges.append((first, max(first, last)))
+        self._text.set_tint_blocks(ranges)
+
+    def shown_source_id(self) -> str | None:
+        if self._source is None:
+            return None
+        return str(self._source.id)
+
+    def highlighted_labels(self) -> tuple[str, str] | None:
+        """First and last gutter label of the strong highlight (None when nothing labelled is
+        highlighted)."""
+        return self._strong_labels
+
+    def highlighted_text(self) -> str:
+        """The strongly highlighted text as displayed (line breaks as ``\\n``)."""
+        sels = self._text.extraSelections()
+        if not sels:
+            return ""
+        return sels[0].cursor.selectedText().replace("\u2029", "\n")
+
+    def is_missing_state(self) -> bool:
+        return self._source is None and self._missing_id is not None
+
+    # -- more read-back and actions for the window ----------------------------------------------
+
+    def text_view(self) -> QSourceText:
+        return self._text
+
+    def banner_text(self) -> str:
+        return self._banner.text() if not self._banner.isHidden() else ""
+
+    def message_text(self) -> str:
+        """The text of the missing/empty state ('' while a source is shown)."""
+        if self._stack.currentWidget() is not self._message_page:
+            return ""
+        return f"{self._headline.text()}\n{self._message.text()}"
+
+    def header_texts(self) -> dict[str, str]:
+        return {"title": self._title.full_text(), "kind": self._kind.text(),
+                "url": self._url.full_text(), "updated": self._updated.text(),
+                "metadata": self._meta.full_text()}
+
+    def lexer_name(self) -> str | None:
+        loaded = self._text.loaded
+        return loaded.lexer_name if loaded is not None and self._source is not None else None
+
+    def zoom(self, steps: int) -> None:
+        """Make the text bigger (positive) or smaller; the gutter follows."""
+        if steps > 0:
+            self._text.zoomIn(steps)
+        elif steps < 0:
+            self._text.zoomOut(-steps)
+
+    def find(self, text: str, backward: bool = False) -> bool:
+        """Select the next occurrence of ``text`` in the source (wrapping around)."""
+        if not text or self._source is None:
+            return False
+        flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
+        if self._text.find(text, flags):
+            return True
+        cursor = self._text.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End if backward
+                            else QTextCursor.MoveOperation.Start)
+        self._text.setTextCursor(cursor)
+        return self._text.find(text, flags)
+
+    def open_url(self) -> bool:
+        """Open the shown source's URL in the browser, if it is http(s)."""
+        url = web_url(getattr(self._source, "url", None)) if self._source is not None else None
+        if url is None:
+            return False
+        opened = self.open_external(url)
+        if opened:
+            self.urlOpened.emit(url.toString())
+        return opened
+
+    def open_external(self, url: QUrl) -> bool:
+        """Hand ``url`` to the desktop (tests replace this)."""
+        return bool(QDesktopServices.openUrl(url))
+
+    def colour_now(self) -> None:
+        """Choose the lexer and colour the visible lines now (snapshots do this before
+        grabbing; the window otherwise does it from the event loop)."""
+        self._colour_later()
+        loaded = self._text.loaded
+        if loaded is not None and loaded.highlighter is not None:
+            loaded.highlighter.colour_visible()
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _load(self, source: Any) -> _Loaded:
+        key = (str(source.id), id(source), hash(source.text))
+        loaded = self._cache.get(key)
+        if loaded is not None and loaded.source is source:
+            self._cache.move_to_end(key)
+            return loaded
+        loaded = _Loaded.build(source, self._text, self._text.font())
+        self._cache[key] = loaded
+        total = sum(len(v.dtext.qt_text) for v in self._cache.values())
+        while len(self._cache) > 1 and (len(self._cache) > _CACHE_SOURCES
+                                        or total > _CACHE_CHARS):
+            _, old = self._cache.popitem(last=False)
+            total -= len(old.dtext.qt_text)
+            if old is not self._text.loaded:
+                if old.highlighter is not None:
+                    old.highlighter.detach()
+                old.doc.deleteLater()
+        return loaded
+
+    def _colour_later(self) -> None:
+        loaded = self._text.loaded
+        if loaded is None or loaded.lexer_done or self._source is None:
+            return
+        loaded.lexer_done = True
+        source = loaded.source
+        lexer = guess_lexer(getattr(source, "title", None), getattr(source, "url", None),
+                            source.text)
+        if lexer is None:
+            return
+        loaded.lexer_name = str(lexer.name)
+        loaded.highlighter = LazyHighlighter(self._text, lexer,
+                                             TokenFormats(self._text.roles.pygments_style))
+
+    def _fill_header(self, source: Any) -> None:
+        sid = str(source.id)
+        title = getattr(source, "title", None) or ""
+        self._title.set_full_text(title or sid)
+        pal = self._title.palette()
+        pal.setColor(QPalette.ColorRole.WindowText, self._text.roles.text)
+        self._title.setPalette(pal)
+        kind = _status_value(getattr(source, "kind", ""))
+        label = getattr(source, "label", None)
+        kind_text = f"{kind} · {sid}" if kind else sid
+        if label and kind in ("block", "context"):
+            kind_text = f"{kind} {label} · {sid}" if str(label) != sid else f"{kind} · {sid}"
+        self._kind.setText(kind_text)
+        self._kind.setToolTip(plain_tooltip(f"source id {sid}"))
+        self._kind.show()
+        url = getattr(source, "url", None) or ""
+        clickable = web_url(url) is not None
+        self._url.set_full_text(url, url if clickable else
+                                (f"{url}\n(not an http(s) link: not opened)" if url else ""))
+        self._url.set_clickable(clickable)
+        self._url.setVisible(bool(url))
+        self._style_url()
+        meta = list(getattr(source, "metadata", None) or ())
+        updated = next((v for k, v in meta if k.casefold() == "updated"), None)
+        self._updated.setText(f"Updated {' '.join(updated.split())}" if updated else "")
+        self._updated.setVisible(bool(updated))
+        shown = {"title", "url", "updated"}
+        rest = [(k, v) for k, v in meta if k.casefold() not in shown]
+        rest_text = " · ".join(f"{k}: {v}" for k, v in rest)
+        self._meta.set_full_text(rest_text, "\n".join(f"{k}: {v}" for k, v in rest))
+        self._meta.setVisible(bool(rest))
+
+    def _show_missing(self, missing_id: str | None) -> None:
+        roles = self._text.roles
+        self._url.hide()
+        self._updated.hide()
+        self._meta.hide()
+        pal = self._title.palette()
+        if missing_id is None:
+            self._title.set_full_text("No source")
+            pal.setColor(QPalette.ColorRole.WindowText, roles.muted)
+            self._kind.hide()
+            self._headline.setText("No source")
+            self._message.setText("Activate a citation in the answer to see what it points at.")
+            hp = self._headline.palette()
+            hp.setColor(QPalette.ColorRole.WindowText, roles.muted)
+        else:
+            self._title.set_full_text(f"⚠ Source not in the material: {missing_id}")
+            pal.setColor(QPalette.ColorRole.WindowText, roles.problem)
+            self._kind.setText("missing")
+            self._kind.show()
+            self._headline.setText("⚠ Source not in the material")
+            self._message.setText(
+                f"The answer cites “{missing_id}”, but no source with this id was given to the "
+                "model, so there is nothing to show or check. The id may be invented or "
+                "mistyped.")
+            hp = self._headline.palette()
+            hp.setColor(QPalette.ColorRole.WindowText, roles.problem)
+        mp = self._message.palette()
+        mp.setColor(QPalette.ColorRole.WindowText, roles.muted if missing_id is None
+                    else roles.text)
+        self._title.setPalette(pal)
+        self._headline.setPalette(hp)
+        self._message.setPalette(mp)
+        self._stack.setCurrentWidget(self._message_page)
+
+    def _set_banner(self, text: str | None, problem: bool = False) -> None:
+        if not text:
+            self._banner.hide()
+            self._banner.setText("")
+            return
+        roles = self._text.roles
+        pal = self._banner.palette()
+        pal.setColor(QPalette.ColorRole.Window, roles.problem_bg if problem else roles.panel)
+        pal.setColor(QPalette.ColorRole.WindowText, roles.problem if problem else roles.text)
+        self._banner.setPalette(pal)
+        self._banner.setText(text)
+        self._banner.show()
+
+    def _clear_highlight(self) -> None:
+        self._strong_span = None
+        self._strong_labels = None
+        self._keep_centred = None
+        self._text.strong_blocks = None
+        self._text.setExtraSelections([])
+        self._text.viewport().update()
+        self._text._gutter.update()
+
+    def _set_strong(self, loaded: _Loaded, span: tuple[int, int], top: bool) -> None:
+        a, b = loaded.dtext.span_to_qt(span)
+        doc = loaded.doc
+        cursor = QTextCursor(doc)
+        cursor.setPosition(a)
+        cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
+        sel = QTextEdit.ExtraSelection()
+        sel.cursor = cursor  # type: ignore[attr-defined]
+        fmt = QTextCharFormat()
+        fmt.setBackground(self._text.roles.highlight)
+        sel.format = fmt  # type: ignore[attr-defined]
+        self._text.setExtraSelections([sel])
+        self._text.viewport().update()
+        first = doc.findBlock(a).blockNumber()
+        last = doc.findBlock(max(b - 1, a)).blockNumber() if b > a else first
+        self._strong_span = (a, b)
+        self._text.strong_blocks = (first, last)
+        s0, s1 = loaded.dtext.span_from_qt((doc.findBlock(a).position(), b))
+        self._strong_labels = loaded.labels_between(s0, max(s1, s0 + 1))
+        self._keep_centred = (first, last) if not top else (0, -1)
+        self._scroll_to_highlight()
+        self._text._gutter.update()
+
+    def _scroll_to_highlight(self) -> None:
+        if self._keep_centred is None:
+            return
+        first, last = self._keep_centred
+        text = self._text
+        doc = text.document()
+        if last < 0:
+            text.verticalScrollBar().setValue(0)
+            cursor = QTextCursor(doc)
+            text.setTextCursor(cursor)
+            text.verticalScrollBar().setValue(0)
+            return
+        # Centre the middle of the span; a span taller than the view starts at the top.
+        fb = doc.findBlockByNumber(first)
+        lb = doc.findBlockByNumber(last)
+        span_h = (text.blockBoundingGeometry(lb).bottom()
+                  - text.blockBoundingGeometry(fb).top())
+        cursor = QTextCursor(fb)
+        if span_h >= text.viewport().height():
+            text.setTextCursor(cursor)
+            text.verticalScrollBar().setValue(first)
+            return
+        mid = doc.findBlockByNumber((first + last) // 2)
+        cursor = QTextCursor(mid)
+        text.setTextCursor(cursor)
+        text.centerCursor()
+
+    def _user_scrolled(self, *_: object) -> None:
+        self._keep_centred = None
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._keep_centred is not None:
+            self._scroll_to_highlight()
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if self._keep_centred is not None:
+            self._scroll_to_highlight()
+
+
+__all__ = ["QSourceText", "QSourceView", "plain_tooltip", "web_url"]
