@@ -1,0 +1,240 @@
+"""Placement rules CV301-CV308 on Markdown answers: judged on the answer without its markers,
+with spans in the raw answer."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeview.core.markers import DELIMITER, START, STOP, scan
+from citeview.core.placement import check_placement
+
+
+def M(sid: str = "turn0file0", loc: str | None = None) -> str:
+    return START + "cite" + DELIMITER + sid + (DELIMITER + loc if loc else "") + STOP
+
+
+def found(answer: str, **kw: object) -> list[tuple[str, str]]:
+    """(code, spanned text) of each placement diagnostic."""
+    result = scan(answer)
+    return [(d.code, answer[d.start:d.end])
+            for d in check_placement(answer, result.citations, **kw)]  # type: ignore[arg-type]
+
+
+def codes(answer: str) -> list[str]:
+    return [c for c, _ in found(answer)]
+
+
+# --------------------------------------------------------------------------- CV301
+
+
+@pytest.mark.parametrize("answer", [
+    f"*Remote work is allowed {M()}* for staff.",
+    f"_Remote work is allowed {M()}_ for staff.",
+    f"**Remote work is allowed{M()}** for staff.",
+    f"__Remote work {M()} is allowed__ for staff.",
+    f"Staff: ***remote {M()}*** days.",
+    f"A [link with **bold {M()}**](https://x.example) here.",
+])
+def test_citation_inside_emphasis_is_cv301(answer: str) -> None:
+    assert found(answer) == [("CV301", M())]
+
+
+@pytest.mark.parametrize("answer", [
+    f"**Remote work is allowed.**{M()} Staff only.",
+    f"{M()}**Remote work** is allowed.",
+    f"The snake_case{M()}_name stays plain text.",
+    f"Two * stars {M()} * apart are not emphasis.",
+])
+def test_citation_next_to_but_outside_emphasis_is_not_cv301(answer: str) -> None:
+    assert "CV301" not in codes(answer)
+
+
+def test_emphasis_message_names_the_kind() -> None:
+    d = check_placement(f"**bold {M()}** and", scan(f"**bold {M()}** and").citations)
+    assert "bold" in d[0].message
+    d = check_placement(f"*it {M()}* and", scan(f"*it {M()}* and").citations)
+    assert "italic" in d[0].message
+
+
+# --------------------------------------------------------------------------- CV302 / CV303
+
+
+@pytest.mark.parametrize("answer", [
+    f"Use `the portal {M()}` to ask.",
+    f"Use ``a `tick` {M()}`` to ask.",
+    f"Example:\n\n```\nportal {M()}\n```\n",
+    f"Example:\n\n~~~python\nportal {M()}\n~~~\n",
+    f"Example:\n\n    indented code {M()}\n\nAfter.",
+    f"Example:\n\n```\nnever closed {M()}\n",
+    f"Example:\n\n```text {M()}\ncode\n```\n",
+])
+def test_citation_in_code_is_cv302(answer: str) -> None:
+    assert found(answer) == [("CV302", M())]
+
+
+@pytest.mark.parametrize("answer", [
+    f"Example:\n\n```\ncode\n```{M()}\n",
+    f"Example:\n\n```\ncode\n```  {M()}\n\nMore text follows here.",
+    f"Example:\n\n```\ncode\n{M()}```\n",
+    f"- item\n\n  ```\n  code\n  ```{M()}\n",
+    f"> ```\n> code\n> ```{M()}\n",
+])
+def test_citation_on_the_closing_fence_line_is_cv303_only(answer: str) -> None:
+    assert found(answer) == [("CV303", M())]
+
+
+def test_marker_cannot_open_code_by_breaking_a_fence() -> None:
+    # In the raw text the marker glued to the fence leaves it unclosed, so everything after
+    # would be code; judged without markers, the later citation stands in a paragraph.
+    answer = f"```\ncode\n```{M('turn0file0')}\n\nLater claim is here.{M('turn0file1')}\n"
+    assert found(answer) == [("CV303", M("turn0file0"))]
+
+
+def test_inline_code_next_to_citation_is_fine() -> None:
+    assert codes(f"Run `make`.{M()} Then wait.") == []
+
+
+# --------------------------------------------------------------------------- CV304
+
+
+@pytest.mark.parametrize("punct", [".", ",", ";", ":", "!", "?", "…", "。"])
+def test_citation_directly_before_punctuation_is_cv304(punct: str) -> None:
+    assert found(f"Remote work is allowed{M()}{punct} More.") == [("CV304", M())]
+
+
+def test_glued_markers_before_punctuation_are_one_finding() -> None:
+    run = M("turn0file0") + M("turn0file1")
+    assert found(f"Remote work is allowed{run}. More.") == [("CV304", run)]
+
+
+@pytest.mark.parametrize("answer", [
+    f"Remote work is allowed.{M()} More.",
+    f"Remote work is allowed {M()} (mostly).",
+    f"Remote work is allowed{M()} and more.",
+])
+def test_citation_after_punctuation_or_before_words_is_not_cv304(answer: str) -> None:
+    assert "CV304" not in codes(answer)
+
+
+# --------------------------------------------------------------------------- CV305
+
+
+@pytest.mark.parametrize("answer", [
+    f"Remote work is allowed.\n\n{M()}\n",
+    f"Remote work is allowed.\n{M()}\n",
+    f"Remote work is allowed.\n  {M('turn0file0')} {M('turn0file1')}  \nMore text here.",
+    f"- Remote work is allowed.\n- {M()}\n",
+    f"> Remote work is allowed.\n> {M()}\n",
+])
+def test_line_of_nothing_but_citations_is_cv305(answer: str) -> None:
+    assert [c for c in codes(answer) if c != "CV308"] == ["CV305"]
+
+
+def test_citation_only_line_keeps_its_paragraph_together() -> None:
+    # Removing the marker must not leave a blank line that splits the paragraph: the claim
+    # above stays cited, so no CV308.
+    answer = f"First claim is right here.\n{M('turn0file0')}\n\nSecond claim too.{M('turn0file1')}"
+    assert codes(answer) == ["CV305"]
+
+
+# --------------------------------------------------------------------------- CV306 / CV308
+
+
+def test_all_citations_in_the_last_paragraph_is_cv306() -> None:
+    run = f"{M('turn0file0')} {M('turn0file1')}"
+    answer = f"Remote work is allowed three days.\n\nManagers approve more days.{run}\n"
+    assert found(answer) == [("CV308", "Remote work is allowed three days."), ("CV306", run)]
+
+
+def test_single_paragraph_or_single_citation_is_not_cv306() -> None:
+    assert codes(f"One paragraph.{M('turn0file0')} Another claim.{M('turn0file1')}") == []
+    assert "CV306" not in codes(f"Short.\n\nRemote days are limited to three.{M()}")
+
+
+def test_headings_code_short_lines_and_list_intros_are_not_uncited_paragraphs() -> None:
+    answer = (f"## Remote work policy for all staff\n\nRemote work is allowed.{M()}\n\n"
+              "```\nsome code without citation here\n```\n\nIn short:\n\n- Yes.\n\nThanks!\n")
+    assert codes(answer) == []
+
+
+def test_no_citation_at_all_means_no_placement_findings() -> None:
+    assert codes("A long paragraph with many words in it.\n\nAnother one, just as long.") == []
+
+
+# --------------------------------------------------------------------------- CV307
+
+
+def test_multi_source_style() -> None:
+    combined = f"Both agree.{M('turn0file0' + DELIMITER + 'turn0file1')}"
+    separate = f"Both agree.{M('turn0file0')} {M('turn0file1')}"
+    assert [c for c, _ in found(combined, multi_source="per-marker")] == ["CV307"]
+    assert [c for c, _ in found(separate, multi_source="one-marker")] == ["CV307"]
+    assert found(combined, multi_source="one-marker") == []
+    assert found(separate, multi_source="per-marker") == []
+    assert found(separate) == [] and found(combined) == []
+
+
+# --------------------------------------------------------------------------- structure, offsets
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_line_endings_behave_alike(eol: str) -> None:
+    answer = eol.join([
+        "Intro paragraph with several words.", "", f"**bold {M('a1x')}**", "",
+        "```", f"code {M('a2x')}", "```" + M("a3x"), "", f"Tail claim here{M('a4x')}.",
+    ]) + eol
+    got = found(answer)
+    assert [c for c, _ in got] == ["CV308", "CV301", "CV302", "CV303", "CV304"]
+    assert [t for c, t in got[1:]] == [M("a1x"), M("a2x"), M("a3x"), M("a4x")]
+
+
+def test_spans_are_code_points_after_astral_characters() -> None:
+    answer = f"😀😀 Emoji first, **then bold {M()}** text."
+    (d,) = check_placement(answer, scan(answer).citations)
+    assert answer[d.start:d.end] == M() and d.code == "CV301"
+
+
+def test_table_cells_are_judged_by_their_inline_content() -> None:
+    answer = (f"| Rule | Limit |\n|---|---|\n| Remote{M('turn0file0')} | *3 {M('turn0file1')}* |\n"
+              f"| Travel | `x {M('turn0file2')}` |\n")
+    assert found(answer) == [("CV301", M("turn0file1")), ("CV302", M("turn0file2"))]
+
+
+def test_recovered_citations_are_judged_too() -> None:
+    # A degraded marker (private-use characters lost) still stands inside bold text.
+    answer = "**Remote work citeturn0file0** is allowed."
+    assert ("CV301", "citeturn0file0") in found(answer)
+
+
+_PIECES = st.sampled_from([
+    "word", " ", "\n", "\n\n", "*", "**", "_", "`", "```", "~~~", "> ", "- ", "1. ", "#", ".",
+    ",", "|", "\\", "[", "](u)", "\r\n", "\t", "    ", "😀", "<b>", "---",
+])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(_PIECES, st.just("CITE")), min_size=1, max_size=40))
+def test_any_text_is_judged_without_error_and_spans_are_citations(parts: list[str]) -> None:
+    answer = ""
+    n = 0
+    for p in parts:
+        if p == "CITE":
+            answer += M(f"turn0file{n}")
+            n += 1
+        else:
+            answer += p
+    cits = scan(answer).citations
+    diags = check_placement(answer, cits)
+    starts = {c.start for c in cits}
+    ends = {c.end for c in cits}
+    for d in diags:
+        assert d.code.startswith("CV3")
+        if d.code == "CV308":
+            assert START not in answer[d.start:d.end]
+        else:
+            assert d.start in starts and d.end in ends
+    # One code finding per citation at most (CV302 or CV303).
+    code_spans = [(d.start, d.end) for d in diags if d.code in ("CV302", "CV303")]
+    assert len(code_spans) == len(set(code_spans))
