@@ -1,0 +1,72 @@
+"""citeview screenshot: a PNG of the window and the state read back from the widgets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+from citeview.cli import main
+from tests.conftest import SAMPLES
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+
+TRANSIT = str(SAMPLES / "transit-multi-turn.case.json")
+
+
+def shoot(capsys, *args: str) -> dict:
+    assert main(["screenshot", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_transit_click_each_chip(qapp, capsys, tmp_path: Path) -> None:
+    expected = {  # chip -> (chip text, source, first, last, claim start)
+        1: ("1", "turn0search0", "L1", "L2", "Single-ride fares go from $2.75"),
+        2: ("2+1", "turn0search1", "L1", "L2", "It is the first increase since 2019"),
+        3: ("3", "turn0search1", "L2", "L2", "Rider groups objected to the timing."),
+        4: ("4", "turn1news0", "L1", "L1", "Rider groups objected to the timing."),
+    }
+    for n, (chip, sid, first, last, claim) in expected.items():
+        out = tmp_path / f"click{n}.png"
+        state = shoot(capsys, TRANSIT, "--click", str(n), "--size", "1200x700", "--out", str(out))
+        assert (state["active_citation"], state["chip"], state["source_id"]) == (n, chip, sid)
+        assert (state["first_line"], state["last_line"]) == (first, last)
+        assert state["claim"].startswith(claim)
+        image = QImage(str(out))
+        assert (image.width(), image.height()) == (1200, 700)
+    assert state["highlighted_text"] == (
+        "The council approved the transit budget, including the fare change, by a 7-2 vote.")
+
+
+def test_demo_without_click_has_the_first_citation_active(qapp, capsys, tmp_path) -> None:
+    state = shoot(capsys, "--demo", "--out", str(tmp_path / "demo.png"))
+    assert state["case"] == "demo-line-level"
+    assert state["active_citation"] == 1
+    assert state["highlighted_text"].startswith("Bikes can be unlocked")
+
+
+def test_raw_view_and_case_selection(qapp, capsys, tmp_path) -> None:
+    state = shoot(capsys, "--demo", "--case", "demo-rule-breaking", "--click", "3", "--raw",
+                  "--out", str(tmp_path / "raw.png"))
+    assert state["raw"] is True
+    assert state["source_missing"] is True and state["source_id"] is None
+    assert state["chip"].endswith("!")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--click", "9"], "has 4 citations"),
+    (["--click", "0"], "from 1"),
+    (["--case", "nope"], "no case with id"),
+])
+def test_bad_requests_exit_2_with_one_line(qapp, capsys, tmp_path, args, message) -> None:
+    assert main(["screenshot", TRANSIT, *args, "--out", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_input_or_demo_is_required(qapp, capsys, tmp_path) -> None:
+    assert main(["screenshot", "--out", str(tmp_path / "x.png")]) == 2
+    assert "INPUT" in capsys.readouterr().err
