@@ -1,0 +1,266 @@
+"""The session as one JSON document (``citeview export --format json`` / ``citeview import``).
+
+Shape (JSON Schema: ``resources/schemas/session.schema.json``)::
+
+    {"format": "citeview-session", "version": 1,
+     "meta": {"name", "labels", "blind", "families", "created", "source", ...},
+     "cases": [case JSON, ...],
+     "reviews": [{"case_id", "annotator", "state", "verdict", "note", "timestamp", ...}],
+     "annotations": [{"case_id", "number", "raw", "source_id", "annotator", "verdict", "note",
+                      "timestamp", "claim", "recovered", "orphaned", ...}],
+     ...}
+
+Lossless: cases are stored as they were given, and keys this version does not know (at the top,
+in meta, reviews and annotations) are kept and written back. Export streams, so a session of
+100,000 annotations is written with bounded memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from importlib import resources
+from typing import IO, Any
+
+from citeview.core.cases import Case
+from citeview.core.errors import InputError
+from citeview.core.formats import _check_file, _decode, _json_error, _read_all
+from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
+from citeview.session.store import (
+    _DOC_EXTRA,
+    KNOWN_META,
+    Session,
+    _dumps,
+    _insert_annotation,
+    _insert_review,
+)
+
+FORMAT = "citeview-session"
+VERSION = 1
+ANNOTATION_KEYS = ("case_id", "number", "raw", "source_id", "annotator", "verdict", "note",
+                   "timestamp", "claim", "recovered", "orphaned")
+REVIEW_KEYS = ("case_id", "annotator", "state", "verdict", "note", "timestamp")
+DOCUMENT_KEYS = ("format", "version", "meta", "cases", "reviews", "annotations")
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of an exported session."""
+    text = resources.files("citeview.resources").joinpath("schemas/session.schema.json")
+    data: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
+    return data
+
+
+# --------------------------------------------------------------------------- export
+
+
+def annotation_json(a: Annotation) -> dict[str, Any]:
+    k = a.key
+    d: dict[str, Any] = {
+        "case_id": k.case_id, "number": k.number, "raw": k.raw, "source_id": k.source_id,
+        "annotator": a.annotator, "verdict": a.verdict, "note": a.note,
+        "timestamp": a.timestamp, "claim": a.claim, "recovered": a.recovered,
+        "orphaned": a.orphaned,
+    }
+    d.update(a.extra)
+    return d
+
+
+def review_json(r: CaseReview) -> dict[str, Any]:
+    d: dict[str, Any] = {"case_id": r.case_id, "annotator": r.annotator, "state": r.state.value,
+                         "verdict": r.verdict, "note": r.note, "timestamp": r.timestamp}
+    d.update(r.extra)
+    return d
+
+
+def export_document(session: Session) -> dict[str, Any]:
+    """The whole session as a JSON-ready dict (in memory; :func:`write_json` streams)."""
+    doc: dict[str, Any] = {"format": FORMAT, "version": VERSION, "meta": session.meta,
+                           "cases": [session.case_data(cid) for cid in session.case_ids()],
+                           "reviews": [review_json(r) for r in session.reviews()],
+                           "annotations": [annotation_json(a)
+                                           for a in session.iter_annotations()]}
+    doc.update(session.document_extra)
+    return doc
+
+
+def write_json(session: Session, out: IO[str]) -> None:
+    """Write the session as one JSON document, one case/row a line, streaming."""
+    def items(name: str, rows: Iterable[object], last: bool = False) -> None:
+        out.write(f" {json.dumps(name)}: [")
+        sep = "\n  "
+        for row in rows:
+            out.write(sep + _dumps(row))
+            sep = ",\n  "
+        out.write("\n ]" if sep != "\n  " else "]")
+        out.write("\n" if last else ",\n")
+
+    extra = session.document_extra
+    out.write(f'{{\n "format": "{FORMAT}",\n "version": {VERSION},\n')
+    out.write(f' "meta": {_dumps(session.meta)},\n')
+    items("cases", (session.case_data(cid) for cid in session.case_ids()))
+    items("reviews", (review_json(r) for r in session.reviews()))
+    items("annotations", (annotation_json(a) for a in session.iter_annotations()),
+          last=not extra)
+    for n, (key, value) in enumerate(extra.items(), 1):
+        out.write(f" {_dumps(key)}: {_dumps(value)}" + ("\n" if n == len(extra) else ",\n"))
+    out.write("}\n")
+
+
+# --------------------------------------------------------------------------- import
+
+
+def read_document(path: str) -> dict[str, Any]:
+    """Parse and check an exported session; InputError names the first problem."""
+    _check_file(path)
+    text = _decode(_read_all(path), path)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(_json_error(path, err, text)) from None
+    try:
+        validate_document(doc)
+    except InputError as err:
+        raise InputError(f"{path}: {err}") from None
+    assert isinstance(doc, dict)
+    return doc
+
+
+def _type(value: object) -> str:
+    return {dict: "an object", list: "a list", str: "a string", int: "a number",
+            float: "a number", bool: "a boolean", type(None): "null"}.get(type(value),
+                                                                            type(value).__name__)
+
+
+def _want(cond: bool, where: str, what: str, value: object) -> None:
+    if not cond:
+        raise InputError(f"{where} must be {what}, not {_type(value)}")
+
+
+def _text(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def validate_document(doc: object) -> None:
+    """Check the document's shape (what the JSON Schema says, plus ids that must match)."""
+    if not isinstance(doc, Mapping):
+        raise InputError(f"not a citeview session export (a JSON document must be an object, "
+                         f"not {_type(doc)})")
+    if doc.get("format") != FORMAT:
+        raise InputError(f"not a citeview session export (no \"format\": \"{FORMAT}\")")
+    version = doc.get("version")
+    _want(isinstance(version, int) and not isinstance(version, bool), "\"version\"",
+          "a number", version)
+    assert isinstance(version, int)
+    if version > VERSION:
+        raise InputError(f"made by a newer citeview (export version {version}, this one reads "
+                         f"up to {VERSION})")
+    meta = doc.get("meta", {})
+    _want(isinstance(meta, Mapping), "\"meta\"", "an object", meta)
+    labels = meta.get("labels")
+    if labels is not None:
+        _want(isinstance(labels, list) and bool(labels) and all(_text(x) and x for x in labels),
+              "meta.labels", "a non-empty list of names", labels)
+    for key, kind, check in (("blind", "a boolean", lambda v: isinstance(v, bool)),
+                             ("name", "a string", _text), ("created", "a string", _text),
+                             ("source", "a string", _text),
+                             ("families", "a list of strings",
+                              lambda v: isinstance(v, list) and all(_text(x) for x in v))):
+        if key in meta:
+            _want(check(meta[key]), f"meta.{key}", kind, meta[key])
+    for name in ("cases", "reviews", "annotations"):
+        _want(isinstance(doc.get(name, []), list), f"\"{name}\"", "a list", doc.get(name))
+    ids: set[str] = set()
+    for n, item in enumerate(doc.get("cases", [])):
+        try:
+            case = Case.from_dict(item, f"case{n + 1}")
+        except InputError as err:
+            raise InputError(f"cases[{n}]: {err}") from None
+        if not isinstance(item.get("id"), str):
+            raise InputError(f"cases[{n}]: a case in a session needs an \"id\" string")
+        if case.id in ids:
+            raise InputError(f"cases[{n}]: duplicate case id {case.id!r}")
+        ids.add(case.id)
+    seen: set[tuple[str, ...]] = set()
+    for n, r in enumerate(doc.get("reviews", [])):
+        where = f"reviews[{n}]"
+        _want(isinstance(r, Mapping), where, "an object", r)
+        _check_row(r, where, ids, ("case_id", "annotator"), ("note", "timestamp"))
+        state = r.get("state", ReviewState.NOT_STARTED.value)
+        if state not in {s.value for s in ReviewState}:
+            raise InputError(f"{where}.state must be one of "
+                             f"{', '.join(s.value for s in ReviewState)}, not {state!r}")
+        rkey = (r["case_id"], r.get("annotator", ""))
+        if rkey in seen:
+            raise InputError(f"{where}: a second review of case {rkey[0]!r} by {rkey[1]!r}")
+        seen.add(rkey)
+    seen = set()
+    for n, a in enumerate(doc.get("annotations", [])):
+        where = f"annotations[{n}]"
+        _want(isinstance(a, Mapping), where, "an object", a)
+        _check_row(a, where, ids, ("case_id", "raw", "source_id", "annotator"),
+                   ("note", "timestamp", "claim"))
+        number = a.get("number")
+        _want(isinstance(number, int) and not isinstance(number, bool) and number >= 1,
+              f"{where}.number", "a citation number (1, 2, ...)", number)
+        for flag in ("recovered", "orphaned"):
+            if flag in a:
+                _want(isinstance(a[flag], bool), f"{where}.{flag}", "a boolean", a[flag])
+        if not a.get("orphaned", False):
+            akey = (a["case_id"], str(number), a["raw"], a["source_id"], a.get("annotator", ""))
+            if akey in seen:
+                raise InputError(f"{where}: a second annotation of case {a['case_id']!r} "
+                                 f"citation {number} source {a['source_id']!r}")
+            seen.add(akey)
+
+
+def _check_row(row: Mapping[str, Any], where: str, ids: set[str], required: tuple[str, ...],
+               optional: tuple[str, ...]) -> None:
+    for key in required:
+        if key == "annotator" and key not in row:
+            continue
+        _want(_text(row.get(key)), f"{where}.{key}", "a string", row.get(key))
+    for key in optional:
+        if key in row:
+            _want(_text(row[key]), f"{where}.{key}", "a string", row[key])
+    verdict = row.get("verdict")
+    if verdict is not None:
+        _want(_text(verdict), f"{where}.verdict", "a string or null", verdict)
+    if row["case_id"] not in ids:
+        raise InputError(f"{where}: case {row['case_id']!r} is not among the cases")
+
+
+def import_document(doc: Mapping[str, Any], path: str, *, annotator: str = "",
+                    overwrite: bool = False) -> Session:
+    """A new session at ``path`` holding everything in the (validated) document."""
+    validate_document(doc)
+    meta = dict(doc.get("meta", {}))
+    extra = {k: v for k, v in doc.items() if k not in DOCUMENT_KEYS}
+    if extra:
+        meta[_DOC_EXTRA] = extra
+    rows = ((c["id"], _dumps(c)) for c in doc.get("cases", []))
+
+    def fill(conn: Any) -> None:
+        for r in doc.get("reviews", []):
+            _insert_review(conn, CaseReview(
+                r["case_id"], r.get("annotator", ""), ReviewState(r.get("state", "not started")),
+                r.get("verdict"), r.get("note", ""), r.get("timestamp", ""),
+                {k: v for k, v in r.items() if k not in REVIEW_KEYS}))
+        for a in doc.get("annotations", []):
+            _insert_annotation(conn, Annotation(
+                AnnotationKey(a["case_id"], a["number"], a["raw"], a["source_id"]),
+                a.get("annotator", ""), a.get("verdict"), a.get("note", ""),
+                a.get("timestamp", ""), a.get("claim", ""), a.get("recovered", False),
+                a.get("orphaned", False),
+                {k: v for k, v in a.items() if k not in ANNOTATION_KEYS}))
+
+    return Session._build(path, meta, rows, overwrite=overwrite, annotator=annotator, fill=fill)
+
+
+__all__ = ["FORMAT", "VERSION", "export_document", "import_document", "read_document",
+           "schema", "validate_document", "write_json", "KNOWN_META"]

@@ -1,0 +1,178 @@
+"""The review model: citations numbered as the reviewer sees them, annotations and case reviews.
+
+No Qt here: the GUI adapts these through callbacks (:mod:`citeview.session.store`) and pushes
+:mod:`citeview.session.edits` commands on its ``QUndoStack``.
+
+An annotation is a judgement of one source of one citation. Its key is (case id, citation
+number, raw marker text, source id) plus the annotator, so several annotators' verdicts can sit
+side by side in one session. When a case's answer changes, :func:`reattach` places annotations
+again by raw marker text and claim text; those it cannot place are kept, flagged orphaned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from citeview.core.cases import Case
+from citeview.core.claims import claim_spans
+from citeview.core.markers import DEFAULT_FAMILIES, scan
+
+DEFAULT_LABELS: tuple[str, ...] = ("supported", "partially supported", "unsupported",
+                                   "cannot tell")
+
+
+class ReviewState(StrEnum):
+    NOT_STARTED = "not started"
+    IN_PROGRESS = "in progress"
+    DONE = "done"
+
+
+def now_iso() -> str:
+    """UTC timestamp with milliseconds, e.g. ``2026-03-01T12:00:00.123Z``."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(slots=True, frozen=True)
+class AnnotationKey:
+    """Which judgement: (case id, citation number from 1, raw marker text, source id)."""
+
+    case_id: str
+    number: int
+    raw: str
+    source_id: str
+
+
+@dataclass(slots=True, frozen=True)
+class Annotation:
+    """A verdict and note on one source of one citation, by one annotator at one time.
+
+    ``claim`` is the claim text when annotated (used to re-attach); ``orphaned`` is set when the
+    answer changed and the citation could not be found again. ``extra`` keeps unknown keys of an
+    imported session."""
+
+    key: AnnotationKey
+    annotator: str = ""
+    verdict: str | None = None
+    note: str = ""
+    timestamp: str = ""
+    claim: str = ""
+    recovered: bool = False
+    orphaned: bool = False
+    extra: dict[str, Any] = field(default_factory=dict, compare=True, hash=False)
+
+    @property
+    def case_id(self) -> str:
+        return self.key.case_id
+
+    @property
+    def empty(self) -> bool:
+        """No verdict and no note: nothing worth keeping."""
+        return self.verdict is None and not self.note and not self.extra
+
+
+@dataclass(slots=True, frozen=True)
+class CaseReview:
+    """One annotator's review of a whole case: state, overall verdict and note."""
+
+    case_id: str
+    annotator: str = ""
+    state: ReviewState = ReviewState.NOT_STARTED
+    verdict: str | None = None
+    note: str = ""
+    timestamp: str = ""
+    extra: dict[str, Any] = field(default_factory=dict, compare=True, hash=False)
+
+    @property
+    def empty(self) -> bool:
+        return (self.state is ReviewState.NOT_STARTED and self.verdict is None and not self.note
+                and not self.extra)
+
+
+@dataclass(slots=True, frozen=True)
+class CitationSlot:
+    """A citation as the reviewer sees it: numbered from 1 in reading order (recovered ones
+    included and flagged), with its claim. Each source id of it is judged separately."""
+
+    number: int
+    raw: str
+    source_ids: tuple[str, ...]
+    locator: str | None
+    start: int
+    end: int
+    claim_start: int
+    claim_end: int
+    claim: str
+    recovered: str | None
+
+    def keys(self, case_id: str) -> list[AnnotationKey]:
+        return [AnnotationKey(case_id, self.number, self.raw, sid) for sid in self.source_ids]
+
+
+def case_citations(case: Case, families: Sequence[str] = DEFAULT_FAMILIES) -> list[CitationSlot]:
+    """The citations of ``case``'s answer, numbered in reading order, with their claims."""
+    cits = scan(case.answer, tuple(families)).citations
+    spans = claim_spans(case.answer, cits)
+    return [
+        CitationSlot(n, c.raw, c.source_ids, c.locator, c.start, c.end, s, e, case.answer[s:e],
+                     c.recovered.value if c.recovered is not None else None)
+        for n, (c, (s, e)) in enumerate(zip(cits, spans, strict=True), 1)
+    ]
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@dataclass(slots=True)
+class Reattached:
+    """Result of :func:`reattach`: annotations placed (possibly renumbered) and orphans."""
+
+    placed: list[Annotation]
+    orphaned: list[Annotation]
+
+
+def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot]) -> Reattached:
+    """Place ``annotations`` on the citations of a changed answer.
+
+    An annotation stays where its number, raw marker and claim still match; otherwise it moves
+    to the nearest citation with the same raw marker text, the same source id and the same claim
+    text (whitespace-insensitive). Any other is returned orphaned (never dropped). Orphans that
+    are already orphaned are re-tried, so an answer changed back re-attaches them."""
+    by_raw: dict[str, list[CitationSlot]] = {}
+    for each in slots:
+        by_raw.setdefault(each.raw, []).append(each)
+    taken: set[tuple[int, str, str]] = set()
+    placed: list[Annotation] = []
+    orphans: list[Annotation] = []
+    pending = sorted(annotations, key=lambda a: (a.orphaned, a.key.number))
+    # Exact matches first, so a moved annotation never takes the place of one that stayed.
+    rest: list[Annotation] = []
+    for ann in pending:
+        k = ann.key
+        slot: CitationSlot | None = slots[k.number - 1] if 0 < k.number <= len(slots) else None
+        if (slot is not None and slot.raw == k.raw and k.source_id in slot.source_ids
+                and _norm(slot.claim) == _norm(ann.claim)
+                and (k.number, k.source_id, ann.annotator) not in taken):
+            taken.add((k.number, k.source_id, ann.annotator))
+            placed.append(replace(ann, orphaned=False, claim=slot.claim))
+        else:
+            rest.append(ann)
+    for ann in rest:
+        k = ann.key
+        claim = _norm(ann.claim)
+        candidates = [s for s in by_raw.get(k.raw, ())
+                      if k.source_id in s.source_ids and _norm(s.claim) == claim
+                      and (s.number, k.source_id, ann.annotator) not in taken]
+        if candidates:
+            best = min(candidates, key=lambda s: (abs(s.number - k.number), s.number))
+            taken.add((best.number, k.source_id, ann.annotator))
+            placed.append(replace(ann, key=replace(k, number=best.number), orphaned=False,
+                                  claim=best.claim))
+        else:
+            orphans.append(replace(ann, orphaned=True))
+    return Reattached(placed, orphans)

@@ -1,0 +1,768 @@
+"""The session store: one SQLite file (``NAME.citeview``) that never loses a reviewer's work.
+
+- WAL journal, ``synchronous=FULL`` and foreign keys on; ``PRAGMA user_version`` plus ordered
+  migrations (:mod:`citeview.session.migrations`); a session from a newer citeview opens
+  read-only with a message.
+- Cases are copied in (the session survives the dataset moving) and parsed when asked for.
+- Every change is its own transaction, committed at once: there is no unsaved state, so no Save
+  prompt. Save As copies with the SQLite backup API.
+- A process that opens a session for writing records itself in the ``lock`` row (pid, host); a
+  second process finds it alive and is told (:class:`SessionInUse`). A row left by a process
+  that died is taken over.
+- Views learn of changes through plain callbacks (:meth:`Session.subscribe`); edits the user can
+  undo are :mod:`citeview.session.edits` commands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import socket
+import sqlite3
+import sys
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from citeview.core.cases import Case
+from citeview.core.errors import InputError
+from citeview.core.formats import SQLITE_MAGIC, Dataset
+from citeview.core.markers import DEFAULT_FAMILIES
+from citeview.session.migrations import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    application_id,
+    migrate,
+    user_version,
+)
+from citeview.session.model import (
+    DEFAULT_LABELS,
+    Annotation,
+    AnnotationKey,
+    CaseReview,
+    Reattached,
+    ReviewState,
+    case_citations,
+    now_iso,
+    reattach,
+)
+
+SESSION_SUFFIX = ".citeview"
+# Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
+KNOWN_META = ("name", "labels", "blind", "families", "created", "source")
+_DOC_EXTRA = "_document_extra"  # unknown top-level keys of an imported document
+
+
+class SessionError(InputError):
+    """A session that cannot be opened or written, with a one-line message."""
+
+
+class SessionInUse(SessionError):
+    """Another live process has the session open for writing."""
+
+
+class ReadOnlySession(SessionError):
+    """A write to a session opened read-only."""
+
+
+@dataclass(slots=True, frozen=True)
+class Change:
+    """What changed: ``kind`` is "annotation", "review", "case", "cases" or "meta"."""
+
+    kind: str
+    case_id: str | None = None
+    key: AnnotationKey | None = None
+
+
+Listener = Callable[[Change], None]
+
+# One write of an edit: an annotation or review row to set (or delete, when ``new`` is None).
+@dataclass(slots=True, frozen=True)
+class RowChange:
+    kind: str  # "annotation" | "review"
+    case_id: str
+    annotator: str
+    key: AnnotationKey | None
+    orphaned: bool
+    new: Annotation | CaseReview | None
+
+
+def user_data_dir() -> Path:
+    """Where sessions go when the input's folder is read-only (``CITEVIEW_DATA_DIR`` wins)."""
+    env = os.environ.get("CITEVIEW_DATA_DIR")
+    if env:
+        return Path(env)
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", Path.home())) / "citeview"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "citeview"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "citeview"
+
+
+def session_path_for(input_path: str) -> tuple[str, bool]:
+    """``(session path, in user data folder)`` for an input: ``NAME.citeview`` beside it, or in
+    the user data folder when its folder is not writable."""
+    p = Path(input_path).resolve()
+    stem = p.stem if p.suffix else p.name
+    beside = p.with_name(stem + SESSION_SUFFIX)
+    writable_dir = os.access(p.parent, os.W_OK | os.X_OK)
+    if writable_dir and (not beside.exists() or os.access(beside, os.W_OK)):
+        return str(beside), False
+    digest = hashlib.sha1(str(p).encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return str(user_data_dir() / "sessions" / f"{stem}-{digest}{SESSION_SUFFIX}"), True
+
+
+def _dumps(obj: object) -> str:
+    """Compact JSON; falls back to ASCII escapes when text holds lone surrogates (which UTF-8,
+    and so SQLite, cannot store) so that nothing is lost."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
+def _check_session_file(path: str) -> None:
+    if not os.path.exists(path):
+        raise SessionError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise SessionError(f"{path}: is a directory, not a file")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as err:
+        raise SessionError(f"{path}: cannot read ({err.strerror or err})") from None
+    if not head:
+        raise SessionError(f"{path}: file is empty (0 bytes), not a citeview session")
+    if head != SQLITE_MAGIC:
+        raise SessionError(f"{path}: not a citeview session (not an SQLite database)")
+
+
+def _connect(path: str, readonly: bool) -> sqlite3.Connection:
+    if readonly:
+        uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+    else:
+        conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if not readonly:
+        conn.execute("PRAGMA synchronous = FULL")
+    return conn
+
+
+def _alive(pid: int, host: str) -> bool:
+    """Whether the process that wrote a lock row may still run (other hosts: assume so)."""
+    if host != socket.gethostname():
+        return True
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+class Session:
+    """An open session. Use :meth:`create`, :meth:`open` or :func:`open_for_input`."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str, *, readonly: bool,
+                 message: str | None, annotator: str) -> None:
+        self.conn = conn
+        self.path = path
+        self.readonly = readonly
+        self.message = message  # e.g. why it is read-only; for the status bar
+        self.annotator = annotator
+        self._token = uuid.uuid4().hex
+        self._listeners: list[Listener] = []
+        self._ids: list[str] | None = None
+        self._positions: dict[str, int] | None = None
+        self._case_cache: dict[str, Case] = {}
+        self._meta: dict[str, Any] | None = None
+        self.closed = False
+
+    # ------------------------------------------------------------------ opening and closing
+
+    @classmethod
+    def create(cls, path: str, cases: Dataset | Iterable[Case], *, annotator: str = "",
+               labels: Sequence[str] = DEFAULT_LABELS,
+               families: Sequence[str] = DEFAULT_FAMILIES, name: str | None = None,
+               source: str | None = None, overwrite: bool = False) -> Session:
+        """A new session at ``path`` holding copies of ``cases``. Built in a temporary file and
+        renamed into place, so a crash never leaves a half-made session."""
+        meta: dict[str, Any] = {
+            "name": name or Path(path).stem, "labels": list(labels), "blind": False,
+            "families": list(families), "created": now_iso(),
+        }
+        if source is not None:
+            meta["source"] = source
+        items: Iterable[Case] = ((cases.get(i) for i in range(len(cases)))
+                                 if isinstance(cases, Dataset) else cases)
+        rows = ((c.id, _dumps(c.to_dict())) for c in items)
+        return cls._build(path, meta, rows, overwrite=overwrite, annotator=annotator)
+
+    @classmethod
+    def _build(cls, path: str, meta: dict[str, Any], case_rows: Iterable[tuple[str, str]], *,
+               overwrite: bool, annotator: str,
+               fill: Callable[[sqlite3.Connection], None] | None = None) -> Session:
+        if os.path.isdir(path):
+            raise SessionError(f"{path}: is a directory, not a file")
+        if os.path.exists(path) and not overwrite:
+            raise SessionError(f"{path}: already exists (choose another name)")
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise SessionError(f"{path}: folder {parent} does not exist")
+        tmp = f"{path}.tmp-{os.getpid()}"
+        _remove_db(tmp)
+        try:
+            conn = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA foreign_keys = ON")
+                migrate(conn)
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany("INSERT INTO meta VALUES (?, ?)",
+                                 [(k, _dumps(v)) for k, v in meta.items()])
+                try:
+                    conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)", case_rows)
+                except sqlite3.IntegrityError:
+                    raise SessionError(f"{path}: duplicate case ids in the input") from None
+                if fill is not None:
+                    fill(conn)
+                conn.execute("COMMIT")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                conn.close()
+            os.replace(tmp, path)
+        except sqlite3.Error as err:
+            raise SessionError(f"{path}: cannot create session ({err})") from None
+        except OSError as err:
+            raise SessionError(f"{path}: cannot create session ({err.strerror or err})") from None
+        finally:
+            _remove_db(tmp)
+        return cls.open(path, annotator=annotator)
+
+    @classmethod
+    def open(cls, path: str, *, annotator: str = "", readonly: bool = False,
+             force: bool = False) -> Session:
+        """Open a session. Read-only when asked, when the file cannot be written or when a newer
+        citeview made it (``message`` says why). :class:`SessionInUse` when another live process
+        has it open for writing (``force`` takes it over)."""
+        _check_session_file(path)
+        message = None
+        if not readonly and not (os.access(path, os.W_OK)
+                                 and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)):
+            readonly, message = True, "the session file is read-only: opened read-only"
+        try:
+            conn = _connect(path, readonly=True)
+            try:
+                app, version = application_id(conn), user_version(conn)
+                if app != APPLICATION_ID:
+                    raise SessionError(f"{path}: an SQLite database, but not a citeview session")
+            finally:
+                conn.close()
+            if version > SCHEMA_VERSION:
+                readonly = True
+                message = (f"made by a newer citeview (session version {version}, this one knows "
+                           f"up to {SCHEMA_VERSION}): opened read-only")
+            conn = _connect(path, readonly)
+            if not readonly:
+                if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
+                    raise SessionError(f"{path}: cannot use the WAL journal here")
+                migrate(conn)
+        except sqlite3.DatabaseError as err:
+            raise SessionError(f"{path}: damaged or unreadable session ({err})") from None
+        session = cls(conn, path, readonly=readonly, message=message, annotator=annotator)
+        try:
+            session._meta_all()
+            if not readonly:
+                session._acquire_lock(force)
+        except sqlite3.DatabaseError as err:
+            conn.close()
+            raise SessionError(f"{path}: damaged or unreadable session ({err})") from None
+        except BaseException:
+            conn.close()
+            raise
+        return session
+
+    def _acquire_lock(self, force: bool) -> None:
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute("SELECT pid, host, token, since FROM lock WHERE id = 1").fetchone()
+            if row is not None and row[2] != self._token and not force and _alive(row[0], row[1]):
+                raise SessionInUse(
+                    f"{self.path}: already open in another citeview (pid {row[0]} on {row[1]}, "
+                    f"since {row[3]}); close it there, or open it read-only")
+            conn.execute("INSERT OR REPLACE INTO lock VALUES (1, ?, ?, ?, ?)",
+                         (os.getpid(), socket.gethostname(), self._token, now_iso()))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        """Release the lock and close (the WAL is checkpointed into the file)."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            if not self.readonly:
+                self.conn.execute("DELETE FROM lock WHERE token = ?", (self._token,))
+        finally:
+            self.conn.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def integrity_check(self) -> str:
+        """``PRAGMA integrity_check``: "ok" for a sound file."""
+        return "; ".join(str(r[0]) for r in self.conn.execute("PRAGMA integrity_check"))
+
+    def save_as(self, path: str, *, switch: bool = True) -> None:
+        """Copy the session to ``path`` with the SQLite backup API (consistent even while
+        written). With ``switch`` the session continues in the copy, like an editor's Save As."""
+        if os.path.abspath(path) == os.path.abspath(self.path):
+            return
+        tmp = f"{path}.tmp-{os.getpid()}"
+        _remove_db(tmp)
+        try:
+            dest = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                self.conn.backup(dest)
+                dest.execute("PRAGMA journal_mode = WAL")
+                dest.execute("DELETE FROM lock")
+            finally:
+                dest.close()
+            os.replace(tmp, path)
+        except sqlite3.Error as err:
+            raise SessionError(f"{path}: cannot save a copy ({err})") from None
+        except OSError as err:
+            raise SessionError(f"{path}: cannot save a copy ({err.strerror or err})") from None
+        finally:
+            _remove_db(tmp)
+        if switch:
+            other = Session.open(path, annotator=self.annotator)
+            listeners = self._listeners
+            self.close()
+            self.conn, self.path, self.readonly = other.conn, other.path, other.readonly
+            self._token, self.message, self.closed = other._token, other.message, False
+            self._listeners = listeners
+            self._notify(Change("meta"))
+
+    # ------------------------------------------------------------------ callbacks
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(change)`` after every committed change; returns an unsubscribe."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+        return unsubscribe
+
+    def _notify(self, *changes: Change) -> None:
+        errors: list[BaseException] = []
+        for change in changes:
+            for listener in list(self._listeners):
+                try:
+                    listener(change)
+                except Exception as err:  # one broken view must not stop the others
+                    errors.append(err)
+        if errors:
+            raise errors[0]
+
+    # ------------------------------------------------------------------ transactions
+
+    def _write(self, statements: Callable[[sqlite3.Connection], object]) -> None:
+        """Run ``statements`` in one immediate transaction, committed before returning."""
+        if self.readonly:
+            raise ReadOnlySession(f"{self.path}: {self.message or 'opened read-only'}")
+        if self.closed:
+            raise SessionError(f"{self.path}: session is closed")
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            statements(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ meta
+
+    def _meta_all(self) -> dict[str, Any]:
+        if self._meta is None:
+            self._meta = {k: json.loads(v) for k, v in
+                          self.conn.execute("SELECT key, value FROM meta ORDER BY rowid")}
+        return self._meta
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """Session settings (name, labels, blind, families, created, source, unknown keys)."""
+        return {k: v for k, v in self._meta_all().items() if k != _DOC_EXTRA}
+
+    @property
+    def document_extra(self) -> dict[str, Any]:
+        extra = self._meta_all().get(_DOC_EXTRA, {})
+        return dict(extra) if isinstance(extra, dict) else {}
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        labels = self._meta_all().get("labels")
+        return tuple(labels) if isinstance(labels, list) and labels else DEFAULT_LABELS
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        fams = self._meta_all().get("families")
+        return tuple(fams) if isinstance(fams, list) and fams else DEFAULT_FAMILIES
+
+    @property
+    def blind(self) -> bool:
+        return bool(self._meta_all().get("blind", False))
+
+    @property
+    def name(self) -> str:
+        return str(self._meta_all().get("name") or Path(self.path).stem)
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Set one setting, in its own transaction."""
+        text = _dumps(value)
+        self._write(lambda c: c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, text)))
+        self._meta_all()[key] = json.loads(text)
+        self._notify(Change("meta"))
+
+    def set_blind(self, blind: bool) -> None:
+        """Remember that the session is (was) annotated blind."""
+        self.set_meta("blind", bool(blind))
+
+    def set_labels(self, labels: Sequence[str]) -> None:
+        """Use a rubric of one's own: the verdict labels, in key order (1, 2, ...)."""
+        cleaned = [str(label).strip() for label in labels]
+        if not cleaned or any(not label for label in cleaned) or len(set(cleaned)) != len(cleaned):
+            raise SessionError("labels must be distinct non-empty names")
+        self.set_meta("labels", cleaned)
+
+    # ------------------------------------------------------------------ cases
+
+    def case_ids(self) -> list[str]:
+        if self._ids is None:
+            self._ids = [r[0] for r in self.conn.execute("SELECT id FROM cases ORDER BY pos")]
+            self._positions = {cid: i for i, cid in enumerate(self._ids)}
+        return list(self._ids)
+
+    def __len__(self) -> int:
+        return len(self.case_ids()) if self._ids is None else len(self._ids)
+
+    def index_of(self, case_id: str) -> int:
+        self.case_ids()
+        assert self._positions is not None
+        return self._positions[case_id]
+
+    def case_data(self, case_id: str) -> dict[str, Any]:
+        """The stored case JSON, as it was copied in or imported."""
+        row = self.conn.execute("SELECT data FROM cases WHERE id = ?", (case_id,)).fetchone()
+        if row is None:
+            raise KeyError(case_id)
+        data: dict[str, Any] = json.loads(row[0])
+        return data
+
+    def get_case(self, case_id: str) -> Case:
+        """The case, parsed on first use."""
+        case = self._case_cache.get(case_id)
+        if case is None:
+            try:
+                case = Case.from_dict(self.case_data(case_id), case_id)
+            except InputError as err:
+                raise SessionError(f"{self.path}: case {case_id!r}: {err}") from None
+            if len(self._case_cache) > 256:
+                self._case_cache.clear()
+            self._case_cache[case_id] = case
+        return case
+
+    def case_at(self, index: int) -> Case:
+        return self.get_case(self.case_ids()[index])
+
+    def dataset(self) -> SessionDataset:
+        return SessionDataset(self)
+
+    def add_cases(self, cases: Iterable[Case]) -> list[str]:
+        """Copy in cases whose ids the session does not have yet (one transaction)."""
+        have = set(self.case_ids())
+        new = [c for c in cases if c.id not in have]
+        if not new:
+            return []
+        rows = [(c.id, _dumps(c.to_dict())) for c in new]
+        self._write(lambda conn: conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)",
+                                                  rows))
+        self._ids = None
+        self._notify(Change("cases"))
+        return [c.id for c in new]
+
+    def update_case(self, case: Case) -> Reattached:
+        """Replace a case's content (e.g. the input changed). When the answer changed, its
+        annotations are re-attached; those that cannot be placed are kept, flagged orphaned."""
+        old = self.get_case(case.id)
+        data = _dumps(case.to_dict())
+        anns = self.annotations(case.id)
+        if old.answer == case.answer:
+            result = Reattached(anns, [])
+            if data != _dumps(old.to_dict()):
+                self._write(lambda c: c.execute("UPDATE cases SET data = ? WHERE id = ?",
+                                                (data, case.id)))
+        else:
+            result = reattach(anns, case_citations(case, self.families))
+
+            def run(conn: sqlite3.Connection) -> None:
+                conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
+                conn.execute("DELETE FROM annotations WHERE case_id = ?", (case.id,))
+                for ann in [*result.placed, *result.orphaned]:
+                    _insert_annotation(conn, ann)
+            self._write(run)
+        self._case_cache.pop(case.id, None)
+        self._notify(Change("case", case.id))
+        return result
+
+    def sync_from(self, dataset: Dataset) -> dict[str, Reattached]:
+        """Bring the session up to date with its input: new cases are copied in, changed ones
+        updated (annotations re-attached); cases gone from the input stay. Returns the
+        re-attachment of each case whose answer changed."""
+        have = set(self.case_ids())
+        new: list[Case] = []
+        changed: dict[str, Reattached] = {}
+        for i in range(len(dataset)):
+            case = dataset.get(i)
+            if case.id not in have:
+                new.append(case)
+            elif _dumps(case.to_dict()) != _dumps(self.get_case(case.id).to_dict()):
+                answer_changed = self.get_case(case.id).answer != case.answer
+                result = self.update_case(case)
+                if answer_changed:
+                    changed[case.id] = result
+        self.add_cases(new)
+        return changed
+
+    # ------------------------------------------------------------------ annotations
+
+    def annotation(self, key: AnnotationKey, annotator: str | None = None) -> Annotation | None:
+        """The (placed) annotation at ``key`` by ``annotator`` (default: this session's)."""
+        who = self.annotator if annotator is None else annotator
+        row = self.conn.execute(
+            f"SELECT {_ANN_COLS} FROM annotations WHERE case_id = ? AND number = ? AND raw = ? "
+            "AND source_id = ? AND annotator = ? AND orphaned = 0",
+            (key.case_id, key.number, key.raw, key.source_id, who)).fetchone()
+        return _annotation(row) if row else None
+
+    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
+                    orphaned: bool | None = None) -> list[Annotation]:
+        """Annotations (all annotators unless one is named), in case then citation order."""
+        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
+
+    def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
+                         orphaned: bool | None = None) -> Iterator[Annotation]:
+        where: list[str] = []
+        args: list[object] = []
+        if case_id is not None:
+            where.append("a.case_id = ?")
+            args.append(case_id)
+        if annotator is not None:
+            where.append("a.annotator = ?")
+            args.append(annotator)
+        if orphaned is not None:
+            where.append("a.orphaned = ?")
+            args.append(int(orphaned))
+        sql = (f"SELECT {_ANN_COLS_A} FROM annotations a JOIN cases c ON c.id = a.case_id"
+               + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid")
+        # A live cursor: export streams 100,000 rows without holding them all.
+        for row in self.conn.execute(sql, args):
+            yield _annotation(row)
+
+    def orphans(self, case_id: str | None = None) -> list[Annotation]:
+        """Annotations whose citation was not found again after the answer changed."""
+        return self.annotations(case_id, orphaned=True)
+
+    def put_annotation(self, ann: Annotation) -> None:
+        """Store ``ann`` (replacing the one at its key and annotator), in its own transaction. An
+        empty annotation (no verdict, no note) is deleted instead."""
+        self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
+                              None if ann.empty else ann)])
+
+    def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
+        """The case review by ``annotator`` (default: this session's); not started if none."""
+        who = self.annotator if annotator is None else annotator
+        row = self.conn.execute(
+            f"SELECT {_REV_COLS} FROM reviews WHERE case_id = ? AND annotator = ?",
+            (case_id, who)).fetchone()
+        return _review(row) if row else CaseReview(case_id, who)
+
+    def reviews(self, case_id: str | None = None) -> list[CaseReview]:
+        sql = (f"SELECT {', '.join('r.' + c for c in _REV_COLS.split(', '))} FROM reviews r "
+               "JOIN cases c ON c.id = r.case_id")
+        args: tuple[str, ...] = ()
+        if case_id is not None:
+            sql += " WHERE r.case_id = ?"
+            args = (case_id,)
+        return [_review(r) for r in self.conn.execute(sql + " ORDER BY c.pos, r.annotator",
+                                                      args)]
+
+    def put_review(self, review: CaseReview) -> None:
+        """Store a case review in its own transaction (an empty one is deleted)."""
+        self.apply([RowChange("review", review.case_id, review.annotator, None, False,
+                              None if review.empty else review)])
+
+    def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
+        """Review state of every case that has one, for ``annotator``."""
+        who = self.annotator if annotator is None else annotator
+        return {cid: ReviewState(state) for cid, state in self.conn.execute(
+            "SELECT case_id, state FROM reviews WHERE annotator = ?", (who,))}
+
+    def first_not_done(self, annotator: str | None = None) -> int | None:
+        """Index of the first case not done by ``annotator`` (where to resume)."""
+        states = self.states(annotator)
+        for i, cid in enumerate(self.case_ids()):
+            if states.get(cid) is not ReviewState.DONE:
+                return i
+        return None
+
+    def current_row(self, change: RowChange) -> Annotation | CaseReview | None:
+        if change.kind == "annotation":
+            assert change.key is not None
+            if change.orphaned:
+                found = [a for a in self.annotations(change.case_id, annotator=change.annotator,
+                                                     orphaned=True) if a.key == change.key]
+                return found[0] if found else None
+            return self.annotation(change.key, change.annotator)
+        row = self.conn.execute(
+            f"SELECT {_REV_COLS} FROM reviews WHERE case_id = ? AND annotator = ?",
+            (change.case_id, change.annotator)).fetchone()
+        return _review(row) if row else None
+
+    def apply(self, changes: Sequence[RowChange]) -> None:
+        """Write row changes in ONE transaction, committed before returning; then notify."""
+        def run(conn: sqlite3.Connection) -> None:
+            for ch in changes:
+                if ch.kind == "annotation":
+                    assert ch.key is not None
+                    k = ch.key
+                    conn.execute(
+                        "DELETE FROM annotations WHERE rowid IN (SELECT rowid FROM annotations "
+                        "WHERE case_id = ? AND number = ? AND raw = ? AND source_id = ? AND "
+                        "annotator = ? AND orphaned = ? LIMIT 1)",
+                        (k.case_id, k.number, k.raw, k.source_id, ch.annotator,
+                         int(ch.orphaned)))
+                    if isinstance(ch.new, Annotation):
+                        _insert_annotation(conn, ch.new)
+                else:
+                    conn.execute("DELETE FROM reviews WHERE case_id = ? AND annotator = ?",
+                                 (ch.case_id, ch.annotator))
+                    if isinstance(ch.new, CaseReview):
+                        _insert_review(conn, ch.new)
+        try:
+            self._write(run)
+        except sqlite3.IntegrityError as err:
+            raise SessionError(f"{self.path}: cannot store the change ({err})") from None
+        self._notify(*[Change(ch.kind, ch.case_id, ch.key) for ch in changes])
+
+
+# ---------------------------------------------------------------------- rows
+
+_ANN_FIELDS = ("case_id", "number", "raw", "source_id", "annotator", "verdict", "note",
+               "timestamp", "claim", "recovered", "orphaned", "extra")
+_ANN_COLS = ", ".join(_ANN_FIELDS)
+_ANN_COLS_A = ", ".join("a." + f for f in _ANN_FIELDS)
+_REV_COLS = "case_id, annotator, state, verdict, note, timestamp, extra"
+
+
+def _annotation(row: Sequence[Any]) -> Annotation:
+    return Annotation(AnnotationKey(row[0], int(row[1]), row[2], row[3]), row[4], row[5], row[6],
+                      row[7], row[8], bool(row[9]), bool(row[10]), json.loads(row[11]))
+
+
+def _insert_annotation(conn: sqlite3.Connection, a: Annotation) -> None:
+    k = a.key
+    conn.execute(f"INSERT INTO annotations ({_ANN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                 (k.case_id, k.number, k.raw, k.source_id, a.annotator, a.verdict, a.note,
+                  a.timestamp, a.claim, int(a.recovered), int(a.orphaned), _dumps(a.extra)))
+
+
+def _review(row: Sequence[Any]) -> CaseReview:
+    return CaseReview(row[0], row[1], ReviewState(row[2]), row[3], row[4], row[5],
+                      json.loads(row[6]))
+
+
+def _insert_review(conn: sqlite3.Connection, r: CaseReview) -> None:
+    conn.execute(f"INSERT INTO reviews ({_REV_COLS}) VALUES (?,?,?,?,?,?,?)",
+                 (r.case_id, r.annotator, r.state.value, r.verdict, r.note, r.timestamp,
+                  _dumps(r.extra)))
+
+
+def _remove_db(path: str) -> None:
+    for p in (path, path + "-wal", path + "-shm", path + "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(p)
+
+
+# ---------------------------------------------------------------------- datasets
+
+
+class SessionDataset(Dataset):
+    """The cases of a session as a :class:`Dataset` (kind "session"); ``.session`` is the
+    session itself."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.path = session.path
+        self.kind = "session"
+
+    def __len__(self) -> int:
+        return len(self.session)
+
+    def case_ids(self) -> list[str]:
+        return self.session.case_ids()
+
+    def get(self, index: int) -> Case:
+        return self.session.case_at(index)
+
+    def index_of(self, case_id: str) -> int:
+        return self.session.index_of(case_id)
+
+
+def open_session_dataset(path: str) -> SessionDataset:
+    """A session opened read-only to read its cases (what ``load_input`` returns for one)."""
+    return SessionDataset(Session.open(path, readonly=True))
+
+
+def open_for_input(input_path: str, dataset: Dataset, *, annotator: str = "") -> Session:
+    """The session of an input: its ``NAME.citeview`` (beside it, or in the user data folder
+    when that folder is read-only; ``message`` then says where) is opened and brought up to date
+    with the input, or created with copies of its cases."""
+    if dataset.kind == "session" and dataset.path:
+        return Session.open(dataset.path, annotator=annotator)
+    path, in_data_dir = session_path_for(input_path)
+    if os.path.exists(path):
+        session = Session.open(path, annotator=annotator)
+        if not session.readonly:
+            session.sync_from(dataset)
+    else:
+        if in_data_dir:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        session = Session.create(path, dataset, annotator=annotator,
+                                 source=os.path.abspath(input_path))
+    if in_data_dir and session.message is None:
+        session.message = f"the input's folder is read-only: session kept in {path}"
+    return session
