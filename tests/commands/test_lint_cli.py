@@ -1,0 +1,228 @@
+"""citeview lint: inputs, formats, rule switches, exit codes and parallel runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from citeview.cli import main
+from citeview.core.markers import DELIMITER, START, STOP
+
+DATA = Path(__file__).parent.parent / "data"
+SAMPLES = DATA / "samples"
+BREAKING = str(SAMPLES / "handbook-rule-breaking.case.json")
+CLEAN = str(SAMPLES / "handbook-line-level.case.json")
+
+
+def M(*parts: str) -> str:
+    return START + "cite" + "".join(DELIMITER + p for p in parts) + STOP
+
+
+TOOL = f"Citation Marker: {M('turn0file0')}\n[L1] Remote work: three days.\n[L2] More.\n"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no configuration file is found from here
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["lint", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def case(cid: str, answer: str) -> dict:
+    return {"id": cid, "tool_outputs": [TOOL], "answer": answer}
+
+
+def write_jsonl(path: Path, rows: list[object]) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows),
+                    encoding="utf-8")
+    return path
+
+
+def test_breaking_sample_fails_with_compiler_style_lines(capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    code, out, err = run(capsys, BREAKING)
+    assert code == 1 and err == ""
+    lines = out.splitlines()
+    assert f"{BREAKING}:handbook-rule-breaking:27:4: CV303 citation-on-fence-line " \
+           "citation on the closing line of a code fence: in the raw answer it breaks the " \
+           "fence and the rest of the answer renders as code" in lines
+    assert lines[-11].startswith("11 findings (7 error, 2 warning, 2 info) in 1 of 1 case")
+
+
+def test_clean_sample_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, CLEAN)
+    assert code == 0
+    assert out == "0 findings (0 error, 0 warning, 0 info) in 0 of 1 case\n"
+
+
+def test_fail_on_sets_the_threshold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "w.case.json"
+    f.write_text(json.dumps(case("w", "Remote work is allowed" + M("turn0file0", "L1") + ".")))
+    assert run(capsys, str(f))[0] == 0  # only a warning (CV304)
+    assert run(capsys, str(f), "--fail-on", "warning")[0] == 1
+    assert run(capsys, str(f), "--fail-on", "info")[0] == 1
+
+
+def test_select_and_ignore(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, BREAKING, "--select", "CV2", "--format", "jsonl")
+    assert {json.loads(ln)["code"] for ln in out.splitlines()} == {"CV201", "CV202", "CV203"}
+    code, out, _ = run(capsys, BREAKING, "--ignore", "CV1,CV2", "--ignore",
+                       "CV301,CV302,CV303,CV304,CV305", "--format", "jsonl")
+    assert {json.loads(ln)["code"] for ln in out.splitlines()} == {"CV308"}
+    assert code == 0  # only info left
+    code, _, err = run(capsys, BREAKING, "--select", "CV999")
+    assert code == 2 and err.strip() == ("citeview: error: --select: unknown rule 'CV999' "
+                                         "(rules are CV101-CV503, a prefix such as CV3, or a "
+                                         "name such as unknown-source)")
+
+
+def test_require_locators_and_multi_source_options(capsys: pytest.CaptureFixture[str]) -> None:
+    transit = str(SAMPLES / "transit-multi-turn.case.json")
+    assert run(capsys, transit)[0] == 0
+    _, out, _ = run(capsys, transit, "--require-locators", "--format", "jsonl")
+    assert [json.loads(ln)["code"] for ln in out.splitlines()] == ["CV205", "CV205"]
+    _, out, _ = run(capsys, transit, "--multi-source", "per-marker", "--format", "jsonl")
+    assert [json.loads(ln)["code"] for ln in out.splitlines()] == ["CV307"]
+
+
+def test_jsonl_records_are_line_numbers_and_bad_records_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = write_jsonl(tmp_path / "set.jsonl", [
+        case("a", "Fine claim here." + M("turn0file0", "L1")),
+        "",
+        case("b", "Bad claim." + M("turn9file9")),
+        "{not json",
+        {"id": "c"},
+        case("d", "Also bad." + M("turn0file0", "L9")),
+    ])
+    code, out, err = run(capsys, str(f))
+    assert code == 2
+    assert err.splitlines() == [
+        f"citeview: error: {f}:4: invalid JSON (Expecting property name enclosed in double "
+        "quotes: line 1 column 2 (char 1))",
+        f"citeview: error: {f}:5: case has no \"answer\" string",
+    ]
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{f}:3:b:1:11: CV201 unknown-source ")
+    assert lines[1].startswith(f"{f}:6:d:1:10: CV202 line-out-of-range ")
+    assert lines[2] == ("2 findings (2 error, 0 warning, 0 info) in 2 of 3 cases; "
+                        "2 invalid records")
+
+
+def test_missing_ids_default_to_file_and_record(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    f = write_jsonl(tmp_path / "anon.jsonl", [{"answer": "x" + M("turn1file1")}] * 2)
+    _, out, _ = run(capsys, str(f), "--format", "jsonl")
+    assert [json.loads(ln)["case_id"] for ln in out.splitlines()] == ["anon#1", "anon#2"]
+
+
+def test_pretty_case_json_and_json_arrays(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(case("p", "Bad." + M("turn9file9")), indent=2))
+    arr = tmp_path / "arr.json"
+    arr.write_text(json.dumps([case("x", "ok.")] + [case("y", "Bad." + M("turn9file9"))]))
+    single = tmp_path / "single.json"
+    single.write_text(json.dumps(case("s", "Bad." + M("turn9file9"))))
+    _, out, _ = run(capsys, str(one), str(arr), str(single), "--format", "jsonl")
+    rows = [json.loads(ln) for ln in out.splitlines()]
+    assert [(r["path"], r["record"], r["case_id"]) for r in rows] == [
+        (str(one), None, "p"), (str(arr), 2, "y"), (str(single), None, "s")]
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda p: None, "no such file"),
+    (lambda p: p.mkdir(), "is a directory, not a file"),
+    (lambda p: p.write_text("\n\n"), "empty file, no case to lint"),
+    (lambda p: p.write_text("[1, 2"), "not a case JSON or JSONL dataset"),
+    (lambda p: p.write_bytes(b"\x00\x01binary"), "binary file"),
+    (lambda p: p.write_text("42"), "a case must be a JSON object"),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         make: object, message: str) -> None:
+    p = tmp_path / "input.json"
+    make(p)  # type: ignore[operator]
+    code, _, err = run(capsys, str(p))
+    assert code == 2
+    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["lint", CLEAN, "--format", "xml"])
+    assert exc.value.code == 2
+    assert run(capsys, CLEAN, "--jobs", "0")[0] == 2
+
+
+def test_json_and_sarif_formats(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, BREAKING, CLEAN, "--format", "json")
+    doc = json.loads(out)
+    assert doc["version"] == 1 and len(doc["cases"]) == 2
+    assert doc["summary"]["counts"]["CV201"] == 1
+    _, out, _ = run(capsys, BREAKING, "--format", "sarif")
+    schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    sarif = json.loads(out)
+    jsonschema.Draft4Validator(schema).validate(sarif)
+    assert len(sarif["runs"][0]["results"]) == 11
+
+
+def test_configuration_file_is_found_and_can_be_ignored(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "citeview.toml").write_text('ignore = ["CV3"]\nfail-on = "info"\n')
+    _, out, _ = run(capsys, BREAKING, "--format", "jsonl")
+    codes = {json.loads(ln)["code"] for ln in out.splitlines()}
+    assert codes == {"CV109", "CV201", "CV202", "CV203"}
+    _, out, _ = run(capsys, BREAKING, "--format", "jsonl", "--no-config")
+    assert "CV301" in {json.loads(ln)["code"] for ln in out.splitlines()}
+    cfg = tmp_path / "other.toml"
+    cfg.write_text('[tool.citeview]\nselect = ["CV109"]\n')
+    _, out, _ = run(capsys, BREAKING, "--format", "jsonl", "--config", str(cfg))
+    assert {json.loads(ln)["code"] for ln in out.splitlines()} == {"CV109"}
+    # fail-on from the file: an info-only result fails.
+    (tmp_path / "citeview.toml").write_text('select = ["CV308"]\nfail-on = "info"\n')
+    assert run(capsys, BREAKING)[0] == 1
+
+
+def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    data = (json.dumps(case("a", "x" + M("turn9file9"))) + "\n"
+            + json.dumps(case("b", "y" + M("turn9file9"))) + "\n").encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, out, _ = run(capsys, "-", "--format", "jsonl")
+    assert code == 1
+    assert [(json.loads(ln)["path"], json.loads(ln)["record"]) for ln in out.splitlines()] == [
+        ("-", 1), ("-", 2)]
+
+
+@pytest.mark.slow
+def test_jobs_keep_the_input_order(tmp_path: Path) -> None:
+    rows = []
+    for i in range(300):
+        kind = i % 3
+        answer = [f"Claim {i} is here." + M("turn0file0", "L1"),
+                  f"Claim {i}" + M(f"turn{i}file9") + ".",
+                  f"**Claim {i} {M('turn0file0', 'L2')}**"][kind]
+        rows.append(case(f"c{i}", answer))
+    f = write_jsonl(tmp_path / "big.jsonl", rows)
+
+    def lint(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "citeview", "lint", str(f), "--format",
+                               "jsonl", "--no-config", *extra], capture_output=True, text=True,
+                              cwd=tmp_path, check=False, timeout=120)
+
+    one, two = lint("--jobs", "1"), lint("--jobs", "2")
+    assert one.returncode == two.returncode == 1
+    assert two.stderr == ""
+    assert one.stdout == two.stdout
+    records = [json.loads(ln)["record"] for ln in two.stdout.splitlines()]
+    assert records == sorted(records) and len(set(records)) == 200
