@@ -178,18 +178,27 @@ class LazyHighlighter(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.colour_visible)
-        editor.updateRequest.connect(self._schedule)
-        self._timer.start()
+        self._attached = False
+        self.attach()
 
     @property
     def lexer_name(self) -> str:
         return str(self._lexer.name)
 
+    def attach(self) -> None:
+        """Follow the editor's scrolling again (its document is ours again)."""
+        if not self._attached:
+            self._attached = True
+            self._editor.updateRequest.connect(self._schedule)
+        self._timer.start()
+
     def detach(self) -> None:
-        """Stop following the editor (its document is about to change)."""
+        """Stop following the editor (it shows another document now)."""
         self._timer.stop()
-        with contextlib.suppress(RuntimeError, TypeError):
-            self._editor.updateRequest.disconnect(self._schedule)
+        if self._attached:
+            self._attached = False
+            with contextlib.suppress(RuntimeError, TypeError):
+                self._editor.updateRequest.disconnect(self._schedule)
 
     def _schedule(self, *_: object) -> None:
         if self._editor.document() is self._doc and not self._timer.isActive():

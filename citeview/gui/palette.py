@@ -58,6 +58,20 @@ def _mix(a: QColor, b: QColor, t: float) -> QColor:
     )
 
 
+def _luminance(c: QColor) -> float:
+    def channel(v: int) -> float:
+        x = v / 255
+        return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(c.red()) + 0.7152 * channel(c.green()) + 0.0722 * channel(c.blue())
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two colours (1 to 21; 4.5 reads well as body text)."""
+    la, lb = _luminance(a), _luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
 def color_roles(palette: QPalette | None = None) -> ColorRoles:
     """The roles for ``palette`` (default: the application's current palette)."""
     if palette is None:
@@ -71,7 +85,7 @@ def color_roles(palette: QPalette | None = None) -> ColorRoles:
             dark=True,
             base=base,
             text=text,
-            muted=_mix(text, base, 0.45),
+            muted=_mix(text, base, 0.4),
             panel=_mix(base, text, 0.05),
             border=_mix(base, text, 0.18),
             highlight=QColor("#5a4a12"),
@@ -85,14 +99,14 @@ def color_roles(palette: QPalette | None = None) -> ColorRoles:
             ok=QColor("#56d364"),
             ok_bg=QColor("#1c3a24"),
             annotated=QColor("#c297ff"),
-            link=link if link.lightnessF() > 0.5 else QColor("#6cb6ff"),
+            link=link if contrast(link, base) >= 4.5 else QColor("#6cb6ff"),
             pygments_style="github-dark",
         )
     return ColorRoles(
         dark=False,
         base=base,
         text=text,
-        muted=_mix(text, base, 0.55),
+        muted=_mix(text, base, 0.42),
         panel=_mix(base, text, 0.035),
         border=_mix(base, text, 0.15),
         highlight=QColor("#fff0a0"),
@@ -106,6 +120,6 @@ def color_roles(palette: QPalette | None = None) -> ColorRoles:
         ok=QColor("#1a7f37"),
         ok_bg=QColor("#e6f4ea"),
         annotated=QColor("#6f42c1"),
-        link=link if link.lightnessF() < 0.6 else QColor("#0969da"),
+        link=link if contrast(link, base) >= 4.5 else QColor("#0969da"),
         pygments_style="default",
     )

@@ -149,14 +149,34 @@ class _Loaded:
         return None
 
     def labels_between(self, start: int, end: int) -> tuple[str, str] | None:
-        """First and last label of the lines starting in source offsets ``start..end``."""
+        """First and last label of the lines starting in source offsets ``start..end``
+        (inclusive)."""
         if self.first_label is not None:
             return (self.first_label, self.first_label) if start == 0 else None
         i = bisect_left(self.label_starts, start)
-        j = bisect_right(self.label_starts, max(end - 1, start)) - 1
+        j = bisect_right(self.label_starts, end) - 1
         if i > j or i >= len(self.label_starts):
             return None
         return self.label_texts[i], self.label_texts[j]
+
+
+def _block_range(loaded: _Loaded, start: int, end: int,
+                 last_line_start: int | None = None) -> tuple[int, int]:
+    """First and last block numbers of the source span ``start..end``. A span ends before its
+    last line's break, so an end at a block's start means that block is an empty last line
+    only when ``last_line_start`` says so."""
+    doc = loaded.doc
+    a = loaded.dtext.to_qt(start)
+    first = doc.findBlock(a).blockNumber()
+    if last_line_start is not None:
+        last = doc.findBlock(loaded.dtext.to_qt(last_line_start)).blockNumber()
+    else:
+        b = loaded.dtext.to_qt(end)
+        block = doc.findBlock(b)
+        last = block.blockNumber()
+        if end > start and block.position() == b and last > first:
+            last -= 1
+    return max(first, 0), max(first, last)
 
 
 # --------------------------------------------------------------------------- text view
@@ -547,11 +567,16 @@ class QSourceView(QWidget):
             loaded = self._load(source)
             if self._text.loaded is not None and self._text.loaded.highlighter is not None:
                 self._text.loaded.highlighter.detach()
+            previous = self._text.loaded
             self._text.loaded = loaded
+            if loaded.doc.defaultFont() != self._text.font():
+                loaded.doc.setDefaultFont(self._text.font())  # zoomed since it was built
             self._text.setDocument(loaded.doc)
+            if previous is not None and all(v is not previous for v in self._cache.values()):
+                previous.doc.deleteLater()  # evicted from the cache while it was shown
             self._text._update_gutter_width()
             if loaded.highlighter is not None:
-                loaded.highlighter._schedule()
+                loaded.highlighter.attach()
             elif not loaded.lexer_done:
                 QTimer.singleShot(0, self._colour_later)
         self._fill_header(source)
@@ -590,7 +615,8 @@ class QSourceView(QWidget):
         if span is None:
             self._clear_highlight()
         else:
-            self._set_strong(loaded, span, top=whole)
+            last_start = max(ln.start for ln in lines) if lines else None
+            self._set_strong(loaded, span, top=whole, last_line_start=last_start)
         if status in ("ok", "whole-source"):
             self._set_banner(None)
         else:
@@ -606,15 +632,7 @@ class QSourceView(QWidget):
         loaded = self._text.loaded
         if loaded is None or self._source is None:
             return
-        doc = loaded.doc
-        ranges: list[tuple[int, int]] = []
-        for s, e in spans:
-            a, b = loaded.dtext.span_to_qt((s, e))
-            first = doc.findBlock(a).blockNumber()
-            last = doc.findBlock(max(b - 1, a)).blockNumber() if b > a else first
-            if first >= 0:
-                ranges.append((first, max(first, last)))
-        self._text.set_tint_blocks(ranges)
+        self._text.set_tint_blocks([_block_range(loaded, s, e) for s, e in spans])
 
     def shown_source_id(self) -> str | None:
         if self._source is None:
@@ -824,7 +842,8 @@ class QSourceView(QWidget):
         self._text.viewport().update()
         self._text._gutter.update()
 
-    def _set_strong(self, loaded: _Loaded, span: tuple[int, int], top: bool) -> None:
+    def _set_strong(self, loaded: _Loaded, span: tuple[int, int], top: bool,
+                    last_line_start: int | None = None) -> None:
         a, b = loaded.dtext.span_to_qt(span)
         doc = loaded.doc
         cursor = QTextCursor(doc)
@@ -837,12 +856,13 @@ class QSourceView(QWidget):
         sel.format = fmt  # type: ignore[attr-defined]
         self._text.setExtraSelections([sel])
         self._text.viewport().update()
-        first = doc.findBlock(a).blockNumber()
-        last = doc.findBlock(max(b - 1, a)).blockNumber() if b > a else first
+        first, last = _block_range(loaded, span[0], span[1], last_line_start)
         self._strong_span = (a, b)
         self._text.strong_blocks = (first, last)
-        s0, s1 = loaded.dtext.span_from_qt((doc.findBlock(a).position(), b))
-        self._strong_labels = loaded.labels_between(s0, max(s1, s0 + 1))
+        fb, lb = doc.findBlockByNumber(first), doc.findBlockByNumber(last)
+        self._strong_labels = loaded.labels_between(
+            loaded.dtext.from_qt(fb.position()),
+            loaded.dtext.from_qt(lb.position() + lb.length() - 1))
         self._keep_centred = (first, last) if not top else (0, -1)
         self._scroll_to_highlight()
         self._text._gutter.update()

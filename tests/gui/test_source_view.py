@@ -372,3 +372,36 @@ def test_huge_source_colours_only_what_is_on_screen(source_view: QSourceView) ->
     assert len(doc.findBlockByNumber(149_999).layout().formats()) > 0
     assert len(doc.findBlockByNumber(10).layout().formats()) == 0
     assert len(doc.findBlockByNumber(199_000).layout().formats()) == 0
+
+
+def test_empty_last_line_of_a_range_is_highlighted_too(source_view: QSourceView) -> None:
+    src = file_source("f", "one\ntwo\n\nfour")
+    source_view.highlight(target(src, "L2-L3"))
+    assert source_view.highlighted_labels() == ("L2", "L3")
+    roles = source_view.text_view().roles
+    assert row_colour(source_view, 2) == roles.highlight
+    assert row_colour(source_view, 3) != roles.highlight
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_palette_roles_stay_readable(qapp, dark: bool) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QPalette
+
+    from citeview.gui.palette import color_roles, contrast
+
+    pal = QPalette()
+    base, text = ("#1e1e1e", "#dddddd") if dark else ("#ffffff", "#1f1f1f")
+    pal.setColor(QPalette.ColorRole.Base, QColor(base))
+    pal.setColor(QPalette.ColorRole.Text, QColor(text))
+    pal.setColor(QPalette.ColorRole.Link, QColor("#0000ff"))
+    roles = color_roles(pal)
+    assert roles.dark is dark
+    # Text stays readable on the highlight and the tint; problems and links stand out.
+    assert contrast(roles.text, roles.highlight) >= 4.5
+    assert contrast(roles.text, roles.tint) >= 4.5
+    assert contrast(roles.problem, roles.problem_bg) >= 4.5
+    assert contrast(roles.link, roles.base) >= 4.5
+    assert contrast(roles.muted, roles.panel) >= 3
+    # The tint is visibly different from the background, and fainter than the highlight.
+    assert roles.tint != roles.base
+    assert contrast(roles.tint, roles.base) < contrast(roles.highlight, roles.base)
