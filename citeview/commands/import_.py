@@ -1,0 +1,35 @@
+"""citeview import: read a session exported as JSON (``citeview export --format json``) into a
+new ``.citeview`` session."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from citeview.core.errors import InputError
+from citeview.session.interchange import import_document, read_document
+
+HELP = "read a session exported as JSON into a new .citeview session"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a session exported with citeview export --format json")
+    parser.add_argument("-o", "--output", metavar="SESSION",
+                        help="the new session (default: FILE with .citeview instead of .json)")
+    parser.add_argument("--force", action="store_true", help="replace SESSION if it exists")
+
+
+def run(args: argparse.Namespace) -> int:
+    out = args.output
+    if out is None:
+        base, ext = os.path.splitext(args.file)
+        out = (base if ext.lower() == ".json" else args.file) + ".citeview"
+    if os.path.abspath(out) == os.path.abspath(args.file):
+        raise InputError(f"{out}: the session would replace the file being imported")
+    doc = read_document(args.file)
+    with import_document(doc, out, overwrite=args.force) as session:
+        n_ann = len(doc.get("annotations", []))
+        print(f"imported {len(session.case_ids())} cases and {n_ann} annotations into {out}",
+              file=sys.stderr)
+    return 0

@@ -1,0 +1,81 @@
+"""citeview open: open an input in the GUI (a case, dataset, transcript, session, or plain files).
+
+Plain files: ``citeview open --material M.txt [--material M2.txt] [--context C.txt]
+[--document ID=PATH] --answer A.txt``; material files are the tool outputs, in order.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from citeview.core.errors import InputError
+from citeview.core.formats import (
+    Dataset,
+    ListDataset,
+    case_id_from_path,
+    load_input,
+    parse_document_option,
+    plain_files_case,
+)
+
+HELP = "open a case, dataset, chat transcript, Responses output, session or plain files in the GUI"
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """FILE or the plain-file options (shared by commands that read one input)."""
+    parser.add_argument("file", nargs="?", help="a case JSON, JSONL dataset, JSON array, chat "
+                        "transcript, Responses output, plain answer text or .citeview session")
+    parser.add_argument("--material", action="append", default=[], metavar="FILE",
+                        help="plain files: a tool output (repeatable, in order)")
+    parser.add_argument("--context", action="append", default=[], metavar="FILE",
+                        help="plain files: injected context with <tag id=...> units (repeatable)")
+    parser.add_argument("--document", action="append", default=[], metavar="ID=PATH",
+                        help="plain files: a file given whole as the source ID (repeatable)")
+    parser.add_argument("--answer", metavar="FILE", help="plain files: the answer text")
+
+
+def dataset_from_args(args: argparse.Namespace) -> Dataset:
+    """The input named by :func:`add_input_arguments` options."""
+    plain = bool(args.material or args.context or args.document or args.answer)
+    if args.file and plain:
+        raise InputError("give either FILE or plain files (--answer with --material, --context, "
+                         "--document), not both")
+    if args.file:
+        return load_input(args.file)
+    if not plain:
+        raise InputError("nothing to open: give FILE, or --answer A.txt with --material, "
+                         "--context or --document")
+    if not args.answer:
+        raise InputError("plain files need --answer FILE (the answer text)")
+    documents: dict[str, str] = {}
+    for value in args.document:
+        doc_id, path = parse_document_option(value)
+        if doc_id in documents:
+            raise InputError(f"--document {doc_id}: given twice")
+        documents[doc_id] = path
+    case = plain_files_case(args.material, args.context, documents, args.answer,
+                            case_id_from_path(args.answer))
+    return ListDataset([case], args.answer, "plain")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("--case", metavar="ID", help="show this case first")
+
+
+def launch(dataset: Dataset, case_id: str | None) -> int:
+    """Start the GUI on ``dataset`` (a seam tests replace)."""
+    from citeview.gui.app import run_gui_dataset
+
+    return int(run_gui_dataset(dataset, case_id=case_id))
+
+
+def run(args: argparse.Namespace) -> int:
+    dataset = dataset_from_args(args)
+    if args.case is not None:
+        try:
+            dataset.index_of(args.case)
+        except KeyError:
+            raise InputError(f"--case {args.case}: no such case in "
+                             f"{dataset.path or 'the input'}") from None
+    return launch(dataset, args.case)
