@@ -40,6 +40,7 @@ _RESPONSES_TYPES = frozenset({
 })
 # A tag with an id attribute: injected context (the guide's "<block id=...>").
 _CONTEXT_TAG_RE = re.compile(r"<[A-Za-z][\w.-]*\s[^<>]*\bid\s*=\s*[\"']?[^\s\"'<>]")
+_NON_SPACE_RE = re.compile(r"\S")
 # Fast path for JSONL case lines written as {"id": "...", ...}: no JSON parse needed to list ids.
 _FAST_ID_RE = re.compile(rb'\A[ \t]*\{[ \t]*"id"[ \t]*:[ \t]*"([^"\\\x00-\x1f]+)"[ \t]*,')
 
@@ -133,11 +134,15 @@ class JsonlDataset(Dataset):
             end = size if nl < 0 else nl
             lineno += 1
             line = data[pos:end]
-            if line.strip():
+            if line and not line.isspace():
                 number = len(self._offsets) + 1
                 m = fast(line)
-                if m is not None and line.rstrip().endswith(b"}"):
-                    cid = _decode(m.group(1), self.path, lineno)
+                if m is not None and (line.endswith((b"}", b"}\r"))
+                                      or line.rstrip().endswith(b"}")):
+                    try:
+                        cid = m.group(1).decode("utf-8")
+                    except UnicodeDecodeError:
+                        cid = _decode(m.group(1), self.path, lineno)  # raises with the line
                 else:
                     obj = _parse_line(line, self.path, lineno)
                     cid = _record_id(obj, f"{self._stem}#{number}", self.path, lineno)
@@ -208,23 +213,23 @@ def load_input(path: str) -> Dataset:
         raise InputError(f"{path}: not a citeview session (not an SQLite database)")
     data = _read_all(path)
     text = _decode(data, path)
-    stripped = text.lstrip()
-    if not stripped:
+    first_char = _NON_SPACE_RE.search(text)
+    if first_char is None:
         raise InputError(f"{path}: file is empty (only whitespace)")
-    if stripped[0] not in "{[":
-        if stripped[0] == "<" or path.lower().endswith((".json", ".jsonl")):
+    start = first_char.start()
+    if text[start] not in "{[":
+        if text[start] == "<" or path.lower().endswith((".json", ".jsonl")):
             raise InputError(f"{path}: unknown format (expected JSON, JSONL or plain text)")
         return ListDataset([Case(case_id_from_path(path), text)], path, "plain")
     decoder = json.JSONDecoder()
-    start = len(text) - len(stripped)
     try:
         first, end = decoder.raw_decode(text, start)
     except json.JSONDecodeError as err:
         raise InputError(_json_error(path, err, text)) from None
-    rest = text[end:]
-    if rest.strip():
+    more = _NON_SPACE_RE.search(text, end)
+    if more is not None:
         # More after the first value: a JSONL dataset if the first value ended its line.
-        if "\n" not in rest[: len(rest) - len(rest.lstrip())]:
+        if "\n" not in text[end:more.start()]:
             raise InputError(_json_error(path, _extra_data(text, end), text))
         return JsonlDataset(path, data)
     if path.lower().endswith((".jsonl", ".ndjson")):

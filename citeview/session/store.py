@@ -148,6 +148,13 @@ def _connect(path: str, readonly: bool) -> sqlite3.Connection:
     if readonly:
         uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            # A WAL session in a folder we cannot write (no -shm can be made): read the file
+            # as it is on disk, promising SQLite nobody changes it meanwhile.
+            conn.close()
+            conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
     else:
         conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA busy_timeout = 10000")
