@@ -13,11 +13,11 @@ import contextlib
 import json
 import re
 from bisect import bisect_right
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_for_filename
-from pygments.lexers import guess_lexer as pygments_guess_lexer
+from pygments.lexers import find_lexer_class, get_lexer_for_filename
 from pygments.lexers.data import JsonLexer
 from pygments.lexers.markup import MarkdownLexer
 from pygments.lexers.special import TextLexer
@@ -37,6 +37,10 @@ _SAMPLE = 8000
 # The text of a web page is extracted prose, whatever the URL's extension says.
 _WEB_PAGE_EXTENSIONS = {"html", "htm", "xhtml", "php", "asp", "aspx", "jsp", "cfm", "shtml"}
 _FILENAME_RE = re.compile(r"^[\w.@+-]*\.[A-Za-z0-9]{1,10}$")
+# Lexers with an ``analyse_text`` of their own (names as Pygments spells them: an unknown name
+# makes Pygments scan every installed package's entry points).
+_CONTENT_LEXERS = ("Python", "Bash", "HTML", "XML", "Diff", "C", "C++", "PHP", "Perl", "Ruby",
+                   "TeX", "INI", "Makefile", "SQL", "reStructuredText")
 _MARKDOWN_FEATURES = (
     re.compile(r"^#{1,6} \S", re.M),  # heading
     re.compile(r"^\s*(```|~~~)", re.M),  # code fence
@@ -89,7 +93,7 @@ def guess_lexer(title: str | None, url: str | None, text: str) -> Lexer | None:
 
     The title's or URL's file name decides first (``notes.md``, ``.../config.json``); otherwise
     the content: JSON that parses, Markdown with two or more distinct constructs, or Pygments'
-    own guess when its confidence reaches :data:`GUESS_THRESHOLD`.
+    lexers' own ``analyse_text`` when its confidence reaches :data:`GUESS_THRESHOLD`.
     """
     sample = text[:_SAMPLE]
     for name in _filename_candidates(title, url):
@@ -104,13 +108,25 @@ def guess_lexer(title: str | None, url: str | None, text: str) -> Lexer | None:
         return JsonLexer()
     if markdown_score(sample) >= 2:
         return MarkdownLexer()
-    try:
-        lexer = pygments_guess_lexer(sample)
-    except (ClassNotFound, ValueError):
-        return None
-    if isinstance(lexer, TextLexer) or type(lexer).analyse_text(sample) < GUESS_THRESHOLD:
-        return None
-    return lexer
+    best: tuple[float, type[Lexer]] | None = None
+    for cls in _content_candidates():
+        score = float(cls.analyse_text(sample))
+        if score >= GUESS_THRESHOLD and (best is None or score > best[0]):
+            best = (score, cls)
+    return best[1]() if best is not None else None
+
+
+@lru_cache(maxsize=1)
+def _content_candidates() -> tuple[type[Lexer], ...]:
+    """Lexers whose own ``analyse_text`` recognises content reliably. Pygments' ``guess_lexer``
+    asks all ~600 lexers and imports each module first (1 s, measured); these are the ones that
+    recognise material a model is shown."""
+    out: list[type[Lexer]] = []
+    for name in _CONTENT_LEXERS:
+        cls = find_lexer_class(name)
+        if cls is not None:
+            out.append(cls)
+    return tuple(out)
 
 
 class TokenFormats:

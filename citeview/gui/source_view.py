@@ -16,6 +16,7 @@ import html
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
@@ -104,7 +105,7 @@ class _Loaded:
     dtext: DocumentText
     # Labelled lines sorted by their start in source.text (code points).
     label_starts: list[int] = field(default_factory=list)
-    label_texts: list[str] = field(default_factory=list)
+    label_lines: list[Any] = field(default_factory=list)  # SourceLine, in label_starts order
     first_label: str | None = None  # block/context label, shown on the first line
     gutter_sample: str = ""  # the widest label, for the gutter width
     lexer_done: bool = False
@@ -128,12 +129,23 @@ class _Loaded:
             loaded.first_label = str(label) if label else None
             loaded.gutter_sample = loaded.first_label or ""
         else:
-            if any(lines[i].start > lines[i + 1].start for i in range(len(lines) - 1)):
-                lines.sort(key=lambda ln: ln.start)
-            loaded.label_starts = [ln.start for ln in lines]
-            loaded.label_texts = [_line_label(ln.label) for ln in lines]
-            loaded.gutter_sample = max(loaded.label_texts, key=len)
+            # C-speed passes only: a 200,000-line source must open at once.
+            starts = list(map(attrgetter("start"), lines))
+            if starts != sorted(starts):
+                lines.sort(key=attrgetter("start"))
+                starts = list(map(attrgetter("start"), lines))
+            loaded.label_starts = starts
+            loaded.label_lines = lines
+            labels = list(map(attrgetter("label"), lines))
+            try:
+                widest: object = max(labels)  # label numbers
+            except TypeError:
+                widest = max(map(str, labels), key=len)
+            loaded.gutter_sample = _line_label(widest)
         return loaded
+
+    def label_text(self, i: int) -> str:
+        return _line_label(self.label_lines[i].label)
 
     def block_label(self, qt_start: int, qt_end: int) -> str | None:
         """The gutter label of the block spanning Qt positions ``qt_start..qt_end``."""
@@ -145,7 +157,7 @@ class _Loaded:
         b = self.dtext.from_qt(qt_end)
         i = bisect_left(self.label_starts, a)
         if i < len(self.label_starts) and self.label_starts[i] <= b:
-            return self.label_texts[i]
+            return self.label_text(i)
         return None
 
     def labels_between(self, start: int, end: int) -> tuple[str, str] | None:
@@ -157,26 +169,23 @@ class _Loaded:
         j = bisect_right(self.label_starts, end) - 1
         if i > j or i >= len(self.label_starts):
             return None
-        return self.label_texts[i], self.label_texts[j]
+        return self.label_text(i), self.label_text(j)
 
 
 def _block_range(loaded: _Loaded, start: int, end: int,
                  last_line_start: int | None = None) -> tuple[int, int]:
     """First and last block numbers of the source span ``start..end``. A span ends before its
-    last line's break, so an end at a block's start means that block is an empty last line
+    last line's break, so an end at a line's start means that line is an empty last line
     only when ``last_line_start`` says so."""
-    doc = loaded.doc
-    a = loaded.dtext.to_qt(start)
-    first = doc.findBlock(a).blockNumber()
+    dtext = loaded.dtext
+    first = dtext.block_of(start)
     if last_line_start is not None:
-        last = doc.findBlock(loaded.dtext.to_qt(last_line_start)).blockNumber()
+        last = dtext.block_of(last_line_start)
     else:
-        b = loaded.dtext.to_qt(end)
-        block = doc.findBlock(b)
-        last = block.blockNumber()
-        if end > start and block.position() == b and last > first:
+        last = dtext.block_of(end)
+        if end > start and last > first and dtext.block_of(end - 1) < last:
             last -= 1
-    return max(first, 0), max(first, last)
+    return first, max(first, last)
 
 
 # --------------------------------------------------------------------------- text view

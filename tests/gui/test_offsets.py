@@ -49,6 +49,8 @@ def check_every_character(text: str) -> None:
         else:
             assert shown == ch
         assert dt.from_qt(a) == i
+        # The Qt-free line look-up agrees with Qt's own block of that position.
+        assert dt.block_of(i) == doc.findBlock(a).blockNumber()
         i += width
     assert dt.to_qt(len(text)) == doc.characterCount() - 1
     assert dt.from_qt(doc.characterCount() - 1) == len(text)
