@@ -216,6 +216,19 @@ class LazyHighlighter(QObject):
             with contextlib.suppress(RuntimeError, TypeError):
                 self._editor.updateRequest.disconnect(self._schedule)
 
+    def restyle(self, formats: TokenFormats) -> None:
+        """Recolour with another style (the palette switched between light and dark)."""
+        self._formats = formats
+        for number in self._applied:
+            block = self._doc.findBlockByNumber(number)
+            if block.isValid() and block.layout().formats():
+                block.layout().setFormats([])
+                self._doc.markContentsDirty(block.position(), block.length())
+        self._pending.clear()
+        self._lexed.clear()
+        self._applied.clear()
+        self._schedule()
+
     def _schedule(self, *_: object) -> None:
         if self._editor.document() is self._doc and not self._timer.isActive():
             self._timer.start()

@@ -555,6 +555,19 @@ class QSourceView(QWidget):
         super().changeEvent(event)
         if event.type() == event.Type.PaletteChange and hasattr(self, "_text"):
             self._apply_roles()
+            formats = TokenFormats(self._text.roles.pygments_style)
+            for loaded in self._cache.values():
+                if loaded.highlighter is not None:
+                    loaded.highlighter.restyle(formats)
+            if self._source is not None:
+                self._fill_header(self._source)
+            elif self._stack.currentWidget() is self._message_page:
+                self._show_missing(self._missing_id)
+            if self._strong_span is not None:
+                sels = self._text.extraSelections()
+                for sel in sels:
+                    sel.format.setBackground(self._text.roles.highlight)  # type: ignore[attr-defined]
+                self._text.setExtraSelections(sels)
 
     # -- the contract ----------------------------------------------------------------------------
 
@@ -746,6 +759,7 @@ class QSourceView(QWidget):
             if old is not self._text.loaded:
                 if old.highlighter is not None:
                     old.highlighter.detach()
+                    old.highlighter.deleteLater()
                 old.doc.deleteLater()
         return loaded
 

@@ -405,3 +405,31 @@ def test_palette_roles_stay_readable(qapp, dark: bool) -> None:  # type: ignore[
     # The tint is visibly different from the background, and fainter than the highlight.
     assert roles.tint != roles.base
     assert contrast(roles.tint, roles.base) < contrast(roles.highlight, roles.base)
+
+
+def test_switching_to_a_dark_palette_recolours_everything(source_view: QSourceView, qtbot
+                                                           ) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QPalette
+
+    src = file_source("cfg", '{\n  "name": "citeview",\n  "size": 3\n}')
+    src.title = "config.json"
+    source_view.highlight(target(src, "L2"))
+    source_view.colour_now()
+    doc = source_view.text_view().document()
+
+    def key_colour() -> str:
+        return next(r.format.foreground().color().name()
+                    for r in doc.findBlockByNumber(1).layout().formats())
+
+    light_key, light_row = key_colour(), row_colour(source_view, 1)
+    dark = QPalette(source_view.palette())
+    for role, colour in ((QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.Text, "#dddddd"),
+                         (QPalette.ColorRole.Window, "#2b2b2b"),
+                         (QPalette.ColorRole.WindowText, "#dddddd")):
+        dark.setColor(role, QColor(colour))
+    source_view.setPalette(dark)
+    qtbot.waitUntil(lambda: source_view.text_view().roles.dark)
+    source_view.colour_now()
+    assert key_colour() != light_key
+    assert row_colour(source_view, 1) == source_view.text_view().roles.highlight != light_row
+    assert source_view.highlighted_text() == '  "name": "citeview",'
