@@ -26,6 +26,7 @@ _OPEN = "\uf8f0"
 _CLOSE = "\uf8f1"
 _SENTINEL_RE = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
 _TAG_OR_TEXT = re.compile(r"(<[^>]*>)")
+_ADJACENT_RE = re.compile(f"{_CLOSE}(?={_OPEN})")
 
 CHIP_SCHEME = "cite"
 
@@ -166,6 +167,8 @@ def _replace_sentinels(body: str, chips: Sequence[Chip], dark: bool) -> str:
         if part.startswith("<"):
             parts[k] = _SENTINEL_RE.sub("", part)
         else:
+            # Adjacent chips get a thin space between them, or they read as one chip.
+            part = _ADJACENT_RE.sub(_CLOSE + "\u2009", part)
             parts[k] = _SENTINEL_RE.sub(chip_for, part)
     return "".join(parts)
 

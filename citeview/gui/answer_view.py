@@ -142,20 +142,25 @@ class AnswerView(QTextBrowser):
             right = self.cursorRect(c)
         return QPoint((left.left() + right.left()) // 2, left.center().y())
 
-    def update_chip(self, chip: Chip) -> None:
-        """Restyle one chip in place (a verdict changed its state) without re-rendering."""
-        r = self.chip_range(chip.index)
-        if r is None:
-            return
+    def update_chips(self, chips: Sequence[Chip]) -> None:
+        """Restyle chips in place (lint or a verdict changed their state) without re-rendering.
+        Edited from the last to the first, so earlier chip positions stay valid."""
+        self._chip_index()
         c = QTextCursor(self.document())
-        c.setPosition(r[0] + 1)
-        fmt = QTextCharFormat(c.charFormat())
-        bg, fg = chip_colours(chip.state, self._dark)
-        fmt.setBackground(QBrush(QColor(bg)))
-        fmt.setForeground(QBrush(QColor(fg)))
-        c.setPosition(r[0])
-        c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
-        c.insertText(f"\u00a0{chip.text}\u00a0", fmt)
+        c.beginEditBlock()
+        for chip in sorted(chips, key=lambda ch: ch.index, reverse=True):
+            r = self.chip_range(chip.index)
+            if r is None:
+                continue
+            c.setPosition(r[0] + 1)
+            fmt = QTextCharFormat(c.charFormat())
+            bg, fg = chip_colours(chip.state, self._dark)
+            fmt.setBackground(QBrush(QColor(bg)))
+            fmt.setForeground(QBrush(QColor(fg)))
+            c.setPosition(r[0])
+            c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
+            c.insertText(f"\u00a0{chip.text}\u00a0", fmt)
+        c.endEditBlock()
         self._chips = None
         self._raw = None
         self._u16 = None
@@ -429,20 +434,28 @@ class RawAnswerView(QPlainTextEdit):
                 selections.append(self._sel(s, e, _bg(colour)))
         chunk = self._doc.text[cp_start:cp_end]
         styles = _token_formats(roles)
+        late: list[QTextEdit.ExtraSelection] = []
         for off, ttype, value in self._lexer.get_tokens_unprocessed(chunk):
             fmt = None
             while ttype is not Token and fmt is None:
                 fmt = styles.get(ttype)
                 ttype = ttype.parent
             if fmt is not None and value.strip():
-                selections.append(self._sel(cp_start + off, cp_start + off + len(value), fmt))
+                sel = self._sel(cp_start + off, cp_start + off + len(value), fmt)
+                # Qt draws no colour after a selection over a fallback-font glyph (the
+                # brackets) in the same line, so those go last.
+                (late if not value.isascii() else selections).append(sel)
         for s, e, severity in self._diagnostics:
             if e > cp_start and s < cp_end:
                 fmt = QTextCharFormat()
-                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-                fmt.setUnderlineColor(roles.problem if severity == "error" else roles.warning)
+                if severity == "info":
+                    fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
+                    fmt.setUnderlineColor(roles.muted)
+                else:
+                    fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+                    fmt.setUnderlineColor(roles.problem if severity == "error" else roles.warning)
                 selections.append(self._sel(s, e, fmt))
-        self.setExtraSelections(selections)
+        self.setExtraSelections(selections + late)
 
     def _sel(self, s: int, e: int, fmt: QTextCharFormat) -> QTextEdit.ExtraSelection:
         assert self._doc is not None

@@ -53,7 +53,7 @@ from PySide6.QtWidgets import (
 from citeview.core.errors import InputError
 from citeview.gui.answer_view import AnswerView, RawAnswerView
 from citeview.gui.palette import color_roles
-from citeview.gui.state import CaseView, build_case_view
+from citeview.gui.state import CaseView, build_case_view, lint_case
 from citeview.gui.tables import (
     KEY_ROLE,
     CasesModel,
@@ -92,6 +92,8 @@ class MainWindow(QMainWindow):
     caseChanged = Signal(int)  # index of the case shown
     viewReady = Signal()  # the case's view-model is shown
     _built = Signal(object, int)  # (CaseView | Exception, generation), from the worker
+    _linted = Signal(object, int)  # (diagnostics | Exception, generation), from the worker
+    lintReady = Signal()  # lint diagnostics merged into the shown case
 
     def __init__(self, settings: QSettings | None = None, synchronous: bool = False) -> None:
         super().__init__()
@@ -112,6 +114,8 @@ class MainWindow(QMainWindow):
         self._syncing = False
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citeview-view")
         self._built.connect(self._on_built)
+        self._linted.connect(self._on_linted)
+        self.linted = False
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_changed)
         self._reload_timer = QTimer(self)
@@ -133,12 +137,14 @@ class MainWindow(QMainWindow):
         self.cases_proxy = FilterProxy(self)
         self.cases_proxy.setSourceModel(self.cases_model)
         self.cases_table = self._table(self.cases_proxy, "cases")
+        self.cases_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.cases_table.selectionModel().currentRowChanged.connect(self._on_case_row)
 
         self.sources_model = SourcesModel(self)
         self.sources_proxy = FilterProxy(self)
         self.sources_proxy.setSourceModel(self.sources_model)
         self.sources_table = self._table(self.sources_proxy, "sources")
+        self.sources_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.sources_table.selectionModel().currentRowChanged.connect(self._on_source_row)
 
         self.citations_model = CitationsModel(self)
@@ -234,6 +240,8 @@ class MainWindow(QMainWindow):
         header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
+        # Size columns from the first rows only: 10,000 citations must not stall the window.
+        header.setResizeContentsPrecision(64)
         t.setAcceptDrops(False)
         return t
 
@@ -413,6 +421,8 @@ class MainWindow(QMainWindow):
         ids = dataset.case_ids()
         self.cases_model.question_of = self._question_of
         self.cases_model.set_ids(ids)
+        # The review state column stays hidden until a review session provides states.
+        self.cases_table.setColumnHidden(2, self.cases_model.state_of is None)
         self.cases_table.setVisible(len(ids) > 1)
         fit_columns(self.cases_table, 160)
         index = 0
@@ -460,7 +470,7 @@ class MainWindow(QMainWindow):
 
     def _build_view(self, case: Any, dark: bool) -> CaseView | Exception:
         try:
-            return build_case_view(case, dark=dark)
+            return build_case_view(case, dark=dark, with_lint=False)
         except InputError as err:
             return err
         except Exception as err:  # a bug must not leave the window stuck on "Loading"
@@ -468,6 +478,44 @@ class MainWindow(QMainWindow):
 
     def _build_in_worker(self, case: Any, dark: bool, gen: int) -> None:
         self._built.emit(self._build_view(case, dark), gen)
+
+    def _lint(self, case: Any) -> object:
+        try:
+            return lint_case(case)
+        except Exception as err:  # shown as an error, the case stays usable
+            return RuntimeError(f"lint failed on case {case.id!r}: {type(err).__name__}: {err}")
+
+    def _lint_in_worker(self, case: Any, gen: int) -> None:
+        self._linted.emit(self._lint(case), gen)
+
+    def _on_linted(self, result: object, gen: int) -> None:
+        """Second phase: lint diagnostics join the tables, chips and raw view."""
+        if gen != self._gen or self.view is None:
+            return
+        if isinstance(result, Exception):
+            self.show_error(str(result))
+            return
+        changed = self.view.apply_lint(result)  # type: ignore[arg-type]
+        if changed:
+            self.answer.update_chips([self.view.citations[i].chip for i in changed])
+        self.citations_model.set_view(self.view)
+        fit_columns(self.citations_table)
+        if self.active is not None:
+            self._syncing = True
+            try:
+                active = self.active
+                self._select_row(self.citations_table, self.citations_proxy,
+                                 lambda k: k == ("citation", active))
+            finally:
+                self._syncing = False
+        if self.raw_mode:
+            self.raw.set_answer(self.view.case.answer, self.view.diagnostics)
+            self._raw_active()
+        else:
+            self._raw_stale = True
+        self._update_counts()
+        self.linted = True
+        self.lintReady.emit()
 
     def _title(self, case_id: str) -> str:
         name = os.path.basename(self.path) if self.path else "demo"
@@ -504,7 +552,12 @@ class MainWindow(QMainWindow):
         elif view.sources and view.sources[0].source is not None:
             self._show_source_row(view.sources[0])
         self.statusBar().clearMessage()
+        self.linted = False
         self.viewReady.emit()
+        if self.synchronous:
+            self._on_linted(self._lint(view.case), self._gen)
+        else:
+            self._executor.submit(self._lint_in_worker, view.case, self._gen)
 
     def _update_counts(self) -> None:
         if self.view is None or self.dataset is None:

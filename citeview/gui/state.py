@@ -19,6 +19,8 @@ from citeview.core.markers import DEFAULT_FAMILIES, Citation, scan
 from citeview.gui.answer_render import Chip, ChipState, render_answer
 
 OK_STATUSES = frozenset({"ok", "whole-source"})
+# Diagnostics about the material rather than the answer (their spans are not answer offsets).
+MATERIAL_CODES = ("CV5", "CV206")
 # How much of the cited text a tooltip shows.
 TOOLTIP_LINES = 3
 TOOLTIP_LINE_CHARS = 160
@@ -177,6 +179,28 @@ class CaseView:
     def chips(self) -> list[Chip]:
         return [c.chip for c in self.citations]
 
+    def apply_lint(self, found: Sequence[Diagnostic] | None) -> list[int]:
+        """Merge the linter's diagnostics; returns the citations whose chip changed."""
+        if found is None:
+            return []
+        seen = {(d.code, d.start, d.end) for d in self.diagnostics}
+        merged = self.diagnostics + [d for d in found if (d.code, d.start, d.end) not in seen]
+        answer = [d for d in merged if not d.code.startswith(MATERIAL_CODES)]
+        answer.sort(key=lambda d: (d.start, d.end, d.code))
+        seen_m = {(d.code, d.start, d.end, d.message) for d in self.material_diagnostics}
+        self.material_diagnostics += [
+            d for d in merged if d.code.startswith(MATERIAL_CODES)
+            and (d.code, d.start, d.end, d.message) not in seen_m]
+        self.diagnostics = answer
+        before = [c.chip for c in self.citations]
+        attached = _attach([c.citation for c in self.citations],
+                           [c.targets for c in self.citations],
+                           [c.claim for c in self.citations], answer,
+                           {c.index: c.verdict for c in self.citations if c.verdict})
+        for view, fresh in zip(self.citations, attached, strict=True):
+            view.diagnostics = fresh.diagnostics
+        return [c.index for c, old in zip(self.citations, before, strict=True) if c.chip != old]
+
     def counts(self) -> dict[str, int]:
         return {
             "citations": len(self.citations),
@@ -190,15 +214,21 @@ class CaseView:
 
 def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
                     policy: Any = None, dark: bool = False,
-                    verdicts: dict[int, str] | None = None) -> CaseView:
-    """Everything the window shows for ``case`` (pure computation; safe in a worker thread)."""
+                    verdicts: dict[int, str] | None = None, with_lint: bool = True) -> CaseView:
+    """Everything the window shows for ``case`` (pure computation; safe in a worker thread).
+
+    With ``with_lint=False`` only the marker scan's diagnostics are attached: the window shows
+    that first and adds :func:`lint_case` (which can be slow on huge answers) afterwards
+    through :meth:`CaseView.apply_lint`.
+    """
     material_mod = _optional("citeview.core.material")
     resolution_mod = _optional("citeview.core.resolution")
-    lint_mod = _optional("citeview.core.lint")
 
     material = material_mod.case_material(case) if material_mod else None
     sources: list[Any] = list(material.sources) if material is not None else []
-    by_id = {s.id: s for s in sources}
+    by_id: dict[str, Any] = {}
+    for s in sources:
+        by_id.setdefault(s.id, s)
     result = scan(case.answer, families, known_ids=by_id)
     citations = result.citations
 
@@ -209,24 +239,7 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
         targets = [() for _ in citations]
 
     claims = list(claim_spans(case.answer, citations))
-
-    diagnostics: list[Diagnostic] = list(result.diagnostics)
-    if lint_mod is not None:
-        try:
-            found = lint_mod.lint(case, policy) if policy is not None else lint_mod.lint(case)
-        except TypeError:
-            found = lint_mod.lint(case, None)
-        found = getattr(found, "diagnostics", found)
-        seen = {(d.code, d.start, d.end) for d in diagnostics}
-        diagnostics += [d for d in found if (d.code, d.start, d.end) not in seen]
-    material_codes = ("CV5", "CV206")
-    material_diags = [d for d in diagnostics if d.code.startswith(material_codes)]
-    if material is not None:
-        material_diags += [d for d in material.diagnostics if d not in material_diags]
-    diagnostics = sorted((d for d in diagnostics if not d.code.startswith(material_codes)),
-                         key=lambda d: (d.start, d.end, d.code))
-
-    views = _attach(citations, targets, claims, diagnostics, verdicts or {})
+    views = _attach(citations, targets, claims, result.diagnostics, verdicts or {})
 
     counts: dict[str, int] = {}
     missing: list[str] = []
@@ -247,10 +260,23 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     ]
     rows += [SourceRow(sid, "missing", "not in the material", counts[sid], None)
              for sid in missing]
-    cv = CaseView(case, views, rows, diagnostics, material_diags, cited_spans=cited_spans)
+    material_diags = list(material.diagnostics) if material is not None else []
+    cv = CaseView(case, views, rows, list(result.diagnostics), material_diags,
+                  cited_spans=cited_spans)
     cv.html = render_answer(case.answer, [(c.start, c.end) for c in citations], cv.chips(),
                             dark)
+    if with_lint:
+        cv.apply_lint(lint_case(case, policy))
     return cv
+
+
+def lint_case(case: Case, policy: Any = None) -> list[Diagnostic] | None:
+    """The linter's diagnostics for ``case`` (None while the linter does not exist)."""
+    lint_mod = _optional("citeview.core.lint")
+    if lint_mod is None:
+        return None
+    found = lint_mod.lint(case) if policy is None else lint_mod.lint(case, policy)
+    return list(getattr(found, "diagnostics", found))
 
 
 def _attach(citations: Sequence[Citation], targets: Sequence[tuple[Any, ...]],

@@ -52,7 +52,7 @@ def win(make_window) -> MainWindow:
 
 def open_cases(qtbot, win: MainWindow, *cases: Case, citation: int | None = 0) -> None:
     win.open_dataset(ListDataset(list(cases)), citation=citation)
-    qtbot.waitUntil(win.is_ready, timeout=5000)
+    qtbot.waitUntil(lambda: win.is_ready() and win.linted, timeout=5000)
 
 
 def open_sample(qtbot, win: MainWindow, name: str) -> None:
