@@ -78,6 +78,9 @@ _STATUS_TITLES = {
 }
 
 
+_BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)], "\ufffd")
+
+
 def plain_tooltip(text: str) -> str:
     """A tooltip that shows ``text`` literally: Qt guesses rich text in tooltips, so the text is
     escaped inside an explicit rich-text wrapper."""
@@ -361,7 +364,9 @@ class _ElidedLabel(QLabel):
         self._full = ""
 
     def set_full_text(self, text: str, tooltip: str | None = None) -> None:
-        self._full = " ".join(text.split())  # one line: model text may hold breaks and tabs
+        # One line (model text may hold breaks and tabs), and no bidi controls that could make
+        # an untrusted title or URL read as something else.
+        self._full = " ".join(text.translate(_BIDI_CONTROLS).split())
         self.setToolTip(plain_tooltip(text if tooltip is None else tooltip))
         self._elide()
 

@@ -433,3 +433,13 @@ def test_switching_to_a_dark_palette_recolours_everything(source_view: QSourceVi
     assert key_colour() != light_key
     assert row_colour(source_view, 1) == source_view.text_view().roles.highlight != light_row
     assert source_view.highlighted_text() == '  "name": "citeview",'
+
+
+def test_bidi_controls_cannot_disguise_a_title_or_url(source_view: QSourceView) -> None:
+    (src,) = parse_tool_output("Citation Marker: \ue200cite\ue202a\ue201\n"
+                               "Title: invoice\u202egpj.exe\n"
+                               "URL: https://example.com/\u2066x\u2069\n\n[L1] x").sources
+    source_view.show_source(src)
+    header = source_view.header_texts()
+    assert header["title"] == "invoice\ufffdgpj.exe"
+    assert "\u2066" not in header["url"] and "\ufffd" in header["url"]
