@@ -18,7 +18,7 @@ import json
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +74,12 @@ class Dataset:
             self._ids_cache = cached
         return cached
 
-    def __iter__(self) -> Any:
+    def iter_cases(self) -> Iterator[Case]:
+        """Every case in order (subclasses may read faster than ``get`` one by one)."""
         return (self.get(i) for i in range(len(self)))
+
+    def __iter__(self) -> Iterator[Case]:
+        return self.iter_cases()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.kind} {self.path!r} ({len(self)} cases)>"
@@ -160,13 +164,30 @@ class JsonlDataset(Dataset):
     def line_of(self, index: int) -> int:
         return self._lines[index]
 
+    def iter_cases(self) -> Iterator[Case]:
+        """Every case in order, reading the file once (copying a dataset into a session)."""
+        assert self.path is not None
+        try:
+            with open(self.path, "rb") as fh:
+                for index, offset in enumerate(self._offsets):
+                    fh.seek(offset)
+                    yield self._build(index, fh.readline())
+        except OSError as err:
+            raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
+
+    def _build(self, index: int, line: bytes) -> Case:
+        lineno = self._lines[index]
+        obj = _parse_line(line, self.path, lineno)
+        case = _with_context(f"{self.path} line {lineno}", record_to_case, obj, self._ids[index])
+        case.id = self._ids[index]
+        return case
+
     def get(self, index: int) -> Case:
         cached = self._cache.get(index)
         if cached is not None:
             self._cache.move_to_end(index)
             return cached
         offset = self._offsets[index]
-        lineno = self._lines[index]
         assert self.path is not None
         try:
             with open(self.path, "rb") as fh:
@@ -174,10 +195,7 @@ class JsonlDataset(Dataset):
                 line = fh.readline()
         except OSError as err:
             raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
-        obj = _parse_line(line, self.path, lineno)
-        where = f"{self.path} line {lineno}"
-        case = _with_context(where, record_to_case, obj, self._ids[index])
-        case.id = self._ids[index]
+        case = self._build(index, line)
         self._cache[index] = case
         if len(self._cache) > self._CACHE:
             self._cache.popitem(last=False)

@@ -214,8 +214,7 @@ class Session:
         }
         if source is not None:
             meta["source"] = source
-        items: Iterable[Case] = ((cases.get(i) for i in range(len(cases)))
-                                 if isinstance(cases, Dataset) else cases)
+        items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
         rows = ((c.id, _dumps(c.to_dict())) for c in items)
         return cls._build(path, meta, rows, overwrite=overwrite, annotator=annotator)
 
@@ -548,14 +547,14 @@ class Session:
         """Bring the session up to date with its input: new cases are copied in, changed ones
         updated (annotations re-attached); cases gone from the input stay. Returns the
         re-attachment of each case whose answer changed."""
-        have = set(self.case_ids())
+        stored = dict(self.conn.execute("SELECT id, data FROM cases"))
         new: list[Case] = []
         changed: dict[str, Reattached] = {}
-        for i in range(len(dataset)):
-            case = dataset.get(i)
-            if case.id not in have:
+        for case in dataset.iter_cases():
+            data = stored.get(case.id)
+            if data is None:
                 new.append(case)
-            elif _dumps(case.to_dict()) != _dumps(self.get_case(case.id).to_dict()):
+            elif _dumps(case.to_dict()) != data:
                 answer_changed = self.get_case(case.id).answer != case.answer
                 result = self.update_case(case)
                 if answer_changed:

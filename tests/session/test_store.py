@@ -45,13 +45,13 @@ def test_cases_are_copied_in_and_survive_the_dataset_moving(tmp_path: Path) -> N
     key = first_key(session, "handbook-line-level")
     edits.set_verdict(session, key, "supported")
     session.close()
+    expected = ds.get(ds.index_of("transit-multi-turn")).tool_outputs
     src.unlink()
     moved = tmp_path / "elsewhere.citeview"
     os.replace(tmp_path / "policies.dataset.citeview", moved)
     with Session.open(str(moved), annotator="ana") as again:
         assert again.case_ids() == ds.case_ids()
-        assert again.get_case("transit-multi-turn").tool_outputs == \
-            ds.get(ds.index_of("transit-multi-turn")).tool_outputs
+        assert again.get_case("transit-multi-turn").tool_outputs == expected
         assert again.annotation(key).verdict == "supported"
         assert again.annotation(key).annotator == "ana"
         assert again.annotation(key).timestamp.endswith("Z")
