@@ -74,6 +74,9 @@ class Dataset:
             self._ids_cache = cached
         return cached
 
+    def close(self) -> None:
+        """Release what the dataset holds open (a session's database); nothing by default."""
+
     def iter_cases(self) -> Iterator[Case]:
         """Every case in order (subclasses may read faster than ``get`` one by one)."""
         return (self.get(i) for i in range(len(self)))

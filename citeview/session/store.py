@@ -747,6 +747,9 @@ class SessionDataset(Dataset):
     def index_of(self, case_id: str) -> int:
         return self.session.index_of(case_id)
 
+    def close(self) -> None:
+        self.session.close()
+
 
 def open_session_dataset(path: str) -> SessionDataset:
     """A session opened read-only to read its cases (what ``load_input`` returns for one)."""

@@ -323,3 +323,6 @@ def test_load_input_reads_a_session_as_a_dataset(tmp_path: Path, dataset: ListDa
     assert ds.kind == "session" and ds.case_ids() == dataset.case_ids()
     assert ds.get(ds.index_of("opinion-injected-context")).context == \
         dataset.get(2).context
+    ds.close()
+    with Session.open(path) as s:  # reading took no lock
+        assert not s.readonly
