@@ -9,6 +9,8 @@ registered under the ``pygments.lexers`` entry point as ``citeview-markers``.
 
 from __future__ import annotations
 
+import re
+
 from pygments.lexer import RegexLexer, default
 from pygments.token import (
     Comment,
@@ -71,6 +73,13 @@ class CitationMarkerLexer(RegexLexer):
     aliases = ["citeview-markers", "citation-markers"]
     filenames: list[str] = []
     mimetypes = ["text/x-citeview-markers"]
+
+    @staticmethod
+    def analyse_text(text: str) -> float:
+        """Pygments' guess: certain for raw marker characters, likely for the visible form."""
+        if START in text and STOP in text:
+            return 1.0
+        return 0.8 if re.search(r"⟦cite\|[A-Za-z0-9_-]+", text) else 0.0
 
     tokens = {
         "root": [

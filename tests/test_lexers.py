@@ -104,3 +104,12 @@ def test_lexing_loses_no_text_and_keeps_offsets(text: str) -> None:
     visible, offsets = visible_markers(text)
     assert len(visible) == len(text)
     assert all(offsets.to_original(offsets.to_visible(i)) == i for i in range(len(text) + 1))
+
+
+def test_pygments_guesses_this_lexer_for_an_answer_with_markers() -> None:
+    from pygments.lexers import guess_lexer
+
+    raw = f"Claim.{START}cite{DELIMITER}turn0file0{DELIMITER}L1{STOP} More."
+    assert isinstance(guess_lexer(raw), CitationMarkerLexer)
+    assert isinstance(guess_lexer(visible_markers(raw)[0]), CitationMarkerLexer)
+    assert CitationMarkerLexer.analyse_text("Plain prose without citations.") == 0.0

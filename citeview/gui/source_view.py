@@ -630,9 +630,11 @@ class QSourceView(QWidget):
                                       + f"\n\nA source with a close id exists: {suggestion}.")
             return
         if target.source is not self._source or self._missing_id is not None:
+            # The same id in a new Source object (the input was reloaded): keep its tints.
+            same_id = self._source is not None and self._source.id == target.source.id
             tints = self._tint_spans
             self.show_source(target.source)
-            if tints:
+            if tints and same_id:
                 self.set_tints(tints)
         loaded = self._text.loaded
         assert loaded is not None

@@ -443,3 +443,22 @@ def test_bidi_controls_cannot_disguise_a_title_or_url(source_view: QSourceView) 
     header = source_view.header_texts()
     assert header["title"] == "invoice\ufffdgpj.exe"
     assert "\u2066" not in header["url"] and "\ufffd" in header["url"]
+
+
+def test_find_and_zoom(source_view: QSourceView) -> None:
+    src = file_source("f", "\n".join(f"row {n} alpha" for n in range(1, 400)) + "\nneedle here")
+    source_view.show_source(src)
+    assert source_view.find("needle")
+    text = source_view.text_view()
+    assert text.textCursor().selectedText() == "needle"
+    assert text.textCursor().blockNumber() == 399
+    first, last = visible_block_range(text)
+    assert first <= 399 <= last  # scrolled into view
+    assert not source_view.find("absent")
+    before = text.fontMetrics().height()
+    gutter_before = text.gutter_width()
+    source_view.zoom(3)
+    assert text.fontMetrics().height() > before
+    assert text.gutter_width() > gutter_before  # labels stay readable in the wider gutter
+    source_view.zoom(-3)
+    assert text.fontMetrics().height() == before
