@@ -13,7 +13,7 @@ import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QEvent, QPoint, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QUrl, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -59,6 +59,10 @@ class AnswerView(QTextBrowser):
 
     # -- content ---------------------------------------------------------------------------------
 
+    @property
+    def dark(self) -> bool:
+        return self._dark
+
     def set_dark(self, dark: bool) -> None:
         self._dark = dark
         self.document().setDefaultStyleSheet(stylesheet(dark))
@@ -66,10 +70,19 @@ class AnswerView(QTextBrowser):
     def set_content(self, body_html: str, claims: Sequence[tuple[str, object]]) -> None:
         """Show ``body_html``; ``claims[i]`` is citation i's claim text and a key shared by
         citations that share one claim (adjacent markers)."""
-        self.document().setDefaultStyleSheet(stylesheet(self._dark))
-        self.setHtml(body_html)
+        self.set_prepared(prepare_document(body_html, self._dark, self.font()), claims)
+
+    def set_prepared(self, prepared: PreparedDocument,
+                     claims: Sequence[tuple[str, object]]) -> None:
+        """Show a document built by :func:`prepare_document` (possibly in another thread)."""
+        doc = prepared.document
+        doc.setParent(self)  # owned by the view: replacing it deletes the previous one
+        doc.setDefaultFont(self.font())
+        self.setDocument(doc)
         self._claims = list(claims)
-        self._chips = None
+        n = max(len(self._claims), len(prepared.chips))
+        self._chips = [prepared.chips[i] if i < len(prepared.chips) else (-1, -1)
+                       for i in range(n)]
         self._raw = None
         self._u16 = None
         self._active = None
@@ -88,23 +101,9 @@ class AnswerView(QTextBrowser):
     def _chip_index(self) -> list[tuple[int, int]]:
         """Qt (start, end) of every chip, built once per content in one pass over the document."""
         if self._chips is None:
-            found: dict[int, tuple[int, int]] = {}
-            block = self.document().begin()
-            prefix = CHIP_SCHEME + ":"
-            while block.isValid():
-                it = block.begin()
-                while not it.atEnd():
-                    frag = it.fragment()
-                    href = frag.charFormat().anchorHref()
-                    if href.startswith(prefix):
-                        i = int(href[len(prefix):])
-                        s, e = frag.position(), frag.position() + frag.length()
-                        prev = found.get(i)
-                        found[i] = (prev[0], e) if prev else (s, e)
-                    it += 1
-                block = block.next()
-            n = max(len(self._claims), max(found, default=-1) + 1)
-            self._chips = [found.get(i, (-1, -1)) for i in range(n)]
+            found = _find_chips(self.document())
+            n = max(len(self._claims), len(found))
+            self._chips = [found[i] if i < len(found) else (-1, -1) for i in range(n)]
         return self._chips
 
     def chip_count(self) -> int:
@@ -270,7 +269,8 @@ class AnswerView(QTextBrowser):
                 return
             self.citationActivated.emit(index)
 
-    def event(self, ev: QEvent) -> bool:
+    def viewportEvent(self, ev: QEvent) -> bool:  # noqa: N802
+        # Tooltips arrive at the viewport, in viewport coordinates (what anchorAt expects).
         if ev.type() == QEvent.Type.ToolTip:
             pos = ev.pos()  # type: ignore[attr-defined]
             index = self._chip_at(pos)
@@ -280,7 +280,7 @@ class AnswerView(QTextBrowser):
             else:
                 QToolTip.hideText()
             return True
-        return super().event(ev)
+        return super().viewportEvent(ev)
 
     def mouseReleaseEvent(self, ev: Any) -> None:  # noqa: N802
         super().mouseReleaseEvent(ev)
@@ -320,6 +320,64 @@ class AnswerView(QTextBrowser):
                        QTextCursor.MoveOperation.Start)
         self.setTextCursor(c)
         return self.find(text, flags)
+
+
+class _SafeDocument(QTextDocument):
+    """A document that never loads a resource (no image, no stylesheet, nothing remote)."""
+
+    def loadResource(self, type: int, name: QUrl) -> object:  # noqa: A002, N802
+        return None
+
+
+class PreparedDocument:
+    """A rendered answer document and its chip positions, ready for :class:`AnswerView`."""
+
+    __slots__ = ("chips", "document")
+
+    def __init__(self, document: QTextDocument, chips: list[tuple[int, int]]) -> None:
+        self.document = document
+        self.chips = chips
+
+
+def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedDocument:
+    """Parse the answer HTML into a document and index its chips. Safe in a worker thread
+    (QTextDocument is reentrant): the costly parse of a huge answer stays off the GUI thread.
+    The document is handed over to the GUI thread's ownership."""
+    doc = _SafeDocument()
+    if isinstance(font, str):
+        f = QFont()
+        f.fromString(font)
+        font = f
+    doc.setDefaultFont(font)
+    doc.setDocumentMargin(12)
+    doc.setUndoRedoEnabled(False)
+    doc.setDefaultStyleSheet(stylesheet(dark))
+    doc.setHtml(body_html)
+    chips = _find_chips(doc)
+    app = QCoreApplication.instance()
+    if app is not None and doc.thread() is not app.thread():
+        doc.moveToThread(app.thread())
+    return PreparedDocument(doc, chips)
+
+
+def _find_chips(doc: QTextDocument) -> list[tuple[int, int]]:
+    """Qt (start, end) of chip i at index i ((-1, -1) if absent), in one pass."""
+    found: dict[int, tuple[int, int]] = {}
+    prefix = CHIP_SCHEME + ":"
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            href = frag.charFormat().anchorHref()
+            if href.startswith(prefix):
+                i = int(href[len(prefix):])
+                s, e = frag.position(), frag.position() + frag.length()
+                prev = found.get(i)
+                found[i] = (prev[0], e) if prev else (s, e)
+            it += 1
+        block = block.next()
+    return [found.get(i, (-1, -1)) for i in range(max(found, default=-1) + 1)]
 
 
 def plain_tooltip(lines: Sequence[str]) -> str:

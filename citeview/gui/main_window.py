@@ -21,6 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import (
     QByteArray,
+    QEvent,
     QFileSystemWatcher,
     QItemSelectionModel,
     QModelIndex,
@@ -51,7 +52,12 @@ from PySide6.QtWidgets import (
 )
 
 from citeview.core.errors import InputError
-from citeview.gui.answer_view import AnswerView, RawAnswerView
+from citeview.gui.answer_view import (
+    AnswerView,
+    PreparedDocument,
+    RawAnswerView,
+    prepare_document,
+)
 from citeview.gui.palette import color_roles
 from citeview.gui.state import CaseView, build_case_view, lint_case
 from citeview.gui.tables import (
@@ -367,6 +373,20 @@ class MainWindow(QMainWindow):
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
+    def changeEvent(self, ev: QEvent) -> None:  # noqa: N802
+        super().changeEvent(ev)
+        if ev.type() != QEvent.Type.PaletteChange:
+            return
+        roles = color_roles(self.palette())
+        self.question.setStyleSheet(f"color: {roles.css('muted')};")
+        for model in (self.cases_model, self.sources_model, self.citations_model):
+            model.palette_changed()
+        if roles.dark != self.answer.dark:
+            # Chips and the answer stylesheet are baked into the HTML: render again.
+            self.answer.set_dark(roles.dark)
+            if self.view is not None:
+                self.show_case(self.case_index, citation=self.active, source=self.active_source)
+
     def closeEvent(self, ev: QCloseEvent) -> None:  # noqa: N802
         self.save_settings()
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -463,21 +483,25 @@ class MainWindow(QMainWindow):
         self.caseChanged.emit(index)
         gen = self._gen
         dark = color_roles(self.palette()).dark
+        font = self.answer.font().toString()
         if self.synchronous:
-            self._on_built(self._build_view(case, dark), gen)
+            self._on_built(self._build_view(case, dark, font), gen)
         else:
-            self._executor.submit(self._build_in_worker, case, dark, gen)
+            self._executor.submit(self._build_in_worker, case, dark, font, gen)
 
-    def _build_view(self, case: Any, dark: bool) -> CaseView | Exception:
+    def _build_view(self, case: Any, dark: bool,
+                    font: str) -> tuple[CaseView, PreparedDocument] | Exception:
+        """The view-model and the answer document (both safe to build in the worker)."""
         try:
-            return build_case_view(case, dark=dark, with_lint=False)
+            view = build_case_view(case, dark=dark, with_lint=False)
+            return view, prepare_document(view.html, dark, font)
         except InputError as err:
             return err
         except Exception as err:  # a bug must not leave the window stuck on "Loading"
             return RuntimeError(f"cannot show case {case.id!r}: {type(err).__name__}: {err}")
 
-    def _build_in_worker(self, case: Any, dark: bool, gen: int) -> None:
-        self._built.emit(self._build_view(case, dark), gen)
+    def _build_in_worker(self, case: Any, dark: bool, font: str, gen: int) -> None:
+        self._built.emit(self._build_view(case, dark, font), gen)
 
     def _lint(self, case: Any) -> object:
         try:
@@ -531,11 +555,11 @@ class MainWindow(QMainWindow):
             self.answer.clear_content(str(result))
             self.show_error(str(result))
             return
-        assert isinstance(result, CaseView)
-        view = result
+        assert isinstance(result, tuple)
+        view, prepared = result
         self.view = view
         claims = [(view.case.answer[s:e], (s, e)) for s, e in (c.claim for c in view.citations)]
-        self.answer.set_content(view.html, claims)
+        self.answer.set_prepared(prepared, claims)
         if self.raw_mode:
             self.raw.set_answer(view.case.answer, view.diagnostics)
         self._raw_stale = not self.raw_mode

@@ -21,6 +21,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.gui.answer_view import plain_tooltip
+from citeview.gui.palette import ColorRoles, color_roles
 from citeview.gui.state import OK_STATUSES, CaseView, CitationView, SourceRow
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -29,9 +30,6 @@ KEY_ROLE = Qt.ItemDataRole.UserRole + 2
 
 _Index = QModelIndex | QPersistentModelIndex
 
-PROBLEM_RED = QColor("#c62828")
-WARNING_AMBER = QColor("#a15c00")
-MUTED = QColor("#6b7280")
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -46,6 +44,20 @@ class _RowsModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[Any] = []
+        self._roles: ColorRoles | None = None
+
+    @property
+    def roles(self) -> ColorRoles:
+        """Colour roles of the current palette (reset by :meth:`palette_changed`)."""
+        if self._roles is None:
+            self._roles = color_roles()
+        return self._roles
+
+    def palette_changed(self) -> None:
+        self._roles = None
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(len(self._rows) - 1, self.columnCount() - 1))
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
         return 0 if parent.isValid() else len(self._rows)
@@ -116,9 +128,9 @@ class SourcesModel(_RowsModel):
 
     def colour(self, row: SourceRow, column: int) -> QColor | None:
         if row.missing:
-            return PROBLEM_RED
+            return self.roles.problem
         if column == 2 and row.citations == 0:
-            return MUTED
+            return self.roles.muted
         return None
 
     def tooltip(self, row: SourceRow) -> list[str]:
@@ -204,14 +216,15 @@ class CitationsModel(_RowsModel):
         if c is not None:
             if column == 3 and (c.citation.recovered is not None
                                 or any(s not in OK_STATUSES for s in c.statuses)):
-                return PROBLEM_RED
+                return self.roles.problem
             if column == 5 and c.diagnostics:
                 worst = max(d.severity.rank for d in c.diagnostics)
-                return PROBLEM_RED if worst >= Severity.ERROR.rank else WARNING_AMBER
+                return self.roles.problem if worst >= Severity.ERROR.rank else self.roles.warning
             return None
         d = row.diagnostic
         assert d is not None
-        return PROBLEM_RED if d.severity is Severity.ERROR else WARNING_AMBER
+        return (self.roles.problem if d.severity is Severity.ERROR else
+                self.roles.warning if d.severity is Severity.WARNING else self.roles.muted)
 
     def tooltip(self, row: IssueRow) -> list[str]:
         if row.citation is not None:

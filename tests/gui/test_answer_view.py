@@ -142,3 +142,34 @@ def test_raw_view_shows_markers_and_underlines_diagnostics(qtbot) -> None:
     assert spans == {(d.start, d.end) for d in cv.diagnostics}  # ASCII text: units = points
     coloured = {s.cursor.selectedText() for s in raw.extraSelections()}
     assert {"turn0file0", "L8-L13", "cite"} <= coloured
+
+
+def test_tab_to_a_chip_and_enter_activates_it(qtbot, view) -> None:
+    load(view, f"First.{cite('a')} Second.{cite('b')}")
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Tab)
+    qtbot.keyClick(view, Qt.Key.Key_Tab)
+    with qtbot.waitSignal(view.citationActivated) as sig:
+        qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert sig.args == [1]
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support raise\(\)")
+def test_hovering_a_chip_shows_title_and_cited_lines_as_plain_text(qtbot, view) -> None:
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    material = (f"Citation Marker: {cite('turn0file0')}\nTitle: Fares <b>2026</b>\n\n"
+                "[L1] Fares rise to $2.90.\n[L2] Passes stay at $127.")
+    answer = f"Fares rise.{cite('turn0file0', 'L1-L2')}"
+    cv = build_case_view(Case("t", answer, tool_outputs=[material]))
+    view.set_content(cv.html, [(answer[s:e], (s, e)) for s, e in (c.claim for c in cv.citations)])
+    view.tooltip_for = lambda i: cv.citations[i].tooltip_lines()
+    pos = view.chip_center(0)
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, pos,
+                                            view.viewport().mapToGlobal(pos)))
+    tip = QToolTip.text()
+    assert "Fares &lt;b&gt;2026&lt;/b&gt;" in tip  # the title, escaped
+    assert "L1&nbsp;&nbsp;Fares rise to $2.90." in tip and "Passes stay at $127." in tip
+    QToolTip.hideText()

@@ -295,3 +295,36 @@ def test_find_in_answer_and_across_cases(qtbot, win) -> None:
     assert win.find_next()
     qtbot.waitUntil(win.is_ready, timeout=5000)
     assert word.casefold() in win.view.case.answer.casefold()
+
+
+def test_switching_cases_quickly_shows_the_last_one_asked_for(qtbot, win) -> None:
+    win.open_path(str(demo_path()))
+    for _ in range(5):
+        win.next_case()  # each starts a build in the worker; only the last one may land
+    qtbot.waitUntil(lambda: win.is_ready() and win.linted, timeout=10000)
+    assert win.case_index == 5
+    assert win.view.case.id == win.dataset.case_ids()[5]
+    assert win.view_state()["case"] == "demo-rule-breaking"
+    assert win.answer.chip_count() == len(win.view.citations)
+
+
+def test_palette_change_rerenders_chips_and_keeps_the_citation(qtbot, win, qapp) -> None:
+    from PySide6.QtGui import QPalette
+
+    open_sample(qtbot, win, "transit-multi-turn.case.json")
+    click_chip(qtbot, win, 3)
+    light = qapp.palette()
+    dark = QPalette(light)
+    dark.setColor(QPalette.ColorRole.Base, QColor("#161719"))
+    dark.setColor(QPalette.ColorRole.Text, QColor("#dcdcdc"))
+    try:
+        qapp.setPalette(dark)
+        qtbot.waitUntil(lambda: win.answer.dark and win.is_ready() and win.active == 2,
+                        timeout=5000)
+        chip = win.answer.chip_range(2)
+        cursor = win.answer.textCursor()
+        cursor.setPosition(chip[0] + 1)
+        assert cursor.charFormat().background().color() == QColor("#24395e")  # dark chip
+        assert win.source.highlighted_labels() == ("L2", "L2")
+    finally:
+        qapp.setPalette(light)
