@@ -39,7 +39,25 @@ def _non_negative(value: str) -> int:
     return n
 
 
+EPILOG = """\
+ids: line and document units give one source per document, turnNfileK with K the document's
+position; block units give one source per block, turnNfileM with M counting blocks across all
+documents (label [BlockM+1]); context units give <block id="blockM+1"> tags (no turn).
+
+What prepare changes so no document can break the material (warned per document):
+  - the marker characters U+E200, U+E201, U+E202 become U+FFFD;
+  - block, document, context units: a line that would read as a label ([L5] ..., or
+    [Block2] opening a document unit) or as a 'Citation Marker:' header gets a leading
+    backslash;
+  - context units: '<' that would open a tag becomes &lt;, '&' that would start an entity
+    becomes &amp;.
+Whitespace-only lines count as empty; empty lines at a document's start and end are dropped.
+The same documents and options always give the same bytes."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("documents", nargs="+", metavar="DOC",
                         help="text or Markdown files, or - for standard input; source ids "
                         "follow this order")

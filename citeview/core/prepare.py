@@ -49,13 +49,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 from citeview.core.errors import InputError
 from citeview.core.markers import DELIMITER, MARKER_CHARS, START, STOP
 from citeview.core.material import Source, SourceKind, SourceLine
-from citeview.core.text import split_lines
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
 REPLACEMENT = "\ufffd"
@@ -132,16 +131,31 @@ class PrepareWarning:
         return f"{self.name}: {self.message}"
 
 
-@dataclass(slots=True)
 class Prepared:
     """The material text exactly as the model should see it, the sources it defines (with
-    ``documents[i]`` the index of the document source ``i`` comes from), and the warnings."""
+    ``documents[i]`` the index of the document source ``i`` comes from), and the warnings.
 
-    text: str
-    sources: list[Source] = field(default_factory=list)
-    documents: list[int] = field(default_factory=list)
-    warnings: list[PrepareWarning] = field(default_factory=list)
-    origin: str = "tool_outputs[0]"
+    ``sources`` are built on first use: writing material for a million lines does not pay for
+    a million :class:`SourceLine` objects nobody reads.
+    """
+
+    __slots__ = ("text", "documents", "warnings", "origin", "_specs", "_sources")
+
+    def __init__(self, text: str, specs: list[_Spec], warnings: list[PrepareWarning],
+                 origin: str) -> None:
+        self.text = text
+        self.documents = [sp.doc for sp in specs]
+        self.warnings = warnings
+        self.origin = origin
+        self._specs: list[_Spec] | None = specs
+        self._sources: list[Source] | None = None
+
+    @property
+    def sources(self) -> list[Source]:
+        if self._sources is None:
+            self._sources = [sp.build(self.origin) for sp in self._specs or ()]
+            self._specs = None
+        return self._sources
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -275,7 +289,8 @@ class _Doc:
             self.warnings.append(f"{n} citation marker character(s) (U+E200-U+E202) replaced "
                                  "by U+FFFD")
             text = text.translate(_MARKER_TRANS)
-        raw = split_lines(text)
+        # The lines split_lines gives (breaks are \n, \r\n and \r only), at C speed.
+        raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         lines = [line if line.strip() else "" for line in raw]
         first = 0
         while first < len(lines) and not lines[first]:
@@ -370,125 +385,139 @@ class _Doc:
 # ----------------------------------------------------------------------------- builder
 
 
+@dataclass(slots=True)
+class _Spec:
+    """What a source will be, kept cheap until :attr:`Prepared.sources` is read. ``lines``
+    are the displayed lines; ``labels`` their label numbers (None: unlabelled), or None when
+    every non-empty line ``i`` is labelled ``first_no + i``."""
+
+    kind: SourceKind
+    sid: str
+    doc: int
+    lines: list[str]
+    labels: list[int | None] | None
+    first_no: int
+    meta: list[tuple[str, str]]
+    label: str | None
+    span: tuple[int, int]
+
+    def build(self, origin: str) -> Source:
+        text = "\n".join(self.lines)
+        src_lines: list[SourceLine] = []
+        if self.kind is SourceKind.LINE:
+            labels = self.labels
+            pos = 0
+            for i, line in enumerate(self.lines):
+                n = (self.first_no + i if line else None) if labels is None else labels[i]
+                if n is not None:
+                    src_lines.append(SourceLine(n, pos, pos + len(line)))
+                pos += len(line) + 1
+        context = self.kind is SourceKind.CONTEXT
+        src = Source(self.sid, self.kind, text, src_lines, metadata=list(self.meta),
+                     label=self.label, origin=origin, origin_span=self.span,
+                     tag=CONTEXT_TAG if context else None)
+        src.title = src.meta("title")
+        src.url = src.meta("url")
+        if src.url is None and context:
+            src.url = src.meta("href")  # as the context parser reads it
+        return src
+
+
 class _Builder:
     """Material text with the offset of its end, so sources get their ``origin_span``."""
 
-    __slots__ = ("parts", "pos", "origin", "sources", "documents")
+    __slots__ = ("parts", "pos", "specs")
 
-    def __init__(self, origin: str) -> None:
+    def __init__(self) -> None:
         self.parts: list[str] = []
         self.pos = 0
-        self.origin = origin
-        self.sources: list[Source] = []
-        self.documents: list[int] = []
+        self.specs: list[_Spec] = []
 
     def add(self, s: str) -> None:
         self.parts.append(s)
         self.pos += len(s)
 
-    def separate(self) -> None:
+    def header(self, source_id: str, meta: Sequence[tuple[str, str]]) -> tuple[int, int]:
+        """Write a separating blank line (but first), the marker line and the metadata;
+        return (start of the marker line, end of the last header line)."""
         if self.parts:
             self.add("\n")
-
-    def header(self, source_id: str, meta: Sequence[tuple[str, str]]) -> tuple[int, int]:
-        """Write the marker line and metadata; return (start, end of the last header line)."""
         start = self.pos
-        self.add(f"Citation Marker: {marker(source_id)}\n")
-        for k, v in meta:
-            self.add(f"{k}: {v}\n")
+        self.add(f"Citation Marker: {marker(source_id)}\n"
+                 + "".join(f"{k}: {v}\n" for k, v in meta))
         return start, self.pos - 1
-
-    def source(self, doc: int, src: Source) -> None:
-        src.title = src.meta("title")
-        src.url = src.meta("url")
-        if src.url is None and src.kind is SourceKind.CONTEXT:
-            src.url = src.meta("href")  # as the context parser reads it
-        self.sources.append(src)
-        self.documents.append(doc)
 
 
 def _line_source(b: _Builder, d: _Doc, turn: int, split: Split,
                  meta: list[tuple[str, str]]) -> None:
     sid = f"turn{turn}file{d.index}"
-    b.separate()
     start, last_end = b.header(sid, meta)
     b.add("\n")
-    shown: list[str] = []
-    labelled: list[SourceLine] = []
-    pos = 0  # offset in the source's display text
-
-    def add(label: int | None, content: str) -> None:
-        nonlocal pos, last_end
-        if label is None:
-            b.add("\n")
-        else:
-            prefix = f"[L{label}] "
-            b.add(prefix + content)
-            last_end = b.pos
-            b.add("\n")
-            labelled.append(SourceLine(label, pos, pos + len(content)))
-        shown.append(content)
-        pos += len(content) + 1
-
+    labels: list[int | None] | None = None
     if split is Split.LINES:
-        for i, line in enumerate(d.lines):
-            add(d.first_no + i if line else None, line)
+        shown = d.lines
+        body = "".join([f"[L{n}] {t}\n" if t else "\n"
+                        for n, t in enumerate(shown, d.first_no)])
     else:
+        shown, labels = [], []
+        out: list[str] = []
         n = 0
         for j, para in enumerate(split_sentences(d.lines)):
             if j:
-                add(None, "")
+                shown.append("")
+                labels.append(None)
+                out.append("\n")
             for sentence in para:
                 n += 1
-                add(n, sentence)
-    kind = SourceKind.LINE if labelled else SourceKind.DOCUMENT
-    text = "\n".join(shown) if labelled else ""
-    b.source(d.index, Source(sid, kind, text, labelled, metadata=list(meta), origin=b.origin,
-                             origin_span=(start, last_end)))
+                shown.append(sentence)
+                labels.append(n)
+                out.append(f"[L{n}] {sentence}\n")
+        body = "".join(out)
+    if body:
+        b.add(body)
+        last_end = b.pos - 1  # the last line is labelled: empty ones were trimmed
+    kind = SourceKind.LINE if shown else SourceKind.DOCUMENT
+    b.specs.append(_Spec(kind, sid, d.index, shown, labels, d.first_no, meta, None,
+                         (start, last_end)))
 
 
 def _document_source(b: _Builder, d: _Doc, turn: int, meta: list[tuple[str, str]]) -> None:
     sid = f"turn{turn}file{d.index}"
-    b.separate()
     start, last_end = b.header(sid, meta)
     b.add("\n")
-    body = "\n".join(d.lines)
-    if body:
-        b.add(body)
+    if d.lines:
+        b.add("\n".join(d.lines))
         last_end = b.pos
         b.add("\n")
-    b.source(d.index, Source(sid, SourceKind.DOCUMENT, body, [], metadata=list(meta),
-                             origin=b.origin, origin_span=(start, last_end)))
+    b.specs.append(_Spec(SourceKind.DOCUMENT, sid, d.index, d.lines, None, 0, meta, None,
+                         (start, last_end)))
 
 
 def _block_source(b: _Builder, d: _Doc, turn: int, block_no: int, para: list[str],
                   meta: list[tuple[str, str]]) -> None:
     sid = f"turn{turn}file{block_no}"
     label = f"Block{block_no + 1}"
-    body = "\n".join(para)
-    b.separate()
     start, _ = b.header(sid, meta)
-    b.add(f"[{label}]\n{body}")
+    b.add(f"[{label}]\n" + "\n".join(para))
     last_end = b.pos
     b.add("\n")
-    b.source(d.index, Source(sid, SourceKind.BLOCK, body, [], metadata=list(meta), label=label,
-                             origin=b.origin, origin_span=(start, last_end)))
+    b.specs.append(_Spec(SourceKind.BLOCK, sid, d.index, para, None, 0, meta, label,
+                         (start, last_end)))
 
 
 def _context_source(b: _Builder, d: _Doc, block_no: int, para: list[str],
                     meta: list[tuple[str, str]]) -> None:
     sid = f"block{block_no + 1}"
     attrs = [(k, quote_attr(v)) for k, v in meta]
-    body = "\n".join(para)
     start = b.pos
-    b.add(f'<{CONTEXT_TAG} id="{sid}"' + "".join(f" {k}={q}" for k, q in attrs) + ">\n")
-    b.add(f"{body}\n</{CONTEXT_TAG}>")
+    b.add(f'<{CONTEXT_TAG} id="{sid}"' + "".join(f" {k}={q}" for k, q in attrs) + ">\n"
+          + "\n".join(para) + f"\n</{CONTEXT_TAG}>")
     end = b.pos
     b.add("\n")
     # The parser reads attribute values as written (quotes removed, nothing decoded).
     read_meta = [(k, q[1:-1]) for k, q in attrs]
-    b.source(d.index, Source(sid, SourceKind.CONTEXT, body, [], metadata=read_meta, label=sid,
-                             origin=b.origin, origin_span=(start, end), tag=CONTEXT_TAG))
+    b.specs.append(_Spec(SourceKind.CONTEXT, sid, d.index, para, None, 0, read_meta, sid,
+                         (start, end)))
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -528,7 +557,7 @@ def prepare_material(
     title_key = "title" if unit is Unit.CONTEXT else "Title"
 
     docs = [_Doc(i, doc) for i, doc in enumerate(documents)]
-    b = _Builder("context" if unit is Unit.CONTEXT else f"tool_outputs[{turn}]")
+    b = _Builder()
     block_no = 0
     for d in docs:
         if unit is not Unit.LINE:
@@ -548,4 +577,5 @@ def prepare_material(
                     _context_source(b, d, block_no, para, header_meta)
                 block_no += 1
     warnings = [PrepareWarning(d.index, d.name, w) for d in docs for w in d.warnings]
-    return Prepared("".join(b.parts), b.sources, b.documents, warnings, b.origin)
+    origin = "context" if unit is Unit.CONTEXT else f"tool_outputs[{turn}]"
+    return Prepared("".join(b.parts), b.specs, warnings, origin)
