@@ -31,12 +31,19 @@ def application(offscreen: bool = False) -> Any:
     return app
 
 
+def user_settings() -> Any:
+    """The user's settings store (window geometry, splitters, recent files, zoom)."""
+    from PySide6.QtCore import QSettings
+
+    return QSettings("citeview", "citeview")
+
+
 def run_gui(args: argparse.Namespace) -> int:
     """The window for ``citeview [FILE] [--demo] [--case ID]``."""
     app = application()
     from citeview.gui.main_window import MainWindow
 
-    win = MainWindow()
+    win = MainWindow(settings=user_settings())
     win.show()
     path = str(demo_path()) if getattr(args, "demo", False) else getattr(args, "file", None)
     if path:
@@ -49,7 +56,7 @@ def run_gui_dataset(dataset: Any, case_id: str | None = None) -> int:
     app = application()
     from citeview.gui.main_window import MainWindow
 
-    win = MainWindow()
+    win = MainWindow(settings=user_settings())
     win.show()
     win.open_dataset(dataset, case_id=case_id)
     return int(app.exec())

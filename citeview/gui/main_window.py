@@ -635,6 +635,14 @@ class MainWindow(QMainWindow):
             f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}")
         self.citationChanged.emit(index)
 
+    def refresh_citation(self, index: int) -> None:
+        """Redraw citation ``index`` after its state changed (a verdict was set): its chip in
+        the answer and its row in the table."""
+        if self.view is None or not 0 <= index < len(self.view.citations):
+            return
+        self.answer.update_chips([self.view.citations[index].chip])
+        self.citations_model.refresh_citation(index)
+
     def next_citation(self) -> None:
         if self.view and self.view.citations:
             i = -1 if self.active is None else self.active

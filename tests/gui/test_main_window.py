@@ -328,3 +328,52 @@ def test_palette_change_rerenders_chips_and_keeps_the_citation(qtbot, win, qapp)
         assert win.source.highlighted_labels() == ("L2", "L2")
     finally:
         qapp.setPalette(light)
+
+
+def test_a_verdict_turns_the_chip_annotated_in_place(qtbot, win) -> None:
+    open_sample(qtbot, win, "transit-multi-turn.case.json")
+    click_chip(qtbot, win, 2)
+    win.view.citations[1].verdict = "supported"
+    win.refresh_citation(1)
+    assert win.answer.chip_text(1) == "2+1\u2713"
+    assert win.answer.chip_text(2) == "3"  # later chips still found where they are
+    assert win.answer.highlighted_claim().startswith("It is the first increase since 2019")
+    click_chip(qtbot, win, 3)
+    assert win.source.highlighted_labels() == ("L2", "L2")
+    row = win.citations_model.row_of_citation(1)
+    assert win.citations_model.index(row, 4).data() == "supported"
+
+
+def test_save_case_as_writes_the_case_json(qtbot, win, tmp_path) -> None:
+    open_sample(qtbot, win, "transit-multi-turn.case.json")
+    out = tmp_path / "copy.json"
+    win.save_case(str(out))
+    assert json.loads(out.read_text(encoding="utf-8")) == load_sample(
+        "transit-multi-turn.case.json")
+    win.open_path(str(out))
+    assert win.recent_files()[0] == str(out)
+
+
+def test_run_gui_demo_opens_the_window_with_a_citation_active(qtbot, qapp, monkeypatch,
+                                                              settings) -> None:
+    import argparse
+
+    from citeview.gui import app as app_mod
+
+    shown: list[dict] = []
+
+    def fake_exec() -> int:
+        win = next(w for w in qapp.topLevelWidgets()
+                   if isinstance(w, MainWindow) and w.isVisible())
+        qtbot.addWidget(win)
+        win.error_dialogs = False
+        qtbot.waitUntil(win.is_ready, timeout=5000)
+        shown.append(win.view_state())
+        win.close()
+        return 0
+
+    monkeypatch.setattr(qapp, "exec", fake_exec)
+    monkeypatch.setattr(app_mod, "user_settings", lambda: settings)
+    args = argparse.Namespace(file=None, demo=True, case="demo-file")
+    assert app_mod.run_gui(args) == 0
+    assert shown[0]["case"] == "demo-file" and shown[0]["active_citation"] == 1
