@@ -204,7 +204,11 @@ class CitationsModel(_RowsModel):
         if column == 4:
             return c.verdict or "", c.verdict or ""
         codes = " ".join(d.code for d in c.diagnostics)
-        return codes, codes
+        if not c.diagnostics:
+            return "", ""
+        first = c.diagnostics[0]
+        more = f" (+{len(c.diagnostics) - 1} more)" if len(c.diagnostics) > 1 else ""
+        return _one_line(f"{first.code} {first.message}{more}"), codes
 
     def key(self, row: IssueRow) -> Any:
         if row.citation is not None:

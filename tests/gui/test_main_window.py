@@ -19,6 +19,8 @@ from citeview.gui.tables import KEY_ROLE
 from tests.conftest import SAMPLES, load_sample
 
 # The offscreen platform cannot resize a top-level window to its size hints and says so.
+TRANSIT_PATH = str(SAMPLES / "transit-multi-turn.case.json")
+
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
 
@@ -377,3 +379,21 @@ def test_run_gui_demo_opens_the_window_with_a_citation_active(qtbot, qapp, monke
     args = argparse.Namespace(file=None, demo=True, case="demo-file")
     assert app_mod.run_gui(args) == 0
     assert shown[0]["case"] == "demo-file" and shown[0]["active_citation"] == 1
+
+
+def test_dropping_a_file_opens_it(qtbot, win) -> None:
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(TRANSIT_PATH)])
+    enter = QDragEnterEvent(QPoint(50, 50), Qt.DropAction.CopyAction, mime,
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    enter.ignore()
+    win.dragEnterEvent(enter)  # offscreen Qt has no drag manager to deliver these
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime,
+                      Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    win.dropEvent(drop)
+    qtbot.waitUntil(win.is_ready, timeout=5000)
+    assert win.view.case.id == "transit-multi-turn"
