@@ -71,14 +71,26 @@ class DocumentText:
     def block_of(self, offset: int) -> int:
         """Number of the Qt block (line) holding the code-point ``offset`` of ``text``, without
         asking Qt: thousands of look-ups (tints) stay fast."""
-        if self._line_starts is None:
-            # Starts of the lines of qt_text, in C loops (a regex scan takes ~0.5 s on 12 MB).
-            lengths = map(len, self.qt_text.split("\n"))
-            self._line_starts = list(accumulate(map((1).__add__, lengths), initial=0))[:-1]
         doc = min(max(offset, 0), self.length)
         if self._crlf_src:
             doc -= bisect_left(self._crlf_src, doc)
-        return max(bisect_right(self._line_starts, doc) - 1, 0)
+        return max(bisect_right(self.line_starts, doc) - 1, 0)
+
+    @property
+    def line_starts(self) -> list[int]:
+        """Offsets in ``qt_text`` where its lines start."""
+        if self._line_starts is None:
+            # C loops only: a regex scan takes ~0.5 s on 12 MB.
+            lengths = map(len, self.qt_text.split("\n"))
+            self._line_starts = list(accumulate(map((1).__add__, lengths), initial=0))[:-1]
+        return self._line_starts
+
+    @property
+    def longest_line(self) -> int:
+        """Length of the longest line, in code points."""
+        starts = self.line_starts
+        ends = [*starts[1:], len(self.qt_text) + 1]
+        return max(map(int.__sub__, ends, starts)) - 1
 
     def span_to_qt(self, span: tuple[int, int]) -> tuple[int, int]:
         return self.to_qt(span[0]), self.to_qt(span[1])

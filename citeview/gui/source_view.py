@@ -34,6 +34,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextOption,
 )
 from PySide6.QtWidgets import (
     QFrame,
@@ -69,6 +70,7 @@ class _TargetLike(Protocol):
 # Keep the documents of this many recently shown sources (and at most this many characters).
 _CACHE_SOURCES = 8
 _CACHE_CHARS = 30_000_000
+_LONG_LINE = 5_000
 
 _STATUS_TITLES = {
     "line-out-of-range": "Line out of range",
@@ -112,6 +114,7 @@ class _Loaded:
     first_label: str | None = None  # block/context label, shown on the first line
     gutter_sample: str = ""  # the widest label, for the gutter width
     lexer_done: bool = False
+    long_lines: bool = False  # a line too long to wrap at word boundaries
     highlighter: LazyHighlighter | None = None
     lexer_name: str | None = None
 
@@ -121,11 +124,16 @@ class _Loaded:
         doc = QTextDocument(parent)
         doc.setUndoRedoEnabled(False)
         doc.setDefaultFont(font)
+        loaded = cls(source, doc, dtext)
+        loaded.long_lines = dtext.longest_line > _LONG_LINE
+        if loaded.long_lines:
+            option = doc.defaultTextOption()
+            option.setWrapMode(QTextOption.WrapMode.WrapAnywhere)
+            doc.setDefaultTextOption(option)
         doc.setPlainText(dtext.qt_text)
         # The plain-text layout is set after the text: set before, it follows every insertion
         # (measured 1.5-2x slower on 200,000 lines).
         doc.setDocumentLayout(QPlainTextDocumentLayout(doc))
-        loaded = cls(source, doc, dtext)
         kind = _status_value(getattr(source, "kind", ""))
         lines = list(getattr(source, "lines", None) or ())
         if kind in ("block", "context") or not lines:
@@ -600,6 +608,12 @@ class QSourceView(QWidget):
             self._text.loaded = loaded
             if loaded.doc.defaultFont() != self._text.font():
                 loaded.doc.setDefaultFont(self._text.font())  # zoomed since it was built
+            # Wrapping at word boundaries is quadratic on a long run without spaces (16 s for a
+            # 300,000-character line, measured); such documents wrap anywhere. Set before the
+            # document so that it is laid out once.
+            self._text.setWordWrapMode(
+                QTextOption.WrapMode.WrapAnywhere if loaded.long_lines
+                else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
             self._text.setDocument(loaded.doc)
             if previous is not None and all(v is not previous for v in self._cache.values()):
                 previous.doc.deleteLater()  # evicted from the cache while it was shown

@@ -101,3 +101,10 @@ def test_line_units_and_utf16_len() -> None:
     assert utf16_len(line) == 7
     assert utf16_len("abc") == 3
     assert utf16_len("é中") == 2
+
+
+def test_longest_line_and_line_starts() -> None:
+    dt = DocumentText("ab\r\nlongest line\rx\n")
+    assert dt.longest_line == len("longest line")
+    assert dt.line_starts == [0, 3, 16, 18]
+    assert DocumentText("").longest_line == 0

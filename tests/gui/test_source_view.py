@@ -462,3 +462,18 @@ def test_find_and_zoom(source_view: QSourceView) -> None:
     assert text.gutter_width() > gutter_before  # labels stay readable in the wider gutter
     source_view.zoom(-3)
     assert text.fontMetrics().height() == before
+
+
+def test_a_huge_unbroken_line_wraps_anywhere(source_view: QSourceView) -> None:
+    # Word-boundary wrapping of a 300,000-character run takes Qt many seconds; such a source
+    # wraps anywhere, and a normal one keeps word wrapping.
+    from PySide6.QtGui import QTextOption
+
+    src = file_source("min", "x" * 300_000 + "\nsecond line")
+    source_view.highlight(target(src, "L2"))
+    assert source_view.highlighted_text() == "second line"
+    doc = source_view.text_view().document()
+    assert doc.defaultTextOption().wrapMode() == QTextOption.WrapMode.WrapAnywhere
+    source_view.highlight(target(file_source("prose", "short words\nmore"), "L1"))
+    assert (source_view.text_view().document().defaultTextOption().wrapMode()
+            == QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
