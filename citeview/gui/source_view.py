@@ -791,6 +791,8 @@ class QSourceView(QWidget):
         if loaded is None or loaded.lexer_done or self._source is None:
             return
         loaded.lexer_done = True
+        if loaded.long_lines:
+            return  # minified text: tens of thousands of format ranges on one line cost seconds
         source = loaded.source
         lexer = guess_lexer(getattr(source, "title", None), getattr(source, "url", None),
                             source.text)
