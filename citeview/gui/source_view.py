@@ -581,7 +581,7 @@ class QSourceView(QWidget):
             if self._strong_span is not None:
                 sels = self._text.extraSelections()
                 for sel in sels:
-                    sel.format.setBackground(self._text.roles.highlight)  # type: ignore[attr-defined]
+                    sel.format.setBackground(self._text.roles.highlight)
                 self._text.setExtraSelections(sels)
 
     # -- the contract ----------------------------------------------------------------------------
@@ -729,7 +729,7 @@ class QSourceView(QWidget):
         elif steps < 0:
             self._text.zoomOut(-steps)
 
-    def find(self, text: str, backward: bool = False) -> bool:
+    def find_text(self, text: str, backward: bool = False) -> bool:
         """Select the next occurrence of ``text`` in the source (wrapping around)."""
         if not text or self._source is None:
             return False
@@ -898,10 +898,10 @@ class QSourceView(QWidget):
         cursor.setPosition(a)
         cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
         sel = QTextEdit.ExtraSelection()
-        sel.cursor = cursor  # type: ignore[attr-defined]
+        sel.cursor = cursor
         fmt = QTextCharFormat()
         fmt.setBackground(self._text.roles.highlight)
-        sel.format = fmt  # type: ignore[attr-defined]
+        sel.format = fmt
         self._text.setExtraSelections([sel])
         self._text.viewport().update()
         first, last = _block_range(loaded, span[0], span[1], last_line_start)

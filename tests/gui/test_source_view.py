@@ -448,13 +448,13 @@ def test_bidi_controls_cannot_disguise_a_title_or_url(source_view: QSourceView) 
 def test_find_and_zoom(source_view: QSourceView) -> None:
     src = file_source("f", "\n".join(f"row {n} alpha" for n in range(1, 400)) + "\nneedle here")
     source_view.show_source(src)
-    assert source_view.find("needle")
+    assert source_view.find_text("needle")
     text = source_view.text_view()
     assert text.textCursor().selectedText() == "needle"
     assert text.textCursor().blockNumber() == 399
     first, last = visible_block_range(text)
     assert first <= 399 <= last  # scrolled into view
-    assert not source_view.find("absent")
+    assert not source_view.find_text("absent")
     before = text.fontMetrics().height()
     gutter_before = text.gutter_width()
     source_view.zoom(3)
