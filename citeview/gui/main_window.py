@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -85,6 +86,17 @@ def safe_title(text: str, limit: int = 80) -> str:
 def _menu_text(text: str) -> str:
     """Untrusted text for a menu item: ``&`` would become a mnemonic."""
     return safe_title(text, 100).replace("&", "&&")
+
+
+def _needles(raw: str) -> list[str]:
+    """Texts to look for in the rendered answer for a raw answer span: the span itself, then
+    its first line without Markdown syntax (a whole paragraph rarely renders verbatim)."""
+    out = [raw.strip()]
+    first = raw.strip().split("\n", 1)[0]
+    plain = re.sub(r"^\s*(?:#+|>|[-*+]|\d+[.)])\s+", "", first)
+    plain = re.sub(r"[*_`]+", "", plain).strip()
+    out.append(plain[:60])
+    return [n for n in out if n]
 
 
 def _source_view_class() -> type[QWidget]:
@@ -705,12 +717,16 @@ class MainWindow(QMainWindow):
             return
         before = [c for c in self.view.citations if c.citation.start <= d.start]
         lo = self.answer.chip_range(before[-1].index) if before else None
-        needle = answer[d.start:d.end].strip()
-        found = self.answer.find_in_range(needle, lo[1] if lo else 0) if needle else None
+        start = lo[1] if lo else 0
+        found = None
+        for needle in _needles(answer[d.start:d.end]):
+            found = self.answer.find_in_range(needle, start)
+            if found is not None:
+                break
         if found is not None:
             self.answer.show_range(found)
-        elif before:
-            self.answer.set_active(before[-1].index)
+        elif lo is not None:
+            self.answer.show_range(lo)
 
     def _on_source_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if self._syncing or not current.isValid() or self.view is None:

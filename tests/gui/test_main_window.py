@@ -207,11 +207,17 @@ def test_citations_table_row_activates_the_citation(qtbot, win) -> None:
     assert win.active == 5
     assert win.source.highlighted_labels() == ("L3", "L3")
     assert win.answer.highlighted_claim() == "Hotels follow the city rate."
-    # A diagnostic row that no citation explains jumps to its spot in the answer.
-    diag = next(r for r in range(proxy.rowCount())
-                if (proxy.index(r, 0).data(KEY_ROLE) or ("",))[0] == "diagnostic")
-    table.selectRow(diag)
-    assert win.statusBar().currentMessage().startswith(proxy.index(diag, 5).data().split()[0])
+    # A diagnostic row that no citation explains marks its spot in the answer.
+    marked = {}
+    for r in range(proxy.rowCount()):
+        if proxy.index(r, 0).data(KEY_ROLE)[0] == "diagnostic":
+            table.selectRow(r)
+            code = proxy.index(r, 5).data().split()[0]
+            assert win.statusBar().currentMessage().startswith(code)
+            selections = win.answer.extraSelections()
+            marked[code] = selections[0].cursor.selectedText()
+    assert marked["CV109"] == "turn0file1"  # the id written verbatim
+    assert marked["CV308"] == "Hotels follow the city rate."  # the uncited paragraph
 
 
 def test_keyboard_moves_between_citations(qtbot, win) -> None:
