@@ -25,6 +25,8 @@ def application(offscreen: bool = False) -> Any:
 
     app = QApplication.instance()
     if app is None:
+        if offscreen:
+            _quiet_offscreen_notes()
         app = QApplication(sys.argv[:1])
         app.setApplicationName("citeview")
         app.setOrganizationName("citeview")
@@ -36,6 +38,20 @@ def user_settings() -> Any:
     from PySide6.QtCore import QSettings
 
     return QSettings("citeview", "citeview")
+
+
+# What the offscreen platform says about window-manager features it lacks: noise in a snapshot.
+_OFFSCREEN_NOTES = ("This plugin does not support",)
+
+
+def _quiet_offscreen_notes() -> None:
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode: Any, context: Any, message: str) -> None:
+        if not message.startswith(_OFFSCREEN_NOTES):
+            sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)
 
 
 def run_gui(args: argparse.Namespace) -> int:
