@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
@@ -216,3 +219,52 @@ def test_large_jsonl_lists_ids_without_parsing_every_case(tmp_path: Path) -> Non
     assert ds.get(ds.index_of("c1999")).id == "c1999"
     with pytest.raises(InputError, match="line 2001"):
         ds.get(2000)
+
+
+# ------------------------------------------------------------------- property: same content
+
+_SAFE = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00\ufeff"),
+                min_size=1, max_size=30)
+
+
+@settings(max_examples=30, deadline=None)
+@given(question=_SAFE, answer=_SAFE, outputs=st.lists(_SAFE, max_size=3))
+def test_every_format_of_a_case_gives_the_same_content(question: str, answer: str,
+                                                       outputs: list[str]) -> None:
+    case = {"id": "c1", "question": question, "tool_outputs": outputs, "answer": answer}
+    messages: list[dict] = [{"role": "user", "content": question}]
+    items: list[dict] = [{"role": "user", "content": question}]
+    for n, out in enumerate(outputs):
+        messages += [{"role": "assistant", "content": None, "tool_calls": [
+                         {"id": f"k{n}", "type": "function",
+                          "function": {"name": "f", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": f"k{n}", "content": out}]
+        items += [{"type": "function_call", "call_id": f"k{n}", "name": "f", "arguments": ""},
+                  {"type": "function_call_output", "call_id": f"k{n}", "output": out}]
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": answer}]})
+    responses = {"input": items, "output": [{"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": answer, "annotations": []}]}]}
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+
+        def write(name: str, obj: object, jsonl: bool = False) -> str:
+            text = json.dumps(obj, ensure_ascii=False)
+            (d / name).write_text(text + "\n" if jsonl else text, encoding="utf-8")
+            return str(d / name)
+
+        loaded = [
+            load_input(write("c.case.json", case)).get(0),
+            load_input(write("d.jsonl", case, jsonl=True)).get(0),
+            load_input(write("a.json", [case])).get(0),
+            load_input(write("t.chat.json", {"messages": messages})).get(0),
+            load_input(write("t.jsonl", {"messages": messages}, jsonl=True)).get(0),
+            load_input(write("r.json", responses)).get(0),
+        ]
+        for n, out in enumerate(outputs):
+            (d / f"m{n}.txt").write_text(out, encoding="utf-8", newline="")
+        (d / "ans.txt").write_text(answer, encoding="utf-8", newline="")
+        plain = plain_files_case([str(d / f"m{n}.txt") for n in range(len(outputs))], [], {},
+                                 str(d / "ans.txt"), "p")
+    for got in loaded:
+        assert (got.tool_outputs, got.question, got.answer) == (outputs, question, answer)
+    assert (plain.tool_outputs, plain.answer) == (outputs, answer)
