@@ -2,9 +2,10 @@
 
 The HTML comes from :mod:`citeview.gui.answer_render` (escaped, chips are the only anchors).
 The claim of the active citation is found in the rendered document itself: from the chip
-backwards, matching the claim's letters and digits (Markdown syntax, URLs and entities that
-rendering removed are skipped), never past the previous claim's chip. Positions in the document
-are UTF-16 units; the one conversion is :class:`citeview.core.text.Utf16Map`.
+backwards, matching the claim's visible characters (Markdown syntax, link targets and entity
+spellings that rendering removed are skipped), never past the previous claim's chip.
+Positions in the document are UTF-16 units; the one conversion is
+:class:`citeview.core.text.Utf16Map`.
 """
 
 from __future__ import annotations
@@ -380,6 +381,9 @@ def _find_chips(doc: QTextDocument) -> list[tuple[int, int]]:
     return [found.get(i, (-1, -1)) for i in range(max(found, default=-1) + 1)]
 
 
+_DOC_SEPARATORS = "\u2029\ufdd0\ufdd1\ufffc"
+
+
 def plain_tooltip(lines: Sequence[str]) -> str:
     """Rich text that shows ``lines`` exactly as text (Qt guesses rich text in tooltips)."""
     body = "<br>".join(html.escape(line).replace("  ", "&nbsp;&nbsp;") for line in lines)
@@ -387,32 +391,28 @@ def plain_tooltip(lines: Sequence[str]) -> str:
 
 
 def _match_backwards(raw: str, end: int, limit: int, claim: str) -> int | None:
-    """Start (index in ``raw``) of ``claim``'s rendering ending at ``end``: letters and digits
-    are matched from the end; claim characters rendering dropped are skipped."""
+    """Start (index in ``raw``) of ``claim``'s rendering ending at ``end``.
+
+    Rendering only drops characters (Markdown syntax, link targets, entity spellings), so the
+    rendered claim is a subsequence of the raw one: matching from the end and skipping claim
+    characters that do not match finds it (greedy is exact for subsequences). Blanks and
+    document separators are ignored on both sides."""
     j = len(claim) - 1
     k = end - 1
     first: int | None = None
     while j >= 0 and k >= limit:
         d = raw[k]
-        if not d.isalnum():
+        if d.isspace() or d in _DOC_SEPARATORS:
             k -= 1
             continue
         c = claim[j]
-        if not c.isalnum():
+        if c.isspace():
             j -= 1
             continue
-        if d.casefold() == c.casefold():
+        if d == c or d.casefold() == c.casefold():
             first = k
             k -= 1
         j -= 1
-    if first is None:
-        return None
-    # Leading punctuation of the claim ("(", "$", quotes) that the document still shows.
-    lead = len(claim) - len(claim.lstrip(" \t\r\n*_#>-`[")) if claim else 0
-    stripped = claim[lead:]
-    prefix = set(stripped[: len(stripped) - len(stripped.lstrip("([\"'$\u201c\u2018\u00a3\u20ac"))])
-    while first > limit and raw[first - 1] in prefix:
-        first -= 1
     return first
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextCharFormat
 
@@ -173,3 +175,23 @@ def test_hovering_a_chip_shows_title_and_cited_lines_as_plain_text(qtbot, view) 
     assert "Fares &lt;b&gt;2026&lt;/b&gt;" in tip  # the title, escaped
     assert "L1&nbsp;&nbsp;Fares rise to $2.90." in tip and "Passes stay at $127." in tip
     QToolTip.hideText()
+
+
+_WORD_CHARS = ("abcXYZ019\u00e9\u00df\u4e2d\u6587\U0001F600\U0001F680\U0001D518\U0001D52B"
+               "\U00020000\u0915\u093f")
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.text(_WORD_CHARS, min_size=1, max_size=6), min_size=1, max_size=5),
+                min_size=1, max_size=4),
+       st.sampled_from(["\n", "\r\n", " "]))
+def test_highlighted_claim_is_the_sentence_before_the_chip(view, sentences, sep) -> None:
+    parts = []
+    for k, words in enumerate(sentences):
+        parts.append(" ".join(words) + "." + cite(f"s{k}"))
+    answer = sep.join(parts)
+    load(view, answer)
+    for k, words in enumerate(sentences):
+        view.set_active(k)
+        assert view.highlighted_claim() == " ".join(words) + "."
