@@ -80,14 +80,14 @@ def example_answer(unit: Unit | str, require_locators: bool = False,
 def _id_description(unit: Unit) -> str:
     if unit is Unit.CONTEXT:
         return (
-            "The context below holds citable units, each wrapped in a tag such as\n"
+            "The context below holds citable units, each wrapped in a tag such as "
             '`<block id="block3" title="...">...</block>`. The value of the `id` attribute '
             "(here `block3`) is the unit's source id; write it exactly as given, without a "
             "`turn` prefix. Text outside such tags is not citable. Inside a unit, `&lt;` and "
             "`&amp;` stand for `<` and `&`."
         )
     head = (
-        "The tool results contain sources. Each source begins with a line\n"
+        "The tool results contain sources. Each source begins with a line "
         f"`Citation Marker: {marker('turn0file0')}`; the id inside that marker (of the form "
         "`turn<number>file<number>`, here `turn0file0`) is the source id. Lines such as "
         "`Title:` or `URL:` under it describe the source."
