@@ -53,7 +53,8 @@ MIGRATION_1 = [
     # The process that has the session open for writing (one row at most).
     """CREATE TABLE lock (
         id INTEGER PRIMARY KEY CHECK (id = 1),
-        pid INTEGER NOT NULL, host TEXT NOT NULL, token TEXT NOT NULL, since TEXT NOT NULL
+        pid INTEGER NOT NULL, host TEXT NOT NULL, token TEXT NOT NULL, since TEXT NOT NULL,
+        ident TEXT NOT NULL DEFAULT ''  -- boot id and process start time, to tell pid reuse
     )""",
 ]
 

@@ -164,7 +164,19 @@ def _connect(path: str, readonly: bool) -> sqlite3.Connection:
     return conn
 
 
-def _alive(pid: int, host: str) -> bool:
+def process_ident(pid: int) -> str:
+    """Boot id and start time of process ``pid`` where the system tells them (Linux), so a
+    lock row left before a reboot, or by a process whose pid was reused, is seen as stale."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        start = stat[stat.rindex(")") + 2:].split()[19]  # field 22, after "pid (comm) "
+    except (OSError, ValueError, IndexError):
+        return ""
+    return f"{boot}:{start}"
+
+
+def _alive(pid: int, host: str, ident: str) -> bool:
     """Whether the process that wrote a lock row may still run (other hosts: assume so)."""
     if host != socket.gethostname():
         return True
@@ -175,10 +187,11 @@ def _alive(pid: int, host: str) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     except OSError:
         return False
-    return True
+    now = process_ident(pid)
+    return not (ident and now and now != ident)
 
 
 class Session:
@@ -306,13 +319,16 @@ class Session:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            row = conn.execute("SELECT pid, host, token, since FROM lock WHERE id = 1").fetchone()
-            if row is not None and row[2] != self._token and not force and _alive(row[0], row[1]):
+            row = conn.execute(
+                "SELECT pid, host, token, since, ident FROM lock WHERE id = 1").fetchone()
+            if (row is not None and row[2] != self._token and not force
+                    and _alive(row[0], row[1], row[4])):
                 raise SessionInUse(
                     f"{self.path}: already open in another citeview (pid {row[0]} on {row[1]}, "
                     f"since {row[3]}); close it there, or open it read-only")
-            conn.execute("INSERT OR REPLACE INTO lock VALUES (1, ?, ?, ?, ?)",
-                         (os.getpid(), socket.gethostname(), self._token, now_iso()))
+            conn.execute("INSERT OR REPLACE INTO lock VALUES (1, ?, ?, ?, ?, ?)",
+                         (os.getpid(), socket.gethostname(), self._token, now_iso(),
+                          process_ident(os.getpid())))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 import stat
 import subprocess
@@ -326,3 +327,24 @@ def test_load_input_reads_a_session_as_a_dataset(tmp_path: Path, dataset: ListDa
     ds.close()
     with Session.open(path) as s:  # reading took no lock
         assert not s.readonly
+
+
+def test_a_lock_left_by_a_reused_pid_is_stale(tmp_path: Path, dataset: ListDataset) -> None:
+    path = str(tmp_path / "s.citeview")
+    Session.create(path, dataset).close()
+    conn = sqlite3.connect(path)
+    # A live pid (our parent) but another process identity: the pid was reused after the
+    # process that opened the session died (or the machine rebooted).
+    conn.execute("INSERT INTO lock VALUES (1, ?, ?, 'tok', 'then', 'old-boot:1')",
+                 (os.getppid(), socket.gethostname()))
+    conn.commit()
+    conn.close()
+    with Session.open(path) as s:
+        assert not s.readonly
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO lock VALUES (1, ?, ?, 'tok', 'then', '')",
+                 (os.getppid(), socket.gethostname()))
+    conn.commit()
+    conn.close()
+    with pytest.raises(SessionInUse):  # no identity recorded: a live pid is taken as in use
+        Session.open(path)
