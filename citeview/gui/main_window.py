@@ -349,10 +349,11 @@ class MainWindow(QMainWindow):
         geometry = s.value("window/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
+        self._splitters_restored = False
         for split in (self.split_main, self.split_right, self.split_left, self.split_panes):
             state = s.value(f"splitters/{split.objectName()}")
             if isinstance(state, QByteArray):
-                split.restoreState(state)
+                self._splitters_restored |= split.restoreState(state)
         try:
             self.set_zoom(int(s.value("view/zoom", 0)))
         except (TypeError, ValueError):
@@ -384,6 +385,16 @@ class MainWindow(QMainWindow):
             act.triggered.connect(lambda _=False, p=path: self.open_path(p))
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def showEvent(self, ev: Any) -> None:  # noqa: N802
+        super().showEvent(ev)
+        if not self._splitters_restored:
+            # First run: lists take a fifth of the width, the panes share the rest evenly.
+            self._splitters_restored = True
+            width = max(self.width(), 600)
+            left = min(300, width // 5)
+            self.split_main.setSizes([left, width - left])
+            self.split_panes.setSizes([(width - left) // 2, (width - left) // 2])
 
     def changeEvent(self, ev: QEvent) -> None:  # noqa: N802
         super().changeEvent(ev)

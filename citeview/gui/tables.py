@@ -40,6 +40,7 @@ def _one_line(text: str, limit: int = 200) -> str:
 
 class _RowsModel(QAbstractTableModel):
     HEADERS: tuple[str, ...] = ()
+    HEADER_TIPS: tuple[str, ...] = ()
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -67,8 +68,12 @@ class _RowsModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and self.HEADER_TIPS:
+            return self.HEADER_TIPS[section]
         return None
 
     def set_rows(self, rows: Sequence[Any]) -> None:
@@ -112,7 +117,9 @@ class _RowsModel(QAbstractTableModel):
 
 
 class SourcesModel(_RowsModel):
-    HEADERS = ("Id", "Kind", "Cited", "Title")
+    HEADERS = ("Id", "Kind", "Refs", "Title")
+    HEADER_TIPS = ("Source id", "Kind of source", "Citations pointing at this source",
+                   "Title or label")
 
     def cell(self, row: SourceRow, column: int) -> tuple[str, Any]:
         if column == 0:
@@ -295,6 +302,8 @@ def fit_columns(table: Any, max_width: int = 260) -> None:
     stretches), so a long title does not push the table into horizontal scrolling."""
     table.resizeColumnsToContents()
     header = table.horizontalHeader()
+    if table.isVisible():  # a narrow list: no column takes more than 40% of it
+        max_width = min(max_width, max(60, table.viewport().width() * 2 // 5))
     for col in range(header.count() - 1):
         if header.sectionSize(col) > max_width:
             header.resizeSection(col, max_width)
