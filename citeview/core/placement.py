@@ -13,7 +13,7 @@ tokens it pushes.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,6 +24,7 @@ from markdown_it.token import Token
 
 from citeview.core.diagnostics import Diagnostic, make
 from citeview.core.markers import Citation, StrippedText
+from citeview.core.text import iter_lines
 
 MultiSource = Literal["one-marker", "per-marker"]
 
@@ -33,6 +34,7 @@ SENTENCE_PUNCTUATION = frozenset(".,;:!?…。，、；：！？")
 # list markers.
 _ONLY_PREFIX_RE = re.compile(r"\s*(?:>\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s*)?")
 _WORD_RE = re.compile(r"\w+")
+_INLINE_MARKUP_RE = re.compile(r"[*_`]")
 # A paragraph with fewer words than this ("Sure.", "In short:") is not a claim that needs a source.
 MIN_SUBSTANTIVE_WORDS = 4
 _PLACEHOLDER = "\ue200"  # inert in Markdown: stands for a citation on an otherwise blank line
@@ -284,7 +286,7 @@ def _parsed_text(answer: str, citations: Sequence[Citation],
     (markdown-it normalises them; doing it here keeps offsets exact)."""
     spans = [(c.start, c.end) for c in citations]
     spans.extend(extra_spans)
-    placeholders = _first_on_blank_lines(answer, citations, spans)
+    placeholders = _first_on_blank_lines(answer, citations, _Spans(spans))
     keep = set(placeholders)
     cut = [(s + 1, e) if s in keep else (s, e) for s, e in spans]
     cut.extend((m.start(), m.start() + 1) for m in re.finditer("\r\n", answer))
@@ -301,55 +303,65 @@ def _parsed_text(answer: str, citations: Sequence[Citation],
 def _lines_with_citations(answer: str, citations: Sequence[Citation]
                           ) -> list[tuple[int, int, list[Citation]]]:
     """(line start, line end, citations starting on it), for lines that hold a citation."""
+    lines = list(iter_lines(answer))
+    starts = [ls for ls, _, _ in lines]
     out: list[tuple[int, int, list[Citation]]] = []
-    i = 0
-    n = len(citations)
-    while i < n:
-        c = citations[i]
-        ls = max(answer.rfind("\n", 0, c.start), answer.rfind("\r", 0, c.start)) + 1
-        le_n = answer.find("\n", c.start)
-        le_r = answer.find("\r", c.start)
-        ends = [x for x in (le_n, le_r) if x >= 0]
-        le = min(ends) if ends else len(answer)
-        group = []
-        while i < n and citations[i].start < le:
-            group.append(citations[i])
-            i += 1
-        out.append((ls, le, group))
+    for c in citations:
+        k = bisect_right(starts, c.start) - 1
+        if k < 0:
+            continue
+        ls, le, _ = lines[k]
+        if out and out[-1][0] == ls:
+            out[-1][2].append(c)
+        else:
+            out.append((ls, le, [c]))
     return out
 
 
-def _remaining(answer: str, ls: int, le: int, spans: Sequence[tuple[int, int]]) -> str:
-    pieces = []
-    pos = ls
-    for s, e in sorted(spans):
-        if e <= ls or s >= le:
-            continue
-        if s > pos:
-            pieces.append(answer[pos:s])
-        pos = max(pos, e)
-    if pos < le:
-        pieces.append(answer[pos:le])
-    return "".join(pieces)
+class _Spans:
+    """Removed spans sorted by start, to find those on one line in O(log n)."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        self.spans = sorted(spans)
+        self.starts = [s for s, _ in self.spans]
+
+    def remaining(self, answer: str, ls: int, le: int) -> str:
+        """``answer[ls:le]`` without the spans."""
+        i = bisect_left(self.starts, ls)
+        if i > 0 and self.spans[i - 1][1] > ls:
+            i -= 1  # a span running into the line from before it
+        pieces = []
+        pos = ls
+        spans = self.spans
+        for j in range(i, len(spans)):
+            s, e = spans[j]
+            if s >= le:
+                break
+            if s > pos:
+                pieces.append(answer[pos:s])
+            pos = max(pos, e)
+        if pos < le:
+            pieces.append(answer[pos:le])
+        return "".join(pieces)
 
 
 def _citation_only_lines(answer: str, citations: Sequence[Citation],
-                         spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+                         spans: _Spans) -> list[tuple[int, int]]:
     """Spans (first marker start, last marker end) of lines holding nothing but citations
     (and blockquote or list markers)."""
     out = []
     for ls, le, group in _lines_with_citations(answer, citations):
-        rest = _remaining(answer, ls, le, spans)
+        rest = spans.remaining(answer, ls, le)
         if _ONLY_PREFIX_RE.fullmatch(rest):
             out.append((group[0].start, group[-1].end))
     return out
 
 
 def _first_on_blank_lines(answer: str, citations: Sequence[Citation],
-                          spans: Sequence[tuple[int, int]]) -> list[int]:
+                          spans: _Spans) -> list[int]:
     """Start of the first citation of each line that removing the markers leaves blank."""
     return [group[0].start for ls, le, group in _lines_with_citations(answer, citations)
-            if not _remaining(answer, ls, le, spans).strip()]
+            if not spans.remaining(answer, ls, le).strip()]
 
 
 def _runs(answer: str, citations: Sequence[Citation]) -> list[list[Citation]]:
@@ -388,17 +400,19 @@ def check_placement(
 
     # Code: fenced or indented blocks, then code spans and emphasis in inline content.
     in_code = [False] * len(cits)
+    code_starts = [a for a, _, _ in layout.code]
     for i, c in enumerate(cits):
-        for a, b, closed in layout.code:
-            if a <= lines[i] < b:
-                in_code[i] = True
-                if closed and lines[i] == b - 1:
-                    diags.append(make("CV303", "citation on the closing line of a code fence: "
-                                      "in the raw answer it breaks the fence and the rest of "
-                                      "the answer renders as code", c.start, c.end))
-                else:
-                    diags.append(make("CV302", "citation inside a code block", c.start, c.end))
-                break
+        k = bisect_right(code_starts, lines[i]) - 1
+        if k < 0 or lines[i] >= layout.code[k][1]:
+            continue
+        _, b, closed = layout.code[k]
+        in_code[i] = True
+        if closed and lines[i] == b - 1:
+            diags.append(make("CV303", "citation on the closing line of a code fence: in the "
+                              "raw answer it breaks the fence and the rest of the answer "
+                              "renders as code", c.start, c.end))
+        else:
+            diags.append(make("CV302", "citation inside a code block", c.start, c.end))
     by_line: dict[int, list[_Inline]] = {}
     for inline in layout.inlines:
         for k in range(len(inline.text_starts)):
@@ -413,8 +427,11 @@ def check_placement(
                 pending.setdefault(id(inline), (inline, []))[1].append((q, i))
                 break
     for inline, hits in pending.values():
+        content = inline.token.content
+        if not _INLINE_MARKUP_RE.search(content):
+            continue  # no emphasis or code span can stand here
         hits.sort()
-        contexts = _inline_contexts(inline.token.content, [q for q, _ in hits])
+        contexts = _inline_contexts(content, [q for q, _ in hits])
         for (_, i), kinds in zip(hits, contexts, strict=True):
             c = cits[i]
             if "code" in kinds:
@@ -426,7 +443,7 @@ def check_placement(
                                   "emphasis", c.start, c.end))
 
     placed = [c for i, c in enumerate(cits) if not in_code[i]]
-    spans = [(c.start, c.end) for c in cits] + extra
+    spans = _Spans([(c.start, c.end) for c in cits] + extra)
 
     # CV304: a run of markers directly followed by sentence punctuation.
     for run in _runs(answer, placed):
@@ -449,15 +466,12 @@ def check_placement(
 
     # CV306 and CV308 work on paragraphs.
     paragraphs = layout.paragraphs
+    para_starts = [p.first_line for p in paragraphs]
     in_para: list[int | None] = []
     for i in range(len(cits)):
-        found = None
-        if not in_code[i]:
-            for j, para in enumerate(paragraphs):
-                if para.first_line <= lines[i] < para.end_line:
-                    found = j
-                    break
-        in_para.append(found)
+        j = bisect_right(para_starts, lines[i]) - 1
+        inside = not in_code[i] and j >= 0 and lines[i] < paragraphs[j].end_line
+        in_para.append(j if inside else None)
     cited_paras = {j for j in in_para if j is not None}
     if len(paragraphs) >= 2 and len(placed) >= 2 and cited_paras == {len(paragraphs) - 1} \
             and all(j is not None for i, j in enumerate(in_para) if not in_code[i]):

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeview.core.cases import Case
 from citeview.core.diagnostics import RULES, Severity
@@ -173,3 +175,26 @@ def test_multi_source_style_follows_the_policy_both_ways() -> None:
     assert lint(separate, per) == []
     assert [d.code for d in lint(separate, one)] == ["CV307"]
     assert lint(combined, one) == []
+
+
+_ANSWER_PIECES = st.sampled_from([
+    "Claim", " ", "\n", "\n\n", "**", "*", "`", "```\n", ".", ",", "turn0file0", "【turn0file0】",
+    "citeturn0file0", "\\ue200", START, STOP, DELIMITER, "cite", "L1", "L2-L1", "L9", "- ",
+    "> ", "😀", "\r\n", "turn0file7",
+])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(_ANSWER_PIECES, max_size=40))
+def test_any_answer_lints_with_sorted_spans_inside_it(parts: list[str]) -> None:
+    answer = "".join(parts)
+    case = Case("h", answer, tool_outputs=[TOOL])
+    policy = Policy(require_locators=True, multi_source="per-marker",
+                    extend_select=frozenset({"CV307"}))
+    diags = lint(case, policy)
+    assert diags == lint(case, policy)
+    keys = [(d.start, d.end, d.code) for d in diags]
+    assert keys == sorted(keys)
+    for d in diags:
+        assert 0 <= d.start <= d.end <= len(answer)
+        assert d.severity is policy.severity(d.code)
