@@ -1,0 +1,202 @@
+"""Lexical support: how much of a claim's wording the cited text contains. A triage hint for a
+reviewer (which citations to look at first), never a verdict: paraphrase scores low and a
+negated claim can score high.
+
+Formula::
+
+    support(claim, cited) = |W(claim) ∩ W(cited)| / |W(claim)|
+
+where ``W(t)`` is the *set* of content words of ``t``, found by
+
+1. NFKC normalisation and case folding (``Ｆｉｖｅ`` and ``five`` match, ``ß`` matches ``ss``);
+2. splitting into words and numbers; punctuation and citation markers are dropped. A number is
+   one token with its inner separators (``3.5``, ``1,000``, ``2026-03-01`` -> ``2026``, ``03``,
+   ``01``) and is always a content word, however short;
+3. dropping stopwords (:data:`STOPWORDS`, a small English list) and one-letter words;
+4. light suffix stemming (:func:`stem`): one of plural ``-s``/``-es``/``-ies``, ``-ing``,
+   ``-ed``, ``-ly`` when a stem of at least 3 letters remains, then a final ``-e``;
+5. runs of Han, kana, Hangul or Thai (scripts written without spaces) become character
+   bigrams, so a CJK claim can still match its source.
+
+The score lies in [0, 1]; it is ``None`` when the claim has no content word (nothing to match),
+or when there is no cited text. Rule CV401 (weak-support, info, off by default) fires for a
+resolved citation whose score is below a threshold (:data:`DEFAULT_THRESHOLD`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from citeview.core.diagnostics import Diagnostic, make
+from citeview.core.markers import Citation
+from citeview.core.resolution import Resolution
+
+DEFAULT_THRESHOLD = 0.3
+
+STOPWORDS: frozenset[str] = frozenset((
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+    "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few",
+    "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
+    "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on",
+    "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same",
+    "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them",
+    "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too",
+    "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which",
+    "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself",
+    "yourselves", "may", "might", "must", "shall", "per", "via",
+))
+
+# Scripts written without spaces between words: compared as character bigrams.
+_UNSPACED = (r"\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+             r"\uf900-\ufaff")
+_TOKEN_RE = re.compile(
+    rf"(\d+(?:[.,]\d+)*)|([{_UNSPACED}]+)|([^\W\d_{_UNSPACED}]+"
+    rf"(?:['\u2019][^\W\d_{_UNSPACED}]+)*)"
+)
+_SUFFIXES = (("ies", "y"), ("sses", "ss"), ("es", ""), ("s", ""), ("ing", ""), ("ed", ""),
+             ("ly", ""))
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """Strip one common English suffix, keeping a stem of at least 3 letters, then a final
+    ``e`` and a doubled final consonant, so that word forms meet: ``requires``, ``required``,
+    ``requiring`` -> ``requir``; ``days`` -> ``day``; ``policies`` -> ``policy``; ``stopped`` ->
+    ``stop``. Words ending in ``ss``, ``us`` or ``is`` (``class``, ``status``, ``basis``) keep
+    their ``s``."""
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) + len(repl) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                break
+            if suffix == "es" and not word.endswith(("ches", "shes", "xes", "zes")):
+                word = word[:-1]  # "notices" -> "notice": only the s is an ending
+            else:
+                word = word[: len(word) - len(suffix)] + repl
+                if (suffix in ("ing", "ed") and len(word) >= 4 and word[-1] == word[-2]
+                        and word[-1] not in "aeiouylsz"):
+                    word = word[:-1]  # "stopped" -> "stop"
+            break
+    if len(word) >= 4 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def content_words(text: str) -> set[str]:
+    """The set of normalised content words (and numbers, and CJK bigrams) of ``text``."""
+    norm = (text.lower() if text.isascii()
+            else unicodedata.normalize("NFKC", text).casefold())
+    out: set[str] = set()
+    for num, cjk, word in _TOKEN_RE.findall(norm):
+        if num:
+            out.add(num)
+        elif cjk:
+            if len(cjk) == 1:
+                out.add(cjk)
+            else:
+                out.update(cjk[i : i + 2] for i in range(len(cjk) - 1))
+        else:
+            out.add(_word(word))
+    out.discard("")
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _word(tok: str) -> str:
+    """A word's content form, or "" for a stopword or one letter."""
+    tok = tok.replace("\u2019", "'")
+    if tok.endswith("'s"):
+        tok = tok[:-2]
+    if len(tok) < 2 or tok in STOPWORDS:
+        return ""
+    return stem(tok)
+
+
+@dataclass(slots=True, frozen=True)
+class Support:
+    """A support score with its parts: ``matched`` of the claim's ``total`` content words."""
+
+    matched: int
+    total: int
+
+    @property
+    def score(self) -> float | None:
+        return self.matched / self.total if self.total else None
+
+
+def support_parts(claim: str | set[str], cited: str | set[str]) -> Support:
+    """Matched and total content words (either side may be given as :func:`content_words`)."""
+    cw = content_words(claim) if isinstance(claim, str) else claim
+    if not cw:
+        return Support(0, 0)
+    tw = content_words(cited) if isinstance(cited, str) else cited
+    return Support(len(cw & tw), len(cw))
+
+
+def support_score(claim: str, cited: str) -> float | None:
+    """The lexical support score in [0, 1] (module docstring), or None when the claim has no
+    content word or there is no cited text."""
+    if not cited:
+        return None
+    return support_parts(claim, cited).score
+
+
+class SupportScorer:
+    """Scores many claims against cited texts, tokenising each distinct cited text once (a
+    whole source cited ten times is read once). Keep one per case: the cache holds that case's
+    texts only."""
+
+    __slots__ = ("_cache",)
+
+    def __init__(self) -> None:
+        self._cache: dict[str, set[str]] = {}
+
+    def words(self, text: str) -> set[str]:
+        got = self._cache.get(text)
+        if got is None:
+            got = self._cache[text] = content_words(text)
+        return got
+
+    def parts(self, claim: str, cited: str) -> Support:
+        if not cited:
+            return Support(0, 0)
+        return support_parts(self.words(claim), self.words(cited))
+
+    def score(self, claim: str, cited: str) -> float | None:
+        return self.parts(claim, cited).score if cited else None
+
+
+def weak_support_diagnostics(answer: str, citations: Sequence[Citation],
+                             resolutions: Sequence[Resolution],
+                             claim_spans: Sequence[tuple[int, int]],
+                             threshold: float = DEFAULT_THRESHOLD) -> list[Diagnostic]:
+    """CV401 for each resolved source of a citation whose support score is below ``threshold``.
+
+    ``citations``, ``resolutions`` and ``claim_spans`` are parallel (the order of
+    :func:`~citeview.core.resolution.resolve` and :func:`~citeview.core.claims.claim_spans`).
+    The diagnostic spans the citation's marker. Claims without content words are skipped."""
+    if not len(citations) == len(resolutions) == len(claim_spans):
+        raise ValueError("citations, resolutions and claim spans must be parallel")
+    scorer = SupportScorer()
+    out: list[Diagnostic] = []
+    for cit, res, (s, e) in zip(citations, resolutions, claim_spans, strict=True):
+        claim = answer[s:e]
+        for target in res.targets:
+            if not target.ok:
+                continue
+            parts = scorer.parts(claim, target.text)
+            score = parts.score
+            if score is None or score >= threshold:
+                continue
+            out.append(make(
+                "CV401",
+                f"weak support from {target.source_id!r}: the cited text contains "
+                f"{parts.matched} of the claim's {parts.total} content words ({score:.0%}, "
+                f"below {threshold:.0%}); a hint to check, not a verdict",
+                cit.start, cit.end))
+    return out

@@ -1,0 +1,103 @@
+"""Lexical support score: the triage hint a reviewer sees beside each resolved citation."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeview.core.cases import Case
+from citeview.core.claims import claim_spans
+from citeview.core.diagnostics import RULES, Severity
+from citeview.core.markers import scan
+from citeview.core.material import case_material
+from citeview.core.resolution import resolve
+from citeview.core.support import (
+    content_words,
+    stem,
+    support_parts,
+    support_score,
+    weak_support_diagnostics,
+)
+
+S, D, E = "\ue200", "\ue202", "\ue201"
+L1 = "Employees may work remotely up to three days per week."
+
+
+def test_a_claim_restating_its_line_scores_one() -> None:
+    # content words of the claim: work, remot(ely), thre(e), day(s), week -> all 5 in L1
+    assert support_score("You may work remotely up to three days per week.", L1) == 1.0
+
+
+def test_share_of_the_claims_content_words_found_in_the_cited_text() -> None:
+    claim = "Managers approve remote work within ten days."
+    # claim: manager, approv, remot, work, within, ten, day = 7 content words
+    # cited: employe, work, remot, thre, day, week -> shared: remot, work, day = 3
+    parts = support_parts(claim, L1)
+    assert (parts.matched, parts.total) == (3, 7)
+    assert support_score(claim, L1) == pytest.approx(3 / 7)
+
+
+def test_word_forms_meet_after_light_stemming() -> None:
+    assert stem("requires") == stem("required") == stem("requiring") == stem("require")
+    assert stem("policies") == stem("policy")
+    assert stem("class") == "class" and stem("status") == "status"
+    assert support_score("Approval is required.", "Requests require manager approvals.") == 1.0
+
+
+def test_case_width_and_punctuation_do_not_matter() -> None:
+    assert support_score("ＴＨＲＥＥ　ＤＡＹＳ!", "three days") == 1.0
+    assert support_score("“Remote” work—allowed?", "remote work (allowed)") == 1.0
+
+
+def test_numbers_are_content_words_and_must_match() -> None:
+    # claim: notic(e), 60, day -> the cited text has notic and day, not 60: 2 of 3
+    assert support_score("Notice of 60 days.", "Notice of 30 days is required.") == \
+        pytest.approx(2 / 3)
+    assert support_score("Within 30 days.", "thirty (30) days within reach") == 1.0
+    assert "3.5" in content_words("a rate of 3.5 per cent")
+
+
+def test_stopwords_alone_give_no_score() -> None:
+    assert support_score("It is what it is.", L1) is None
+    assert support_score("work", "") is None
+
+
+def test_scripts_without_spaces_compare_by_character_pairs() -> None:
+    # 東京都 -> 東京, 京都; both in the cited text
+    assert support_score("東京都", "東京都の会社") == 1.0
+    assert support_score("大阪府", "東京都の会社") == 0.0
+
+
+def test_citation_markers_in_text_are_not_words() -> None:
+    marked = f"work{S}cite{D}turn0file0{E}"
+    assert content_words(marked) == content_words("work turn0file0 cite") - {"turn0file0",
+                                                                              "cite"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_score_is_a_share_between_zero_and_one(claim: str, cited: str) -> None:
+    score = support_score(claim, cited)
+    assert score is None or 0.0 <= score <= 1.0
+    if score is not None:
+        assert support_score(claim, claim + " " + cited) == 1.0
+
+
+def test_weak_support_diagnostics_fire_below_the_threshold() -> None:
+    material = ("Citation Marker: " + f"{S}cite{D}turn0file0{E}\n\n"
+                f"[L1] {L1}\n[L2] Receipts must be uploaded within thirty days.\n")
+    answer = (f"You may work remotely three days per week.{S}cite{D}turn0file0{D}L1{E} "
+              f"Managers must approve travel.{S}cite{D}turn0file0{D}L2{E} "
+              f"Unknown things.{S}cite{D}nosuch{E}")
+    case = Case("c", answer, tool_outputs=[material])
+    cits = scan(answer).citations
+    res = resolve(cits, case_material(case))
+    spans = claim_spans(answer, cits)
+    diags = weak_support_diagnostics(answer, cits, res, spans, threshold=0.5)
+    # 1st: 1.0; 2nd: manager, approv, travel -> none in L2 (0 of 3); 3rd unresolved: skipped
+    assert [(d.code, d.start, d.end) for d in diags] == [("CV401", cits[1].start, cits[1].end)]
+    assert diags[0].severity is Severity.INFO
+    assert "0 of the claim's 3 content words" in diags[0].message
+    assert weak_support_diagnostics(answer, cits, res, spans, threshold=0.0) == []
+    assert not RULES["CV401"].enabled  # off unless a policy turns it on
