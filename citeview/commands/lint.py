@@ -20,6 +20,13 @@ from typing import IO, Any
 from citeview.core.cases import Case
 from citeview.core.diagnostics import Severity
 from citeview.core.errors import InputError
+from citeview.core.formats import (
+    SQLITE_MAGIC,
+    case_id_from_path,
+    detect_kind,
+    load_input,
+    record_to_case,
+)
 from citeview.core.lint import lint_parts
 from citeview.core.lint_output import FORMATS, CaseReport, Summary, locate, make_writer
 from citeview.core.policy import (
@@ -36,7 +43,6 @@ HELP = "check answers against the guide's citation rules (CV codes), like a code
 # workers busy, few enough that memory stays flat however long the file.
 BATCH = 64
 IN_FLIGHT_PER_JOB = 4
-_ID_SUFFIXES = (".jsonl", ".ndjson", ".json", ".case", ".dataset")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -108,27 +114,16 @@ def build_policy(args: argparse.Namespace) -> Policy:
 
 @dataclass(slots=True, frozen=True)
 class Record:
-    """One case's raw JSON (or the error that made it unreadable) and where it came from."""
+    """One case to lint: its raw JSON text (parsed in the worker), or a ready :class:`Case`
+    (inputs that :func:`~citeview.core.formats.load_input` reads), or the error that made the
+    record unreadable; and where it came from."""
 
     path: str
     record: int | None
     raw: str | None
     default_id: str
     error: str | None = None
-
-
-def _stem(path: str) -> str:
-    if path == "-":
-        return "stdin"
-    name = os.path.basename(path)
-    changed = True
-    while changed:
-        changed = False
-        for suffix in _ID_SUFFIXES:
-            if name.lower().endswith(suffix) and len(name) > len(suffix):
-                name = name[: -len(suffix)]
-                changed = True
-    return name
+    case: Case | None = None
 
 
 def _decode(line: bytes) -> str:
@@ -136,9 +131,13 @@ def _decode(line: bytes) -> str:
 
 
 def iter_records(path: str) -> Iterator[Record]:
-    """The cases of ``path`` one at a time: a JSONL file line by line, a case JSON (or a JSON
-    array of cases) whole. Unreadable records come back with ``error`` set."""
-    stem = _stem(path)
+    """The cases of ``path`` one at a time.
+
+    JSON and JSONL inputs are streamed here: a JSONL file line by line (memory does not grow
+    with the file), a JSON document (a case, a transcript, an array of cases) whole. Each record
+    may be a case, a chat transcript or a Responses output. Other inputs (plain text answers,
+    citeview sessions) go through :func:`~citeview.core.formats.load_input`."""
+    stem = "stdin" if path == "-" else case_id_from_path(path)
     fh: IO[bytes]
     if path == "-":
         fh = sys.stdin.buffer
@@ -158,6 +157,25 @@ def iter_records(path: str) -> Iterator[Record]:
             fh.close()
 
 
+def _loaded(path: str, stem: str, data: bytes | None) -> Iterator[Record]:
+    """Records of an input that is not JSON: a session database or a plain text answer."""
+    if path == "-":
+        assert data is not None
+        try:
+            text = _decode(data)
+        except UnicodeDecodeError as err:
+            raise InputError(f"<stdin>: invalid UTF-8 at byte {err.start}") from None
+        yield Record(path, None, None, stem, case=Case(stem, text))
+        return
+    dataset = load_input(path)
+    try:
+        many = len(dataset) > 1 or dataset.kind not in ("plain", "case")
+        for i, case in enumerate(dataset.iter_cases(), start=1):
+            yield Record(path, i if many else None, None, case.id, case=case)
+    finally:
+        dataset.close()
+
+
 def _records(fh: IO[bytes], path: str, stem: str) -> Iterator[Record]:
     lines = iter(fh)
     head: list[tuple[int, bytes]] = []  # the first non-blank lines, to decide the format
@@ -170,8 +188,14 @@ def _records(fh: IO[bytes], path: str, stem: str) -> Iterator[Record]:
                 break
     if not head:
         raise InputError(f"{path}: empty file, no case to lint")
-    if b"\x00" in head[0][1]:
-        raise InputError(f"{path}: binary file (contains NUL bytes), not text")
+    first = head[0][1].lstrip().removeprefix(b"\xef\xbb\xbf")
+    if not first.startswith((b"{", b"[")):
+        # Not JSON: a session database, a plain text answer, or something unreadable.
+        if b"\x00" in head[0][1] and not first.startswith(SQLITE_MAGIC):
+            raise InputError(f"{path}: binary file (contains NUL bytes), not text")
+        rest = b"".join(raw for _, raw in head) + b"".join(lines) if path == "-" else None
+        yield from _loaded(path, stem, rest)
+        return
     first_ok = False
     try:
         first_ok = isinstance(json.loads(_decode(head[0][1])), dict)
@@ -210,13 +234,15 @@ def _document(data: bytes, path: str, stem: str) -> Iterator[Record]:
         doc = json.loads(text)
     except ValueError as err:
         raise InputError(f"{path}: not a case JSON or JSONL dataset ({err})") from None
-    if isinstance(doc, dict):
-        yield Record(path, None, text, stem)
-    elif isinstance(doc, list):
+    kind = detect_kind(doc)
+    if kind == "json-array":
         for i, item in enumerate(doc, start=1):
             yield Record(path, i, json.dumps(item, ensure_ascii=False), f"{stem}#{i}")
+    elif kind == "unknown":
+        what = "an object without \"answer\"" if isinstance(doc, dict) else type(doc).__name__
+        raise InputError(f"{path}: not a case, transcript or dataset ({what})")
     else:
-        raise InputError(f"{path}: a case must be a JSON object, not {type(doc).__name__}")
+        yield Record(path, None, text, stem)
 
 
 # --------------------------------------------------------------------------- linting
@@ -234,16 +260,18 @@ class Invalid:
 
 
 def lint_record(rec: Record, policy: Policy) -> CaseReport | Invalid:
-    if rec.raw is None:
-        return Invalid(rec.path, rec.record, rec.error or "unreadable record")
-    try:
-        data: Any = json.loads(rec.raw)
-    except ValueError as err:
-        return Invalid(rec.path, rec.record, f"invalid JSON ({err})")
-    try:
-        case = Case.from_dict(data, rec.default_id)
-    except InputError as err:
-        return Invalid(rec.path, rec.record, str(err))
+    case = rec.case
+    if case is None:
+        if rec.raw is None:
+            return Invalid(rec.path, rec.record, rec.error or "unreadable record")
+        try:
+            data: Any = json.loads(rec.raw)
+        except ValueError as err:
+            return Invalid(rec.path, rec.record, f"invalid JSON ({err})")
+        try:
+            case = record_to_case(data, rec.default_id)
+        except InputError as err:
+            return Invalid(rec.path, rec.record, str(err))
     answer_diags, material_diags = lint_parts(case, policy)
     return CaseReport(rec.path, rec.record, case.id, locate(case, answer_diags, material_diags))
 

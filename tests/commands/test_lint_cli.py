@@ -109,7 +109,7 @@ def test_jsonl_records_are_line_numbers_and_bad_records_exit_2(
     assert err.splitlines() == [
         f"citeview: error: {f}:4: invalid JSON (Expecting property name enclosed in double "
         "quotes: line 1 column 2 (char 1))",
-        f"citeview: error: {f}:5: case has no \"answer\" string",
+        f"citeview: error: {f}:5: unknown format: an object with keys 'id'",
     ]
     lines = out.splitlines()
     assert lines[0].startswith(f"{f}:3:b:1:11: CV201 unknown-source ")
@@ -145,7 +145,9 @@ def test_pretty_case_json_and_json_arrays(tmp_path: Path,
     (lambda p: p.write_text("\n\n"), "empty file, no case to lint"),
     (lambda p: p.write_text("[1, 2"), "not a case JSON or JSONL dataset"),
     (lambda p: p.write_bytes(b"\x00\x01binary"), "binary file"),
-    (lambda p: p.write_text("42"), "a case must be a JSON object"),
+    (lambda p: p.write_text("42"), "unknown format"),
+    (lambda p: p.write_text('{"question": "q"}'), "unknown format: an object with keys"),
+    (lambda p: p.write_text('{\n"question": "q"}'), "not a case, transcript or dataset"),
 ])
 def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          make: object, message: str) -> None:
@@ -226,3 +228,23 @@ def test_jobs_keep_the_input_order(tmp_path: Path) -> None:
     assert one.stdout == two.stdout
     records = [json.loads(ln)["record"] for ln in two.stdout.splitlines()]
     assert records == sorted(records) and len(set(records)) == 200
+
+
+def test_other_input_formats_lint_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A chat transcript: tool messages are the material.
+    chat = SAMPLES / "handbook.chat.json"
+    code, out, _ = run(capsys, str(chat))
+    assert code == 0 and out.startswith("0 findings (0 error, 0 warning, 0 info) in 0 of 1 case")
+    # The same transcript as a JSONL record, with a broken citation in the answer.
+    doc = json.loads(chat.read_text(encoding="utf-8"))
+    final = doc["messages"][-1]
+    final["content"] = final["content"].replace("turn0file0", "turn0file9", 1)
+    f = write_jsonl(tmp_path / "chats.jsonl", [doc, case("k", "Fine." + M("turn0file0", "L1"))])
+    _, out, _ = run(capsys, str(f), "--format", "jsonl")
+    rows = [json.loads(ln) for ln in out.splitlines()]
+    assert [(r["record"], r["code"]) for r in rows] == [(1, "CV201")]
+    # A plain text answer has no material: every citation is unknown.
+    txt = tmp_path / "answer.txt"
+    txt.write_text("Remote work is allowed." + M("turn0file0") + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, str(txt))
+    assert code == 1 and out.splitlines()[0].startswith(f"{txt}:answer:1:24: CV201 ")
