@@ -7,15 +7,18 @@ prepare must neutralise) to a temporary directory, then times the real command
 (`python -m citeview prepare DOC... --unit U -o OUT`, a fresh process each run) on
 N = 250 documents and 4N = 1,000 documents (the documents-axis), and on 1,000 documents cut to
 250 and 1,000 lines (the lines-axis). The baseline, measured in the same run, is a process that
-reads the same files and writes them out concatenated (the I/O floor). Prints medians,
-time(4N)/time(N) (linear is ~4), the same ratio after subtracting the start-up time of the
-command (measured on one tiny document), and the slowdown against the baseline.
+reads the same files and writes them out concatenated (the I/O floor). Runs of N and 4N are
+interleaved. Prints medians of wall time and of CPU time (user + system, which load from other
+processes disturbs less), time(4N)/time(N) (linear is ~4), the same ratio after subtracting the
+start-up time of the command ("net", measured on one tiny document), and the wall-time slowdown
+against the baseline. POSIX only (resource module).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -72,15 +75,28 @@ def write_corpus(root: Path) -> tuple[list[str], list[str]]:
     return full, short
 
 
-def timed(cmd: list[str], runs: int) -> float:
-    times = []
+def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one run of ``cmd`` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def timed(cmds: list[list[str]], runs: int) -> list[tuple[float, float]]:
+    """Median (wall, cpu) of each command. Runs are interleaved (N, 4N, N, 4N, ...) so that
+    load from other processes on the machine falls on both sizes alike."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    samples: list[list[tuple[float, float]]] = [[] for _ in cmds]
     for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for i, cmd in enumerate(cmds):
+            samples[i].append(_run(cmd, env))
+    return [(statistics.median(w for w, _ in s), statistics.median(c for _, c in s))
+            for s in samples]
 
 
 def main() -> int:
@@ -98,25 +114,29 @@ def main() -> int:
         print(f"corpus: {DOCS} documents x {LINES} lines = {mb:.1f} MB; medians of {runs} runs "
               "(fresh process each)")
         axes = {"documents": (full[: DOCS // 4], full), "lines": (short, full)}
-        base = {name: (timed([sys.executable, "-c", BASELINE, out, *n], runs),
-                       timed([sys.executable, "-c", BASELINE, out, *n4], runs))
-                for name, (n, n4) in axes.items()}
+        copy = [sys.executable, "-c", BASELINE, out]
+        base = {name: timed([copy + n, copy + n4], runs) for name, (n, n4) in axes.items()}
         tiny = root / "tiny.txt"
         tiny.write_text("one line\n", encoding="utf-8")
-        print(f"{'unit':9} {'axis':10} {'start s':>7} {'N s':>7} {'4N s':>7} {'4N/N':>6} "
-              f"{'net 4N/N':>8} {'vs copy':>8}")
+        print(f"{'unit':9} {'axis':10} | {'wall N':>6} {'4N':>6} {'4N/N':>5} {'net':>5} | "
+              f"{'cpu N':>6} {'4N':>6} {'4N/N':>5} {'net':>5} | {'vs copy':>7}")
+
+        def row(unit: str, name: str, start: tuple[float, float],
+                t1: tuple[float, float], t4: tuple[float, float], vs: float) -> None:
+            cells = []
+            for k in (0, 1):
+                net = (t4[k] - start[k]) / max(t1[k] - start[k], 1e-9)
+                cells.append(f"{t1[k]:6.2f} {t4[k]:6.2f} {t4[k] / t1[k]:5.2f} {net:5.2f}")
+            print(f"{unit:9} {name:10} | {cells[0]} | {cells[1]} | {vs:7.1f}")
+
         for name, (b1, b4) in base.items():
-            print(f"{'(copy)':9} {name:10} {'':7} {b1:7.2f} {b4:7.2f} {b4 / b1:6.2f} {'':8} "
-                  f"{1.0:8.1f}")
+            row("(copy)", name, (0.0, 0.0), b1, b4, 1.0)
         for unit in units:
             cmd = [sys.executable, "-m", "citeview", "prepare", "--unit", unit, "-o", out]
-            start = timed(cmd + [str(tiny)], runs)
+            (start,) = timed([cmd + [str(tiny)]], runs)
             for name, (n, n4) in axes.items():
-                t1 = timed(cmd + n, runs)
-                t4 = timed(cmd + n4, runs)
-                net = (t4 - start) / max(t1 - start, 1e-9)
-                print(f"{unit:9} {name:10} {start:7.2f} {t1:7.2f} {t4:7.2f} {t4 / t1:6.2f} "
-                      f"{net:8.2f} {t4 / base[name][1]:8.1f}")
+                t1, t4 = timed([cmd + n, cmd + n4], runs)
+                row(unit, name, start, t1, t4, t4[0] / base[name][1][0])
     return 0
 
 
