@@ -1,5 +1,7 @@
 """citeview export: write a whole session out (``--format json``: one JSON document that
-``citeview import`` reads back losslessly; schema in resources/schemas/session.schema.json).
+``citeview import`` reads back losslessly; schema in resources/schemas/session.schema.json), or
+its review results (``--format jsonl|csv``: one row per citation and source id, see
+:mod:`citeview.session.rows`).
 
 Formats are writers in :data:`WRITERS` (name -> ``write(session, out)``); add one there.
 """
@@ -14,12 +16,14 @@ from typing import IO
 
 from citeview.core.errors import InputError
 from citeview.session.interchange import write_json
+from citeview.session.rows import write_csv, write_jsonl
 from citeview.session.store import Session
 
-HELP = "export a review session (json: the whole session, for citeview import)"
+HELP = ("export a review session (json: the whole session, for citeview import; jsonl, csv: "
+        "one row per citation and source id)")
 
 Writer = Callable[[Session, IO[str]], None]
-WRITERS: dict[str, Writer] = {"json": write_json}
+WRITERS: dict[str, Writer] = {"json": write_json, "jsonl": write_jsonl, "csv": write_csv}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

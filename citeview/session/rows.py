@@ -1,0 +1,265 @@
+"""Review results as rows: one per citation and source id (and annotator), for spreadsheets,
+scripts and the report.
+
+A row says where the citation points (source id, locator, resolution status, source kind), what
+lint found on it, the claim and the cited text, the lexical support score (a triage hint, see
+:mod:`citeview.core.support`) and the judgement (verdict, note, annotator, timestamp). Citations
+nobody judged get one row with an empty verdict; several annotators' judgements of the same
+source get one row each. Annotations left orphaned by a changed answer get a row with status
+``orphaned`` (never dropped).
+
+Rows are produced case by case (:func:`iter_case_rows`), so memory stays bounded by the largest
+case, whatever the session's size. Writers: :func:`write_jsonl` and :func:`write_csv` (UTF-8
+with a byte-order mark and a header; text cells starting with ``= + - @``, tab or carriage return
+get a leading ``'`` so a spreadsheet never runs them as formulas).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from citeview.core.claims import claim_spans
+from citeview.core.diagnostics import Diagnostic
+from citeview.core.lint import lint
+from citeview.core.markers import Citation, scan
+from citeview.core.material import MaterialDiagnostic, case_material
+from citeview.core.metrics import answer_sentences
+from citeview.core.policy import Policy
+from citeview.core.resolution import Status, Target, resolve
+from citeview.core.support import SupportScorer
+from citeview.session.model import Annotation, CaseReview, CitationSlot
+from citeview.session.store import Session
+
+ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
+
+# Column names, in file order: the issue's list, then source kind, recovered flag, raw marker.
+COLUMNS: tuple[str, ...] = (
+    "case_id", "citation", "source_id", "locator", "status", "lint_codes", "claim", "cited_text",
+    "support", "verdict", "note", "annotator", "timestamp", "source_kind", "recovered", "raw",
+)
+_RESOLUTION_CODES = frozenset({"CV201", "CV202", "CV203", "CV204", "CV205"})
+
+
+@dataclass(slots=True)
+class Row:
+    case_id: str
+    number: int
+    source_id: str
+    locator: str | None
+    status: str
+    lint_codes: tuple[str, ...]
+    claim: str
+    cited_text: str
+    support: float | None
+    verdict: str | None = None
+    note: str = ""
+    annotator: str = ""
+    timestamp: str = ""
+    source_kind: str | None = None
+    recovered: str | None = None
+    raw: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row under :data:`COLUMNS` names (``lint_codes`` a list, ``support`` rounded)."""
+        return {
+            "case_id": self.case_id, "citation": self.number, "source_id": self.source_id,
+            "locator": self.locator, "status": self.status, "lint_codes": list(self.lint_codes),
+            "claim": self.claim, "cited_text": self.cited_text,
+            "support": None if self.support is None else round(self.support, 4),
+            "verdict": self.verdict, "note": self.note, "annotator": self.annotator,
+            "timestamp": self.timestamp, "source_kind": self.source_kind,
+            "recovered": self.recovered, "raw": self.raw,
+        }
+
+
+@dataclass(slots=True)
+class CaseRows:
+    """One case's rows and what the report needs besides: every lint diagnostic of the case,
+    its review rows, and (when asked) its sentences as tuples of citation numbers."""
+
+    case_id: str
+    rows: list[Row]
+    diagnostics: list[Diagnostic]
+    reviews: list[CaseReview]
+    citations: int
+    sentences: list[tuple[int, ...]] | None = None
+    orphans: int = 0
+    annotated: bool = field(default=False)
+
+
+def _codes_by_citation(diags: Sequence[Diagnostic], starts: list[int], ends: list[int]
+                       ) -> list[list[str]]:
+    """For each citation (sorted, not overlapping), the codes of answer diagnostics touching
+    its marker; O((d + c) log c)."""
+    out: list[list[str]] = [[] for _ in starts]
+    for d in diags:
+        if isinstance(d, MaterialDiagnostic):
+            continue  # offsets in the material, not in the answer
+        if d.start == d.end:
+            lo = bisect_right(ends, d.start)
+            hi = bisect_right(starts, d.start)
+        else:
+            lo = bisect_right(ends, d.start)
+            hi = bisect_left(starts, d.end)
+        for i in range(lo, hi):
+            if d.code not in out[i]:
+                out[i].append(d.code)
+    return out
+
+
+def _target_codes(codes: list[str], target: Target) -> tuple[str, ...]:
+    """The citation's codes that concern this source: resolution codes only for its status."""
+    keep = []
+    for code in codes:
+        if code in _RESOLUTION_CODES:
+            if code == "CV205":
+                if target.status is not Status.WHOLE_SOURCE:
+                    continue
+            elif code != target.status.code:
+                continue
+        keep.append(code)
+    return tuple(sorted(keep))
+
+
+def _slots(answer: str, cits: Sequence[Citation]) -> list[CitationSlot]:
+    """What :func:`~citeview.session.model.case_citations` gives, from a scan already made (the
+    same numbering: the scan's reading order)."""
+    return [
+        CitationSlot(n, c.raw, c.source_ids, c.locator, c.start, c.end, s, e, answer[s:e],
+                     c.recovered.value if c.recovered is not None else None)
+        for n, (c, (s, e)) in enumerate(zip(cits, claim_spans(answer, cits), strict=True), 1)
+    ]
+
+
+def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
+              annotator: str | None = None, sentences: bool = False) -> CaseRows:
+    """The rows of one case (all annotators, or only ``annotator``'s)."""
+    case = session.get_case(case_id)
+    families = session.families
+    pol = policy if policy is not None else Policy(families=families)
+    cits = scan(case.answer, families).citations
+    slots = _slots(case.answer, cits)
+    material = case_material(case)
+    resolutions = resolve(cits, material)
+    diags = lint(case, pol)
+    codes = _codes_by_citation(diags, [c.start for c in cits], [c.end for c in cits])
+    anns = session.annotations(case_id, annotator=annotator)
+    placed: dict[tuple[int, str, str], list[Annotation]] = {}
+    loose: list[Annotation] = []
+    for a in anns:
+        if a.orphaned:
+            loose.append(a)
+        else:
+            placed.setdefault((a.key.number, a.key.raw, a.key.source_id), []).append(a)
+    scorer = SupportScorer()
+    rows: list[Row] = []
+    for slot, res, cc in zip(slots, resolutions, codes, strict=True):
+        for target in res.targets:
+            kind = target.source.kind.value if target.source is not None else None
+            cited = target.text
+            support = scorer.score(slot.claim, cited) if target.ok else None
+            base = Row(case_id, slot.number, target.source_id, slot.locator,
+                       target.status.value, _target_codes(cc, target), slot.claim, cited, support,
+                       source_kind=kind, recovered=slot.recovered, raw=slot.raw)
+            judged = placed.pop((slot.number, slot.raw, target.source_id), None)
+            if not judged:
+                rows.append(base)
+                continue
+            for a in judged:
+                rows.append(Row(
+                    base.case_id, base.number, base.source_id, base.locator, base.status,
+                    base.lint_codes, base.claim, base.cited_text, base.support, a.verdict,
+                    a.note, a.annotator, a.timestamp, base.source_kind, base.recovered,
+                    base.raw))
+    # Annotations whose citation is gone (orphaned, or keys the answer no longer has).
+    for group in placed.values():
+        loose.extend(group)
+    loose.sort(key=lambda a: (a.key.number, a.key.source_id, a.annotator))
+    for a in loose:
+        rows.append(Row(case_id, a.key.number, a.key.source_id, None, ORPHANED, (), a.claim, "",
+                        None, a.verdict, a.note, a.annotator, a.timestamp, None,
+                        "recovered" if a.recovered else None, a.key.raw))
+    sents = None
+    if sentences:
+        sents = [tuple(i + 1 for i in s.citations) for s in answer_sentences(case.answer, cits)]
+    return CaseRows(case_id, rows, diags, session.reviews(case_id), len(slots), sents,
+                    len(loose), bool(anns))
+
+
+def iter_case_rows(session: Session, policy: Policy | None = None, *,
+                   annotator: str | None = None, sentences: bool = False
+                   ) -> Iterator[CaseRows]:
+    """:func:`case_rows` for every case, in session order (one case in memory at a time)."""
+    for cid in session.case_ids():
+        yield case_rows(session, cid, policy, annotator=annotator, sentences=sentences)
+
+
+def iter_rows(session: Session, policy: Policy | None = None, *,
+              annotator: str | None = None) -> Iterator[Row]:
+    """Every row of the session, streaming."""
+    for cr in iter_case_rows(session, policy, annotator=annotator):
+        yield from cr.rows
+
+
+# --------------------------------------------------------------------------- writers
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Excel refuses cells longer than 32,767 characters; a whole cited source can be longer.
+CSV_CELL_LIMIT = 32_000
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> str:
+    """A CSV cell a spreadsheet shows as text: formula triggers neutralised with a leading
+    ``'``, lone surrogates replaced, very long text cut (saying how long it was)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    text = _SURROGATE.sub("\ufffd", str(value)).replace("\x00", "\ufffd")
+    if len(text) > CSV_CELL_LIMIT:
+        text = text[:CSV_CELL_LIMIT] + f" [... cut: {len(text)} characters in all]"
+    if text.startswith(_FORMULA_START):
+        text = "'" + text
+    return text
+
+
+def _csv_values(row: Row) -> list[str]:
+    d = row.to_dict()
+    d["lint_codes"] = " ".join(row.lint_codes)
+    return [csv_cell(d[c]) for c in COLUMNS]
+
+
+def write_csv(session: Session, out: IO[str], policy: Policy | None = None, *,
+              annotator: str | None = None) -> None:
+    """Write every row as CSV (UTF-8 with BOM, header first, RFC 4180 CRLF rows)."""
+    out.write("\ufeff")
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(COLUMNS)
+    for row in iter_rows(session, policy, annotator=annotator):
+        writer.writerow(_csv_values(row))
+
+
+def _json_line(obj: object) -> str:
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates from untrusted text: escape them
+        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
+def write_jsonl(session: Session, out: IO[str], policy: Policy | None = None, *,
+                annotator: str | None = None) -> None:
+    """Write every row as one JSON object a line."""
+    for row in iter_rows(session, policy, annotator=annotator):
+        out.write(_json_line(row.to_dict()))
+        out.write("\n")
