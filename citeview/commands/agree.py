@@ -1,0 +1,38 @@
+"""citeview agree: inter-annotator agreement of two sessions (exit 2 when they share no case)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from citeview.commands.export import write_output
+from citeview.session.agree import compare, render_text
+from citeview.session.store import Session
+
+HELP = "agreement between two annotators' sessions: percent, Cohen's kappa, disagreements"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("a", metavar="A.citeview", help="the first session")
+    parser.add_argument("b", metavar="B.citeview", help="the second session")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="output format (default: text)")
+    parser.add_argument("-o", "--output", default="-", metavar="FILE",
+                        help="write here instead of standard output")
+    parser.add_argument("--annotator-a", metavar="NAME", help="use only NAME's verdicts in A")
+    parser.add_argument("--annotator-b", metavar="NAME", help="use only NAME's verdicts in B")
+
+
+def run(args: argparse.Namespace) -> int:
+    with Session.open(args.a, readonly=True) as a, Session.open(args.b, readonly=True) as b:
+        result = compare(a, b, annotator_a=args.annotator_a, annotator_b=args.annotator_b)
+    if args.format == "json":
+        text = json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n"
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(result.to_dict(), ensure_ascii=True, indent=1) + "\n"
+    else:
+        text = render_text(result)
+    write_output(args.output, lambda out: None if out.write(text) else None)
+    return 0

@@ -1,0 +1,35 @@
+"""citeview merge: a new session holding two annotators' verdicts side by side."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from citeview.session.merge import merge_sessions
+from citeview.session.store import Session
+
+HELP = "merge two annotators' sessions into a new one (verdicts side by side, to adjudicate)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("a", metavar="A.citeview", help="the first session (its cases win)")
+    parser.add_argument("b", metavar="B.citeview", help="the second session")
+    parser.add_argument("-o", "--output", required=True, metavar="C.citeview",
+                        help="the new merged session")
+    parser.add_argument("--force", action="store_true", help="replace C if it exists")
+
+
+def run(args: argparse.Namespace) -> int:
+    with Session.open(args.a, readonly=True) as a, Session.open(args.b, readonly=True) as b:
+        merged, report = merge_sessions(a, b, args.output, overwrite=args.force)
+        merged.close()
+    names = ", ".join(n for m in report.renamed for n in m.values()) or "(none)"
+    print(f"merged into {args.output}: annotators {names}", file=sys.stderr)
+    for tag, ids in (("A", report.only_a), ("B", report.only_b)):
+        if ids:
+            print(f"  {len(ids)} case(s) only in {tag}", file=sys.stderr)
+    if report.differing:
+        print(f"  {len(report.differing)} case(s) differ; A's content kept"
+              + (f", {report.orphaned} annotation(s) of B orphaned" if report.orphaned else ""),
+              file=sys.stderr)
+    return 0

@@ -1,0 +1,29 @@
+"""citeview report: progress and quality of a review session (text, JSON or one HTML file)."""
+
+from __future__ import annotations
+
+import argparse
+
+from citeview.commands.export import write_output
+from citeview.session.report import write_report
+from citeview.session.store import Session
+
+HELP = "summarise a review session: progress, verdicts, precision, recall, lint counts"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("session", help="a .citeview session")
+    parser.add_argument("--format", choices=("text", "json", "html"), default="text",
+                        help="text (default), json, or html (one self-contained file)")
+    parser.add_argument("-o", "--output", default="-", metavar="FILE",
+                        help="write here instead of standard output")
+    parser.add_argument("--annotator", metavar="NAME",
+                        help="count only this annotator's verdicts (default: the adjudicated "
+                             "verdict where there is one, else the most recent)")
+
+
+def run(args: argparse.Namespace) -> int:
+    with Session.open(args.session, readonly=True) as session:
+        write_output(args.output, lambda out: write_report(session, out, args.format,
+                                                           annotator=args.annotator))
+    return 0

@@ -1,0 +1,156 @@
+"""Inter-annotator agreement between two sessions of the same cases.
+
+Items are citation sources: (case id, citation number, raw marker, source id). Agreement is
+measured over the items both sessions gave a verdict (any label, "cannot tell" included), in the
+cases both hold; cases in only one session are counted and listed. Each session contributes one
+verdict per item: the named annotator's, or else an adjudicated verdict if there is one, else
+the most recent. Percent agreement, Cohen's kappa and the confusion matrix are those of
+:mod:`citeview.core.metrics`; every disagreement is listed with both verdicts and notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeview.core.errors import InputError
+from citeview.core.metrics import Confusion, cohen_kappa, confusion_matrix, percent_agreement
+from citeview.session.merge import ADJUDICATED
+from citeview.session.model import Annotation
+from citeview.session.store import Session
+
+Item = tuple[str, int, str, str]  # case id, citation number, raw marker, source id
+
+
+@dataclass(slots=True)
+class Agreement:
+    a: str
+    b: str
+    shared_cases: int
+    only_a: list[str]
+    only_b: list[str]
+    pairs: list[tuple[str, str]]
+    labels: tuple[str, ...]
+    judged_only_a: int = 0  # items with a verdict in A but not in B (shared cases)
+    judged_only_b: int = 0
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def percent(self) -> float | None:
+        return percent_agreement(self.pairs)
+
+    @property
+    def kappa(self) -> float | None:
+        return cohen_kappa(self.pairs)
+
+    @property
+    def confusion(self) -> Confusion:
+        return confusion_matrix(self.pairs, self.labels)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a, "b": self.b,
+            "cases": {"shared": self.shared_cases, "only_a": len(self.only_a),
+                      "only_b": len(self.only_b), "only_a_ids": self.only_a,
+                      "only_b_ids": self.only_b},
+            "items": len(self.pairs), "judged_only_a": self.judged_only_a,
+            "judged_only_b": self.judged_only_b,
+            "percent_agreement": self.percent, "kappa": self.kappa,
+            "confusion": self.confusion.to_dict(),
+            "disagreements": self.disagreements,
+        }
+
+
+def _effective(anns: Iterable[Annotation], annotator: str | None
+               ) -> dict[Item, Annotation]:
+    """One annotation with a verdict per item (see the module docstring)."""
+    out: dict[Item, Annotation] = {}
+    for a in anns:
+        if a.verdict is None or (annotator is not None and a.annotator != annotator):
+            continue
+        k = a.key
+        item = (k.case_id, k.number, k.raw, k.source_id)
+        have = out.get(item)
+        if (have is None or a.annotator == ADJUDICATED
+                or (have.annotator != ADJUDICATED and a.timestamp > have.timestamp)):
+            out[item] = a
+    return out
+
+
+def compare(a: Session, b: Session, *, annotator_a: str | None = None,
+            annotator_b: str | None = None) -> Agreement:
+    """Agreement of ``a`` and ``b``; :class:`InputError` when they share no case."""
+    ids_a, ids_b = a.case_ids(), b.case_ids()
+    set_a, set_b = set(ids_a), set(ids_b)
+    shared = set_a & set_b
+    if not shared:
+        raise InputError(f"{a.path} and {b.path} share no case (nothing to compare)")
+    va = _effective(a.iter_annotations(orphaned=False), annotator_a)
+    vb = _effective(b.iter_annotations(orphaned=False), annotator_b)
+    labels = tuple(dict.fromkeys([*a.labels, *b.labels]))
+    result = Agreement(a.path, b.path, len(shared), [c for c in ids_a if c not in set_b],
+                       [c for c in ids_b if c not in set_a], [], labels)
+    order = {cid: i for i, cid in enumerate(ids_a)}
+    for item in sorted((i for i in va if i[0] in shared),
+                       key=lambda i: (order[i[0]], i[1], i[3], i[2])):
+        x = va[item]
+        y = vb.get(item)
+        if y is None:
+            result.judged_only_a += 1
+            continue
+        assert x.verdict is not None and y.verdict is not None
+        result.pairs.append((x.verdict, y.verdict))
+        if x.verdict != y.verdict:
+            result.disagreements.append({
+                "case_id": item[0], "citation": item[1], "source_id": item[3],
+                "claim": x.claim or y.claim,
+                "a": {"verdict": x.verdict, "note": x.note, "annotator": x.annotator},
+                "b": {"verdict": y.verdict, "note": y.note, "annotator": y.annotator},
+            })
+    result.judged_only_b = sum(1 for i in vb if i[0] in shared and i not in va)
+    return result
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def render_text(ag: Agreement) -> str:
+    lines = [
+        f"A: {ag.a}",
+        f"B: {ag.b}",
+        f"Cases: {ag.shared_cases} in both, {len(ag.only_a)} only in A, "
+        f"{len(ag.only_b)} only in B",
+    ]
+    for tag, ids in (("A", ag.only_a), ("B", ag.only_b)):
+        if ids:
+            shown = ", ".join(ids[:20]) + (f", ... ({len(ids) - 20} more)" if len(ids) > 20
+                                           else "")
+            lines.append(f"  only in {tag}: {shown}")
+    lines += [
+        f"Citation sources judged in both: {len(ag.pairs)} "
+        f"(judged only in A: {ag.judged_only_a}, only in B: {ag.judged_only_b})",
+        f"Percent agreement: {_pct(ag.percent)}",
+        "Cohen's kappa: " + ("n/a (undefined: one label throughout)" if ag.kappa is None
+                             and ag.pairs else "n/a" if ag.kappa is None
+                             else f"{ag.kappa:.3f}"),
+        "Confusion matrix (rows A, columns B):",
+    ]
+    m = ag.confusion
+    width = max([len(x) for x in m.labels] + [5])
+    lines.append(" " * (width + 2) + " ".join(f"{x[:width]:>{width}}" for x in m.labels))
+    for label, row in zip(m.labels, m.counts, strict=True):
+        lines.append(f"  {label:<{width}}" + " ".join(f"{n:>{width}}" for n in row))
+    lines.append(f"Disagreements: {len(ag.disagreements)}")
+    for d in ag.disagreements:
+        lines.append(f"  {d['case_id']} citation {d['citation']} [{d['source_id']}]: "
+                     f"A {d['a']['verdict']} / B {d['b']['verdict']}")
+        for tag in ("a", "b"):
+            if d[tag]["note"]:
+                lines.append(f"    {tag.upper()} note: {_one_line(d[tag]['note'])}")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:200]

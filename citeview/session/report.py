@@ -1,0 +1,311 @@
+"""The review report: progress, verdicts, precision, recall, unsupported rates and lint counts of
+a session, as a summary dict rendered as text, JSON or one self-contained HTML file.
+
+Definitions are those of :mod:`citeview.core.metrics`. One verdict counts per (citation, source
+id): with ``annotator`` given, that annotator's; otherwise an adjudicated verdict
+(:data:`~citeview.session.merge.ADJUDICATED`) when there is one, else the most recent verdict.
+Recall is computed over the cases reviewed so far (a verdict on any citation, or marked done):
+cases nobody opened would only say "not yet". Annotations whose citation is gone (orphaned)
+are counted, not judged. The summary is built case by case: memory does not grow with the
+session.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
+
+from citeview import __version__
+from citeview.core.diagnostics import RULES
+from citeview.core.metrics import (
+    UNSUPPORTED,
+    Recall,
+    citation_recall,
+    is_judged,
+    precision_from_counts,
+    unsupported_rates,
+)
+from citeview.core.policy import Policy
+from citeview.session.merge import ADJUDICATED
+from citeview.session.model import ReviewState
+from citeview.session.rows import ORPHANED, CaseRows, Row, iter_case_rows
+from citeview.session.store import Session
+
+NO_VERDICT = "(no verdict)"
+UNRESOLVED = "unresolved"  # source kind of a citation whose source is not in the material
+EXAMPLES = 100  # unsupported citations listed in the report, at most
+
+DEFINITIONS = {
+    "judged": "has a verdict other than \"cannot tell\"",
+    "precision": "(supported + 0.5 x partially supported) / judged, per citation and source",
+    "supported_share": "supported / judged",
+    "unsupported_rate": "unsupported / judged, per kind of cited source",
+    "recall": "sentences (headings and code excluded) with a citation judged supported / "
+              "all sentences, uncited ones included, over reviewed cases",
+}
+
+
+def _pick(rows: Sequence[Row]) -> Row:
+    """The row whose verdict counts among several annotators' rows of one citation source."""
+    for r in rows:
+        if r.annotator == ADJUDICATED and r.verdict is not None:
+            return r
+    judged = [r for r in rows if r.verdict is not None]
+    if not judged:
+        return rows[0]
+    return max(judged, key=lambda r: r.timestamp)
+
+
+def _state(cr: CaseRows, annotator: str | None) -> ReviewState:
+    states = [r.state for r in cr.reviews if annotator is None or r.annotator == annotator]
+    if ReviewState.DONE in states:
+        return ReviewState.DONE
+    if ReviewState.IN_PROGRESS in states or cr.annotated:
+        return ReviewState.IN_PROGRESS
+    return ReviewState.NOT_STARTED
+
+
+def summarize(session: Session, policy: Policy | None = None, *,
+              annotator: str | None = None) -> dict[str, Any]:
+    """The report's numbers as a JSON-ready dict (see the module docstring)."""
+    states: Counter[str] = Counter()
+    verdicts: Counter[str] = Counter()
+    kind_counts: Counter[tuple[str, str]] = Counter()
+    lint: Counter[str] = Counter()
+    support_sum: Counter[str] = Counter()
+    support_n: Counter[str] = Counter()
+    annotators: set[str] = set()
+    recall = Recall()
+    reviewed = markers = pairs = orphaned = cases = 0
+    examples: list[dict[str, Any]] = []
+    for cr in iter_case_rows(session, policy, annotator=annotator, sentences=True):
+        cases += 1
+        markers += cr.citations
+        lint.update(d.code for d in cr.diagnostics)
+        state = _state(cr, annotator)
+        states[state.value] += 1
+        groups: dict[tuple[int, str, str], list[Row]] = {}
+        for r in cr.rows:
+            if r.annotator:
+                annotators.add(r.annotator)
+            if r.status == ORPHANED:
+                orphaned += 1
+                continue
+            groups.setdefault((r.number, r.raw, r.source_id), []).append(r)
+        by_number: dict[int, list[str | None]] = {}
+        any_verdict = False
+        for (number, _raw, _sid), rows in groups.items():
+            row = _pick(rows)
+            pairs += 1
+            verdicts[row.verdict if row.verdict is not None else NO_VERDICT] += 1
+            by_number.setdefault(number, []).append(row.verdict)
+            if row.verdict is None:
+                continue
+            any_verdict = True
+            kind = row.source_kind or UNRESOLVED
+            kind_counts[(kind, row.verdict)] += 1
+            if row.support is not None:
+                support_sum[row.verdict] += row.support  # type: ignore[assignment]
+                support_n[row.verdict] += 1
+            if row.verdict == UNSUPPORTED and len(examples) < EXAMPLES:
+                examples.append({"case_id": row.case_id, "citation": row.number,
+                                 "source_id": row.source_id, "claim": row.claim,
+                                 "note": row.note, "annotator": row.annotator})
+        if any_verdict or state is ReviewState.DONE:
+            reviewed += 1
+            assert cr.sentences is not None
+            recall = recall + citation_recall(
+                [v for n in sent for v in by_number.get(n, [None])] for sent in cr.sentences)
+    kinds = ((k, v) for (k, v), n in kind_counts.items() for _ in range(n))
+    labels = list(session.labels)
+    verdict_table = {label: verdicts.get(label, 0) for label in labels}
+    verdict_table.update({v: n for v, n in verdicts.items() if v not in verdict_table
+                          and v != NO_VERDICT})
+    verdict_table[NO_VERDICT] = verdicts.get(NO_VERDICT, 0)
+    given = {v: n for v, n in verdicts.items() if v != NO_VERDICT}
+    prec = precision_from_counts(given)
+    judged = sum(n for v, n in given.items() if is_judged(v))
+    return {
+        "citeview": __version__,
+        "session": {"name": session.name, "path": session.path, "labels": labels,
+                    "blind": session.blind, "annotators": sorted(annotators)},
+        "annotator": annotator,
+        "cases": {"total": cases, "done": states.get(ReviewState.DONE.value, 0),
+                  "in_progress": states.get(ReviewState.IN_PROGRESS.value, 0),
+                  "not_started": states.get(ReviewState.NOT_STARTED.value, 0)},
+        "citations": {"markers": markers, "sources": pairs,
+                      "with_verdict": pairs - verdicts.get(NO_VERDICT, 0), "judged": judged,
+                      "orphaned_annotations": orphaned},
+        "verdicts": verdict_table,
+        "precision": {"judged": prec.judged, "supported": prec.supported,
+                      "partially_supported": prec.partial, "precision": prec.precision,
+                      "supported_share": prec.supported_share},
+        "unsupported_by_kind": {k: {"judged": r.judged, "unsupported": r.unsupported,
+                                    "rate": r.rate}
+                                for k, r in unsupported_rates(kinds).items()},
+        "recall": {"cases": reviewed, "sentences": recall.sentences, "cited": recall.cited,
+                   "uncited": recall.uncited, "supported": recall.supported,
+                   "recall": recall.recall},
+        "lint": {code: {"name": RULES[code].name if code in RULES else code,
+                        "severity": RULES[code].severity.value if code in RULES else "",
+                        "count": lint[code]} for code in sorted(lint)},
+        "support_by_verdict": {v: round(support_sum[v] / support_n[v], 4)
+                               for v in verdict_table if support_n.get(v)},
+        "unsupported_examples": examples,
+        "definitions": DEFINITIONS,
+    }
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _pct(x: object) -> str:
+    return "n/a" if not isinstance(x, (int, float)) else f"{100 * x:.1f}%"
+
+
+def render_text(s: Mapping[str, Any]) -> str:
+    c, cit, p, r = s["cases"], s["citations"], s["precision"], s["recall"]
+    who = f" (annotator {s['annotator']})" if s["annotator"] is not None else ""
+    out = [
+        f"Review report: {s['session']['name']}{who}",
+        f"Cases: {c['done']} of {c['total']} done, {c['in_progress']} in progress, "
+        f"{c['not_started']} not started",
+        f"Citations: {cit['markers']} markers, {cit['sources']} cited sources, "
+        f"{cit['with_verdict']} with a verdict, {cit['judged']} judged"
+        + (f", {cit['orphaned_annotations']} orphaned annotations"
+           if cit["orphaned_annotations"] else ""),
+        "Verdicts:",
+        *[f"  {label:<22} {n}" for label, n in s["verdicts"].items()],
+        f"Citation precision: {_pct(p['precision'])} "
+        f"(supported {p['supported']} + 0.5 x partially supported {p['partially_supported']}) "
+        f"/ judged {p['judged']}; supported share {_pct(p['supported_share'])}",
+        f"Citation recall: {_pct(r['recall'])} ({r['supported']} of {r['sentences']} sentences "
+        f"supported, {r['uncited']} uncited, over {r['cases']} reviewed cases)",
+        "Unsupported rate by source kind:",
+        *([f"  {k:<10} {_pct(v['rate'])} ({v['unsupported']} of {v['judged']})"
+           for k, v in s["unsupported_by_kind"].items()] or ["  (nothing judged)"]),
+        "Lint:",
+        *([f"  {code} {v['name']:<32} {v['count']}" for code, v in s["lint"].items()]
+          or ["  (no findings)"]),
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _bars(items: Sequence[tuple[str, int]], title: str, color: str) -> str:
+    """A horizontal bar chart as inline SVG (labels escaped)."""
+    if not items:
+        return f"<p class=empty>{html.escape(title)}: nothing to show.</p>"
+    top = max(n for _, n in items) or 1
+    row_h, label_w, bar_w = 24, 260, 360
+    height = row_h * len(items) + 8
+    parts = [f'<svg role="img" aria-label="{html.escape(title)}" width="{label_w + bar_w + 80}"'
+             f' height="{height}" xmlns="http://www.w3.org/2000/svg">']
+    for i, (label, n) in enumerate(items):
+        y = 4 + i * row_h
+        w = round(bar_w * n / top)
+        parts.append(
+            f'<text x="{label_w - 8}" y="{y + 16}" text-anchor="end">{html.escape(label)}</text>'
+            f'<rect x="{label_w}" y="{y + 3}" width="{w}" height="{row_h - 8}" fill="{color}">'
+            f"<title>{html.escape(label)}: {n}</title></rect>"
+            f'<text x="{label_w + w + 6}" y="{y + 16}">{n}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:60em;
+color:#1d1d1f;background:#fff;padding:0 1em}
+h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse}
+td,th{padding:.25em .7em;text-align:left;border-bottom:1px solid #eee;vertical-align:top}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+svg text{font:12px system-ui,sans-serif;fill:#1d1d1f}.muted{color:#666}.empty{color:#666}
+@media (prefers-color-scheme: dark){body{background:#1e1e1e;color:#ddd}svg text{fill:#ddd}
+td,th{border-color:#333}}
+"""
+
+
+def render_html(s: Mapping[str, Any]) -> str:
+    """One self-contained HTML file (inline CSS and SVG, no script, nothing fetched)."""
+    e = html.escape
+    c, cit, p, r = s["cases"], s["citations"], s["precision"], s["recall"]
+
+    def table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+        th = "".join(f"<th>{e(h)}</th>" for h in head)
+        body = "".join(
+            "<tr>" + "".join(f'<td class="n">{e(str(v))}</td>' if isinstance(v, (int, float))
+                             else f"<td>{e(str(v))}</td>" for v in row) + "</tr>"
+            for row in rows)
+        return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+    name = e(s["session"]["name"])
+    who = f" &middot; annotator {e(s['annotator'])}" if s["annotator"] is not None else ""
+    verdict_items = [(k, int(v)) for k, v in s["verdicts"].items()]
+    lint_items = [(f"{k} {v['name']}", int(v["count"])) for k, v in s["lint"].items()]
+    kinds = [(k, _pct(v["rate"]), v["unsupported"], v["judged"])
+             for k, v in s["unsupported_by_kind"].items()]
+    examples = [(x["case_id"], x["citation"], x["source_id"], x["claim"], x["note"],
+                 x["annotator"]) for x in s["unsupported_examples"]]
+    annotators = ", ".join(s["session"]["annotators"]) or "(none)"
+    blind = " &middot; annotated blind" if s["session"]["blind"] else ""
+    version = f"citeview {s['citeview']}"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Review report: {name}</title><style>{_CSS}</style></head>
+<body>
+<h1>Review report: {name}</h1>
+<p class="muted">Annotators: {e(annotators)}{who}{blind} &middot; {e(version)}</p>
+<h2>Progress</h2>
+{table(["", "count"], [("cases", c["total"]), ("done", c["done"]),
+                        ("in progress", c["in_progress"]), ("not started", c["not_started"]),
+                        ("citation markers", cit["markers"]), ("cited sources", cit["sources"]),
+                        ("with a verdict", cit["with_verdict"]), ("judged", cit["judged"]),
+                        ("orphaned annotations", cit["orphaned_annotations"])])}
+<h2>Verdicts</h2>
+{_bars(verdict_items, "Verdicts", "#4e79a7")}
+<h2>Precision and recall</h2>
+{table(["measure", "value", "how"], [
+        ("citation precision", _pct(p["precision"]),
+         f"(supported {p['supported']} + 0.5 x partially supported "
+         f"{p['partially_supported']}) / judged {p['judged']}"),
+        ("supported share", _pct(p["supported_share"]), f"{p['supported']} / {p['judged']}"),
+        ("citation recall", _pct(r["recall"]),
+         f"{r['supported']} of {r['sentences']} sentences supported ({r['uncited']} uncited), "
+         f"over {r['cases']} reviewed cases")])}
+<h2>Unsupported rate by source kind</h2>
+{table(["source kind", "rate", "unsupported", "judged"], kinds) if kinds
+     else '<p class="empty">Nothing judged yet.</p>'}
+<h2>Lint findings</h2>
+{_bars(lint_items, "Lint findings by code", "#e15759")}
+<h2>Unsupported citations{" (first " + str(EXAMPLES) + ")"
+                          if len(examples) >= EXAMPLES else ""}</h2>
+{table(["case", "citation", "source", "claim", "note", "annotator"], examples) if examples
+     else '<p class="empty">None.</p>'}
+<h2>Definitions</h2>
+<ul>{"".join(f"<li><b>{e(k)}</b>: {e(v)}</li>" for k, v in s["definitions"].items())}</ul>
+</body></html>
+"""
+
+
+def write_report(session: Session, out: IO[str], fmt: str = "text",
+                 policy: Policy | None = None, *, annotator: str | None = None) -> None:
+    summary = summarize(session, policy, annotator=annotator)
+    if fmt == "json":
+        text = json.dumps(summary, ensure_ascii=False, indent=1)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates in untrusted text: escape them
+            text = json.dumps(summary, ensure_ascii=True, indent=1)
+        out.write(text + "\n")
+    elif fmt == "html":
+        out.write(render_html(summary))
+    else:
+        out.write(render_text(summary))
+
+
+__all__ = ["DEFINITIONS", "render_html", "render_text", "summarize", "write_report"]

@@ -1,0 +1,106 @@
+"""Export rows: one per citation and source id, as a spreadsheet or a script reads them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from _review_cases import MATERIAL, PART, SUP, UNS, case, cite, session_a
+
+from citeview.session import Annotation, case_citations
+from citeview.session.rows import (
+    COLUMNS,
+    CSV_CELL_LIMIT,
+    csv_cell,
+    iter_rows,
+    write_csv,
+    write_jsonl,
+)
+
+
+def test_one_row_per_citation_and_source_with_everything_a_reviewer_needs(
+        tmp_path: Path) -> None:
+    with session_a(tmp_path) as s:
+        rows = list(iter_rows(s))
+    # c1: 3 citations, c2: 3, c3: 1 -> 7 rows, in case and citation order
+    assert [(r.case_id, r.number) for r in rows] == [
+        ("c1", 1), ("c1", 2), ("c1", 3), ("c2", 1), ("c2", 2), ("c2", 3), ("c3", 1)]
+    first = rows[0]
+    assert (first.source_id, first.locator, first.status, first.source_kind) == (
+        "turn0file0", "L1", "ok", "line")
+    assert first.claim == "Remote work is allowed three days a week."
+    assert first.cited_text == "Employees may work remotely up to three days per week."
+    # claim words: remot, work, allow, thre, day, week (6); L1 has all but "allow": 5 / 6
+    assert first.support == pytest.approx(5 / 6)
+    assert (first.verdict, first.annotator, first.timestamp) == (
+        SUP, "ana", "2026-01-01T10:00:00.000Z")
+    block = rows[5]
+    assert (block.source_kind, block.locator, block.verdict, block.note) == (
+        "block", None, UNS, "=1+1 not in the block")
+    assert block.cited_text == "Receipts must be uploaded within thirty days."
+    unknown = rows[6]
+    assert (unknown.status, unknown.lint_codes, unknown.cited_text, unknown.support) == (
+        "unknown-source", ("CV201",), "", None)
+    assert (unknown.verdict, unknown.annotator) == (None, "")  # not judged: still a row
+
+
+def test_each_annotator_gets_a_row_and_orphans_are_kept(tmp_path: Path) -> None:
+    with session_a(tmp_path) as s:
+        slot = case_citations(s.get_case("c1"))[0]
+        s.put_annotation(Annotation(slot.keys("c1")[0], "bo", PART, "",
+                                    "2026-01-03T00:00:00.000Z", slot.claim))
+        # The answer loses its third citation: ana's "unsupported" on it becomes an orphan.
+        changed = case("c1")
+        s.update_case(replace(changed, answer=changed.answer.replace(cite("turn0file1"), "")))
+        rows = [r for r in iter_rows(s) if r.case_id == "c1"]
+    assert [(r.number, r.annotator, r.verdict, r.status) for r in rows] == [
+        (1, "ana", SUP, "ok"), (1, "bo", PART, "ok"), (2, "ana", PART, "ok"),
+        (3, "ana", UNS, "orphaned")]
+    assert rows[3].claim == "Receipts are due in thirty days."
+
+
+def test_csv_opens_cleanly_in_a_spreadsheet(tmp_path: Path) -> None:
+    out = io.StringIO(newline="")
+    with session_a(tmp_path) as s:
+        write_csv(s, out)
+    text = out.getvalue()
+    assert text.startswith("\ufeffcase_id,citation,")  # UTF-8 BOM: Excel reads UTF-8
+    table = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline="")))
+    assert tuple(table[0]) == COLUMNS
+    assert len(table) == 1 + 7
+    rows = [dict(zip(COLUMNS, r, strict=True)) for r in table[1:]]
+    assert rows[5]["note"] == "'=1+1 not in the block"  # a formula neutralised
+    assert rows[6]["lint_codes"] == "CV201" and rows[6]["verdict"] == ""
+    assert rows[0]["support"] == str(round(5 / 6, 4))
+    assert rows[1]["note"] == "only half of it"
+
+
+def test_formula_triggers_and_long_cells_are_neutralised() -> None:
+    for bad in ("=cmd|' /C calc'!A0", "+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"):
+        assert csv_cell(bad).startswith("'")
+    assert csv_cell("plain - text") == "plain - text"
+    assert csv_cell(-1) == "-1"  # a number is a number
+    long = csv_cell("x" * (CSV_CELL_LIMIT + 10))
+    assert len(long) < 32_767 and long.endswith(f"{CSV_CELL_LIMIT + 10} characters in all]")
+    assert csv_cell("a\ud800b") == "a\ufffdb"
+
+
+def test_jsonl_rows_carry_the_columns_and_survive_untrusted_text(tmp_path: Path) -> None:
+    from citeview.core.cases import Case
+    from citeview.session import Session
+
+    odd = Case("odd", f"Lone \ud800 surrogate here.{cite('turn0file0', 'L1')}\n",
+               None, [MATERIAL])
+    with Session.create(str(tmp_path / "o.citeview"), [case("c1"), odd]) as s:
+        out = io.StringIO()
+        write_jsonl(s, out)
+    data = out.getvalue().encode("utf-8")  # writable as UTF-8
+    lines = [json.loads(x) for x in data.decode("utf-8").splitlines()]
+    assert len(lines) == 4 and tuple(lines[0]) == COLUMNS
+    assert lines[3]["case_id"] == "odd"
+    assert lines[3]["claim"] == "Lone \ud800 surrogate here."
+    assert lines[0]["lint_codes"] == [] and lines[0]["citation"] == 1
