@@ -1,0 +1,118 @@
+"""citeview export --format jsonl|csv, report, agree and merge, on sessions built here with
+hand-chosen verdicts (tests/session/_review_cases.py states them)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from citeview.cli import main
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "session"))
+from _review_cases import PART, SUP, UNS, build, session_a, session_b  # noqa: E402
+
+from citeview.session import Session, case_citations  # noqa: E402
+from citeview.session.merge import ADJUDICATED  # noqa: E402
+
+
+@pytest.fixture
+def two(tmp_path: Path) -> tuple[str, str]:
+    a, b = session_a(tmp_path), session_b(tmp_path)
+    a.close()
+    b.close()
+    return a.path, b.path
+
+
+def test_export_csv_to_a_file(two: tuple[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "rows.csv"
+    assert main(["export", two[0], "--format", "csv", "-o", str(out)]) == 0
+    raw = out.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # UTF-8 BOM
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"), newline="")))
+    assert len(rows) == 7
+    assert [(r["case_id"], r["citation"], r["verdict"]) for r in rows[:3]] == [
+        ("c1", "1", SUP), ("c1", "2", PART), ("c1", "3", UNS)]
+    assert rows[5]["note"] == "'=1+1 not in the block"
+
+
+def test_export_jsonl_to_stdout(two: tuple[str, str], capsys: pytest.CaptureFixture[str]
+                                ) -> None:
+    assert main(["export", two[1], "--format", "jsonl"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    # B: c1 3 rows, c2 3 rows, c4 1 row
+    assert [(r["case_id"], r["citation"], r["annotator"]) for r in rows] == [
+        ("c1", 1, "bo"), ("c1", 2, "bo"), ("c1", 3, "bo"), ("c2", 1, "bo"), ("c2", 2, "bo"),
+        ("c2", 3, "bo"), ("c4", 1, "bo")]
+    assert rows[6]["status"] == "ok" and rows[6]["source_kind"] == "line"
+
+
+def test_report_formats(two: tuple[str, str], tmp_path: Path,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", two[0], "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    # (2 + 0.5 x 1) / 5 judged = 0.5; recall 2 of 6 sentences (see test_report.py)
+    assert rep["precision"]["precision"] == pytest.approx(0.5)
+    assert rep["recall"]["recall"] == pytest.approx(2 / 6)
+    assert main(["report", two[0]]) == 0
+    assert "Citation precision: 50.0%" in capsys.readouterr().out
+    page = tmp_path / "report.html"
+    assert main(["report", two[0], "--format", "html", "-o", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 2
+    assert main(["report", two[1], "--annotator", "nobody", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["citations"]["with_verdict"] == 0
+
+
+def test_agree_text_and_json(two: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["agree", *two, "--format", "json"]) == 0
+    ag = json.loads(capsys.readouterr().out)
+    # 6 pairs, 4 agree; kappa = (24/36 - 10/36) / (26/36) = 14/26 (test_agree_merge.py)
+    assert ag["items"] == 6 and ag["percent_agreement"] == pytest.approx(4 / 6)
+    assert ag["kappa"] == pytest.approx(14 / 26)
+    assert ag["cases"]["only_a_ids"] == ["c3"] and ag["cases"]["only_b_ids"] == ["c4"]
+    assert len(ag["disagreements"]) == 2
+    assert main(["agree", *two]) == 0
+    assert "Disagreements: 2" in capsys.readouterr().out
+
+
+def test_agree_exits_2_when_no_case_is_shared(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    build(tmp_path / "x.citeview", ["c3"], "x", {}, "01").close()
+    build(tmp_path / "y.citeview", ["c4"], "y", {}, "01").close()
+    assert main(["agree", str(tmp_path / "x.citeview"), str(tmp_path / "y.citeview")]) == 2
+    err = capsys.readouterr().err
+    assert "share no case" in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_merge_then_adjudicate_then_report(two: tuple[str, str], tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "c.citeview"
+    assert main(["merge", *two, "-o", str(out)]) == 0
+    assert "annotators ana, bo" in capsys.readouterr().err
+    with Session.open(str(out)) as merged:
+        key = case_citations(merged.get_case("c1"))[1].keys("c1")[0]
+        assert (merged.annotation(key, "ana").verdict, merged.annotation(key, "bo").verdict) \
+            == (PART, UNS)
+        from citeview.session.merge import adjudicate
+        adjudicate(merged, key, PART, adjudicator="chair")
+    assert main(["export", str(out), "--format", "jsonl"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    c1_2 = [(r["annotator"], r["verdict"]) for r in rows
+            if r["case_id"] == "c1" and r["citation"] == 2]
+    assert c1_2 == [(ADJUDICATED, PART), ("ana", PART), ("bo", UNS)]
+    assert main(["merge", *two, "-o", str(out)]) == 2  # never overwritten silently
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_missing_session_is_a_one_line_error(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    for cmd in (["report", str(tmp_path / "none.citeview")],
+                ["export", str(tmp_path / "none.citeview"), "--format", "csv"],
+                ["agree", str(tmp_path / "none.citeview"), str(tmp_path / "none.citeview")]):
+        assert main(cmd) == 2
+        assert "no such file" in capsys.readouterr().err
