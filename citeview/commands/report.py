@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from citeview.commands.export import write_output
+from citeview.core.errors import InputError
 from citeview.session.report import write_report
 from citeview.session.store import Session
 
@@ -20,10 +21,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotator", metavar="NAME",
                         help="count only this annotator's verdicts (default: the adjudicated "
                              "verdict where there is one, else the most recent)")
+    parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                        help="work in N processes (default: 1 below 2,000 cases, else up to 4)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
     with Session.open(args.session, readonly=True) as session:
-        write_output(args.output, lambda out: write_report(session, out, args.format,
-                                                           annotator=args.annotator))
+        write_output(args.output, lambda out: write_report(
+            session, out, args.format, annotator=args.annotator, jobs=args.jobs))
     return 0

@@ -69,7 +69,7 @@ def _state(cr: CaseRows, annotator: str | None) -> ReviewState:
 
 
 def summarize(session: Session, policy: Policy | None = None, *,
-              annotator: str | None = None) -> dict[str, Any]:
+              annotator: str | None = None, jobs: int | None = 1) -> dict[str, Any]:
     """The report's numbers as a JSON-ready dict (see the module docstring)."""
     states: Counter[str] = Counter()
     verdicts: Counter[str] = Counter()
@@ -81,10 +81,11 @@ def summarize(session: Session, policy: Policy | None = None, *,
     recall = Recall()
     reviewed = markers = pairs = orphaned = cases = 0
     examples: list[dict[str, Any]] = []
-    for cr in iter_case_rows(session, policy, annotator=annotator, sentences=True):
+    for cr in iter_case_rows(session, policy, annotator=annotator, sentences=True,
+                             jobs=jobs):
         cases += 1
         markers += cr.citations
-        lint.update(d.code for d in cr.diagnostics)
+        lint.update(cr.lint_codes)
         state = _state(cr, annotator)
         states[state.value] += 1
         groups: dict[tuple[int, str, str], list[Row]] = {}
@@ -293,8 +294,11 @@ def render_html(s: Mapping[str, Any]) -> str:
 
 
 def write_report(session: Session, out: IO[str], fmt: str = "text",
-                 policy: Policy | None = None, *, annotator: str | None = None) -> None:
-    summary = summarize(session, policy, annotator=annotator)
+                 policy: Policy | None = None, *, annotator: str | None = None,
+                 jobs: int | None = None) -> None:
+    """Write the report in ``fmt`` (text, json, html); ``jobs`` as in
+    :func:`~citeview.session.rows.iter_case_rows` (``None``: by session size)."""
+    summary = summarize(session, policy, annotator=annotator, jobs=jobs)
     if fmt == "json":
         text = json.dumps(summary, ensure_ascii=False, indent=1)
         try:

@@ -104,3 +104,19 @@ def test_jsonl_rows_carry_the_columns_and_survive_untrusted_text(tmp_path: Path)
     assert lines[3]["case_id"] == "odd"
     assert lines[3]["claim"] == "Lone \ud800 surrogate here."
     assert lines[0]["lint_codes"] == [] and lines[0]["citation"] == 1
+
+
+def test_worker_processes_give_the_same_rows_in_the_same_order(tmp_path: Path) -> None:
+    from citeview.session import Session
+    from citeview.session.rows import iter_case_rows
+
+    cases = [replace(case("c1" if i % 3 else "c3"), id=f"k{i:03d}") for i in range(150)]
+    with Session.create(str(tmp_path / "many.citeview"), cases, annotator="ana") as s:
+        slot = case_citations(s.get_case("k001"))[1]
+        s.put_annotation(Annotation(slot.keys("k001")[0], "ana", UNS, "n", "t", slot.claim))
+        serial = list(iter_case_rows(s, sentences=True, jobs=1))
+        parallel = list(iter_case_rows(s, sentences=True, jobs=2))
+    assert [c.case_id for c in parallel] == [c.case_id for c in serial] == [
+        c.id for c in cases]
+    assert parallel == serial
+    assert parallel[1].rows[1].verdict == UNS
