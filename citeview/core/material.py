@@ -18,9 +18,11 @@ as diagnostics (CV206, CV501-CV503), never raised: material is untrusted text.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citeview.core.diagnostics import RULES, Diagnostic, Severity
@@ -30,7 +32,7 @@ from citeview.core.markers import (
     extract_citations,
     scan,
 )
-from citeview.core.text import iter_lines
+from citeview.core.text import normalize_breaks
 
 if TYPE_CHECKING:
     from citeview.core.cases import Case
@@ -124,6 +126,10 @@ class Material:
 
     sources: list[Source] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # Non-blank text that belongs to no source, kept for display: (origin, start, end) in the
+    # origin's string (text before the first header, under a header without an id, between
+    # context units).
+    outside: list[tuple[str, int, int]] = field(default_factory=list)
 
     def by_id(self) -> dict[str, list[Source]]:
         """Every source under its id; a duplicated id maps to all its definitions, in order."""
@@ -146,16 +152,26 @@ class Material:
     def extend(self, other: Material) -> None:
         self.sources.extend(other.sources)
         self.diagnostics.extend(other.diagnostics)
+        self.outside.extend(other.outside)
 
 
-# --------------------------------------------------------------------------- tool output
+# --------------------------------------------------------------------------- shared helpers
 
-_HEADER_RE = re.compile(r"[ \t]*citation marker[ \t]*:[ \t]*(.*)", re.IGNORECASE)
-_LABEL_RE = re.compile(r"[ \t]*\[L(\d+)\][ \t]?")
+_HEADER_LINE_RE = re.compile(
+    r"(?<![^\r\n])[ \t]*citation marker[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE
+)
+_LABEL_LINE_RE = re.compile(r"(?<![^\r\n])[ \t]*\[L\d+\]")
+_LABEL_RE = re.compile(r"[ \t]*\[L(\d+)\]")
+# On text whose breaks are all "\n", so `^` with MULTILINE is exactly a line start.
+_PREFIX_RE = re.compile(r"^[ \t]*\[L(\d+)\][ \t]?", re.MULTILINE)
+_LABELLED_RE = re.compile(r"^[ \t]*\[L(\d+)\][ \t]?([^\n]*)", re.MULTILINE)
 _BLOCK_RE = re.compile(r"[ \t]*\[(Block[ \t]*\d+)\][ \t]?", re.IGNORECASE)
 _META_RE = re.compile(r"([A-Za-z][A-Za-z0-9 _/().-]{0,60}?)[ \t]*:[ \t]*(.*)")
 # 【turn0file0】 and the browsing tool's 【turn0search0†title†url】.
 _BRACKET_ID_RE = re.compile(r"【\s*([A-Za-z0-9_-]+)\s*(?:†[^】]*)?】")
+_BREAK_RE = re.compile(r"[\r\n]")
+_NONBLANK_RE = re.compile(r"[^ \t\r\n]")
+_CRLF_RE = re.compile(r"\r\n")
 
 
 def _is_blank(line: str) -> bool:
@@ -163,41 +179,74 @@ def _is_blank(line: str) -> bool:
     return not line.strip(" \t")
 
 
+def _line_end(text: str, pos: int, limit: int) -> int:
+    m = _BREAK_RE.search(text, pos, limit)
+    return limit if m is None else m.start()
+
+
+def _after_break(text: str, end: int) -> int:
+    if text.startswith("\r\n", end):
+        return end + 2
+    if end < len(text) and text[end] in "\r\n":
+        return end + 1
+    return end
+
+
+def _trim_blank_lines(text: str, s: int, e: int) -> tuple[int, int]:
+    """``[s, e)`` without whole blank lines (spaces and tabs only) at either end."""
+    m = _NONBLANK_RE.search(text, s, e)
+    if m is None:
+        return s, s
+    p = m.start()
+    start = max(text.rfind("\n", s, p), text.rfind("\r", s, p), s - 1) + 1
+    last = e  # no copy of the (possibly huge) range: walk back over the trailing blanks
+    while text[last - 1] in " \t\r\n":
+        last -= 1
+    return start, _line_end(text, last, e)
+
+
 @dataclass(slots=True)
-class _BodyLine:
-    text_start: int  # in the material: where the displayed text starts
-    end: int  # in the material: end of the line (before its break)
-    label: int | None
-    line_start: int  # in the material: start of the whole line
+class _Body:
+    text: str
+    lines: list[SourceLine]
+    start: int  # the body's extent in the material (after trimming blank lines)
+    end: int
+    repeats: list[tuple[int, int, int]]  # (label, start, end) in the material of repeated labels
 
 
-def _build_text(material: str, body: list[_BodyLine]) -> tuple[str, list[SourceLine]]:
-    """Joined display text (``\\n`` breaks) and the labelled lines' spans in it."""
-    pieces: list[str] = []
+def _read_body(material: str, start: int, end: int, labelled: bool = True) -> _Body:
+    """Display text of ``material[start:end]``: blank lines at both ends dropped, line breaks
+    made ``\\n``, ``[L#]`` prefixes removed (their lines become citable when ``labelled``)."""
+    s, e = _trim_blank_lines(material, start, end)
+    raw = material[s:e]
+    norm = normalize_breaks(raw)
     lines: list[SourceLine] = []
-    pos = 0
-    for i, b in enumerate(body):
-        if i:
-            pos += 1
-        piece = material[b.text_start : b.end]
-        pieces.append(piece)
-        if b.label is not None:
-            lines.append(SourceLine(b.label, pos, pos + len(piece)))
-        pos += len(piece)
-    return "\n".join(pieces), lines
+    repeats_norm: list[tuple[int, int, int]] = []
+    if labelled and "[" in norm:
+        append = lines.append
+        removed = 0  # prefix characters removed before the current line
+        seen: set[int] = set()
+        for m in _LABELLED_RE.finditer(norm):
+            cs, ce = m.span(2)
+            removed += cs - m.start()
+            label = int(m.group(1))
+            append(SourceLine(label, cs - removed, ce - removed))
+            if label in seen:
+                repeats_norm.append((label, m.start(), ce))
+            else:
+                seen.add(label)
+    text = _PREFIX_RE.sub("", norm) if lines else norm
+    repeats: list[tuple[int, int, int]] = []
+    if repeats_norm:
+        # Normalised offset -> material offset: each collapsed "\r\n" before it adds one.
+        collapsed = [m.start() - k for k, m in enumerate(_CRLF_RE.finditer(raw))]
+        for label, a, b in repeats_norm:
+            repeats.append((label, s + a + bisect_right(collapsed, a - 1),
+                            s + b + bisect_right(collapsed, b - 1)))
+    return _Body(text, lines, s, e, repeats)
 
 
-def _trim_blank(material: str, body: list[_BodyLine]) -> list[_BodyLine]:
-    lo, hi = 0, len(body)
-
-    def blank(b: _BodyLine) -> bool:
-        return b.label is None and _is_blank(material[b.text_start : b.end])
-
-    while lo < hi and blank(body[lo]):
-        lo += 1
-    while hi > lo and blank(body[hi - 1]):
-        hi -= 1
-    return body[lo:hi]
+# --------------------------------------------------------------------------- tool output
 
 
 def _header_id(
@@ -205,15 +254,14 @@ def _header_id(
 ) -> str | None:
     """The source id a header names, or None. ``rest`` is the text after ``Citation Marker:``."""
     found = extract_citations(rest)
-    note = ""
     if not found and "\\" in rest:
-        decoded = decode_literal_escapes(rest)
-        found = extract_citations(decoded)
+        found = extract_citations(decode_literal_escapes(rest))
         if found:
             diags.append(_diag("CV503", origin, "header marker written as ASCII escapes "
                                "(\\ue200...); read as the marker it spells", start, end))
     if found:
         c = found[0]
+        note = ""
         if len(found) > 1 or len(c.source_ids) > 1:
             note = "header names more than one source id; the first is used"
         elif c.locator is not None:
@@ -241,120 +289,79 @@ def _header_id(
     return None
 
 
-class _ToolOutputParser:
-    def __init__(self, text: str, origin: str) -> None:
-        self.text = text
-        self.origin = origin
-        self.sources: list[Source] = []
-        self.diags: list[Diagnostic] = []
+def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
+    """The sources of one tool output (one tool invocation), in order.
 
-    def run(self) -> Material:
-        text = self.text
-        header_match = _HEADER_RE.match
-        lines = iter_lines(text)
-        orphan_reported = False
-        # State of the source being read.
-        sid: str | None = None
-        header_start = 0
-        in_meta = False
+    Each ``Citation Marker:`` line opens a source that runs to the next one. Linear: headers are
+    found in one regex pass, and each source's labelled lines in another.
+    """
+    sources: list[Source] = []
+    diags: list[Diagnostic] = []
+    outside: list[tuple[str, int, int]] = []
+    headers = list(_HEADER_LINE_RE.finditer(text))
+    first = headers[0].start() if headers else len(text)
+    if _NONBLANK_RE.search(text, 0, first):
+        outside.append((origin, *_trim_blank_lines(text, 0, first)))
+        orphan = _LABEL_LINE_RE.search(text, 0, first)
+        if orphan is not None:
+            diags.append(_diag("CV502", origin, "labelled lines before any Citation Marker "
+                               "header are not citable", orphan.start(),
+                               _line_end(text, orphan.start(), first)))
+    n = len(text)
+    for k, h in enumerate(headers):
+        region_end = headers[k + 1].start() if k + 1 < len(headers) else n
+        sid = _header_id(h.group(1), origin, h.start(), h.end(), diags)
+        pos = _after_break(text, h.end())
+        if sid is None:
+            if _NONBLANK_RE.search(text, pos, region_end):
+                outside.append((origin, *_trim_blank_lines(text, pos, region_end)))
+            continue
         meta: list[tuple[str, str]] = []
-        body: list[_BodyLine] = []
+        last = h.end()
+        while pos < region_end:
+            le = _line_end(text, pos, region_end)
+            line = text[pos:le]
+            if _is_blank(line):
+                pos = _after_break(text, le)
+                break
+            mm = None if line.lstrip(" \t").startswith("[") else _META_RE.fullmatch(line)
+            if mm is None:
+                break
+            meta.append((mm.group(1), mm.group(2).rstrip(" \t")))
+            last = le
+            pos = _after_break(text, le)
         block_label: str | None = None
-        seen_labels: set[int] = set()
-        has_content = False
-        reading = False  # a header was seen (even one without an id)
-        last_end = 0
-
-        for start, end, _next in lines:
-            m = header_match(text, start, end)
-            if m is not None:
-                if reading and sid is not None:
-                    self._finish(sid, header_start, meta, body, block_label, last_end)
-                reading = True
-                header_start = start
-                last_end = end
-                sid = _header_id(m.group(1), self.origin, start, end, self.diags)
-                in_meta = True
-                meta = []
-                body = []
-                block_label = None
-                has_content = False
-                seen_labels = set()
-                continue
-            if not reading or sid is None:
-                lm = None if orphan_reported or reading else _LABEL_RE.match(text, start, end)
-                if lm is not None:
-                    orphan_reported = True
-                    self.diags.append(_diag("CV502", self.origin, f"labelled line [L{lm.group(1)}]"
-                                            " before any Citation Marker header is not citable",
-                                            start, end))
-                continue
-            lm = _LABEL_RE.match(text, start, end)
-            if in_meta and lm is None:
-                line = text[start:end]
-                if _is_blank(line):
-                    in_meta = False
-                    continue
-                mm = _META_RE.fullmatch(line)
-                if mm is not None:
-                    meta.append((mm.group(1), mm.group(2).rstrip(" \t")))
-                    last_end = end
-                    continue
-            in_meta = False
-            if lm is not None:
-                label = int(lm.group(1))
-                if label in seen_labels:
-                    self.diags.append(_diag("CV501", self.origin, f"line label L{label} repeats "
-                                            f"in source {sid!r}", start, end))
-                seen_labels.add(label)
-                body.append(_BodyLine(lm.end(), end, label, start))
-                has_content = True
-                last_end = end
-                continue
-            if block_label is None and not has_content:
-                bm = _BLOCK_RE.match(text, start, end)
-                if bm is not None:
-                    block_label = re.sub(r"[ \t]+", "", bm.group(1))
-                    if bm.end() < end:
-                        body.append(_BodyLine(bm.end(), end, None, start))
-                    has_content = True
-                    last_end = end
-                    continue
-            body.append(_BodyLine(start, end, None, start))
-            if not _is_blank(text[start:end]):
-                has_content = True
-                last_end = end
-        if reading and sid is not None:
-            self._finish(sid, header_start, meta, body, block_label, last_end)
-        _report_duplicates(self.sources, self.diags)
-        return Material(self.sources, self.diags)
-
-    def _finish(self, sid: str, header_start: int, meta: list[tuple[str, str]],
-                body: list[_BodyLine], block_label: str | None, last_end: int) -> None:
-        body = _trim_blank(self.text, body)
-        text, lines = _build_text(self.text, body)
-        if lines:
+        first_line = _NONBLANK_RE.search(text, pos, region_end)
+        if first_line is not None:
+            ls = max(text.rfind("\n", pos, first_line.start()),
+                     text.rfind("\r", pos, first_line.start()), pos - 1) + 1
+            bm = _BLOCK_RE.match(text, ls, region_end)
+            if bm is not None and _LABEL_RE.match(text, ls, region_end) is None:
+                block_label = re.sub(r"[ \t]+", "", bm.group(1))
+                last = max(last, bm.end())
+                pos = bm.end()
+                rest_end = _line_end(text, pos, region_end)
+                if _is_blank(text[pos:rest_end]):
+                    pos = _after_break(text, rest_end)
+        body = _read_body(text, pos, region_end)
+        for label, a, b in body.repeats:
+            diags.append(_diag("CV501", origin, f"line label L{label} repeats in source {sid!r}",
+                               a, b))
+        if body.lines:
             kind = SourceKind.LINE
         elif block_label is not None:
             kind = SourceKind.BLOCK
         else:
             kind = SourceKind.DOCUMENT
-        source = Source(
-            id=sid, kind=kind, text=text, lines=lines, metadata=meta, label=block_label,
-            origin=self.origin, origin_span=(header_start, last_end),
-        )
-        _fill_title_url(source)
-        self.sources.append(source)
-
-
-def _fill_title_url(source: Source) -> None:
-    source.title = source.meta("title")
-    source.url = source.meta("url")
-
-
-def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
-    """The sources of one tool output (one tool invocation), in order."""
-    return _ToolOutputParser(text, origin).run()
+        end = body.end if body.end > body.start else last
+        src = Source(id=sid, kind=kind, text=body.text, lines=body.lines, metadata=meta,
+                     label=block_label, origin=origin, origin_span=(h.start(), end))
+        src.title = src.meta("title")
+        src.url = src.meta("url")
+        sources.append(src)
+    _report_duplicates(sources, diags)
+    diags.sort(key=lambda d: (d.start, d.end))
+    return Material(sources, diags, outside)
 
 
 def _report_duplicates(sources: list[Source], diags: list[Diagnostic],
@@ -378,6 +385,13 @@ _TAG_RE = re.compile(r"<(/?)([A-Za-z][\w:.-]*)([^<>]*)(>)?")
 _ATTR_RE = re.compile(
     r"""\s*([A-Za-z_:][\w:.-]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?"""
 )
+_ID_ATTR_RE = re.compile(r"(?:^|\s)id\s*=", re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def _same_name_re(name: str) -> re.Pattern[str]:
+    """Tags of one name only: inside a unit, other markup is skipped at regex speed."""
+    return re.compile(rf"<(/?){re.escape(name)}(?=[\s/>])([^<>]*)(>)?")
 
 
 def _parse_attrs(raw: str) -> tuple[list[tuple[str, str]], bool]:
@@ -398,46 +412,25 @@ def _parse_attrs(raw: str) -> tuple[list[tuple[str, str]], bool]:
     return attrs, True
 
 
-@dataclass(slots=True)
-class _Unit:
-    name: str
-    sid: str
-    attrs: list[tuple[str, str]]
-    tag_start: int
-    content_start: int
-    depth: int = 1
-
-
-def _strip_edge_breaks(text: str, s: int, e: int) -> tuple[int, int]:
-    """Drop one line break right after the opening tag and one before the closing tag."""
-    for br in ("\r\n", "\n", "\r"):
-        if text.startswith(br, s) and s + len(br) <= e:
-            s += len(br)
-            break
-    # Trailing: spaces/tabs then one break before the closing tag belong to the layout.
-    k = e
-    while k > s and text[k - 1] in " \t":
-        k -= 1
-    for br in ("\r\n", "\n", "\r"):
-        if k - len(br) >= s and text.startswith(br, k - len(br)):
-            e = k - len(br)
-            break
-    return s, e
-
-
-def _body_from(text: str, s: int, e: int) -> list[_BodyLine]:
-    """Lines of ``text[s:e]``, with [L#] labels read."""
-    out: list[_BodyLine] = []
-    for ls, le, _ in iter_lines(text[s:e]):
-        a, b = ls + s, le + s
-        lm = _LABEL_RE.match(text, a, b)
-        if lm is not None:
-            out.append(_BodyLine(lm.end(), b, int(lm.group(1)), a))
-        else:
-            out.append(_BodyLine(a, b, None, a))
-    if e > s and text[e - 1] in "\r\n":
-        out.append(_BodyLine(e, e, None, e))  # a final empty line the content ends with
-    return out
+def _unit_source(text: str, origin: str, name: str, attrs: list[tuple[str, str]], sid: str,
+                 tag_start: int, content: tuple[int, int], tag_end: int,
+                 diags: list[Diagnostic]) -> Source:
+    s, e = content
+    # Spaces and tabs between a tag and text on its own line are layout.
+    while s < e and text[s] in " \t":
+        s += 1
+    while e > s and text[e - 1] in " \t":
+        e -= 1
+    body = _read_body(text, s, e)
+    for label, a, b in body.repeats:
+        diags.append(_diag("CV501", origin, f"line label L{label} repeats in unit {sid!r}", a, b))
+    meta = [(k, v) for k, v in attrs if k.casefold() != "id"]
+    src = Source(id=sid, kind=SourceKind.CONTEXT, text=body.text, lines=body.lines,
+                 metadata=meta, label=sid, origin=origin, origin_span=(tag_start, tag_end),
+                 tag=name)
+    src.title = src.meta("title")
+    src.url = src.meta("url") or src.meta("href")
+    return src
 
 
 def parse_context(text: str, origin: str = "context") -> Material:
@@ -446,114 +439,119 @@ def parse_context(text: str, origin: str = "context") -> Material:
     Other attributes become metadata (``title`` is the title). Text outside units is not
     citable. A unit's lines written as ``[L#] text`` are citable lines; otherwise the unit is
     cited whole. If the context holds no unit but has ``Citation Marker:`` headers, it is read as
-    a tool output.
+    a tool output. Malformed tags give CV502 diagnostics, never exceptions.
     """
     sources: list[Source] = []
     diags: list[Diagnostic] = []
-    unit: _Unit | None = None
+    outside: list[tuple[str, int, int]] = []
     unit_names: set[str] = set()
     stray_closes: list[tuple[str, int, int]] = []
+    n = len(text)
+    pos = 0
+    gap_start = 0  # start of the text since the last unit
 
-    def close(u: _Unit, content_end: int, tag_end: int) -> None:
-        s, e = _strip_edge_breaks(text, u.content_start, content_end)
-        body = _body_from(text, s, e) if e > s else []
-        src_text, lines = _build_text(text, body)
-        label_count: dict[int, int] = {}
-        for b in body:
-            if b.label is not None:
-                label_count[b.label] = label_count.get(b.label, 0) + 1
-                if label_count[b.label] == 2:
-                    diags.append(_diag("CV501", origin, f"line label L{b.label} repeats in "
-                                       f"unit {u.sid!r}", b.line_start, b.end))
-        meta = [(k, v) for k, v in u.attrs if k.casefold() != "id"]
-        src = Source(id=u.sid, kind=SourceKind.CONTEXT, text=src_text, lines=lines,
-                     metadata=meta, label=u.sid, origin=origin,
-                     origin_span=(u.tag_start, tag_end), tag=u.name)
-        src.title = src.meta("title")
-        src.url = src.meta("url") or src.meta("href")
-        sources.append(src)
+    def note_gap(end: int) -> None:
+        if _NONBLANK_RE.search(text, gap_start, end):
+            outside.append((origin, *_trim_blank_lines(text, gap_start, end)))
 
-    for m in _TAG_RE.finditer(text):
+    while pos < n:
+        m = _TAG_RE.search(text, pos)
+        if m is None:
+            break
+        pos = m.end()
         is_close, name, raw_attrs, gt = m.group(1) == "/", m.group(2), m.group(3), m.group(4)
-        if gt is None:
-            # `<name ... ` with no `>` before the next tag: malformed if it would open a unit.
-            if not is_close and re.search(r"(?:^|\s)id\s*=", raw_attrs):
-                diags.append(_diag("CV502", origin, f"tag <{name}> has no closing '>'; its unit "
-                                   "is not read", m.start(), m.end()))
-            continue
-        if unit is not None:
-            if name != unit.name:
-                continue
-            if is_close:
-                unit.depth -= 1
-                if unit.depth == 0:
-                    close(unit, m.start(), m.end())
-                    unit = None
-                continue
-            attrs, _ok = _parse_attrs(raw_attrs)
-            if any(k.casefold() == "id" for k, _ in attrs):
-                diags.append(_diag("CV502", origin, f"unit {unit.sid!r} is not closed before "
-                                   f"the next <{name}> opens", unit.tag_start, m.start()))
-                close(unit, m.start(), m.start())
-                unit = None
-                # fall through: this tag opens the next unit
-            elif not raw_attrs.rstrip().endswith("/"):
-                unit.depth += 1
-                continue
-            else:
-                continue
         if is_close:
-            stray_closes.append((name, m.start(), m.end()))
+            if gt is not None:
+                stray_closes.append((name, m.start(), m.end()))
+            continue
+        if not _ID_ATTR_RE.search(raw_attrs):
+            continue
+        if gt is None:
+            diags.append(_diag("CV502", origin, f"tag <{name}> has no closing '>'; its unit is "
+                               "not read", m.start(), m.end()))
             continue
         attrs, ok = _parse_attrs(raw_attrs)
         ids = [v for k, v in attrs if k.casefold() == "id"]
-        if not ids:
-            continue
         if not ok:
             diags.append(_diag("CV502", origin, f"tag <{name}> has attributes that could not be "
                                "read", m.start(), m.end()))
-        sid = ids[0]
-        if not sid.strip():
+        if not ids or not ids[0].strip():
             diags.append(_diag("CV502", origin, f"tag <{name}> has an empty id; not a unit",
                                m.start(), m.end()))
             continue
+        sid = ids[0]
         unit_names.add(name)
-        u = _Unit(name, sid, attrs, m.start(), m.end())
+        note_gap(m.start())
         if raw_attrs.rstrip().endswith("/"):
-            close(u, m.end(), m.end())
+            sources.append(_unit_source(text, origin, name, attrs, sid, m.start(),
+                                        (m.end(), m.end()), m.end(), diags))
+            gap_start = m.end()
             continue
-        unit = u
-    if unit is not None:
-        diags.append(_diag("CV502", origin, f"unit {unit.sid!r} (<{unit.name}>) has no closing "
-                           f"</{unit.name}>; it runs to the end", unit.tag_start,
-                           unit.content_start))
-        close(unit, len(text), len(text))
+        # Inside the unit: only tags of the same name matter (nesting depth, close, next unit).
+        same = _same_name_re(name)
+        depth = 1
+        content_start = m.end()
+        end_tag: tuple[int, int] | None = None
+        while True:
+            t = same.search(text, pos)
+            if t is None:
+                break
+            if t.group(1) == "/":
+                pos = t.end()
+                if t.group(3) is None:
+                    continue
+                depth -= 1
+                if depth == 0:
+                    end_tag = (t.start(), t.end())
+                    break
+                continue
+            if _ID_ATTR_RE.search(t.group(2)):
+                diags.append(_diag("CV502", origin, f"unit {sid!r} is not closed before the "
+                                   f"next <{name}> opens", m.start(), t.start()))
+                end_tag = (t.start(), t.start())
+                pos = t.start()  # the outer loop reads this tag as the next unit
+                break
+            pos = t.end()
+            if t.group(3) is not None and not t.group(2).rstrip().endswith("/"):
+                depth += 1
+        if end_tag is None:
+            diags.append(_diag("CV502", origin, f"unit {sid!r} (<{name}>) has no closing "
+                               f"</{name}>; it runs to the end", m.start(), m.end()))
+            end_tag = (n, n)
+            pos = n
+        sources.append(_unit_source(text, origin, name, attrs, sid, m.start(),
+                                    (content_start, end_tag[0]), end_tag[1], diags))
+        gap_start = end_tag[1]
+    note_gap(n)
     for name, s, e in stray_closes:
         if name in unit_names:
             diags.append(_diag("CV502", origin, f"closing </{name}> without an opening tag",
                                s, e))
-    if not sources and _HEADER_RE.search(text) is not None:
+    if not sources and _HEADER_LINE_RE.search(text) is not None:
         return parse_tool_output(text, origin)
-    diags.sort(key=lambda d: (d.start, d.end))
     _report_duplicates(sources, diags)
-    return Material(sources, diags)
+    diags.sort(key=lambda d: (d.start, d.end))
+    return Material(sources, diags, outside)
 
 
 # --------------------------------------------------------------------------- files
 
 
 def file_source(source_id: str, text: str, origin: str = "documents") -> Source:
-    """A file given directly as a source: its physical lines are L1..Ln. A Markdown file whose
-    first line is a ``# heading`` takes it as title."""
-    pieces: list[str] = []
+    """A file given directly as a source: its physical lines are L1..Ln (a final line break
+    does not start another line). A Markdown file whose first line is a ``# heading`` takes it
+    as title."""
+    norm = normalize_breaks(text)
+    pieces = norm.split("\n") if norm else []  # breaks are only "\n" now: not splitlines()
+    if pieces and pieces[-1] == "":
+        pieces.pop()
     lines: list[SourceLine] = []
+    append = lines.append
     pos = 0
-    for n, (s, e, _) in enumerate(iter_lines(text), start=1):
-        if n > 1:
-            pos += 1
-        pieces.append(text[s:e])
-        lines.append(SourceLine(n, pos, pos + e - s))
-        pos += e - s
+    for n, piece in enumerate(pieces, start=1):
+        end = pos + len(piece)
+        append(SourceLine(n, pos, end))
+        pos = end + 1
     src = Source(id=source_id, kind=SourceKind.FILE, text="\n".join(pieces), lines=lines,
                  origin=origin, origin_span=(0, len(text)))
     if pieces and pieces[0].startswith("# "):
@@ -580,19 +578,17 @@ def case_material(case: Case) -> Material:
     seen: dict[str, Source] = {}
     for part in iter_case_material(case):
         total.diagnostics.extend(part.diagnostics)
-        # Duplicates inside one part are already reported; report those across parts.
-        fresh: list[Source] = []
+        total.outside.extend(part.outside)
+        # Repeats inside one part are already reported; report each id's first definition in
+        # this part when an earlier part defined it.
+        firsts: dict[str, Source] = {}
         for s in part.sources:
-            if s.id in seen:
-                fresh.append(s)
-        own_first: dict[str, Source] = {}
-        for s in part.sources:
-            own_first.setdefault(s.id, s)
-        for s in fresh:
-            if own_first.get(s.id) is s:
-                _report_duplicates([s], total.diagnostics, {s.id: seen[s.id]})
-        for s in part.sources:
-            seen.setdefault(s.id, s)
+            firsts.setdefault(s.id, s)
+        for sid, s in firsts.items():
+            if sid in seen:
+                _report_duplicates([s], total.diagnostics, {sid: seen[sid]})
+            else:
+                seen[sid] = s
         total.sources.extend(part.sources)
     return total
 

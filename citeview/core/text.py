@@ -32,11 +32,21 @@ def split_lines(text: str) -> list[str]:
     return [text[s:e] for s, e, _ in iter_lines(text)]
 
 
+def normalize_breaks(text: str) -> str:
+    """``text`` with every line break written as ``\\n`` (``\\r\\n`` and ``\\r`` replaced); other
+    characters, U+2028 included, are kept. Splitting the result on ``"\\n"`` gives
+    :func:`split_lines` (plus an empty last piece when the text ends with a break)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def line_col(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column (in code points) of ``offset`` in ``text``."""
+    """1-based line and column (in code points) of ``offset`` in ``text``. An offset between the
+    two characters of a ``\\r\\n`` belongs to the line the break ends."""
     line = 1
     line_start = 0
     for m in _LINE_BREAK.finditer(text, 0, offset):
+        if m.end() == offset and text[m.start()] == "\r" and text.startswith("\n", offset):
+            break  # "\r" of a "\r\n" cut by endpos: not a break of its own
         line += 1
         line_start = m.end()
     return line, offset - line_start + 1
