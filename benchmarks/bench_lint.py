@@ -8,7 +8,9 @@ Run: python benchmarks/bench_lint.py [--cases 10000] [--small 100] [--runs 5]
    ``resource.getrusage(RUSAGE_CHILDREN)`` measured in a fresh wrapper process, so the peaks of
    earlier runs do not carry over.
 2. Speed: wall time of `citeview lint --jobs 1` and `--jobs 2` on the CASES-case file, median
-   of RUNS runs each; --jobs 2 should be faster (it needs 2 free cores).
+   of RUNS runs each; --jobs 2 should be faster. That needs two free cores: as a baseline
+   measured in the same runs (interleaved), a pure-CPU task is timed in one process and split
+   over two, which shows how much parallel headroom the machine had meanwhile.
 """
 
 from __future__ import annotations
@@ -89,6 +91,21 @@ def wall_time(cmd: list[str]) -> float:
     return elapsed
 
 
+_BURN = "s = 0\nfor i in range({n}): s += i * i\n"
+
+
+def burn_time(parallel: bool, n: int = 6_000_000) -> float:
+    """Wall time of two units of pure-CPU work, in one process or in two at once."""
+    t0 = time.perf_counter()
+    if parallel:
+        procs = [subprocess.Popen([sys.executable, "-c", _BURN.format(n=n)]) for _ in range(2)]
+        for p in procs:
+            p.wait()
+    else:
+        subprocess.run([sys.executable, "-c", _BURN.format(n=2 * n)], check=True)
+    return time.perf_counter() - t0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=int, default=10_000)
@@ -116,10 +133,19 @@ def main() -> int:
               f"{rss_j2 / 1024:.1f} MiB")
 
         times: dict[int, list[float]] = {1: [], 2: []}
-        for _ in range(args.runs):  # interleaved, so load changes hit both alike
+        burns: dict[bool, list[float]] = {False: [], True: []}
+        load_before = os.getloadavg()[0]
+        for _ in range(args.runs):  # interleaved, so load changes hit all alike
             for jobs in (1, 2):
                 times[jobs].append(wall_time(lint_cmd(big, "--jobs", str(jobs))))
+            for parallel in (False, True):
+                burns[parallel].append(burn_time(parallel))
         t1, t2 = statistics.median(times[1]), statistics.median(times[2])
+        b1, b2 = statistics.median(burns[False]), statistics.median(burns[True])
+        print(f"load average before the timed runs: {load_before:.2f}, after: "
+              f"{os.getloadavg()[0]:.2f} (on {os.cpu_count()} cpus)")
+        print(f"baseline, pure-CPU work in 1 vs 2 processes, median of {args.runs}: "
+              f"{b1:.2f} s vs {b2:.2f} s, speed-up {b1 / b2:.2f}x (the machine's headroom)")
         print(f"wall time, {args.cases} cases, median of {args.runs}: --jobs 1 {t1:.2f} s "
               f"({args.cases / t1:.0f} cases/s), --jobs 2 {t2:.2f} s "
               f"({args.cases / t2:.0f} cases/s), speed-up {t1 / t2:.2f}x")
