@@ -47,7 +47,8 @@ IN_FLIGHT_PER_JOB = 4
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="case JSON file or JSONL dataset (one case a line); - for stdin")
+                        help="case JSON, JSONL dataset (one case or transcript a line, streamed), "
+                        "JSON array, chat transcript, plain answer or session; - for stdin")
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="output format (default: text)")
     parser.add_argument("--select", action="append", metavar="CODES",
