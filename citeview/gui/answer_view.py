@@ -281,18 +281,16 @@ class AnswerView(QTextBrowser):
             else:
                 QToolTip.hideText()
             return True
+        if ev.type() == QEvent.Type.ContextMenu:
+            index = self._chip_at(ev.pos())  # type: ignore[attr-defined]
+            if index is not None:
+                self.chipMenuRequested.emit(index, ev.globalPos())  # type: ignore[attr-defined]
+                return True
         return super().viewportEvent(ev)
 
     def mouseReleaseEvent(self, ev: Any) -> None:  # noqa: N802
         super().mouseReleaseEvent(ev)
         ev.accept()  # the pane is the last receiver; nothing above wants a stray release
-
-    def contextMenuEvent(self, ev: object) -> None:  # noqa: N802
-        index = self._chip_at(ev.pos())  # type: ignore[attr-defined]
-        if index is not None:
-            self.chipMenuRequested.emit(index, ev.globalPos())  # type: ignore[attr-defined]
-            return
-        super().contextMenuEvent(ev)  # type: ignore[arg-type]
 
     def find_in_range(self, needle: str, start: int) -> tuple[int, int] | None:
         """Qt range of the first ``needle`` at or after Qt position ``start``."""

@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         self.raw_mode = False
         self.zoom = 0
         self.errors: list[str] = []
+        self.chip_menu: QMenu | None = None  # the last chip context menu shown
         self.error_dialogs = True  # tests turn dialogs off and read self.errors
         self._gen = 0
         self._pending: tuple[int | None, int] | None = None  # (citation, source) after load
@@ -698,7 +699,9 @@ class MainWindow(QMainWindow):
             label = f"{sid} \u2014 {title}" if title else sid
             act = menu.addAction(_menu_text(label))
             act.triggered.connect(lambda _=False, k=k: self.activate_citation(index, k))
-        menu.exec(pos)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.chip_menu = menu  # what tests and issue 7 inspect
+        menu.popup(pos)
 
     def _tooltip_for(self, index: int) -> list[str]:
         if self.view is None or not 0 <= index < len(self.view.citations):

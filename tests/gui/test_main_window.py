@@ -403,3 +403,24 @@ def test_dropping_a_file_opens_it(qtbot, win) -> None:
     win.dropEvent(drop)
     qtbot.waitUntil(win.is_ready, timeout=5000)
     assert win.view.case.id == "transit-multi-turn"
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support")
+def test_right_click_on_a_multi_source_chip_offers_its_sources(qtbot, win) -> None:
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    open_sample(qtbot, win, "transit-multi-turn.case.json")
+    pos = win.answer.chip_center(1)
+    viewport = win.answer.viewport()
+    # What the platform sends on a right click (QTest does not synthesise it).
+    QApplication.sendEvent(viewport, QContextMenuEvent(
+        QContextMenuEvent.Reason.Mouse, pos, viewport.mapToGlobal(pos)))
+    menu = win.chip_menu
+    assert menu is not None and menu.isVisible()
+    assert [a.text() for a in menu.actions()] == [
+        "turn0search1 \u2014 Riders react to fare increase",
+        "turn1news0 \u2014 Council approves transit budget"]
+    menu.actions()[1].trigger()
+    menu.close()
+    assert win.active == 1 and win.source.shown_source_id() == "turn1news0"
