@@ -655,8 +655,9 @@ class MainWindow(QMainWindow):
         finally:
             self._syncing = False
         more = f" (source {source + 1} of {n}: {sid})" if n > 1 else ""
+        codes = "".join(f" \u00b7 {d.code} {d.name}" for d in cv.diagnostics)
         self.statusBar().showMessage(
-            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}")
+            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}")
         self.citationChanged.emit(index)
 
     def refresh_citation(self, index: int) -> None:
