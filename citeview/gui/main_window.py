@@ -476,6 +476,15 @@ class MainWindow(QMainWindow):
             except KeyError:
                 self.show_error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
         self.case_index = -1
+        if not ids:
+            self._gen += 1
+            self.view = None
+            self.active = None
+            self.answer.clear_content("This input holds no case.")
+            self.sources_model.set_rows([])
+            self.citations_model.set_view(None)
+            self.source.show_source(None)
+            return
         self.show_case(index, citation=citation)
 
     def _question_of(self, i: int) -> str:

@@ -424,3 +424,11 @@ def test_right_click_on_a_multi_source_chip_offers_its_sources(qtbot, win) -> No
     menu.actions()[1].trigger()
     menu.close()
     assert win.active == 1 and win.source.shown_source_id() == "turn1news0"
+
+
+def test_an_empty_dataset_clears_the_window(qtbot, win) -> None:
+    open_sample(qtbot, win, "transit-multi-turn.case.json")
+    win.open_dataset(ListDataset([]))
+    assert win.view is None and win.citations_model.rowCount() == 0
+    assert "no case" in win.answer.toPlainText()
+    assert win.source.shown_source_id() is None
