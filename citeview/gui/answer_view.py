@@ -93,7 +93,7 @@ class AnswerView(QTextBrowser):
     def clear_content(self, message: str = "") -> None:
         self.set_content(f"<p><i>{html.escape(message)}</i></p>" if message else "", [])
 
-    def loadResource(self, type: int, name: QUrl) -> object:  # noqa: A002, N802
+    def loadResource(self, type: int, name: QUrl | str) -> object:  # noqa: A002, N802
         """Nothing is ever loaded: model text must not make the viewer fetch anything."""
         return None
 
@@ -324,7 +324,7 @@ class AnswerView(QTextBrowser):
 class _SafeDocument(QTextDocument):
     """A document that never loads a resource (no image, no stylesheet, nothing remote)."""
 
-    def loadResource(self, type: int, name: QUrl) -> object:  # noqa: A002, N802
+    def loadResource(self, type: int, name: QUrl | str) -> object:  # noqa: A002, N802
         return None
 
 

@@ -274,13 +274,16 @@ class MainWindow(QMainWindow):
         self.find_edit.returnPressed.connect(lambda: self.find_next())
         self.find_scope = QComboBox()
         self.find_scope.addItems(["Answer", "Source", "All cases"])
-        prev_btn = QToolButton(text="\u2191")
+        prev_btn = QToolButton()
+        prev_btn.setText("\u2191")
         prev_btn.setToolTip("Previous match (Shift+F3)")
         prev_btn.clicked.connect(lambda: self.find_next(backward=True))
-        next_btn = QToolButton(text="\u2193")
+        next_btn = QToolButton()
+        next_btn.setText("\u2193")
         next_btn.setToolTip("Next match (F3)")
         next_btn.clicked.connect(lambda: self.find_next())
-        close_btn = QToolButton(text="\u2715")
+        close_btn = QToolButton()
+        close_btn.setText("\u2715")
         close_btn.clicked.connect(bar.hide)
         self.find_status = QLabel()
         self.find_status.setTextFormat(Qt.TextFormat.PlainText)
@@ -356,7 +359,7 @@ class MainWindow(QMainWindow):
             if isinstance(state, QByteArray):
                 self._splitters_restored |= split.restoreState(state)
         try:
-            self.set_zoom(int(s.value("view/zoom", 0)))
+            self.set_zoom(int(str(s.value("view/zoom", 0))))
         except (TypeError, ValueError):
             self.set_zoom(0)
 
@@ -371,8 +374,8 @@ class MainWindow(QMainWindow):
     def recent_files(self) -> list[str]:
         value = self.settings.value("recent", [])
         if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
+            return [value]
+        return [str(v) for v in value] if isinstance(value, list) else []
 
     def _add_recent(self, path: str) -> None:
         path = os.path.abspath(path)
@@ -847,7 +850,7 @@ class MainWindow(QMainWindow):
             font = w.font()
             if base is None:
                 base = font.pointSizeF()
-                w._base_point_size = base  # type: ignore[attr-defined]
+                w._base_point_size = base
             font.setPointSizeF(max(5.0, base + self.zoom))
             w.setFont(font)
 

@@ -143,12 +143,9 @@ class SourcesModel(_RowsModel):
     def tooltip(self, row: SourceRow) -> list[str]:
         if row.missing:
             return [f"{row.source_id}: cited {row.citations}\u00d7 but not in the material"]
-        src = row.source
+        src: Any = row.source
         out = [f"{row.source_id} ({row.kind})"]
-        if getattr(src, "title", None):
-            out.append(src.title)
-        if getattr(src, "url", None):
-            out.append(src.url)
+        out += [v for v in (getattr(src, "title", None), getattr(src, "url", None)) if v]
         out.append(f"{len(getattr(src, 'lines', []) or [])} lines, cited {row.citations}\u00d7")
         return out
 
