@@ -272,11 +272,7 @@ def _header_id(
     m = _BRACKET_ID_RE.search(rest)
     if m:
         return m.group(1)
-    stripped = rest.strip(" \t")
-    if stripped and SOURCE_ID_RE.fullmatch(stripped):
-        diags.append(_diag("CV502", origin, f"header gives the bare id {stripped!r}, not a "
-                           "citation marker", start, end))
-        return stripped
+    # Before the bare-id reading: "citeturn0file0" is a marker that lost its characters.
     recovered = [c for c in scan(rest).citations if c.source_ids]
     if recovered:
         c = recovered[0]
@@ -284,6 +280,11 @@ def _header_id(
         diags.append(_diag("CV502", origin, f"header marker is {how}; read as id "
                            f"{c.source_ids[0]!r}", start, end))
         return c.source_ids[0]
+    stripped = rest.strip(" \t")
+    if stripped and SOURCE_ID_RE.fullmatch(stripped):
+        diags.append(_diag("CV502", origin, f"header gives the bare id {stripped!r}, not a "
+                           "citation marker", start, end))
+        return stripped
     diags.append(_diag("CV502", origin, "header names no source id; the text under it is not "
                        "citable", start, end))
     return None

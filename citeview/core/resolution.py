@@ -150,12 +150,14 @@ class _LineIndex:
     labels: list[int] = field(default_factory=list)
     label_set: frozenset[int] = frozenset()
     ascending: bool = True
+    lo: int = 0
+    hi: int = 0
 
     @classmethod
     def build(cls, source: Source) -> _LineIndex:
         labels = [line.label for line in source.lines]
         asc = all(a <= b for a, b in zip(labels, labels[1:], strict=False))
-        return cls(source, labels, frozenset(labels), asc)
+        return cls(source, labels, frozenset(labels), asc, min(labels), max(labels))
 
     def between(self, lo: int, hi: int) -> list[SourceLine]:
         """Lines whose label lies in [lo, hi], in text order."""
@@ -166,13 +168,16 @@ class _LineIndex:
 
     def describe_missing(self, n: int) -> str:
         """Why ``Ln`` is not a label: before the first, past the last, or in a gap."""
-        lo, hi = min(self.labels), max(self.labels)
-        if n < lo:
-            return f"before the first line, L{lo}"
-        if n > hi:
-            return f"past the last line, L{hi}"
-        below = max((x for x in self.labels if x < n), default=lo)
-        above = min((x for x in self.labels if x > n), default=hi)
+        if n < self.lo:
+            return f"before the first line, L{self.lo}"
+        if n > self.hi:
+            return f"past the last line, L{self.hi}"
+        if self.ascending:
+            i = bisect_left(self.labels, n)
+            below, above = self.labels[i - 1], self.labels[i]
+        else:
+            below = max(x for x in self.labels if x < n)
+            above = min(x for x in self.labels if x > n)
         return f"not a line label (labels skip from L{below} to L{above})"
 
 
@@ -180,6 +185,10 @@ def _span(lines: Sequence[SourceLine]) -> tuple[int, int] | None:
     if not lines:
         return None
     return min(line.start for line in lines), max(line.end for line in lines)
+
+
+def _lines_word(n: int) -> str:
+    return f"{n} line{'s' if n != 1 else ''}"
 
 
 def _kind_word(source: Source) -> str:
@@ -205,8 +214,9 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
     dup_note = f" (id defined {dup + 1} times; the first is used)" if dup else ""
     whole = (0, len(source.text))
     if locator_raw is None:
+        count = f" ({_lines_word(len(source.lines))})" if source.lines else ""
         return Target(source_id, source, Status.WHOLE_SOURCE, tuple(source.lines), whole,
-                      f"whole {_kind_word(source)}{dup_note}", duplicates=dup)
+                      f"whole {_kind_word(source)}{count}{dup_note}", duplicates=dup)
     loc = parse_locator(locator_raw) or near_miss_locator(locator_raw)
     if loc is None:
         return Target(source_id, source, Status.WHOLE_SOURCE, tuple(source.lines), whole,
@@ -255,9 +265,8 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
         shown = f"; showing {len(lines)} line(s) that exist" if lines else ""
         return Target(source_id, source, Status.OUT_OF_RANGE, lines, _span(lines),
                       missing + shown + dup_note, end, loc, dup)
-    n = len(lines)
-    detail = f"{n} line{'s' if n != 1 else ''}"
-    if n > hi - lo + 1:
+    detail = _lines_word(len(lines))
+    if len(lines) > hi - lo + 1:
         detail += " (a label repeats)"
     return Target(source_id, source, Status.OK, lines, _span(lines), detail + dup_note, None,
                   loc, dup)

@@ -272,3 +272,79 @@ def test_case_material_order_and_cross_origin_duplicates() -> None:
     assert isinstance(d, MaterialDiagnostic) and d.origin == "context"
     assert "tool_outputs[0]" in d.message
     assert case.context is not None and case.context[d.start : d.end].startswith("<block")
+
+
+# --------------------------------------------------------------------------- odd headers
+
+
+@pytest.mark.parametrize(
+    ("header", "sid", "code", "words"),
+    [
+        (f"{START}cite{DELIMITER}a{DELIMITER}b{STOP}", "a", "CV502", "more than one"),
+        (f"{START}cite{DELIMITER}a{DELIMITER}L3{STOP}", "a", "CV502", "locator"),
+        ("turn0file7", "turn0file7", "CV502", "bare id"),
+        ("citeturn0file7", "turn0file7", "CV502", "degraded"),
+        (f"{START}cite{DELIMITER}turn0file7", "turn0file7", "CV502", "unterminated"),
+        ("\\\\ue200cite\\\\ue202x1\\\\ue201", "x1", "CV503", "escapes"),
+    ],
+)
+def test_odd_headers_are_read_and_reported(header: str, sid: str, code: str,
+                                           words: str) -> None:
+    text = f"Citation Marker: {header}\n[L1] line"
+    m = parse_tool_output(text)
+    assert [s.id for s in m.sources] == [sid]
+    assert codes(m) == [code]
+    assert words in m.diagnostics[0].message
+    assert m.sources[0].lines and m.sources[0].text == "line"
+
+
+def test_header_is_case_and_space_tolerant() -> None:
+    (src,) = parse_tool_output(f"  citation marker :{marker('a')}\n[L1] x").sources
+    assert src.id == "a"
+
+
+def test_block_label_with_text_on_its_line_and_block_metadata() -> None:
+    text = (f"Citation Marker: {marker('b')}\nTitle: Clause\n\n"
+            "[Block 3] Text on the label line.\nMore.")
+    (src,) = parse_tool_output(text).sources
+    assert (src.kind, src.label, src.title) == (SourceKind.BLOCK, "Block3", "Clause")
+    assert src.text == "Text on the label line.\nMore."
+
+
+def test_repeated_label_span_is_exact_with_crlf() -> None:
+    text = f"Citation Marker: {marker('a')}\r\n[L1] one\r\n[L2] two\r\n[L2] dup\r\n[L3] three"
+    m = parse_tool_output(text)
+    (d,) = m.diagnostics
+    assert text[d.start : d.end] == "[L2] dup"
+
+
+def test_text_outside_sources_is_kept_for_display() -> None:
+    text = (f"Search results:\n\nCitation Marker: {marker('a')}\n[L1] x\n\n"
+            "Citation Marker: ???\nno id here\n")
+    m = parse_tool_output(text)
+    spans = [text[s:e] for _, s, e in m.outside]
+    assert spans == ["Search results:", "no id here"]
+    ctx = '<block id="a">x</block>\nbetween\n<block id="b">y</block>'
+    assert [ctx[s:e] for _, s, e in parse_context(ctx).outside] == ["between"]
+
+
+def test_metadata_stops_at_a_line_that_is_not_key_value() -> None:
+    text = f"Citation Marker: {marker('d')}\nTitle: T\nThe document starts here.\nNote: body"
+    (src,) = parse_tool_output(text).sources
+    assert src.metadata == [("Title", "T")]
+    assert src.text == "The document starts here.\nNote: body"
+    assert src.kind is SourceKind.DOCUMENT
+
+
+def test_context_tag_over_several_lines_with_odd_attributes() -> None:
+    ctx = "<chunk\n  data-rank=2\n  ID='c1'\n  title=\"A &amp; B\">\nbody\n</chunk>"
+    (src,) = parse_context(ctx).sources
+    assert (src.id, src.tag, src.text) == ("c1", "chunk", "body")
+    assert src.metadata == [("data-rank", "2"), ("title", "A &amp; B")]
+
+
+def test_empty_material_strings() -> None:
+    assert parse_tool_output("").sources == []
+    assert parse_context("").sources == []
+    src = file_source("empty", "")
+    assert (src.text, src.lines) == ("", [])

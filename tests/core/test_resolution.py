@@ -4,9 +4,12 @@ expects, and generated material of every shape."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeview.core.cases import Case
 from citeview.core.markers import DELIMITER, START, STOP, Citation, scan
@@ -230,3 +233,178 @@ def test_sample_dataset_every_case_resolves_like_its_single_case_file() -> None:
 def test_context_material_line_locator_is_reported() -> None:
     m = parse_context('<block id="block5">Held.</block>')
     assert one(cite("block5", locator="L1"), m).status is Status.NO_LINES
+
+
+# --------------------------------------------------------------------------- generated material
+
+BREAK = st.sampled_from(["\n", "\r\n", "\r"])
+# Line text: anything but line breaks (U+2028, U+0085, form feed and emoji included); no "<" so
+# that context units stay well formed.
+TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n<"),
+               max_size=12)
+PLAIN = TEXT.map(lambda s: "x" + s)  # an unlabelled line: never blank, a label or a header
+
+
+@dataclass
+class Expected:
+    id: str
+    kind: SourceKind
+    text: str
+    lines: list[tuple[int, str]]  # (label, text) of the citable lines, in order
+
+
+@st.composite
+def labels_st(draw: st.DrawFn) -> list[int]:
+    start = draw(st.integers(0, 10**6))
+    steps = draw(st.lists(st.sampled_from([0, 1, 1, 1, 2, 7]), min_size=0, max_size=14))
+    out = [start]
+    for s in steps:
+        out.append(out[-1] + s)
+    return out
+
+
+@st.composite
+def line_source(draw: st.DrawFn, sid: str) -> tuple[str, Expected]:
+    br = draw(BREAK)
+    labels = draw(labels_st())
+    body: list[str] = []
+    shown: list[str] = []
+    lines: list[tuple[int, str]] = []
+    for label in labels:
+        if draw(st.booleans()) and draw(st.booleans()):
+            extra = draw(PLAIN)
+            body.append(extra)
+            shown.append(extra)
+        text = draw(TEXT)
+        body.append(f"[L{label}] {text}")
+        shown.append(text)
+        lines.append((label, text))
+    meta = draw(st.sampled_from(["", f"Title: T {sid}{br}URL: https://x.example/{sid}{br}"]))
+    # Metadata runs to the first blank or labelled line: without a blank line, the body must
+    # start with a labelled line.
+    blank = br if meta or not body[0].startswith("[L") or draw(st.booleans()) else ""
+    raw = f"Citation Marker: {marker(sid)}{br}{meta}{blank}" + br.join(body)
+    return raw, Expected(sid, SourceKind.LINE, "\n".join(shown), lines)
+
+
+@st.composite
+def block_source(draw: st.DrawFn, sid: str) -> tuple[str, Expected]:
+    br = draw(BREAK)
+    text = draw(st.lists(PLAIN, min_size=1, max_size=4))
+    raw = f"Citation Marker: {marker(sid)}{br}[Block{len(sid)}]{br}" + br.join(text)
+    return raw, Expected(sid, SourceKind.BLOCK, "\n".join(text), [])
+
+
+@st.composite
+def document_source(draw: st.DrawFn, sid: str) -> tuple[str, Expected]:
+    br = draw(BREAK)
+    text = draw(st.lists(PLAIN, min_size=1, max_size=4))
+    meta = draw(st.sampled_from(["", f"Title: Doc{br}Updated: 2026-01-01{br}"]))
+    raw = f"Citation Marker: {marker(sid)}{br}{meta}{br}" + br.join(text)
+    return raw, Expected(sid, SourceKind.DOCUMENT, "\n".join(text), [])
+
+
+@st.composite
+def context_unit(draw: st.DrawFn, sid: str) -> tuple[str, Expected]:
+    br = draw(BREAK)
+    tag = draw(st.sampled_from(["block", "doc", "passage"]))
+    if draw(st.booleans()):
+        labels = draw(labels_st())
+        texts = [draw(TEXT) for _ in labels]
+        inner = br.join(f"[L{n}] {t}" for n, t in zip(labels, texts, strict=True))
+        exp = Expected(sid, SourceKind.CONTEXT, "\n".join(texts), list(zip(labels, texts,
+                                                                           strict=True)))
+    else:
+        texts = draw(st.lists(PLAIN, min_size=1, max_size=4))
+        inner = br.join(texts)
+        exp = Expected(sid, SourceKind.CONTEXT, "\n".join(texts), [])
+    return f'<{tag} id="{sid}" title="T">{br}{inner}{br}</{tag}>', exp
+
+
+@st.composite
+def file_doc(draw: st.DrawFn, sid: str) -> tuple[str, Expected]:
+    texts = draw(st.lists(TEXT, min_size=1, max_size=12))
+    brs = [draw(BREAK) for _ in texts]
+    # "\r" then an empty line then "\n" would read as one "\r\n" break.
+    for i in range(len(texts) - 1):
+        if brs[i] == "\r" and texts[i + 1] == "" and brs[i + 1].startswith("\n"):
+            brs[i] = "\r\n"
+    raw = "".join(t + b for t, b in zip(texts, brs, strict=True))
+    return raw, Expected(sid, SourceKind.FILE, "\n".join(texts),
+                         [(i + 1, t) for i, t in enumerate(texts)])
+
+
+@st.composite
+def generated_case(draw: st.DrawFn) -> tuple[Case, list[Expected]]:
+    expected: list[Expected] = []
+    outputs: list[str] = []
+    for turn in range(draw(st.integers(0, 2))):
+        chunks = []
+        for k in range(draw(st.integers(1, 3))):
+            shape = draw(st.sampled_from([line_source, line_source, block_source,
+                                          document_source]))
+            raw, exp = draw(shape(f"turn{turn}file{k}"))
+            chunks.append(raw)
+            expected.append(exp)
+        outputs.append(draw(st.sampled_from(["\n\n", "\n", "\r\n\r\n"])).join(chunks))
+    units = []
+    for k in range(draw(st.integers(0, 2))):
+        raw, exp = draw(context_unit(f"block{k}"))
+        units.append(raw)
+        expected.append(exp)
+    documents = {}
+    for k in range(draw(st.integers(0, 1))):
+        raw, exp = draw(file_doc(f"notes{k}"))
+        documents[exp.id] = raw
+        expected.append(exp)
+    case = Case(id="gen", answer="", tool_outputs=outputs,
+                context="\nNot citable.\n".join(units) if units else None, documents=documents)
+    return case, expected
+
+
+def expected_status(labels: list[int], first: int, last: int) -> tuple[Status, str | None]:
+    """A reversed range is reversed first of all; which end is not a label is said too."""
+    status = Status.REVERSED if first > last else Status.OUT_OF_RANGE
+    first_ok, last_ok = first in labels, last in labels
+    if first_ok and last_ok:
+        return (Status.REVERSED if first > last else Status.OK), None
+    if first == last or not (first_ok or last_ok):
+        return status, "both"
+    return status, "first" if not first_ok else "last"
+
+
+@given(generated_case(), st.data())
+@settings(max_examples=60, deadline=None)
+def test_generated_material_of_every_shape_resolves_exactly(
+        gen: tuple[Case, list[Expected]], data: st.DataObject) -> None:
+    case, expected = gen
+    material = case_material(case)
+    assert [d.code for d in material.diagnostics if d.code != "CV501"] == []
+    assert [s.id for s in material.sources] == [e.id for e in expected]
+    for src, exp in zip(material.sources, expected, strict=True):
+        assert (src.kind, src.text) == (exp.kind, exp.text)
+        assert [(line.label, src.text[line.start:line.end]) for line in src.lines] == exp.lines
+        whole = one(cite(exp.id), material)
+        assert whole.status is Status.WHOLE_SOURCE and whole.text == exp.text
+        labels = [n for n, _ in exp.lines]
+        if not labels:
+            t = one(cite(exp.id, locator=f"L{data.draw(st.integers(0, 99))}"), material)
+            assert t.status is Status.NO_LINES and t.text == exp.text
+            continue
+        near = sorted({*labels, min(labels) - 1, max(labels) + 1, labels[0] + 3})
+        pick = st.sampled_from([n for n in near if n >= 0])
+        for _ in range(4):
+            first, last = data.draw(pick), data.draw(pick)
+            loc = f"L{first}" if first == last and data.draw(st.booleans()) else \
+                f"L{first}-L{last}"
+            t = one(cite(exp.id, locator=loc), material)
+            status, end = expected_status(labels, first, last)
+            assert (t.status, t.out_of_range_end) == (status, end), (loc, labels, t.detail)
+            lo, hi = min(first, last), max(first, last)
+            want = [(n, s) for n, s in exp.lines if lo <= n <= hi]
+            assert [(line.label, src.text[line.start:line.end]) for line in t.lines] == want
+            if status is Status.OK:
+                assert t.span == (t.lines[0].start, t.lines[-1].end)
+                assert t.text.split("\n")[0] == want[0][1] or "\n" in want[0][1]
+    repeats = sum(len(e.lines) - len({n for n, _ in e.lines}) for e in expected)
+    assert sum(d.code == "CV501" for d in material.diagnostics) == repeats
