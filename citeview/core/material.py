@@ -105,6 +105,11 @@ class MaterialDiagnostic(Diagnostic):
         Diagnostic.__init__(self, code, severity, message, start, end)
         object.__setattr__(self, "origin", origin)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickles (lint --jobs) with the origin, whatever Diagnostic's own pickling does.
+        return (MaterialDiagnostic, (self.code, self.severity, self.message, self.start,
+                                     self.end, self.origin))
+
     def __repr__(self) -> str:
         return (f"MaterialDiagnostic({self.code!r}, {self.message!r}, {self.start}, {self.end}, "
                 f"origin={self.origin!r})")

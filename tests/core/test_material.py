@@ -348,3 +348,15 @@ def test_empty_material_strings() -> None:
     assert parse_context("").sources == []
     src = file_source("empty", "")
     assert (src.text, src.lines) == ("", [])
+
+
+def test_material_diagnostics_keep_their_origin_through_pickling() -> None:
+    # lint --jobs sends diagnostics between processes.
+    import pickle
+
+    m = parse_tool_output("[L1] orphan", origin="tool_outputs[2]")
+    (d,) = m.diagnostics
+    back = pickle.loads(pickle.dumps(d))
+    assert isinstance(back, MaterialDiagnostic)
+    assert (back.origin, back.code, back.start, back.end) == ("tool_outputs[2]", "CV502", 0, 11)
+    assert back.to_dict()["origin"] == "tool_outputs[2]"
