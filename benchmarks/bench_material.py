@@ -55,6 +55,25 @@ def context(n: int) -> str:
     return "\n".join(units)
 
 
+def unclosed_units(n: int) -> str:
+    return "".join(f'<block id="b{i}" title="t">text {i}\n' for i in range(n))
+
+
+def headers_without_ids(n: int) -> str:
+    return "".join(f"Citation Marker: ??? {i}\n[L1] x\n" for i in range(n // 2))
+
+
+def repeated_labels(n: int) -> str:
+    return f"Citation Marker: {_marker('a')}\r\n" + "[L1] again\r\n" * n
+
+
+# Malformed material: every line a diagnostic. Run with --adversarial.
+ADVERSARIAL: dict[str, tuple[Callable[[int], str], Callable[[str], Material]]] = {
+    "context, no unit closed": (unclosed_units, parse_context),
+    "tool output, headers without ids": (headers_without_ids, parse_tool_output),
+    "tool output, one label repeated": (repeated_labels, parse_tool_output),
+}
+
 SHAPES: dict[str, tuple[Callable[[int], str], Callable[[str], Material]]] = {
     "tool output, one source": (one_source, parse_tool_output),
     "tool output, many sources (CRLF)": (many_sources, parse_tool_output),
@@ -98,18 +117,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=50_000, help="lines at N (default 50,000)")
     p.add_argument("--runs", type=int, default=11, help="runs per size, median taken (>= 5)")
     p.add_argument("--only", default="", help="run only the shapes whose name contains this")
+    p.add_argument("--adversarial", action="store_true",
+                   help="also time malformed material (every line a diagnostic)")
     args = p.parse_args(argv)
     runs = max(5, args.runs)
     n = args.n
     worst = 0.0
     print(f"material parsing, median CPU time of {runs} runs: N = {n:,} and 4N = {4 * n:,} "
           "lines")
-    for name, (make, parse) in SHAPES.items():
+    shapes = {**SHAPES, **(ADVERSARIAL if args.adversarial else {})}
+    for name, (make, parse) in shapes.items():
         if args.only not in name:
             continue
         small, big = make(n), make(4 * n)
         # Sanity: the benchmark measures real parsing, not an early exit.
-        assert parse(big).sources, name
+        assert parse(big).sources or parse(big).diagnostics, name
         t1, t4 = median_times(parse, small, big, runs)
         ratio = t4 / t1
         worst = max(worst, ratio)
