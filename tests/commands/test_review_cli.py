@@ -116,3 +116,14 @@ def test_missing_session_is_a_one_line_error(tmp_path: Path,
                 ["agree", str(tmp_path / "none.citeview"), str(tmp_path / "none.citeview")]):
         assert main(cmd) == 2
         assert "no such file" in capsys.readouterr().err
+
+
+def test_report_lint_counts_follow_the_lint_policy(two: tuple[str, str], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", two[0], "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["lint"]["CV201"]["count"] == 1
+    config = tmp_path / "citeview.toml"
+    config.write_text('ignore = ["CV201"]\n', encoding="utf-8")
+    assert main(["report", two[0], "--format", "json", "--config", str(config)]) == 0
+    assert json.loads(capsys.readouterr().out)["lint"] == {}
+    assert main(["report", two[0], "--jobs", "0"]) == 2
