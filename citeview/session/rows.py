@@ -101,12 +101,19 @@ class CaseRows:
 
 def _codes_by_citation(diags: Sequence[Diagnostic], starts: list[int], ends: list[int]
                        ) -> list[list[str]]:
-    """For each citation (sorted, not overlapping), the codes of answer diagnostics touching
-    its marker; O((d + c) log c)."""
+    """For each citation, the codes of answer diagnostics touching its marker; O((d + c) log c)
+    when the citations are in order and do not overlap (as scanned), else O(d x c)."""
     out: list[list[str]] = [[] for _ in starts]
+    ordered = all(ends[i] <= starts[i + 1] for i in range(len(starts) - 1))
     for d in diags:
         if isinstance(d, MaterialDiagnostic):
             continue  # offsets in the material, not in the answer
+        if not ordered:  # recovered markers may nest: look at each one
+            for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
+                if (s <= d.start < e if d.start == d.end else d.start < e and s < d.end) \
+                        and d.code not in out[i]:
+                    out[i].append(d.code)
+            continue
         if d.start == d.end:
             lo = bisect_right(ends, d.start)
             hi = bisect_right(starts, d.start)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from _review_cases import MATERIAL, PART, SUP, UNS, case, cite, session_a
+from _review_cases import MATERIAL, PART, SUP, UNS, D, E, S, case, cite, session_a
 
 from citeview.session import Annotation, case_citations
 from citeview.session.rows import (
@@ -120,3 +120,21 @@ def test_worker_processes_give_the_same_rows_in_the_same_order(tmp_path: Path) -
         c.id for c in cases]
     assert parallel == serial
     assert parallel[1].rows[1].verdict == UNS
+
+
+def test_a_multi_source_citation_gives_a_row_per_source_with_its_own_status(
+        tmp_path: Path) -> None:
+    from citeview.core.cases import Case
+    from citeview.session import Session
+
+    answer = (f"Remote work is allowed three days a week. {S}cite{D}turn0file0{D}nosuch{D}L1{E}"
+              f" Stray text.\n")
+    with Session.create(str(tmp_path / "m.citeview"),
+                        [Case("m", answer, None, [MATERIAL])]) as s:
+        rows = list(iter_rows(s))
+    assert [(r.number, r.source_id, r.status, r.lint_codes, r.cited_text != "")
+            for r in rows] == [
+        (1, "turn0file0", "ok", (), True),
+        (1, "nosuch", "unknown-source", ("CV201",), False),
+    ]
+    assert rows[0].support == pytest.approx(5 / 6) and rows[1].support is None
