@@ -249,10 +249,11 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
                     missing = f"{loc.raw} is {a}"
         elif not first_ok:
             end = "first"
-            missing = (f"the first line, L{loc.first}, is {index.describe_missing(loc.first)}")
+            missing = (f"{loc.raw}: its start, L{loc.first}, is "
+                       f"{index.describe_missing(loc.first)}")
         else:
             end = "last"
-            missing = f"the last line, L{loc.last}, is {index.describe_missing(loc.last)}"
+            missing = f"{loc.raw}: its end, L{loc.last}, is {index.describe_missing(loc.last)}"
     if loc.reversed:
         detail = f"{loc.raw} is reversed (L{loc.first} comes after L{loc.last})"
         if missing:
@@ -262,7 +263,7 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
         return Target(source_id, source, Status.REVERSED, lines, _span(lines), detail + dup_note,
                       end, loc, dup)
     if end is not None:
-        shown = f"; showing {len(lines)} line(s) that exist" if lines else ""
+        shown = f"; showing the {_lines_word(len(lines))} that exist" if lines else ""
         return Target(source_id, source, Status.OUT_OF_RANGE, lines, _span(lines),
                       missing + shown + dup_note, end, loc, dup)
     detail = _lines_word(len(lines))

@@ -126,3 +126,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     rc, out, err = run(capsys, str(path), *args)
     assert rc == 2 and out == ""
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_all_shapes_fixture_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    case = Path(__file__).parent.parent / "data" / "material" / "all-shapes.case.json"
+    rc, out, err = run(capsys, str(case))
+    assert rc == 0
+    assert "tool_outputs[1]:10:1: CV503" in err
+    rows = [line.split()[:4] for line in out.splitlines()]
+    assert rows[3:5] == [["4", "turn1view0", "-", "whole-source"],
+                         ["4", "ctx1", "-", "whole-source"]]
+    assert [r[3] for r in rows[-3:]] == ["line-out-of-range", "line-locator-on-unlined-source",
+                                         "unknown-source"]

@@ -408,3 +408,41 @@ def test_generated_material_of_every_shape_resolves_exactly(
                 assert t.text.split("\n")[0] == want[0][1] or "\n" in want[0][1]
     repeats = sum(len(e.lines) - len({n for n, _ in e.lines}) for e in expected)
     assert sum(d.code == "CV501" for d in material.diagnostics) == repeats
+
+
+def test_all_shapes_fixture_resolves_as_a_reader_expects() -> None:
+    path = Path(__file__).parent.parent / "data" / "material" / "all-shapes.case.json"
+    case = Case.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    material = case_material(case)
+    kinds = {s.id: s.kind.value for s in material.sources}
+    assert kinds == {"turn0file0": "line", "turn0file1": "block", "turn1view0": "document",
+                     "turn1view1": "line", "turn1view2": "line", "ctx1": "context",
+                     "faq": "file"}
+    assert [d.code for d in material.diagnostics] == ["CV503"]
+    report = material.get("turn0file0")
+    assert report is not None and report.meta("Author") == "Ops team"
+    assert [line.label for line in report.lines] == [12, 13, 15]
+    assert "(table omitted)" in report.text
+    res = resolve(scan(case.answer, known_ids=material.ids()).citations, material)
+    got = [(t.source_id, t.status.value, t.text) for r in res for t in r.targets]
+    assert got[:8] == [
+        ("turn0file0", "ok", "The pilot ran for six weeks in two regions.\n"
+                             "41 of 50 participants finished it."),
+        ("turn0file0", "ok", "Costs stayed 8% under budget."),
+        ("turn0file1", "whole-source", "The steering group recommends a national roll-out.\n"
+                                       "It asks for a review after one year."),
+        ("turn1view0", "whole-source", "The programme will be extended to all regions in "
+                                       "autumn."),
+        ("ctx1", "whole-source", "The board approved the extension unanimously."),
+        ("turn1view1", "ok", "A consultation starts in May."),
+        ("turn1view2", "ok", "Budget: 2.4 million."),
+        ("faq", "ok", "Who can join? Any team."),
+    ]
+    gap, unlined, unknown = (r.targets[0] for r in res[-3:])
+    assert (gap.status, gap.out_of_range_end, gap.labels) == (Status.OUT_OF_RANGE, "last", (13,))
+    assert "skip from L13 to L15" in gap.detail
+    assert unlined.status is Status.NO_LINES and "Block4" in unlined.detail
+    assert unknown.status is Status.UNKNOWN_SOURCE
+    assert case.context is not None
+    assert [case.context[s:e] for o, s, e in material.outside if o == "context"] == [
+        "Background notes (not citable)."]
