@@ -8,8 +8,16 @@ import sys
 
 from citeview.commands._common import add_families
 from citeview.commands._io import read_text
+from citeview.commands.open import add_input_arguments, dataset_from_args
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
+from citeview.core.formats import (
+    Dataset,
+    ListDataset,
+    load_input,
+    parse_document_option,
+    record_to_case,
+)
 from citeview.core.markers import scan
 from citeview.core.material import case_material
 from citeview.core.resolution import Resolution, Target, resolve
@@ -22,34 +30,37 @@ _SHOWN = 72
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("case", help="case JSON file (id, question, tool_outputs, context, "
-                        "documents, answer), or - for stdin")
+    add_input_arguments(parser)
+    parser.add_argument("--case", metavar="ID", help="resolve only this case of a dataset")
     parser.add_argument("--json", action="store_true",
                         help="print a JSON list, one object per citation, with full cited text")
-    parser.add_argument(
-        "--document", action="append", default=[], metavar="ID=PATH",
-        help="add a text or Markdown file as a source with this id (its lines are L1..Ln); "
-        "repeatable",
-    )
     add_families(parser)
 
 
-def _load_case(path: str) -> Case:
-    text = read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: "
-                         f"{err.msg})") from None
-    default_id = "case" if path == "-" else path.rsplit("/", 1)[-1].split(".", 1)[0] or "case"
-    return Case.from_dict(data, default_id)
-
-
-def _document_option(value: str) -> tuple[str, str]:
-    sid, sep, path = value.partition("=")
-    if not sep or not sid.strip() or not path:
-        raise InputError(f"--document {value!r}: expected ID=PATH")
-    return sid.strip(), read_text(path)
+def _dataset(args: argparse.Namespace) -> Dataset:
+    """FILE (any input format, or - for a case JSON on stdin) or plain files. ``--document``
+    with FILE adds that file as a source to every case."""
+    plain = bool(args.material or args.context or args.answer)
+    if args.file == "-" and not plain:
+        text = read_text("-")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise InputError(f"<stdin>: not valid JSON (line {err.lineno}, column {err.colno}: "
+                             f"{err.msg})") from None
+        dataset: Dataset = ListDataset([record_to_case(data, "case")], None, "case")
+    elif args.file and args.document and not plain:
+        dataset = load_input(args.file)
+    else:
+        return dataset_from_args(args)
+    extra = dict(parse_document_option(v) for v in args.document)
+    if not extra:
+        return dataset
+    docs = {sid: read_text(path) for sid, path in extra.items()}
+    cases = [dataset.get(i) for i in range(len(dataset))]
+    for case in cases:
+        case.documents.update(docs)
+    return ListDataset(cases, dataset.path, dataset.kind)
 
 
 def abbreviate(text: str, width: int = _SHOWN) -> str:
@@ -79,13 +90,42 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    case = _load_case(args.case)
-    for value in args.document:
-        sid, text = _document_option(value)
-        case.documents[sid] = text
+    dataset = _dataset(args)
+    if args.case is not None:
+        try:
+            indices = [dataset.index_of(args.case)]
+        except KeyError:
+            raise InputError(f"--case {args.case}: no such case in "
+                             f"{dataset.path or 'the input'}") from None
+    else:
+        indices = list(range(len(dataset)))
+    many = len(indices) > 1
+    out: list[dict[str, object]] = []
+    for i in indices:
+        case = dataset.get(i)
+        resolutions = _resolve_case(case, args.families)
+        if args.json:
+            for r in resolutions:
+                d = r.to_dict()
+                out.append({"case": case.id, **d} if many else d)
+            continue
+        if not resolutions:
+            print(f"{case.id}: no citations")
+            continue
+        if many:
+            print(f"{case.id}:")
+        for line in _table([_row(r, t) for r in resolutions for t in r.targets]):
+            print(f"  {line}" if many else line)
+    if args.json:
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    return 0
+
+
+def _resolve_case(case: Case, families: tuple[str, ...]) -> list[Resolution]:
+    """Resolutions of ``case``; material diagnostics go to stderr with their position."""
     material = case_material(case)
-    citations = scan(case.answer, args.families, known_ids=material.ids()).citations
-    resolutions = resolve(citations, material)
+    citations = scan(case.answer, families, known_ids=material.ids()).citations
     texts = {f"tool_outputs[{i}]": t for i, t in enumerate(case.tool_outputs)}
     if case.context is not None:
         texts["context"] = case.context
@@ -97,13 +137,4 @@ def run(args: argparse.Namespace) -> int:
             where = f"{origin}:{line}:{col}"
         msg = d.message.removeprefix(f"{origin}: ") if origin else d.message
         print(f"citeview: {d.severity.value}: {where}: {d.code} {d.name}: {msg}", file=sys.stderr)
-    if args.json:
-        json.dump([r.to_dict() for r in resolutions], sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
-        return 0
-    if not resolutions:
-        print(f"{case.id}: no citations")
-        return 0
-    for line in _table([_row(r, t) for r in resolutions for t in r.targets]):
-        print(line)
-    return 0
+    return resolve(citations, material)

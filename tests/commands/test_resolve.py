@@ -110,8 +110,8 @@ def test_case_without_citations(tmp_path: Path, capsys: pytest.CaptureFixture[st
     ("content", "args", "message"),
     [
         (None, [], "no such file"),
-        ("{not json", [], "not valid JSON"),
-        ('["a"]', [], "must be a JSON object"),
+        ("{not json", [], "invalid JSON at line 1"),
+        ('["a"]', [], "unknown format"),
         ('{"answer": 3}', [], "\"answer\" must be a string"),
         ('{"answer": "x"}', ["--document", "noequals"], "expected ID=PATH"),
         ('{"answer": "x"}', ["--document", "a=/nonexistent/file.md"], "no such file"),
@@ -126,6 +126,28 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     rc, out, err = run(capsys, str(path), *args)
     assert rc == 2 and out == ""
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_dataset_and_plain_files_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """resolve reads every input format: a JSONL dataset (all cases, or --case) and plain files."""
+    rc, out, _ = run(capsys, str(SAMPLES / "policies.dataset.jsonl"), "--json")
+    rows = json.loads(out)
+    assert rc == 0
+    assert {r["case"] for r in rows} == {"handbook-line-level", "contract-block-level",
+                                         "opinion-injected-context", "transit-multi-turn",
+                                         "handbook-rule-breaking"}
+    rc, out, _ = run(capsys, str(SAMPLES / "policies.dataset.jsonl"), "--case",
+                     "transit-multi-turn", "--json")
+    assert [r["source_ids"] for r in json.loads(out)][1] == ["turn0search1",
+                                                           "turn1news0"]
+    material = tmp_path / "m.txt"
+    material.write_text(json.loads((SAMPLES / "handbook-line-level.case.json").read_text(
+        encoding="utf-8"))["tool_outputs"][0], encoding="utf-8")
+    answer = tmp_path / "a.txt"
+    answer.write_text("Three days.\ue200cite\ue202turn0file0\ue202L1\ue201", encoding="utf-8")
+    rc, out, _ = run(capsys, "--material", str(material), "--answer", str(answer))
+    assert rc == 0 and "turn0file0" in out and " ok " in out
+    assert "Employees may work remotely up to three days per week." in out
 
 
 def test_all_shapes_fixture_rows(capsys: pytest.CaptureFixture[str]) -> None:
