@@ -1,4 +1,13 @@
-"""The core: pure Python (no Qt), typed. Markers, material, locators, resolution, lint, formats."""
+"""The core: pure Python (no Qt), typed. Markers, material, locators, resolution, lint, formats.
+
+The names below are importable from ``citeview.core`` directly. Modules with heavier imports
+(lint pulls in markdown-it-py) load on first use, so ``citeview parse`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from citeview.core.cases import Case
 from citeview.core.diagnostics import RULES, Diagnostic, Rule, Severity
@@ -19,9 +28,58 @@ from citeview.core.markers import (
 )
 from citeview.core.text import Utf16Map, from_utf16, split_lines, to_utf16
 
+if TYPE_CHECKING:
+    from citeview.core.claims import claim_spans
+    from citeview.core.formats import Dataset, ListDataset, load_input
+    from citeview.core.lint import lint
+    from citeview.core.material import (
+        Material,
+        Source,
+        SourceKind,
+        SourceLine,
+        case_material,
+        file_source,
+        parse_context,
+        parse_tool_output,
+    )
+    from citeview.core.policy import Policy
+    from citeview.core.prepare import Document, prepare_material
+    from citeview.core.prompts import instructions, policy_for
+    from citeview.core.resolution import Resolution, Status, Target, resolve
+    from citeview.core.support import support_score
+
+_LAZY = {
+    "claim_spans": "claims",
+    "Dataset": "formats", "ListDataset": "formats", "load_input": "formats",
+    "lint": "lint",
+    "Material": "material", "Source": "material", "SourceKind": "material",
+    "SourceLine": "material", "case_material": "material", "file_source": "material",
+    "parse_context": "material", "parse_tool_output": "material",
+    "Policy": "policy",
+    "Document": "prepare", "prepare_material": "prepare",
+    "instructions": "prompts", "policy_for": "prompts",
+    "Resolution": "resolution", "Status": "resolution", "Target": "resolution",
+    "resolve": "resolution",
+    "support_score": "support",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'citeview.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"citeview.core.{module}"), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
-    "DELIMITER", "RULES", "START", "STOP", "Case", "Citation", "Diagnostic", "InputError",
-    "Locator", "Recovery", "Rule", "ScanResult", "Severity", "StrippedText", "Utf16Map",
-    "decode_literal_escapes", "extract_citations", "from_utf16", "parse_locator", "scan",
-    "split_lines", "strip_citations", "to_utf16",
+    "DELIMITER", "RULES", "START", "STOP", "Case", "Citation", "Dataset", "Diagnostic",
+    "Document", "InputError", "ListDataset", "Locator", "Material", "Policy", "Recovery",
+    "Resolution", "Rule", "ScanResult", "Severity", "Source", "SourceKind", "SourceLine",
+    "Status", "StrippedText", "Target", "Utf16Map", "case_material", "claim_spans",
+    "decode_literal_escapes", "extract_citations", "file_source", "from_utf16", "instructions",
+    "lint", "load_input", "parse_context", "parse_locator", "parse_tool_output", "policy_for",
+    "prepare_material", "resolve", "scan", "split_lines", "strip_citations", "support_score",
+    "to_utf16",
 ]
