@@ -21,7 +21,7 @@ from citeview.core.formats import (
 from citeview.core.markers import scan
 from citeview.core.material import case_material
 from citeview.core.resolution import Resolution, Target, resolve
-from citeview.core.text import LineIndex
+from citeview.core.text import LineIndex, may_hold_surrogates, scrub_surrogates
 
 HELP = "resolve every citation of a case to its source and cited lines"
 
@@ -48,6 +48,8 @@ def _dataset(args: argparse.Namespace) -> Dataset:
         except json.JSONDecodeError as err:
             raise InputError(f"<stdin>: not valid JSON (line {err.lineno}, column {err.colno}: "
                              f"{err.msg})") from None
+        if may_hold_surrogates(text):
+            data = scrub_surrogates(data)
         dataset: Dataset = ListDataset([record_to_case(data, "case")], None, "case")
     elif args.file and args.document and not plain:
         dataset = load_input(args.file)

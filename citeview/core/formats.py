@@ -24,6 +24,7 @@ from typing import Any
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
+from citeview.core.text import may_hold_surrogates, scrub_surrogates
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SESSION_SUFFIX = ".citeview"
@@ -247,6 +248,8 @@ def load_input(path: str) -> Dataset:
         first, end = decoder.raw_decode(text, start)
     except json.JSONDecodeError as err:
         raise InputError(_json_error(path, err, text)) from None
+    if may_hold_surrogates(text):
+        first = scrub_surrogates(first)
     more = _NON_SPACE_RE.search(text, end)
     if more is not None:
         # More after the first value: a JSONL dataset if the first value ended its line.
@@ -582,10 +585,11 @@ def _decode(data: bytes, path: str | None, lineno: int | None = None) -> str:
 def _parse_line(line: bytes, path: str | None, lineno: int) -> object:
     text = _decode(line, path, lineno)
     try:
-        return json.loads(text)
+        obj = json.loads(text)
     except json.JSONDecodeError as err:
         raise InputError(f"{path} line {lineno}: invalid JSON at column {err.colno}: "
                          f"{err.msg}") from None
+    return scrub_surrogates(obj) if may_hold_surrogates(text) else obj
 
 
 def _record_id(obj: object, default_id: str, path: str | None, lineno: int) -> str:

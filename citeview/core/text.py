@@ -101,3 +101,28 @@ def from_utf16(text: str, unit: int) -> int:
     """Code-point offset of the UTF-16 ``unit`` offset in ``text`` (a unit inside a surrogate pair
     maps to the character's start)."""
     return Utf16Map(text).from_utf16(unit)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# A JSON \u escape of a surrogate: the only way parsed JSON gets one into a Python string.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def scrub_surrogates(value: object) -> object:
+    """``value`` (parsed JSON) with lone surrogates in every string replaced by U+FFFD.
+
+    JSON may escape half a surrogate pair (``"\\ud800"``); Python keeps it as a lone surrogate,
+    which cannot be encoded as UTF-8 and would crash printing, SQLite and Qt far from the input.
+    """
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [scrub_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {scrub_surrogates(k): scrub_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def may_hold_surrogates(json_text: str) -> bool:
+    """True when ``json_text`` has an escaped surrogate (pairs too: cheap, rarely true)."""
+    return _SURROGATE_ESCAPE.search(json_text) is not None

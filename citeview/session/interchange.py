@@ -25,6 +25,7 @@ from typing import IO, Any
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
 from citeview.core.formats import _check_file, _decode, _json_error, _read_all
+from citeview.core.text import may_hold_surrogates, scrub_surrogates
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
 from citeview.session.store import (
     _DOC_EXTRA,
@@ -117,6 +118,8 @@ def read_document(path: str) -> dict[str, Any]:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
         raise InputError(_json_error(path, err, text)) from None
+    if may_hold_surrogates(text):
+        doc = scrub_surrogates(doc)
     try:
         validate_document(doc)
     except InputError as err:

@@ -268,3 +268,21 @@ def test_every_format_of_a_case_gives_the_same_content(question: str, answer: st
     for got in loaded:
         assert (got.tool_outputs, got.question, got.answer) == (outputs, question, answer)
     assert (plain.tool_outputs, plain.answer) == (outputs, answer)
+
+
+def test_escaped_lone_surrogates_become_replacement_characters(tmp_path: Path) -> None:
+    """JSON can escape half a surrogate pair; such text must not crash printing or storage."""
+    from citeview.session.store import Session
+
+    raw = '{"id": "x\\ud800", "answer": "bad \\udc00 text \\ud83d\\ude00", "tool_outputs": []}'
+    for name, text in (("one.case.json", raw), ("many.jsonl", raw + "\n" + raw.replace("x", "y"))):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        dataset = load_input(str(path))
+        case = dataset.get(0)
+        assert case.id == "x\ufffd"
+        assert case.answer == "bad \ufffd text 😀"  # a real pair stays one emoji
+        case.answer.encode("utf-8")
+        session = Session.create(str(tmp_path / f"{name}.citeview"), dataset)
+        assert session.get_case(session.case_ids()[0]).answer == case.answer
+        session.close()
