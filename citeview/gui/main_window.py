@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
         self.errors: list[str] = []
         self.chip_menu: QMenu | None = None  # the last chip context menu shown
         self.error_dialogs = True  # tests turn dialogs off and read self.errors
+        self.use_sessions = True  # open_path keeps a review session beside the input
         self._gen = 0
         self._pending: tuple[int | None, int] | None = None  # (citation, source) after load
         self._syncing = False
@@ -146,6 +147,11 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build_ui()
         self._build_menus()
+        from citeview.gui.review import ReviewController
+
+        self.review = ReviewController(self)
+        self.go_menu.insertAction(self.go_menu.actions()[0], self.review.prev_action)
+        self.go_menu.insertAction(self.review.prev_action, self.review.next_action)
         self._restore_settings()
 
     # ------------------------------------------------------------------------------ layout
@@ -216,15 +222,27 @@ class MainWindow(QMainWindow):
         self.split_right = QSplitter(Qt.Orientation.Vertical)
         self.split_right.setObjectName("right")
         self.split_right.addWidget(self.split_panes)
-        self.split_right.addWidget(self.citations_table)
+        self.citations_filter = QComboBox()
+        self.citations_filter.setObjectName("citations-filter")
+        self.citations_filter.setToolTip("Which citations the table lists (and J/K visit)")
+        self.citations_filter.currentIndexChanged.connect(self._apply_citations_filter)
+        self.cases_filter = QComboBox()
+        self.cases_filter.setObjectName("cases-filter")
+        self.cases_filter.setToolTip("Which cases the list shows")
+        self.cases_filter.currentIndexChanged.connect(self._apply_cases_filter)
+        self.fill_filters(())
+        self.cases_box = _boxed(self.cases_table, "Cases", self.cases_filter)
+        self.split_right.addWidget(_boxed(self.citations_table, "Citations",
+                                          self.citations_filter))
         self.split_right.setStretchFactor(0, 4)
         self.split_right.setStretchFactor(1, 1)
 
+
         self.split_left = QSplitter(Qt.Orientation.Vertical)
         self.split_left.setObjectName("left")
-        self.split_left.addWidget(self.cases_table)
+        self.split_left.addWidget(self.cases_box)
         self.split_left.addWidget(self.sources_table)
-        self.cases_table.hide()
+        self.cases_box.hide()
 
         self.split_main = QSplitter(Qt.Orientation.Horizontal)
         self.split_main.setObjectName("main")
@@ -338,8 +356,7 @@ class MainWindow(QMainWindow):
         self._action(m, "&Actual Size", lambda: self.set_zoom(0), "Ctrl+0")
 
         m = bar.addMenu("&Go")
-        self._action(m, "&Next Citation", self.next_citation, "F8")
-        self._action(m, "&Previous Citation", self.previous_citation, "Shift+F8")
+        self.go_menu = m  # the review adds Next/Previous Citation (J/K, F8/Shift+F8)
         self._action(m, "Next &Source of Citation", self.next_source_of_citation, "Ctrl+F8")
         m.addSeparator()
         self._action(m, "Next &Case", self.next_case, "Ctrl+PgDown")
@@ -416,6 +433,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, ev: QCloseEvent) -> None:  # noqa: N802
         self.save_settings()
+        self.review.close()  # every verdict is already committed; this releases the lock
         self._executor.shutdown(wait=False, cancel_futures=True)
         super().closeEvent(ev)
 
@@ -450,27 +468,54 @@ class MainWindow(QMainWindow):
         except OSError as err:
             self.show_error(f"{path}: {err.strerror or err}")
             return False
-        self.open_dataset(dataset, path=path, case_id=case_id)
+        if not self.use_sessions:
+            self.open_dataset(dataset, path=path, case_id=case_id)
+            self._add_recent(path)
+            return True
+        session = self.review.open_for(path, dataset)
+        if session is None:
+            return False
+        self.open_session(session, path=path, case_id=case_id)
         self._add_recent(path)
         return True
 
+    def open_session(self, session: Any, path: str | None = None,
+                     case_id: str | None = None) -> None:
+        """Review ``session``: its cases, resuming at the first case not done (or ``case_id``).
+        ``path`` is the input it came from (watched for changes) or the session file."""
+        self.review.attach(session)
+        if case_id is None:
+            first = session.first_not_done()
+            ids = session.case_ids()
+            if first is not None and ids:
+                case_id = ids[first]
+            elif ids:
+                case_id = ids[-1]
+                self.statusBar().showMessage("Every case is done", 8000)
+        self.open_dataset(session.dataset(), path=path or session.path, case_id=case_id,
+                          session=session)
+        self.answer.setFocus()  # the review keys, not a filter box, get the first key press
+
     def open_dataset(self, dataset: Any, path: str | None = None, case_id: str | None = None,
-                     citation: int | None = 0) -> None:
+                     citation: int | None = 0, session: Any = None) -> None:
         """Show ``dataset`` (a :class:`citeview.core.formats.Dataset`), at ``case_id`` or its
-        first case, with ``citation`` active once the case is ready."""
+        first case, with ``citation`` active once the case is ready. Without ``session`` there
+        is no review (snapshots, ``citeview open``)."""
+        self.review.attach(session)
         self.dataset = dataset
         old = self.path
         self.path = path if path is not None else getattr(dataset, "path", None)
         if old and old != self.path and old in self._watcher.files():
             self._watcher.removePath(old)
-        if self.path and os.path.isfile(self.path) and self.path not in self._watcher.files():
+        if (self.path and os.path.isfile(self.path) and self.path not in self._watcher.files()
+                and not self.path.endswith(".citeview")):  # a session changes with each verdict
             self._watcher.addPath(self.path)
         ids = dataset.case_ids()
         self.cases_model.question_of = self._question_of
         self.cases_model.set_ids(ids)
         # The review state column stays hidden until a review session provides states.
         self.cases_table.setColumnHidden(2, self.cases_model.state_of is None)
-        self.cases_table.setVisible(len(ids) > 1)
+        self.cases_box.setVisible(len(ids) > 1)
         fit_columns(self.cases_table, 160)
         index = 0
         if case_id is not None:
@@ -555,6 +600,8 @@ class MainWindow(QMainWindow):
         if isinstance(result, Exception):
             self.show_error(str(result))
             return
+        if self.review.blind:
+            result = None  # blind: the reviewer judges without the linter's opinion
         changed = self.view.apply_lint(result)  # type: ignore[arg-type]
         if changed:
             self.answer.update_chips([self.view.citations[i].chip for i in changed])
@@ -569,7 +616,7 @@ class MainWindow(QMainWindow):
             finally:
                 self._syncing = False
         if self.raw_mode:
-            self.raw.set_answer(self.view.case.answer, self.view.diagnostics)
+            self.raw.set_answer(self.view.case.answer, self._shown_diagnostics())
             self._raw_active()
         else:
             self._raw_stale = True
@@ -596,8 +643,11 @@ class MainWindow(QMainWindow):
         self.view = view
         claims = [(view.case.answer[s:e], (s, e)) for s, e in (c.claim for c in view.citations)]
         self.answer.set_prepared(prepared, claims)
+        judged = self.review.decorate(view)
+        if judged:
+            self.answer.update_chips([view.citations[i].chip for i in judged])
         if self.raw_mode:
-            self.raw.set_answer(view.case.answer, view.diagnostics)
+            self.raw.set_answer(view.case.answer, self._shown_diagnostics())
         self._raw_stale = not self.raw_mode
         self.sources_model.set_rows(view.sources)
         self.citations_model.set_view(view)
@@ -667,9 +717,16 @@ class MainWindow(QMainWindow):
         finally:
             self._syncing = False
         more = f" (source {source + 1} of {n}: {sid})" if n > 1 else ""
-        codes = "".join(f" \u00b7 {d.code} {d.name}" for d in cv.diagnostics)
+        codes = ("" if self.review.blind else
+                 "".join(f" \u00b7 {d.code} {d.name}" for d in cv.diagnostics))
+        keys = ""
+        if self.review.session is not None:
+            labels = self.review.session.labels
+            keys = "   [" + "  ".join(f"{k} {lab}" for k, lab in enumerate(labels[:9], 1)) + \
+                "  0 clear  N note  J/K move  Ctrl+Enter done]"
         self.statusBar().showMessage(
-            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}")
+            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}"
+            + keys)
         self.citationChanged.emit(index)
 
     def refresh_citation(self, index: int) -> None:
@@ -719,7 +776,7 @@ class MainWindow(QMainWindow):
     def _tooltip_for(self, index: int) -> list[str]:
         if self.view is None or not 0 <= index < len(self.view.citations):
             return []
-        return self.view.citations[index].tooltip_lines()
+        return self.view.citations[index].tooltip_lines(self.review.blind)
 
     def _on_citation_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if self._syncing or not current.isValid():
@@ -823,7 +880,7 @@ class MainWindow(QMainWindow):
         self.raw_mode = bool(raw)
         self.raw_action.setChecked(self.raw_mode)
         if self.raw_mode and self.view is not None and getattr(self, "_raw_stale", True):
-            self.raw.set_answer(self.view.case.answer, self.view.diagnostics)
+            self.raw.set_answer(self.view.case.answer, self._shown_diagnostics())
             self._raw_stale = False
         self.answer_stack.setCurrentWidget(self.raw if self.raw_mode else self.answer)
         if self.raw_mode:
@@ -894,7 +951,17 @@ class MainWindow(QMainWindow):
         return False
 
     def save_as_dialog(self) -> None:
-        """Save the current case as case JSON (sessions, issue 5, will add their own format)."""
+        """Save As: the review session (a copy made with SQLite's backup API; work continues in
+        the copy), or without a session the current case as case JSON."""
+        if self.review.session is not None:
+            s = self.review.session
+            path, _ = QFileDialog.getSaveFileName(self, "Save Session As", s.path,
+                                                  "citeview session (*.citeview)")
+            if path:
+                if not path.endswith(".citeview"):
+                    path += ".citeview"
+                self.review.save_as(path)
+            return
         if self.view is None:
             return
         path, _ = QFileDialog.getSaveFileName(self, "Save Case As", f"{self.view.case.id}.json",
@@ -934,9 +1001,18 @@ class MainWindow(QMainWindow):
         except InputError as err:
             self.show_error(str(err))
             return
+        session = self.review.session
+        if session is not None and not session.readonly and dataset.kind != "session":
+            try:
+                session.sync_from(dataset)  # answers changed: annotations re-attached
+            except InputError as err:
+                self.show_error(str(err))
+                return
+            dataset = session.dataset()
+            self.review._reload_from_session()
         self.dataset = dataset
         self.cases_model.set_ids(dataset.case_ids())
-        self.cases_table.setVisible(len(dataset) > 1)
+        self.cases_box.setVisible(len(dataset) > 1)
         index = 0
         if case_id is not None:
             try:
@@ -958,6 +1034,101 @@ class MainWindow(QMainWindow):
                 self.open_path(url.toLocalFile())
                 ev.acceptProposedAction()
                 return
+
+    # ------------------------------------------------------------------------------ review
+
+    def _shown_diagnostics(self) -> list[Any]:
+        """Answer diagnostics the panes show: none in blind mode."""
+        if self.view is None or self.review.blind:
+            return []
+        return list(self.view.diagnostics)
+
+    def blind_changed(self) -> None:
+        """Blind mode toggled: hide or show lint findings and hints everywhere."""
+        blind = self.review.blind
+        self.citations_table.setColumnHidden(CitationsModel.HINT_COLUMN, blind)
+        self.citations_table.setColumnHidden(CitationsModel.DIAGNOSTICS_COLUMN, blind)
+        self._apply_citations_filter()
+        if self.view is not None:
+            self.show_case(self.case_index, citation=self.active, source=self.active_source)
+
+    def fill_filters(self, labels: Any) -> None:
+        """Filter choices: all, not yet judged, problems only, and one per verdict label."""
+        for combo, first in ((self.citations_filter,
+                              [("All citations", "all"), ("Not yet judged", "not judged"),
+                               ("Problems only", "problems")]),
+                             (self.cases_filter,
+                              [("All cases", "all"), ("Not done", "not done"),
+                               ("Done", "done"), ("Problems only", "problems")])):
+            combo.blockSignals(True)
+            combo.clear()
+            for text, data in first:
+                combo.addItem(text, data)
+            for label in labels:
+                combo.addItem(f"Verdict: {label}", f"verdict:{label}")
+            combo.blockSignals(False)
+        self._apply_citations_filter()
+        self._apply_cases_filter()
+
+    def set_citations_filter(self, kind: Any) -> None:
+        """``"all"``, ``"not judged"``, ``"problems"`` or ``("verdict", label)``."""
+        if isinstance(kind, tuple):
+            kind = f"verdict:{kind[1]}"
+        i = self.citations_filter.findData(kind)
+        self.citations_filter.setCurrentIndex(max(i, 0))
+
+    def set_cases_filter(self, kind: Any) -> None:
+        """``"all"``, ``"not done"``, ``"done"``, ``"problems"`` or ``("verdict", label)``."""
+        if isinstance(kind, tuple):
+            kind = f"verdict:{kind[1]}"
+        i = self.cases_filter.findData(kind)
+        self.cases_filter.setCurrentIndex(max(i, 0))
+
+    def _apply_citations_filter(self, *_: Any) -> None:
+        kind = self.citations_filter.currentData()
+        review = getattr(self, "review", None)
+        blind = bool(review is not None and review.blind)
+
+        def accept(row: Any) -> bool:
+            c = row.citation
+            if c is None:  # a diagnostic no citation explains
+                if blind:
+                    return False
+                return kind in (None, "all") or (
+                    kind == "problems" and row.diagnostic.severity.value == "error")
+            if kind == "not judged":
+                return not c.verdict
+            if kind == "problems":
+                return bool(c.problem)
+            if isinstance(kind, str) and kind.startswith("verdict:"):
+                return kind[8:] in c.verdicts
+            return True
+
+        self.citations_proxy.set_row_filter(
+            None if kind in (None, "all") and not blind else accept)
+
+    def _apply_cases_filter(self, *_: Any) -> None:
+        kind = self.cases_filter.currentData()
+        review = getattr(self, "review", None)
+        if review is None:
+            return
+        if kind == "problems":
+            review.check_problems()
+
+        def accept(row: Any) -> bool:
+            i, cid = row
+            state = review.case_state(cid).value
+            if kind == "not done":
+                return state != "done"
+            if kind == "done":
+                return state == "done"
+            if kind == "problems":
+                return bool(review.case_problem(i))
+            if isinstance(kind, str) and kind.startswith("verdict:"):
+                return review.case_verdict(cid) == kind[8:]
+            return True
+
+        self.cases_proxy.set_row_filter(None if kind in (None, "all") else accept)
 
     # ------------------------------------------------------------------------------ snapshots
 
@@ -981,6 +1152,25 @@ class MainWindow(QMainWindow):
             "highlighted_text": self.source.highlighted_text(),
             "raw": self.raw_mode,
         }
+
+
+def _boxed(table: QTableView, title: str, combo: QComboBox) -> QWidget:
+    """A table with a one-line header holding its filter."""
+    box = QWidget()
+    lay = QVBoxLayout(box)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.setSpacing(0)
+    head = QHBoxLayout()
+    head.setContentsMargins(6, 2, 2, 2)
+    label = QLabel(title)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    head.addWidget(label)
+    head.addStretch(1)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    head.addWidget(combo)
+    lay.addLayout(head)
+    lay.addWidget(table, 1)
+    return box
 
 
 class _PlaceholderSourceView(QWidget):

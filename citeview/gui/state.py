@@ -50,7 +50,38 @@ class CitationView:
     targets: tuple[Any, ...]  # resolution Targets, one per source id
     claim: tuple[int, int]  # code points in the answer
     diagnostics: tuple[Diagnostic, ...] = ()
-    verdict: str | None = None
+    verdict: str | None = None  # summary: set when every source of the citation is judged
+    # Per source id (same order as ``citation.source_ids``): this annotator's verdict and note.
+    verdicts: tuple[str | None, ...] = ()
+    notes: tuple[str, ...] = ()
+    # Lexical support per source (a triage hint, never a verdict); None when not computable.
+    support: tuple[float | None, ...] = ()
+    others: tuple[str, ...] = ()  # other annotators' verdicts, one line each (not when blind)
+
+    def set_judgements(self, verdicts: Sequence[str | None], notes: Sequence[str]) -> None:
+        """This annotator's verdicts and notes per source; the chip shows annotated once every
+        source has a verdict."""
+        self.verdicts = tuple(verdicts)
+        self.notes = tuple(notes)
+        given = [v for v in self.verdicts if v]
+        if given and len(given) == len(self.verdicts):
+            self.verdict = " / ".join(dict.fromkeys(given))
+        else:
+            self.verdict = None
+
+    @property
+    def verdict_text(self) -> str:
+        """For the table: the summary, or per source when only some are judged."""
+        if self.verdict:
+            return self.verdict
+        if any(self.verdicts):
+            return " / ".join(v or "\u2014" for v in self.verdicts)
+        return ""
+
+    @property
+    def best_support(self) -> float | None:
+        known = [s for s in self.support if s is not None]
+        return max(known) if known else None
 
     @property
     def number(self) -> int:
@@ -85,8 +116,9 @@ class CitationView:
         return Chip(self.index, state, len(self.citation.source_ids),
                     self.citation.recovered is not None, self.problem)
 
-    def tooltip_lines(self) -> list[str]:
-        """Plain text lines: per source its title and the first cited lines, then problems."""
+    def tooltip_lines(self, blind: bool = False) -> list[str]:
+        """Plain text lines: per source its title and the first cited lines, then problems.
+        ``blind`` leaves out lint findings, the support hint and other annotators' verdicts."""
         out: list[str] = []
         head = f"Citation {self.number}"
         if self.citation.locator:
@@ -107,10 +139,20 @@ class CitationView:
                 detail = getattr(target, "detail", "") or status
                 out.append(f"  \u26a0 {detail}")
             out.extend("  " + line for line in cited_lines(target))
-        for d in self.diagnostics:
-            out.append(f"{d.code} {d.severity.value}: {d.message}")
-        if self.verdict:
-            out.append(f"Verdict: {self.verdict}")
+        if not blind:
+            for d in self.diagnostics:
+                out.append(f"{d.code} {d.severity.value}: {d.message}")
+            hints = [f"{sid} {s:.0%}" for sid, s in zip(self.citation.source_ids, self.support,
+                                                         strict=False) if s is not None]
+            if hints:
+                out.append("Word-overlap hint (triage only, not a verdict): " + ", ".join(hints))
+        if any(self.verdicts) or self.verdict:
+            out.append(f"Your verdict: {self.verdict_text}")
+        notes = [n for n in self.notes if n]
+        if notes:
+            out.append("Note: " + " | ".join(notes))
+        if not blind:
+            out.extend(self.others)
         return out
 
 
@@ -240,6 +282,7 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
 
     claims = list(claim_spans(case.answer, citations))
     views = _attach(citations, targets, claims, result.diagnostics, verdicts or {})
+    _add_support(case.answer, views)
 
     counts: dict[str, int] = {}
     missing: list[str] = []
@@ -268,6 +311,24 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     if with_lint:
         cv.apply_lint(lint_case(case, policy))
     return cv
+
+
+def _add_support(answer: str, views: Sequence[CitationView]) -> None:
+    """The lexical support hint of each resolved source (core/support.py; one tokenisation of
+    each distinct cited text per case)."""
+    support_mod = _optional("citeview.core.support")
+    if support_mod is None:
+        return
+    scorer = support_mod.SupportScorer()
+    for v in views:
+        claim = answer[v.claim[0]:v.claim[1]]
+        scores: list[float | None] = []
+        for k in range(len(v.citation.source_ids)):
+            target = v.targets[k] if k < len(v.targets) else None
+            ok = bool(getattr(target, "ok", False))
+            scores.append(scorer.score(claim, target.text) if ok and target is not None
+                          else None)
+        v.support = tuple(scores)
 
 
 def lint_case(case: Case, policy: Any = None) -> list[Diagnostic] | None:

@@ -172,7 +172,15 @@ class IssueRow:
 class CitationsModel(_RowsModel):
     """Citations (reading order) interleaved with answer diagnostics not tied to a citation."""
 
-    HEADERS = ("#", "Sources", "Locator", "Status", "Verdict", "Diagnostics")
+    HEADERS = ("#", "Sources", "Locator", "Status", "Verdict", "Overlap hint", "Diagnostics")
+    HEADER_TIPS = ("Citation number, reading order", "Cited source ids", "Locator",
+                   "Resolution status", "Your verdict",
+                   "Triage hint, never a verdict: share of the claim's content words found in "
+                   "the cited text (best source). Paraphrase scores low; negation can score "
+                   "high.", "Lint findings")
+    HINT_COLUMN = 5
+    DIAGNOSTICS_COLUMN = 6
+    blind = False  # hides lint findings and the support hint (agreement studies)
 
     def set_view(self, view: CaseView | None) -> None:
         if view is None:
@@ -192,7 +200,7 @@ class CitationsModel(_RowsModel):
             assert d is not None
             values: tuple[tuple[str, Any], ...] = (
                 ("", 1e12 + d.start), ("", ""), ("", ""),
-                (d.severity.value, d.severity.rank), ("", ""),
+                (d.severity.value, d.severity.rank), ("", ""), ("", -1.0),
                 (_one_line(f"{d.code} {d.message}"), d.code),
             )
             return values[column]
@@ -206,7 +214,15 @@ class CitationsModel(_RowsModel):
         if column == 3:
             return c.status_text, (c.problem, c.status_text)
         if column == 4:
-            return c.verdict or "", c.verdict or ""
+            text = c.verdict_text
+            return text, text
+        if column == 5:
+            best = c.best_support
+            if self.blind or best is None:
+                return "", -1.0
+            return f"{best:.0%}", best
+        if self.blind:
+            return "", ""
         codes = " ".join(d.code for d in c.diagnostics)
         if not c.diagnostics:
             return "", ""
@@ -225,7 +241,7 @@ class CitationsModel(_RowsModel):
             if column == 3 and (c.citation.recovered is not None
                                 or any(s not in OK_STATUSES for s in c.statuses)):
                 return self.roles.problem
-            if column == 5 and c.diagnostics:
+            if column == 6 and c.diagnostics and not self.blind:
                 worst = max(d.severity.rank for d in c.diagnostics)
                 return self.roles.problem if worst >= Severity.ERROR.rank else self.roles.warning
             return None
@@ -236,7 +252,7 @@ class CitationsModel(_RowsModel):
 
     def tooltip(self, row: IssueRow) -> list[str]:
         if row.citation is not None:
-            return row.citation.tooltip_lines()
+            return row.citation.tooltip_lines(self.blind)
         d = row.diagnostic
         assert d is not None
         return [f"{d.code} {d.name} ({d.severity.value})", d.message]
@@ -281,7 +297,7 @@ class CasesModel(_RowsModel):
                 self._questions[i] = q
             return q or "", q or ""
         state = self.state_of(i) if self.state_of is not None else ""
-        return state, state
+        return state, _STATE_ORDER.get(state, state)
 
     def key(self, row: tuple[int, str]) -> Any:
         return row[0]
@@ -292,6 +308,9 @@ class CasesModel(_RowsModel):
     def refresh_case(self, i: int) -> None:
         if 0 <= i < len(self._rows):
             self.dataChanged.emit(self.index(i, 0), self.index(i, self.columnCount() - 1))
+
+
+_STATE_ORDER = {"": "0", "not started": "0", "in progress": "1"}
 
 
 def fit_columns(table: Any, max_width: int = 260) -> None:
@@ -318,8 +337,27 @@ class FilterProxy(QSortFilterProxyModel):
         self.row_filter: Callable[[Any], bool] | None = None
 
     def set_row_filter(self, predicate: Callable[[Any], bool] | None) -> None:
+        self._begin()
         self.row_filter = predicate
-        self.invalidateFilter()
+        self._end()
+
+    def invalidate_rows(self) -> None:
+        """Filter again (a verdict or review state the predicate reads has changed)."""
+        if self.row_filter is not None:
+            self._begin()
+            self._end()
+
+    def _begin(self) -> None:
+        begin = getattr(self, "beginFilterChange", None)  # Qt 6.10+
+        if begin is not None:
+            begin()
+
+    def _end(self) -> None:
+        end = getattr(self, "endFilterChange", None)
+        if end is not None:
+            end()
+        else:  # pragma: no cover - Qt before 6.10
+            self.invalidateFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
         model = self.sourceModel()

@@ -24,6 +24,26 @@ def resolved_sample(name: str) -> tuple[Case, Material, list[Resolution]]:
     return case, material, resolve(citations, material)
 
 
+@pytest.fixture(autouse=True)
+def _sessions_stay_out_of_the_repo(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """Opening a file keeps a review session beside it: for inputs inside the repository (the
+    shared samples, the demo) put it in a temporary data folder instead."""
+    from citeview.gui import review
+
+    data = tmp_path / "user-data"
+    monkeypatch.setenv("CITEVIEW_DATA_DIR", str(data))
+    real = review.session_location
+    repo = Path(__file__).resolve().parent.parent.parent
+
+    def location(input_path: str) -> tuple[str, str]:
+        p = Path(input_path).resolve()
+        if p.is_relative_to(repo):
+            return str(data / "sessions" / (p.stem + ".citeview")), "in the user data folder"
+        return real(input_path)
+
+    monkeypatch.setattr(review, "session_location", location)
+
+
 @pytest.fixture
 def source_view(qtbot):  # type: ignore[no-untyped-def]
     from citeview.gui.source_view import QSourceView

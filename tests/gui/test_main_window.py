@@ -15,7 +15,7 @@ from citeview.core.formats import ListDataset, load_input
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.gui.app import demo_path
 from citeview.gui.main_window import MainWindow
-from citeview.gui.tables import KEY_ROLE
+from citeview.gui.tables import KEY_ROLE, CitationsModel
 from tests.conftest import SAMPLES, load_sample
 
 # The offscreen platform cannot resize a top-level window to its size hints and says so.
@@ -212,7 +212,7 @@ def test_citations_table_row_activates_the_citation(qtbot, win) -> None:
     for r in range(proxy.rowCount()):
         if proxy.index(r, 0).data(KEY_ROLE)[0] == "diagnostic":
             table.selectRow(r)
-            code = proxy.index(r, 5).data().split()[0]
+            code = proxy.index(r, CitationsModel.DIAGNOSTICS_COLUMN).data().split()[0]
             assert win.statusBar().currentMessage().startswith(code)
             selections = win.answer.extraSelections()
             marked[code] = selections[0].cursor.selectedText()

@@ -1,0 +1,105 @@
+"""Small dialogs of the review workflow: a note editor, the annotator's name, the summary.
+
+All text is plain (notes and case ids are typed or model text: never rich text)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QFont, QFontDatabase, QKeyEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+class NoteDialog(QDialog):
+    """Edit a note: Ctrl+Enter saves, Esc cancels (a note may hold several lines)."""
+
+    def __init__(self, title: str, prompt: str, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(" ".join(title.split())[:100])
+        lay = QVBoxLayout(self)
+        label = QLabel(prompt)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setWordWrap(True)
+        lay.addWidget(label)
+        self.edit = QPlainTextEdit()
+        self.edit.setPlainText(text)
+        self.edit.setTabChangesFocus(True)
+        lay.addWidget(self.edit)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        hint = QLabel("Ctrl+Enter saves \u00b7 Esc cancels")
+        hint.setEnabled(False)
+        lay.addWidget(hint)
+        lay.addWidget(buttons)
+        self.edit.installEventFilter(self)  # Ctrl+Enter saves, whatever window is active
+        self.resize(460, 220)
+        self.edit.setFocus()
+
+    def eventFilter(self, obj: QObject, ev: QEvent) -> bool:  # noqa: N802
+        if (obj is self.edit and ev.type() == QEvent.Type.KeyPress
+                and isinstance(ev, QKeyEvent)
+                and ev.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+                and ev.modifiers() & Qt.KeyboardModifier.ControlModifier):
+            self.accept()
+            return True
+        return super().eventFilter(obj, ev)
+
+    def text(self) -> str:
+        return self.edit.toPlainText().strip()
+
+
+def edit_note(parent: QWidget, title: str, prompt: str, text: str) -> str | None:
+    """The edited note, or None when cancelled."""
+    dlg = NoteDialog(title, prompt, text, parent)
+    return dlg.text() if dlg.exec() == QDialog.DialogCode.Accepted else None
+
+
+def ask_annotator(parent: QWidget, current: str = "") -> str | None:
+    """The annotator's name (recorded with every verdict), or None when cancelled."""
+    name, ok = QInputDialog.getText(
+        parent, "Annotator", "Your name, recorded with every verdict you give:", text=current)
+    name = " ".join(name.split())
+    return name if ok and name else None
+
+
+def session_in_use(parent: QWidget, message: str) -> bool:
+    """Tell that another citeview has the session open; True to open it read-only."""
+    box = QMessageBox(QMessageBox.Icon.Warning, "Session in use",
+                      " ".join(message.split()), QMessageBox.StandardButton.Cancel, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setInformativeText("Two windows writing one session could mix up judgements. Close it "
+                           "in the other window, or look at it read-only here.")
+    ro = box.addButton("Open Read-Only", QMessageBox.ButtonRole.AcceptRole)
+    box.exec()
+    return box.clickedButton() is ro
+
+
+class SummaryDialog(QDialog):
+    """The review report of the session (the same text as ``citeview report``)."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Review Summary")
+        lay = QVBoxLayout(self)
+        self.view = QPlainTextEdit()
+        self.view.setReadOnly(True)
+        self.view.setPlainText(text)
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        self.view.setFont(font)
+        self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        lay.addWidget(self.view)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self.resize(760, 520)

@@ -1,0 +1,366 @@
+"""The review workflow in the window: judged with the keyboard alone, kept across restarts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+from citeview.gui.main_window import MainWindow
+from citeview.gui.review import ANNOTATOR_KEY
+from citeview.session.model import ReviewState
+from citeview.session.store import Session
+from tests.conftest import load_sample
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
+
+K = Qt.Key
+CTRL = Qt.KeyboardModifier.ControlModifier
+SHIFT = Qt.KeyboardModifier.ShiftModifier
+NOMOD = Qt.KeyboardModifier.NoModifier
+THREE = ("handbook-line-level", "contract-block-level", "transit-multi-turn")
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    """Three cases: 2, 2 and 4 citations (the second of the last cites two sources)."""
+    path = tmp_path / "three.jsonl"
+    path.write_text("".join(json.dumps(load_sample(f"{n}.case.json")) + "\n" for n in THREE),
+                    encoding="utf-8")
+    return path
+
+
+def make_settings(tmp_path: Path, name: str | None = "ana") -> QSettings:
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    if name is not None:
+        s.setValue(ANNOTATOR_KEY, name)
+    return s
+
+
+@pytest.fixture
+def open_window(qtbot):
+    def make(settings: QSettings, path: Path | None = None) -> MainWindow:
+        win = MainWindow(settings=settings)
+        win.error_dialogs = False
+        qtbot.addWidget(win)
+        win.resize(1300, 800)
+        win.show()
+        qtbot.waitExposed(win)
+        if path is not None:
+            assert win.open_path(str(path)), win.errors
+            ready(qtbot, win)
+        return win
+
+    return make
+
+
+def ready(qtbot, win: MainWindow) -> None:
+    qtbot.waitUntil(lambda: win.is_ready() and win.linted, timeout=5000)
+
+
+def key(qtbot, win: MainWindow, k: Qt.Key, mod: Qt.KeyboardModifier = NOMOD
+        ) -> None:
+    qtbot.keyClick(win, k, mod)
+
+
+def type_into_next_dialog(qtbot, text: str) -> None:
+    """Type ``text`` into the modal note dialog about to open, then Ctrl+Enter (keyboard)."""
+    def go() -> None:
+        dlg = QApplication.activeModalWidget()
+        assert dlg is not None
+        qtbot.keyClicks(dlg.edit, text)
+        qtbot.keyClick(dlg.edit, K.Key_Return, CTRL)
+    QTimer.singleShot(0, go)
+
+
+def verdicts(win: MainWindow) -> list[tuple[str | None, ...]]:
+    assert win.view is not None
+    return [c.verdicts for c in win.view.citations]
+
+
+def test_annotate_three_cases_with_the_keyboard_alone_then_resume(qtbot, tmp_path, dataset,
+                                                                   open_window) -> None:
+    settings = make_settings(tmp_path)
+    win = open_window(settings, dataset)
+    assert win.view.case.id == "handbook-line-level" and win.active == 0
+    assert win.review.toolbar.isVisible()
+    assert [a.text() for a in win.review.verdict_actions] == [
+        "1 \u00b7 supported", "2 \u00b7 partially supported", "3 \u00b7 unsupported",
+        "4 \u00b7 cannot tell"]
+
+    # Case 1: supported, then unsupported with a note; case verdict; done -> case 2.
+    key(qtbot, win, K.Key_1)
+    assert win.view.citations[0].chip.state == "annotated"
+    key(qtbot, win, K.Key_J)
+    assert win.active == 1
+    key(qtbot, win, K.Key_3)
+    type_into_next_dialog(qtbot, "L4 says five, not three")
+    key(qtbot, win, K.Key_N)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)  # the dialog has closed
+    key(qtbot, win, K.Key_2, SHIFT)
+    assert verdicts(win) == [("supported",), ("unsupported",)]
+    assert "3/" not in win.review.progress_label.text()
+    key(qtbot, win, K.Key_Return, CTRL)
+    ready(qtbot, win)
+    assert win.view.case.id == "contract-block-level"
+    assert win.review.progress_label.text().startswith("Cases done 1/3")
+
+    # Case 2: partially supported, cannot tell; K goes back, 0 clears, 4 again.
+    key(qtbot, win, K.Key_2)
+    key(qtbot, win, K.Key_J)
+    key(qtbot, win, K.Key_4)
+    key(qtbot, win, K.Key_K)
+    assert win.active == 0
+    key(qtbot, win, K.Key_J)
+    key(qtbot, win, K.Key_0)
+    key(qtbot, win, K.Key_4)
+    assert verdicts(win) == [("partially supported",), ("cannot tell",)]
+    key(qtbot, win, K.Key_Return, CTRL)
+    ready(qtbot, win)
+    assert win.view.case.id == "transit-multi-turn"
+
+    # Case 3: J visits each source of the two-source citation; left not done.
+    key(qtbot, win, K.Key_1)
+    key(qtbot, win, K.Key_J)
+    assert (win.active, win.active_source) == (1, 0)
+    key(qtbot, win, K.Key_1)
+    key(qtbot, win, K.Key_J)
+    assert (win.active, win.active_source) == (1, 1)
+    key(qtbot, win, K.Key_3)
+    key(qtbot, win, K.Key_F8)
+    key(qtbot, win, K.Key_2)
+    assert verdicts(win) == [("supported",), ("supported", "unsupported"),
+                             ("partially supported",), (None,)]
+    assert win.view.citations[1].chip.state == "annotated"
+    assert "Citations judged 7/8" in win.review.progress_label.text()
+
+    # Undo and redo restore verdicts (also across cases: undo reopens the case it touched).
+    key(qtbot, win, K.Key_Z, CTRL)
+    assert verdicts(win)[2] == (None,)
+    key(qtbot, win, K.Key_Z, CTRL)
+    assert verdicts(win)[1] == ("supported", None)
+    key(qtbot, win, K.Key_Z, CTRL | SHIFT)
+    key(qtbot, win, K.Key_Z, CTRL | SHIFT)
+    assert verdicts(win)[1:3] == [("supported", "unsupported"), ("partially supported",)]
+    session_path = win.review.session.path
+    assert session_path == str(dataset.with_suffix(".citeview"))
+    win.close()
+
+    # Reopen: resume at the first case not done, every verdict and note there.
+    win2 = open_window(settings, dataset)
+    assert win2.view.case.id == "transit-multi-turn"
+    assert verdicts(win2) == [("supported",), ("supported", "unsupported"),
+                              ("partially supported",), (None,)]
+    s = win2.review.session
+    first = {(a.key.number, a.verdict, a.note, a.annotator)
+             for a in s.annotations("handbook-line-level")}
+    assert first == {(1, "supported", "", "ana"),
+                     (2, "unsupported", "L4 says five, not three", "ana")}
+    assert all(a.timestamp for a in s.annotations())
+    review = s.review("handbook-line-level")
+    assert (review.state, review.verdict) == (ReviewState.DONE, "partially supported")
+    assert s.review("transit-multi-turn").state is ReviewState.IN_PROGRESS
+    assert "Cases done 2/3" in win2.review.progress_label.text()
+
+
+def test_the_annotator_is_asked_once_and_remembered(qtbot, tmp_path, dataset,
+                                                    open_window) -> None:
+    settings = make_settings(tmp_path, name=None)
+    win = open_window(settings, dataset)
+    asked: list[int] = []
+
+    def ask() -> str:
+        asked.append(1)
+        return "bo"
+    win.review.prompt_annotator = ask
+    key(qtbot, win, K.Key_1)
+    key(qtbot, win, K.Key_J)
+    key(qtbot, win, K.Key_2)
+    assert asked == [1]
+    assert [a.annotator for a in win.review.session.annotations()] == ["bo", "bo"]
+    win.close()
+    again = open_window(QSettings(settings.fileName(), QSettings.Format.IniFormat), dataset)
+    again.review.prompt_annotator = lambda: pytest.fail("asked again")  # type: ignore[assignment]
+    key(qtbot, again, K.Key_3)
+    assert again.review.session.annotation(again.review._key()[0]).annotator == "bo"
+
+
+def test_no_name_no_verdict(qtbot, tmp_path, dataset, open_window) -> None:
+    win = open_window(make_settings(tmp_path, name=None), dataset)
+    win.review.prompt_annotator = lambda: None
+    key(qtbot, win, K.Key_1)
+    assert win.review.session.annotations() == []
+    assert "annotator name" in win.statusBar().currentMessage()
+
+
+def test_filters_not_judged_problems_and_verdict(qtbot, tmp_path, open_window) -> None:
+    path = tmp_path / "two.jsonl"
+    path.write_text("".join(json.dumps(load_sample(f"{n}.case.json")) + "\n"
+                            for n in ("handbook-rule-breaking", "handbook-line-level")),
+                    encoding="utf-8")
+    win = open_window(make_settings(tmp_path), path)
+    proxy = win.citations_proxy
+
+    def shown() -> list[int]:
+        keys = [proxy.index(r, 0).data(Qt.ItemDataRole.UserRole + 2) for r in
+                range(proxy.rowCount())]
+        return [k[1] + 1 for k in keys if k[0] == "citation"]
+
+    assert shown() == list(range(1, 11))
+    key(qtbot, win, K.Key_1)  # citation 1 supported
+    key(qtbot, win, K.Key_J)
+    key(qtbot, win, K.Key_3)  # citation 2 unsupported
+    win.set_citations_filter("not judged")
+    assert shown() == list(range(3, 11))
+    win.set_citations_filter(("verdict", "unsupported"))
+    assert shown() == [2]
+    win.set_citations_filter("problems")
+    problems = shown()
+    assert problems and all(win.view.citations[n - 1].problem for n in problems)
+    assert len(problems) < 10
+    # J visits only what the filter shows.
+    win.set_citations_filter("not judged")
+    win.activate_citation(0)
+    key(qtbot, win, K.Key_J)
+    assert win.active == 2
+    # Cases: done / not done / problems.
+    key(qtbot, win, K.Key_Return, CTRL)
+    ready(qtbot, win)
+    cases = win.cases_proxy
+
+    def case_ids() -> list[str]:
+        return [cases.index(r, 1).data() for r in range(cases.rowCount())]
+
+    win.set_cases_filter("done")
+    assert case_ids() == ["handbook-rule-breaking"]
+    win.set_cases_filter("not done")
+    assert case_ids() == ["handbook-line-level"]
+    win.set_cases_filter("problems")
+    qtbot.waitUntil(lambda: case_ids() == ["handbook-rule-breaking"], timeout=5000)
+
+
+def test_blind_mode_hides_lint_hints_and_others_and_is_remembered(qtbot, tmp_path, dataset,
+                                                                  open_window) -> None:
+    settings = make_settings(tmp_path)
+    win = open_window(settings, dataset)
+    # Another annotator's verdict, written straight into the session.
+    s = win.review.session
+    s.annotator = "cy"
+    from citeview.session.edits import set_verdict
+    key0 = win.review._key()[0]
+    set_verdict(s, key0, "unsupported")
+    s.annotator = "ana"
+    win.show_case(0)
+    ready(qtbot, win)
+    tip = "\n".join(win._tooltip_for(0))
+    assert "cy: unsupported" in tip and "Word-overlap hint" in tip
+    assert not win.citations_table.isColumnHidden(5)
+    win.review.blind_action.trigger()
+    ready(qtbot, win)
+    tip = "\n".join(win._tooltip_for(0))
+    assert "cy:" not in tip and "hint" not in tip
+    assert win.citations_table.isColumnHidden(5) and win.citations_table.isColumnHidden(6)
+    assert all(not c.diagnostics or all(d.code < "CV2" for d in c.diagnostics)
+               for c in win.view.citations)
+    assert "BLIND" in win.review.progress_label.text()
+    win.close()
+    with Session.open(str(dataset.with_suffix(".citeview")), readonly=True) as again:
+        assert again.blind
+    win2 = open_window(settings, dataset)
+    assert win2.review.blind and win2.review.blind_action.isChecked()
+
+
+def test_support_hint_is_a_sortable_column_labelled_as_a_hint(qtbot, tmp_path, dataset,
+                                                              open_window) -> None:
+    win = open_window(make_settings(tmp_path), dataset)
+    model = win.citations_model
+    header = model.headerData(5, Qt.Orientation.Horizontal)
+    tip = model.headerData(5, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert "hint" in header.lower() and "never a verdict" in tip
+    values = [model.index(r, 5).data(Qt.ItemDataRole.UserRole + 1)
+              for r in range(model.rowCount())]
+    assert all(0 <= v <= 1 for v in values)
+    win.citations_table.sortByColumn(5, Qt.SortOrder.DescendingOrder)
+    proxy = win.citations_proxy
+    got = [proxy.index(r, 5).data(Qt.ItemDataRole.UserRole + 1) for r in range(proxy.rowCount())]
+    assert got == sorted(values, reverse=True)
+
+
+def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
+                                                    open_window) -> None:
+    win = open_window(make_settings(tmp_path), dataset)
+    win.show_case(2)
+    ready(qtbot, win)
+    key(qtbot, win, K.Key_Return, CTRL)  # case 3 done -> wraps to case 1
+    ready(qtbot, win)
+    assert win.case_index == 0
+    key(qtbot, win, K.Key_Return, CTRL)  # case 1 done -> case 2 (case 3 is done)
+    ready(qtbot, win)
+    assert win.case_index == 1
+    key(qtbot, win, K.Key_Return, CTRL)
+    assert "All cases are done" in win.statusBar().currentMessage()
+
+
+def test_a_session_open_elsewhere_is_told_not_shared(qtbot, tmp_path, dataset,
+                                                     open_window) -> None:
+    from citeview.core.formats import load_input
+    from citeview.session.store import open_for_input
+
+    other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
+    try:
+        other._token = "another-process"  # the lock row now belongs to someone else
+        other.conn.execute("UPDATE lock SET token = 'another-process'")
+        win = open_window(make_settings(tmp_path))
+        assert not win.open_path(str(dataset))
+        assert "already open in another citeview" in win.errors[-1]
+        assert win.review.session is None
+    finally:
+        other.close()
+
+
+def test_demo_session_goes_to_the_user_data_folder(qtbot, tmp_path, open_window,
+                                                   monkeypatch) -> None:
+    from citeview.gui import review
+    from citeview.gui.app import demo_path
+
+    monkeypatch.undo()  # the real location rule, with a temporary user data folder
+    monkeypatch.setenv("CITEVIEW_DATA_DIR", str(tmp_path / "data"))
+    path, where = review.session_location(str(demo_path()))
+    assert path == str(tmp_path / "data" / "sessions" / "demo.citeview")
+    assert "user data folder" in where
+    win = open_window(make_settings(tmp_path), demo_path())
+    assert win.review.session.path == path
+    assert "user data folder" in win.review.session_label.text()
+    assert not (demo_path().parent / "demo.citeview").exists()
+
+
+def test_summary_shows_the_report_numbers(qtbot, tmp_path, dataset, open_window) -> None:
+    from citeview.session.report import render_text, summarize
+
+    win = open_window(make_settings(tmp_path), dataset)
+    key(qtbot, win, K.Key_1)
+    key(qtbot, win, K.Key_J)
+    key(qtbot, win, K.Key_2)
+    win.review.summary_action.trigger()
+    dlg = win.review.summary_dialog
+    text = dlg.view.toPlainText()
+    assert text == render_text(summarize(win.review.session))
+    assert "Citation precision: 75.0%" in text
+    dlg.close()
+
+
+def test_save_as_continues_in_the_copy(qtbot, tmp_path, dataset, open_window) -> None:
+    win = open_window(make_settings(tmp_path), dataset)
+    key(qtbot, win, K.Key_1)
+    copy = tmp_path / "copy.citeview"
+    win.review.save_as(str(copy))
+    key(qtbot, win, K.Key_J)
+    key(qtbot, win, K.Key_4)
+    win.close()
+    with Session.open(str(copy), readonly=True) as s:
+        assert [a.verdict for a in s.annotations()] == ["supported", "cannot tell"]
+    with Session.open(str(dataset.with_suffix(".citeview")), readonly=True) as s:
+        assert [a.verdict for a in s.annotations()] == ["supported"]
