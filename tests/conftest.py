@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# Tests never read or write the user's own settings, sessions or caches: QSettings and
+# QStandardPaths follow the XDG variables, citeview's data folder follows CITEVIEW_DATA_DIR.
+_HOME = Path(tempfile.mkdtemp(prefix="citeview-tests-"))
+for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"),
+                   ("XDG_CACHE_HOME", "cache"), ("CITEVIEW_DATA_DIR", "citeview-data")):
+    os.environ[_var] = str(_HOME / _sub)
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = DATA / "samples"
