@@ -6,8 +6,10 @@ are set in pyproject.toml.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -18,6 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Tests never read or write the user's own settings, sessions or caches: QSettings and
 # QStandardPaths follow the XDG variables, citeview's data folder follows CITEVIEW_DATA_DIR.
 _HOME = Path(tempfile.mkdtemp(prefix="citeview-tests-"))
+atexit.register(shutil.rmtree, _HOME, True)
 for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"),
                    ("XDG_CACHE_HOME", "cache"), ("CITEVIEW_DATA_DIR", "citeview-data")):
     os.environ[_var] = str(_HOME / _sub)
