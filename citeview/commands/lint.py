@@ -34,8 +34,10 @@ from citeview.core.policy import (
     Policy,
     expand_codes,
     parse_multi_source,
+    parse_threshold,
     read_config,
 )
+from citeview.core.support import DEFAULT_THRESHOLD
 
 HELP = "check answers against the guide's citation rules (CV codes), like a code linter"
 
@@ -64,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="line-level sources must be cited with line ranges (CV205)")
     parser.add_argument("--multi-source", choices=MULTI_SOURCE_STYLES, default=None,
                         help="how several sources must be cited (CV307)")
+    parser.add_argument("--weak-support-threshold", default=None, metavar="X",
+                        help="CV401 weak-support (turn it on with --extend-select CV401) fires "
+                        f"below this support score, 0 to 1 (default: {DEFAULT_THRESHOLD})")
     parser.add_argument("--families", default=None,
                         help="comma-separated citation families to accept (default: cite)")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
@@ -107,6 +112,8 @@ def build_policy(args: argparse.Namespace) -> Policy:
         require_locators=args.require_locators,
         multi_source=parse_multi_source(args.multi_source, "--multi-source"),
         families=families,
+        weak_support_threshold=(None if args.weak_support_threshold is None else parse_threshold(
+            args.weak_support_threshold, "--weak-support-threshold")),
     )
 
 

@@ -12,6 +12,7 @@ upward::
     extend-select = ["CV307"]        # rules turned on in addition to the defaults
     ignore = ["CV308"]               # rules turned off
     fail-on = "warning"              # citeview lint's exit threshold
+    weak-support-threshold = 0.3     # CV401 (when selected): support score below this
 
     [tool.citeview.severity]
     CV304 = "error"
@@ -30,6 +31,7 @@ from citeview.core.diagnostics import RULES, Diagnostic, Severity
 from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.core.material import MaterialDiagnostic
+from citeview.core.support import DEFAULT_THRESHOLD
 
 MultiSource = Literal["one-marker", "per-marker"]
 MULTI_SOURCE_STYLES: tuple[str, ...] = ("one-marker", "per-marker")
@@ -68,6 +70,8 @@ class Policy:
     ``select`` (when given) is the exact set of rules that run; otherwise each rule's default
     applies, with CV205 on when ``require_locators`` and CV307 on when ``multi_source`` is set.
     ``extend_select`` adds rules, ``ignore`` removes them (and wins), ``severities`` re-grades.
+    ``weak_support_threshold`` is the support score (:mod:`citeview.core.support`) below which
+    CV401 fires, when that rule is on.
     """
 
     families: tuple[str, ...] = DEFAULT_FAMILIES
@@ -78,6 +82,7 @@ class Policy:
     ignore: frozenset[str] = frozenset()
     severities: Mapping[str, Severity] = field(default_factory=dict)
     fail_on: Severity = Severity.ERROR
+    weak_support_threshold: float = DEFAULT_THRESHOLD
 
     def enabled(self, code: str) -> bool:
         if code in self.ignore:
@@ -120,7 +125,7 @@ class Policy:
         """A policy from the keys of a ``[tool.citeview]`` table (dashes or underscores)."""
         d = {str(k).replace("_", "-"): v for k, v in data.items()}
         known = {"families", "require-locators", "multi-source", "select", "extend-select",
-                 "ignore", "severity", "fail-on"}
+                 "ignore", "severity", "fail-on", "weak-support-threshold"}
         unknown = sorted(set(d) - known)
         if unknown:
             raise InputError(f"{where}: unknown key {unknown[0]!r} (known: "
@@ -152,6 +157,9 @@ class Policy:
             kw["severities"] = sev
         if "fail-on" in d:
             kw["fail_on"] = parse_severity(d["fail-on"], f"{where}: fail-on")
+        if "weak-support-threshold" in d:
+            kw["weak_support_threshold"] = parse_threshold(d["weak-support-threshold"],
+                                                           f"{where}: weak-support-threshold")
         return cls(**kw)
 
     @classmethod
@@ -184,6 +192,21 @@ def parse_severity(value: object, where: str = "severity") -> Severity:
             pass
     raise InputError(f"{where}: severity must be \"error\", \"warning\" or \"info\", "
                      f"not {value!r}")
+
+
+def parse_threshold(value: object, where: str = "weak-support-threshold") -> float:
+    """A support threshold: a number from 0 to 1 (a TOML number, or its text on the CLI)."""
+    number: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if number is None or not 0.0 <= number <= 1.0:  # NaN fails both comparisons
+        raise InputError(f"{where}: must be a number from 0 to 1, not {value!r}")
+    return number
 
 
 def parse_multi_source(value: object, where: str = "policy") -> MultiSource | None:

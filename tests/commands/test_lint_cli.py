@@ -94,6 +94,35 @@ def test_require_locators_and_multi_source_options(capsys: pytest.CaptureFixture
     assert [json.loads(ln)["code"] for ln in out.splitlines()] == ["CV307"]
 
 
+def test_weak_support_rule_and_threshold_options(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # "Remote work is allowed three days" shares 4 of its 5 content words with L1.
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(case("c", "Remote work is allowed three days."
+                                    + M("turn0file0", "L1") + "\n")), encoding="utf-8")
+    assert run(capsys, str(path), "--extend-select", "CV401", "--format", "jsonl")[1] == ""
+    code, out, _ = run(capsys, str(path), "--extend-select", "CV401",
+                       "--weak-support-threshold", "0.9", "--format", "jsonl")
+    assert code == 0  # info does not fail the run
+    assert [json.loads(ln)["code"] for ln in out.splitlines()] == ["CV401"]
+    # Without the rule selected, the threshold alone changes nothing.
+    assert run(capsys, str(path), "--weak-support-threshold", "0.9", "--format", "jsonl")[1] == ""
+    code, _, err = run(capsys, str(path), "--weak-support-threshold", "2")
+    assert code == 2 and "--weak-support-threshold: must be a number from 0 to 1" in err
+
+
+def test_weak_support_threshold_from_the_configuration(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "citeview.toml").write_text(
+        'extend-select = ["weak-support"]\nweak-support-threshold = 0.9\n', encoding="utf-8")
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(case("c", "Remote work is allowed three days."
+                                    + M("turn0file0", "L1") + "\n")), encoding="utf-8")
+    _, out, _ = run(capsys, str(path), "--format", "jsonl")
+    assert [json.loads(ln)["code"] for ln in out.splitlines()] == ["CV401"]
+    assert run(capsys, str(path), "--weak-support-threshold", "0.5", "--format", "jsonl")[1] == ""
+
+
 def test_jsonl_records_are_line_numbers_and_bad_records_exit_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = write_jsonl(tmp_path / "set.jsonl", [

@@ -198,3 +198,38 @@ def test_any_answer_lints_with_sorted_spans_inside_it(parts: list[str]) -> None:
     for d in diags:
         assert 0 <= d.start <= d.end <= len(answer)
         assert d.severity is policy.severity(d.code)
+
+
+# CV401 weak-support: the claim against the cited line "[L1] Remote work: three days."
+_UNRELATED = "Bananas ripen quickly in tropical heat." + M("turn0file0", "L1") + "\n"
+_PARAPHRASE = "Remote work is allowed three days." + M("turn0file0", "L1") + "\n"
+
+
+def test_weak_support_fires_only_when_selected_and_only_for_unrelated_claims() -> None:
+    unrelated = Case("c", _UNRELATED, tool_outputs=[TOOL])
+    paraphrase = Case("c", _PARAPHRASE, tool_outputs=[TOOL])
+    assert lint(unrelated) == []  # off by default
+    on = Policy(extend_select=frozenset({"CV401"}))
+    found = lint(unrelated, on)
+    assert [(d.code, d.severity, unrelated.answer[d.start:d.end]) for d in found] == [
+        ("CV401", Severity.INFO, M("turn0file0", "L1"))]
+    assert "0 of the claim's" in found[0].message
+    assert lint(paraphrase, on) == []
+    assert lint(unrelated, Policy(select=frozenset({"CV401"})))[0].code == "CV401"
+
+
+def test_weak_support_threshold_comes_from_the_policy() -> None:
+    # "Remote work is allowed three days": remote, work, allow, three, day; the line holds
+    # remote, work, three, day: 4 of 5.
+    paraphrase = Case("c", _PARAPHRASE, tool_outputs=[TOOL])
+    strict = Policy(extend_select=frozenset({"CV401"}), weak_support_threshold=0.9)
+    assert [d.code for d in lint(paraphrase, strict)] == ["CV401"]
+    assert "4 of the claim's 5" in lint(paraphrase, strict)[0].message
+    lenient = Policy(extend_select=frozenset({"CV401"}), weak_support_threshold=0.0)
+    assert lint(Case("c", _UNRELATED, tool_outputs=[TOOL]), lenient) == []
+
+
+def test_weak_support_skips_unresolved_citations() -> None:
+    case = Case("c", "Bananas ripen quickly." + M("turn9file9") + "\n", tool_outputs=[TOOL])
+    on = Policy(extend_select=frozenset({"CV401"}))
+    assert [d.code for d in lint(case, on)] == ["CV201"]

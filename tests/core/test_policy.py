@@ -57,7 +57,9 @@ def test_from_mapping_reads_every_key() -> None:
         "families": ["cite", "ref"], "require-locators": True, "multi_source": "one-marker",
         "select": ["CV1", "CV2"], "extend-select": "CV307", "ignore": ["CV109"],
         "severity": {"CV304": "error", "uncited-paragraph": "warning"}, "fail-on": "warning",
+        "weak-support-threshold": 0.5,
     })
+    assert p.weak_support_threshold == 0.5
     assert p.families == ("cite", "ref") and p.require_locators
     assert p.multi_source == "one-marker" and p.fail_on is Severity.WARNING
     assert p.enabled("CV201") and p.enabled("CV307") and not p.enabled("CV109")
@@ -72,6 +74,9 @@ def test_from_mapping_reads_every_key() -> None:
     ({"severity": {"CV304": "fatal"}}, "severity must be"),
     ({"select": 3}, "must be a list of strings"),
     ({"families": []}, "at least one family"),
+    ({"weak-support-threshold": 1.5}, "weak-support-threshold: must be a number from 0 to 1"),
+    ({"weak-support-threshold": "high"}, "weak-support-threshold: must be a number"),
+    ({"weak-support-threshold": True}, "weak-support-threshold: must be a number"),
 ])
 def test_bad_policy_values_are_input_errors(data: dict, message: str) -> None:
     with pytest.raises(InputError, match=message):
