@@ -375,6 +375,14 @@ def _runs(answer: str, citations: Sequence[Citation]) -> list[list[Citation]]:
     return runs
 
 
+def _locator_key(c: Citation) -> object:
+    """Locators that select the same lines are equal (``L8`` and ``L8-L8``)."""
+    loc = c.parsed_locator
+    if loc is not None:
+        return (loc.first, loc.last)
+    return c.locator
+
+
 def check_placement(
     answer: str,
     citations: Sequence[Citation],
@@ -493,10 +501,19 @@ def check_placement(
                 diags.append(make("CV307", f"one marker cites {len(c.source_ids)} sources: "
                                   "write one marker per source", c.start, c.end))
     elif multi_source == "one-marker":
+        # A locator applies to every id of a marker, so only adjacent markers with the same
+        # locator (or none) could be one marker; each such group is one finding.
         for run in _runs(answer, cits):
-            if len(run) > 1:
-                diags.append(make("CV307", f"{len(run)} adjacent markers: cite several sources "
-                                  "in one marker", run[0].start, run[-1].end))
+            groups: dict[object, list[Citation]] = {}
+            for c in run:
+                groups.setdefault(_locator_key(c), []).append(c)
+            for group in groups.values():
+                if len(group) < 2:
+                    continue
+                loc = group[0].locator
+                how = f"with the same locator {loc}" if loc is not None else "without locators"
+                diags.append(make("CV307", f"{len(group)} adjacent markers {how}: cite these "
+                                  "sources in one marker", group[0].start, group[-1].end))
 
     diags.sort(key=lambda d: (d.start, d.end, d.code))
     return diags

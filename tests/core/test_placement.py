@@ -176,6 +176,28 @@ def test_multi_source_style() -> None:
     assert found(separate) == [] and found(combined) == []
 
 
+def test_one_marker_style_leaves_markers_with_different_locators_alone() -> None:
+    # A locator applies to every id of a marker: L2 of one source and L5 of another (or the
+    # whole of another) cannot be written as one marker.
+    for answer in (f"Both agree.{M('turn0file0', 'L2')}{M('turn0file1', 'L5')}",
+                   f"Both agree.{M('turn0file0', 'L2')} {M('turn0file1')}"):
+        assert found(answer, multi_source="one-marker") == []
+
+
+def test_one_marker_style_flags_adjacent_markers_with_the_same_locator_or_none() -> None:
+    same = f"Both agree.{M('turn0file0', 'L2')} {M('turn0file1', 'L2')}"
+    assert found(same, multi_source="one-marker") == [
+        ("CV307", f"{M('turn0file0', 'L2')} {M('turn0file1', 'L2')}")]
+    # L3 and L3-L3 are the same lines.
+    assert [c for c, _ in found(f"Both.{M('turn0file0', 'L3')}{M('turn0file1', 'L3-L3')}",
+                                multi_source="one-marker")] == ["CV307"]
+    # In a mixed run only the mergeable markers are flagged, together.
+    a, b, c = M("turn0file0", "L2"), M("turn0file1"), M("turn0file2")
+    assert found(f"All agree.{a}{b}{c}", multi_source="one-marker") == [("CV307", b + c)]
+    # Markers in different sentences are not adjacent.
+    assert found(f"One.{M('turn0file0')} Two.{M('turn0file1')}", multi_source="one-marker") == []
+
+
 # --------------------------------------------------------------------------- structure, offsets
 
 
