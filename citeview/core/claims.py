@@ -20,7 +20,8 @@ from typing import Protocol
 _NL = r"(?>\r\n|\n|\r)"  # atomic: CRLF is one line break, never two
 _CLOSERS = "\"')]}\u00bb\u201d\u2019\u300d\u300f\uff09"
 _C = re.escape(_CLOSERS)
-_BOUNDARY_RE = re.compile(
+# Public: "sentence" means the same for claims and for recall (metrics.answer_sentences).
+SENTENCE_BOUNDARY_RE = re.compile(
     rf"[.!?\u2026]+[{_C}]*\s+"  # end of a sentence, then whitespace
     rf"|[\u3002\uff01\uff1f]+[{_C}]*\s*"  # CJK full stops need no space
     rf"|{_NL}[ \t]*(?:{_NL}[ \t]*)+"  # blank line: a new paragraph
@@ -86,7 +87,7 @@ def _claim(answer: str, lo: int, marker: int) -> tuple[int, int]:
     while search_end > lo and answer[search_end - 1] in _TRAILING:
         search_end -= 1
     start = lo
-    for m in _BOUNDARY_RE.finditer(answer, lo, search_end):
+    for m in SENTENCE_BOUNDARY_RE.finditer(answer, lo, search_end):
         start = m.end()
     start = min(start, e)
     while start < e and answer[start].isspace():

@@ -32,7 +32,7 @@ from typing import Protocol
 from markdown_it import MarkdownIt
 
 # The sentence boundaries of claims (one notion of "sentence" across citeview).
-from citeview.core.claims import _BOUNDARY_RE
+from citeview.core.claims import SENTENCE_BOUNDARY_RE
 from citeview.core.markers import StrippedText
 
 SUPPORTED = "supported"
@@ -177,7 +177,7 @@ def answer_sentences(answer: str, citations: Sequence[_Span]) -> list[Sentence]:
         regions.append((pos, len(clean)))
     for rs, re_ in regions:
         lo = rs
-        for m in _BOUNDARY_RE.finditer(clean, rs, re_):
+        for m in SENTENCE_BOUNDARY_RE.finditer(clean, rs, re_):
             end = m.start()
             while end < m.end() and clean[end] in _ENDERS:
                 end += 1  # the full stop belongs to its sentence, a list marker does not

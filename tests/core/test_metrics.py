@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from citeview.core.claims import claim_texts
 from citeview.core.markers import scan
 from citeview.core.metrics import (
     Recall,
@@ -70,6 +71,23 @@ def test_a_marker_before_the_full_stop_space_splits_sentences_after_removal() ->
     answer = f"One claim.{cite('a')} Two claims.{cite('b')}"
     cits = scan(answer).citations
     assert [s.citations for s in answer_sentences(answer, cits)] == [(0,), (1,)]
+
+
+@pytest.mark.parametrize("pieces", [
+    ["Remote work is three days.", " Approval is needed!", " Is it paid?"],
+    ["A first point.", "\n\nA new paragraph starts here."],
+    ["- Item one holds a claim", "\n- Item two holds another"],
+    ["> Quoted text.", "\n> More quoted text."],
+    ["远程工作每周三天。", "需要经理批准。"],
+    ["It ends with a quote.\u201d", " Then another\u2026", " And a last one."],
+])
+def test_a_sentence_for_recall_is_a_claim(pieces: list[str]) -> None:
+    # Each sentence cited once at its end: the claims are exactly the sentences of recall.
+    answer = "".join(p + cite(f"turn0file{i}") for i, p in enumerate(pieces))
+    cits = scan(answer).citations
+    sentences = answer_sentences(answer, cits)
+    assert [answer[x.start:x.end] for x in sentences] == claim_texts(answer, cits)
+    assert [x.citations for x in sentences] == [(i,) for i in range(len(pieces))]
 
 
 def test_recall_in_the_alce_sense() -> None:
