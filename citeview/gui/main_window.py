@@ -719,14 +719,8 @@ class MainWindow(QMainWindow):
         more = f" (source {source + 1} of {n}: {sid})" if n > 1 else ""
         codes = ("" if self.review.blind else
                  "".join(f" \u00b7 {d.code} {d.name}" for d in cv.diagnostics))
-        keys = ""
-        if self.review.session is not None:
-            labels = self.review.session.labels
-            keys = "   [" + "  ".join(f"{k} {lab}" for k, lab in enumerate(labels[:9], 1)) + \
-                "  0 clear  N note  J/K move  Ctrl+Enter done]"
         self.statusBar().showMessage(
-            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}"
-            + keys)
+            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}")
         self.citationChanged.emit(index)
 
     def refresh_citation(self, index: int) -> None:

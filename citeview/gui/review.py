@@ -71,10 +71,10 @@ def session_location(input_path: str) -> tuple[str, str]:
     package = Path(__file__).resolve().parent.parent
     if _inside(p, shipped) or _inside(p, package):
         path = user_data_dir() / "sessions" / (p.stem + SESSION_SUFFIX)
-        return str(path), "in the user data folder (the input ships with citeview)"
+        return str(path), "in the user data folder"
     path_s, in_data = session_path_for(input_path)
     if in_data:
-        return path_s, "in the user data folder (the input's folder is read-only)"
+        return path_s, "in the user data folder: the input's folder is read-only"
     return path_s, "beside the input"
 
 
@@ -181,7 +181,8 @@ class ReviewController(QObject):
         self.case_clear_action = self._act("Clear Case Verdict",
                                            lambda: self.set_case_verdict(None), ["Shift+0"])
         self.case_note_action = self._act("Case Note\u2026", self.edit_case_note, ["Shift+N"])
-        self.done_action = self._act("Done \u25b8 next case", self.done_and_next,
+        self.done_action = self._act("Ctrl+Enter \u00b7 done \u25b8 next case",
+                                     self.done_and_next,
                                      ["Ctrl+Return", "Ctrl+Enter"],
                                      "Mark the case done and open the next case not done "
                                      "(Ctrl+Enter)")
@@ -200,10 +201,6 @@ class ReviewController(QObject):
         self.toolbar.setMovable(False)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         win.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
-        self.citation_label = QLabel()
-        self.citation_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.case_label = QLabel()
-        self.case_label.setTextFormat(Qt.TextFormat.PlainText)
         self.verdict_group = QActionGroup(self)
         self.verdict_group.setExclusionPolicy(QActionGroup.ExclusionPolicy.ExclusiveOptional)
         self._fill_menu(())
@@ -245,7 +242,11 @@ class ReviewController(QObject):
                   self.annotator_action):
             m.addAction(a)
         tb = self.toolbar
-        tb.clear()
+        tb.clear()  # deletes the labels too: make them again
+        self.citation_label = QLabel()
+        self.citation_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.case_label = QLabel()
+        self.case_label.setTextFormat(Qt.TextFormat.PlainText)
         tb.addWidget(self.citation_label)
         for a in self.verdict_actions:
             tb.addAction(a)
@@ -376,7 +377,7 @@ class ReviewController(QObject):
         if s is None:
             return
         name = os.path.basename(s.path)
-        text = f"Session {name} ({self.where})" if self.where != "opened" else f"Session {name}"
+        text = f"{name} ({self.where})" if self.where != "opened" else name
         if s.readonly:
             text += " \u00b7 READ-ONLY"
         self.session_label.setText(text)
@@ -590,8 +591,9 @@ class ReviewController(QObject):
             cid = view.case.id
             verdict = self._case_verdicts.get(cid)
             state = self.case_state(cid).value
+            note = " \u270e" if self.session is not None and self.session.review(cid).note else ""
             self.case_label.setText(f"  Case: {state}"
-                                    + (f", {verdict}" if verdict else "")
+                                    + (f", {verdict}" if verdict else "") + note
                                     + "  (Shift+1\u2026 verdict, Shift+N note)  ")
         else:
             self.case_label.setText("")
@@ -809,6 +811,7 @@ class ReviewController(QObject):
         self.adjudication_dialog = dlg
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.show()
+        dlg.activateWindow()  # its keys (1..4, J/K) are for it, not the window behind
 
     def _reload_from_session(self) -> None:
         if self.session is None:
