@@ -74,8 +74,19 @@ def run(args: argparse.Namespace) -> int:
         win.error_dialogs = False
         win.resize(*args.size)
         win.show()
-        win.open_dataset(dataset, path=None if args.demo else args.input,
-                         case_id=dataset.case_ids()[case_index], citation=0)
+        session = getattr(dataset, "session", None)
+        if session is not None:
+            # A session shows its verdicts: those of its annotator when there is only one.
+            from citeview.gui.review import ANNOTATOR_KEY
+
+            names = {x.annotator for x in session.iter_annotations()}
+            if len(names) == 1:
+                settings.setValue(ANNOTATOR_KEY, names.pop())
+            win.open_session(session, path=args.input,
+                             case_id=dataset.case_ids()[case_index])
+        else:
+            win.open_dataset(dataset, path=None if args.demo else args.input,
+                             case_id=dataset.case_ids()[case_index], citation=0)
         QApplication.processEvents()
         if win.view is None:
             raise InputError(win.errors[-1] if win.errors else "the case could not be shown")

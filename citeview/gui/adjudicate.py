@@ -42,7 +42,7 @@ class AdjudicationDialog(QDialog):
         self.review = review
         self.setWindowTitle("Adjudicate Disagreements")
         self.items: list[Disagreement] = []
-        self.pos = 0
+        self.at = 0
         lay = QVBoxLayout(self)
         self.where = QLabel()
         self.where.setTextFormat(Qt.TextFormat.PlainText)
@@ -69,7 +69,7 @@ class AdjudicationDialog(QDialog):
         for text, step in (("K \u00b7 previous", -1), ("J \u00b7 next", 1)):
             b = QPushButton(text)
             b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            b.clicked.connect(lambda _=False, d=step: self.move(d))
+            b.clicked.connect(lambda _=False, d=step: self.step_by(d))
             nav.addWidget(b)
         nav.addStretch(1)
         lay.addLayout(nav)
@@ -79,11 +79,11 @@ class AdjudicationDialog(QDialog):
     def reload(self) -> None:
         s = self.review.session
         self.items = list(iter_disagreements(s)) if s is not None else []
-        self.pos = min(self.pos, max(len(self.items) - 1, 0))
+        self.at = min(self.at, max(len(self.items) - 1, 0))
         self.show_current()
 
     def current(self) -> Disagreement | None:
-        return self.items[self.pos] if 0 <= self.pos < len(self.items) else None
+        return self.items[self.at] if 0 <= self.at < len(self.items) else None
 
     def show_current(self) -> None:
         d = self.current()
@@ -93,7 +93,7 @@ class AdjudicationDialog(QDialog):
             self.text.setPlainText("")
             return
         k = d.key
-        self.where.setText(f"Disagreement {self.pos + 1} of {len(self.items)} "
+        self.where.setText(f"Disagreement {self.at + 1} of {len(self.items)} "
                            f"({pending} without a final verdict) \u00b7 case {_flat(k.case_id, 80)}"
                            f" \u00b7 citation {k.number} \u00b7 {k.source_id}")
         lines = [f"Claim: {_flat(d.claim)}", ""]
@@ -116,9 +116,9 @@ class AdjudicationDialog(QDialog):
             else:
                 win.activate_citation(k.number - 1)
 
-    def move(self, step: int) -> None:
+    def step_by(self, step: int) -> None:
         if self.items:
-            self.pos = max(0, min(len(self.items) - 1, self.pos + step))
+            self.at = max(0, min(len(self.items) - 1, self.at + step))
             self.show_current()
 
     def decide(self, verdict: str | None) -> None:
@@ -131,10 +131,10 @@ class AdjudicationDialog(QDialog):
         except InputError as err:
             self.where.setText(_flat(str(err)))
             return
-        self.items[self.pos] = Disagreement(d.key, d.claim, d.annotations,
+        self.items[self.at] = Disagreement(d.key, d.claim, d.annotations,
                                             s.annotation(d.key, ADJUDICATED))
-        if verdict is not None and self.pos + 1 < len(self.items):
-            self.pos += 1
+        if verdict is not None and self.at + 1 < len(self.items):
+            self.at += 1
         self.show_current()
 
     def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
@@ -148,9 +148,9 @@ class AdjudicationDialog(QDialog):
         elif key == int(Qt.Key.Key_0.value):
             self.decide(None)
         elif key in (int(Qt.Key.Key_J.value), int(Qt.Key.Key_Down.value)):
-            self.move(1)
+            self.step_by(1)
         elif key in (int(Qt.Key.Key_K.value), int(Qt.Key.Key_Up.value)):
-            self.move(-1)
+            self.step_by(-1)
         else:
             super().keyPressEvent(ev)
 

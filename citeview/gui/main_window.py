@@ -1111,7 +1111,7 @@ class MainWindow(QMainWindow):
 
         def accept(row: Any) -> bool:
             i, cid = row
-            state = review.case_state(cid).value
+            state = str(review.case_state(cid).value)
             if kind == "not done":
                 return state != "done"
             if kind == "done":
@@ -1119,7 +1119,7 @@ class MainWindow(QMainWindow):
             if kind == "problems":
                 return bool(review.case_problem(i))
             if isinstance(kind, str) and kind.startswith("verdict:"):
-                return review.case_verdict(cid) == kind[8:]
+                return bool(review.case_verdict(cid) == kind[8:])
             return True
 
         self.cases_proxy.set_row_filter(None if kind in (None, "all") else accept)
@@ -1145,6 +1145,10 @@ class MainWindow(QMainWindow):
             "last_line": labels[1] if labels else None,
             "highlighted_text": self.source.highlighted_text(),
             "raw": self.raw_mode,
+            # The review bar: the pressed verdict button of the shown source, and progress.
+            "verdict": next((a.text().split(" \u00b7 ", 1)[1]
+                             for a in self.review.verdict_actions if a.isChecked()), None),
+            "progress": self.review.progress_label.text(),
         }
 
 

@@ -166,8 +166,8 @@ class ReviewController(QObject):
             win.addAction(a)
         edit_menu = next((m for m in win.menuBar().findChildren(QMenu)
                           if m.title() == "&Edit"), None)
-        if edit_menu is not None:
-            first = edit_menu.actions()[0] if edit_menu.actions() else None
+        if edit_menu is not None and edit_menu.actions():
+            first = edit_menu.actions()[0]
             edit_menu.insertAction(first, self.undo_action)
             edit_menu.insertAction(first, self.redo_action)
             edit_menu.insertSeparator(first)
@@ -213,12 +213,12 @@ class ReviewController(QObject):
             a.deleteLater()
         self.verdict_actions, self.case_actions = [], []
         for k, label in enumerate(labels[:MAX_KEYED_LABELS], 1):
-            a = self._act(f"{k} \u00b7 {label}", lambda v=label: self.set_verdict(v), [str(k)],
+            a = self._act(f"{k} \u00b7 {label}", self._verdict_slot(label), [str(k)],
                           f"Verdict of the shown source: {label} ({k})")
             a.setCheckable(True)
             self.verdict_group.addAction(a)
             self.verdict_actions.append(a)
-            c = self._act(f"Case: {label}", lambda v=label: self.set_case_verdict(v),
+            c = self._act(f"Case: {label}", self._case_slot(label),
                           [f"Shift+{k}"], f"Overall verdict of the case: {label} (Shift+{k})")
             self.case_actions.append(c)
         m = self.menu
@@ -257,6 +257,12 @@ class ReviewController(QObject):
         tb.addAction(self.done_action)
         tb.addSeparator()
         tb.addAction(self.blind_action)
+
+    def _verdict_slot(self, label: str) -> Callable[[], None]:
+        return lambda: self.set_verdict(label)
+
+    def _case_slot(self, label: str) -> Callable[[], None]:
+        return lambda: self.set_case_verdict(label)
 
     def _set_enabled(self, on: bool) -> None:
         writable = on and self.session is not None and not self.session.readonly

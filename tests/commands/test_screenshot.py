@@ -70,3 +70,23 @@ def test_bad_requests_exit_2_with_one_line(qapp, capsys, tmp_path, args, message
 def test_input_or_demo_is_required(qapp, capsys, tmp_path) -> None:
     assert main(["screenshot", "--out", str(tmp_path / "x.png")]) == 2
     assert "INPUT" in capsys.readouterr().err
+
+
+def test_a_session_shows_its_verdicts(qapp, capsys, tmp_path) -> None:
+    from citeview.core.formats import load_input
+    from citeview.session.edits import set_verdict
+    from citeview.session.model import case_citations
+    from citeview.session.store import Session
+
+    with Session.create(str(tmp_path / "t.citeview"), load_input(TRANSIT), annotator="ana") as s:
+        case = s.get_case(s.case_ids()[0])
+        slot = case_citations(case)[2]
+        set_verdict(s, slot.keys(case.id)[0], "unsupported")
+    state = shoot(capsys, str(tmp_path / "t.citeview"), "--click", "3",
+                  "--out", str(tmp_path / "s.png"))
+    assert state["active_citation"] == 3 and state["chip"] == "3\u2713"
+    assert state["verdict"] == "unsupported"
+    assert "Citations judged 1/4" in state["progress"]
+    state = shoot(capsys, str(tmp_path / "t.citeview"), "--click", "1",
+                  "--out", str(tmp_path / "s.png"))
+    assert state["verdict"] is None
