@@ -113,6 +113,7 @@ class ReviewController(QObject):
             lambda title, prompt, text: self._back(dialogs.edit_note(win, title, prompt, text)))
         self.blind = False
         self._states: dict[str, ReviewState] = {}
+        self._ids: list[str] = []
         self._case_verdicts: dict[str, str | None] = {}
         self._totals: dict[str, list[int]] = {}  # case id -> sources per citation
         self._judged: dict[str, dict[int, set[str]]] = {}  # case id -> number -> judged sids
@@ -360,6 +361,7 @@ class ReviewController(QObject):
         self.blind_action.blockSignals(False)
         self.win.citations_model.blind = self.blind
         self._fill_menu(session.labels)
+        self._ids = session.case_ids()  # row -> case id, read on every paint of the list
         self._load_states()
         self.win.cases_model.state_of = self._state_text
         self._set_enabled(True)
@@ -413,12 +415,9 @@ class ReviewController(QObject):
                                if r.annotator == s.annotator}
 
     def _state_text(self, i: int) -> str:
-        if self.session is None or self.win.dataset is None:
+        if self.session is None or not 0 <= i < len(self._ids):
             return ""
-        try:
-            cid = self.win.dataset.case_ids()[i]
-        except IndexError:
-            return ""
+        cid = self._ids[i]
         state = self._states.get(cid, ReviewState.NOT_STARTED)
         text = "" if state is ReviewState.NOT_STARTED else state.value
         verdict = self._case_verdicts.get(cid)
@@ -822,6 +821,8 @@ class ReviewController(QObject):
     def _reload_from_session(self) -> None:
         if self.session is None:
             return
+        self._ids = self.session.case_ids()
+        self._totals = {}
         self._load_states()
         self._start_counting()
         if self.win.view is not None:
@@ -835,8 +836,7 @@ class ReviewController(QObject):
     def case_problem(self, i: int) -> bool | None:
         """Whether case ``i`` has a citation with a problem (unresolved, recovered, lint
         error); None until checked (checking runs in idle ticks once asked for)."""
-        ids = self.win.dataset.case_ids() if self.win.dataset is not None else []
-        return self._problems.get(ids[i]) if 0 <= i < len(ids) else None
+        return self._problems.get(self._ids[i]) if 0 <= i < len(self._ids) else None
 
     def check_problems(self) -> None:
         if self.win.dataset is None:

@@ -297,6 +297,14 @@ def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
     key(qtbot, win, K.Key_Return, CTRL)  # case 3 done -> wraps to case 1
     ready(qtbot, win)
     assert win.case_index == 0
+    key(qtbot, win, K.Key_Z, CTRL)  # undo "done": back on case 3, not done any more
+    ready(qtbot, win)
+    assert win.case_index == 2
+    assert win.review.case_state("transit-multi-turn") is ReviewState.NOT_STARTED
+    assert win.cases_model.index(2, 2).data() == ""
+    key(qtbot, win, K.Key_Z, CTRL | SHIFT)
+    win.show_case(0)
+    ready(qtbot, win)
     key(qtbot, win, K.Key_Return, CTRL)  # case 1 done -> case 2 (case 3 is done)
     ready(qtbot, win)
     assert win.case_index == 1
@@ -364,3 +372,19 @@ def test_save_as_continues_in_the_copy(qtbot, tmp_path, dataset, open_window) ->
         assert [a.verdict for a in s.annotations()] == ["supported", "cannot tell"]
     with Session.open(str(dataset.with_suffix(".citeview")), readonly=True) as s:
         assert [a.verdict for a in s.annotations()] == ["supported"]
+
+
+def test_input_rewritten_on_disk_keeps_the_verdicts(qtbot, tmp_path, dataset,
+                                                    open_window) -> None:
+    win = open_window(make_settings(tmp_path), dataset)
+    key(qtbot, win, K.Key_J)
+    key(qtbot, win, K.Key_3)
+    # A pipeline rewrites the dataset: a sentence is added before the cited ones.
+    cases = [json.loads(line) for line in dataset.read_text(encoding="utf-8").splitlines()]
+    cases[0]["answer"] = "Short summary first. " + cases[0]["answer"]
+    dataset.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    win.reload()
+    ready(qtbot, win)
+    assert "Short summary first." in win.view.case.answer
+    assert verdicts(win) == [(None,), ("unsupported",)]
+    assert win.review.session.orphans() == []
