@@ -3,7 +3,10 @@
 its review results (``--format jsonl|csv``: one row per citation and source id, see
 :mod:`citeview.session.rows`).
 
-Formats are writers in :data:`WRITERS` (name -> ``write(session, out)``); add one there.
+Formats are writers in :data:`WRITERS` (name -> ``write(session, out)``); add one there. Row
+formats are in :data:`ROW_WRITERS` too: they also take the lint policy (for the ``lint_codes``
+column: ``--config``, else the configuration found from the current directory upward, as for
+``citeview report``) and ``jobs`` (worker processes).
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import IO
+from typing import IO, Protocol
 
 from citeview.core.errors import InputError
+from citeview.core.policy import Policy, read_config
 from citeview.session.interchange import write_json
 from citeview.session.rows import write_csv, write_jsonl
 from citeview.session.store import Session
@@ -23,7 +27,15 @@ HELP = ("export a review session (json: the whole session, for citeview import; 
         "one row per citation and source id)")
 
 Writer = Callable[[Session, IO[str]], None]
-WRITERS: dict[str, Writer] = {"json": write_json, "jsonl": write_jsonl, "csv": write_csv}
+
+
+class RowWriter(Protocol):
+    def __call__(self, session: Session, out: IO[str], policy: Policy | None = None, *,
+                 annotator: str | None = None, jobs: int | None = None) -> None: ...
+
+
+ROW_WRITERS: dict[str, RowWriter] = {"jsonl": write_jsonl, "csv": write_csv}
+WRITERS: dict[str, Writer] = {"json": write_json, **ROW_WRITERS}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +44,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output format (default: json)")
     parser.add_argument("-o", "--output", default="-", metavar="FILE",
                         help="write here instead of standard output")
+    parser.add_argument("--config", metavar="FILE",
+                        help="jsonl, csv: lint policy for the lint_codes column (default: "
+                             "citeview.toml or [tool.citeview] in pyproject.toml found from "
+                             "here upward)")
+    parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                        help="jsonl, csv: work in N processes, rows in session order (default: "
+                             "1 below 2,000 cases, else up to 4)")
 
 
 def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
@@ -55,7 +74,20 @@ def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    writer = WRITERS[args.format]
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    rows = ROW_WRITERS.get(args.format)
+    if rows is None:
+        if args.config or args.jobs is not None:
+            raise InputError(f"--config and --jobs apply to the jsonl and csv formats, "
+                             f"not {args.format}")
+        writer = WRITERS[args.format]
+        with Session.open(args.session, readonly=True) as session:
+            write_output(args.output, lambda out: writer(session, out))
+        return 0
+    policy = read_config(args.config) if args.config else Policy.discover()
     with Session.open(args.session, readonly=True) as session:
-        write_output(args.output, lambda out: writer(session, out))
+        # Citations are numbered with the session's families; lint must see the same ones.
+        policy = policy.merged(families=session.families)
+        write_output(args.output, lambda out: rows(session, out, policy, jobs=args.jobs))
     return 0

@@ -31,12 +31,12 @@ from typing import IO, Any
 
 from citeview.core.claims import claim_spans
 from citeview.core.diagnostics import Diagnostic
-from citeview.core.lint import lint
-from citeview.core.markers import Citation, scan
-from citeview.core.material import MaterialDiagnostic, case_material
+from citeview.core.lint import LintAnalysis, lint_analysis
+from citeview.core.markers import Citation, Recovery, scan
+from citeview.core.material import MaterialDiagnostic
 from citeview.core.metrics import answer_sentences
 from citeview.core.policy import Policy
-from citeview.core.resolution import Status, Target, resolve
+from citeview.core.resolution import Resolution, Status, Target, resolve
 from citeview.core.support import SupportScorer
 from citeview.session.model import Annotation, CaseReview, CitationSlot
 from citeview.session.store import Session
@@ -150,18 +150,38 @@ def _slots(answer: str, cits: Sequence[Citation]) -> list[CitationSlot]:
     ]
 
 
+def _policy_for(policy: Policy | None, families: tuple[str, ...]) -> Policy:
+    return policy if policy is not None else Policy(families=families)
+
+
+def _session_citations(answer: str, families: tuple[str, ...], policy: Policy,
+                       analysis: LintAnalysis) -> tuple[Sequence[Citation], Sequence[Resolution]]:
+    """The citations as the session numbers them (:func:`~citeview.session.model.case_citations`:
+    the session's families, no known ids) with their resolutions, taken from the lint analysis
+    whenever they are the same, so each case is scanned and resolved once. They differ only when
+    the policy reads other families, or a degraded marker was recognised by a known id."""
+    cits = analysis.citations
+    if policy.families == families and not any(
+            c.recovered is Recovery.DEGRADED for c in cits):
+        return cits, analysis.resolutions
+    own = scan(answer, families).citations
+    if own == list(cits):
+        return cits, analysis.resolutions
+    return own, resolve(own, analysis.material)
+
+
 def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
               annotator: str | None = None, sentences: bool = False) -> CaseRows:
     """The rows of one case (all annotators, or only ``annotator``'s)."""
     case = session.get_case(case_id)
     families = session.families
-    pol = policy if policy is not None else Policy(families=families)
-    cits = scan(case.answer, families).citations
+    pol = _policy_for(policy, families)
+    analysis = lint_analysis(case, pol)
+    cits, resolutions = _session_citations(case.answer, families, pol, analysis)
     slots = _slots(case.answer, cits)
-    material = case_material(case)
-    resolutions = resolve(cits, material)
-    diags = lint(case, pol)
-    codes = _codes_by_citation(diags, [c.start for c in cits], [c.end for c in cits])
+    diags = analysis.all_diagnostics
+    codes = _codes_by_citation(analysis.diagnostics, [c.start for c in cits],
+                               [c.end for c in cits])
     anns = session.annotations(case_id, annotator=annotator)
     placed: dict[tuple[int, str, str], list[Annotation]] = {}
     loose: list[Annotation] = []
@@ -284,7 +304,11 @@ def csv_cell(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return str(value)
-    text = _SURROGATE.sub("\ufffd", str(value)).replace("\x00", "\ufffd")
+    text = value if isinstance(value, str) else str(value)
+    if not text.isascii():  # a quick scan first: most cells are plain text
+        text = _SURROGATE.sub("\ufffd", text)
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
     if len(text) > CSV_CELL_LIMIT:
         text = text[:CSV_CELL_LIMIT] + f" [... cut: {len(text)} characters in all]"
     if text.startswith(_FORMULA_START):

@@ -127,3 +127,36 @@ def test_report_lint_counts_follow_the_lint_policy(two: tuple[str, str], tmp_pat
     assert main(["report", two[0], "--format", "json", "--config", str(config)]) == 0
     assert json.loads(capsys.readouterr().out)["lint"] == {}
     assert main(["report", two[0], "--jobs", "0"]) == 2
+
+
+def test_export_rows_follow_the_lint_policy_and_jobs(two: tuple[str, str], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    def rows(*extra: str) -> list[dict[str, object]]:
+        out = tmp_path / "rows.jsonl"
+        assert main(["export", two[0], "--format", "jsonl", "-o", str(out), *extra]) == 0
+        return [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+
+    default = rows()
+    assert default[6]["case_id"] == "c3" and default[6]["lint_codes"] == ["CV201"]
+    config = tmp_path / "policy.toml"
+    config.write_text('ignore = ["CV201"]\n', encoding="utf-8")
+    ignored = rows("--config", str(config))
+    assert ignored[6]["lint_codes"] == []
+    assert [{**r, "lint_codes": []} for r in default] == ignored  # nothing else changes
+    # A configuration found from the current directory applies too, as for report.
+    (tmp_path / "citeview.toml").write_text('ignore = ["CV201"]\n', encoding="utf-8")
+    assert rows() == ignored
+    assert rows("--jobs", "2", "--config", str(config)) == ignored
+
+
+def test_export_option_errors(two: tuple[str, str], tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", two[0], "--format", "csv", "--jobs", "0"]) == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().err
+    assert main(["export", two[0], "--format", "json", "--jobs", "2"]) == 2
+    assert "apply to the jsonl and csv formats" in capsys.readouterr().err
+    assert main(["export", two[0], "--format", "csv", "--config",
+                 str(tmp_path / "none.toml")]) == 2
+    assert "no such file" in capsys.readouterr().err

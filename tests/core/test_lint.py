@@ -233,3 +233,13 @@ def test_weak_support_skips_unresolved_citations() -> None:
     case = Case("c", "Bananas ripen quickly." + M("turn9file9") + "\n", tool_outputs=[TOOL])
     on = Policy(extend_select=frozenset({"CV401"}))
     assert [d.code for d in lint(case, on)] == ["CV201"]
+
+
+def test_lint_analysis_hands_back_what_lint_computed() -> None:
+    from citeview.core.lint import lint_analysis
+
+    case = _sample("handbook-rule-breaking")
+    a = lint_analysis(case, Policy(require_locators=True))
+    assert a.all_diagnostics == lint(case, Policy(require_locators=True))
+    assert [r.citation for r in a.resolutions] == list(a.citations)
+    assert any(not r.ok for r in a.resolutions)  # the sample cites unknown sources

@@ -138,3 +138,50 @@ def test_a_multi_source_citation_gives_a_row_per_source_with_its_own_status(
         (1, "nosuch", "unknown-source", ("CV201",), False),
     ]
     assert rows[0].support == pytest.approx(5 / 6) and rows[1].support is None
+
+
+def test_each_case_is_scanned_parsed_and_resolved_once(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # Export and report of big sessions: the rows reuse what lint worked out.
+    import citeview.core.lint as core_lint
+    import citeview.session.rows as rows_mod
+    from citeview.session.rows import iter_case_rows
+
+    calls: dict[str, int] = {}
+
+    def counted(module: object, name: str) -> None:
+        real = getattr(module, name)
+
+        def wrapper(*args: object, **kwargs: object) -> object:
+            key = f"{module.__name__}.{name}"  # type: ignore[attr-defined]
+            calls[key] = calls.get(key, 0) + 1
+            return real(*args, **kwargs)
+        monkeypatch.setattr(module, name, wrapper)
+
+    for name in ("scan", "case_material", "resolve"):
+        counted(core_lint, name)
+    for name in ("scan", "resolve"):
+        counted(rows_mod, name)
+    with session_a(tmp_path) as s:
+        got = list(iter_case_rows(s, sentences=True, jobs=1))
+    assert len(got) == 3
+    assert calls == {"citeview.core.lint.scan": 3, "citeview.core.lint.case_material": 3,
+                     "citeview.core.lint.resolve": 3}
+
+
+def test_rows_keep_the_session_numbering_when_lint_recovers_a_degraded_marker(
+        tmp_path: Path) -> None:
+    # "citememo2024" is a degraded marker only because the material defines memo2024: lint
+    # reports it (CV107), but the session (and its annotations) number only the real marker.
+    from citeview.core.cases import Case
+    from citeview.session import Session
+    from citeview.session.rows import iter_case_rows
+
+    answer = f"Receipts are due in thirty days.{cite('turn0file1')} Remote work.citememo2024\n"
+    c = Case("d", answer, None, [MATERIAL], documents={"memo2024": "Remote work on Fridays."})
+    with Session.create(str(tmp_path / "d.citeview"), [c]) as s:
+        (cr,) = iter_case_rows(s)
+    assert [(r.number, r.source_id, r.status) for r in cr.rows] == [
+        (1, "turn0file1", "whole-source")]
+    assert cr.citations == len(case_citations(c)) == 1
+    assert "CV107" in cr.lint_codes
