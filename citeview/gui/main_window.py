@@ -409,6 +409,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, ev: Any) -> None:  # noqa: N802
         super().showEvent(ev)
+        self._closed = False
         if not self._splitters_restored:
             # First run: lists take a fifth of the width, the panes share the rest evenly.
             self._splitters_restored = True
@@ -434,6 +435,10 @@ class MainWindow(QMainWindow):
     def closeEvent(self, ev: QCloseEvent) -> None:  # noqa: N802
         self.save_settings()
         self.review.close()  # every verdict is already committed; this releases the lock
+        self._reload_timer.stop()  # a file rewritten just now must not reload a closed window
+        self._closed = True
+        if self._watcher.files():
+            self._watcher.removePaths(self._watcher.files())
         self._executor.shutdown(wait=False, cancel_futures=True)
         super().closeEvent(ev)
 
@@ -979,7 +984,7 @@ class MainWindow(QMainWindow):
 
     def reload(self) -> None:
         """Re-read the input, keeping the active case (by id) and citation."""
-        if not self.path:
+        if not self.path or getattr(self, "_closed", False):
             return
         if not os.path.exists(self.path):
             self._reload_timer.start()  # being rewritten: try again shortly
