@@ -102,4 +102,4 @@ class SummaryDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
-        self.resize(760, 520)
+        self.resize(920, 520)

@@ -131,6 +131,10 @@ class ReviewController(QObject):
         self._build_actions()
         self.progress_label = QLabel()
         self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.progress_label.setToolTip(
+            "Your progress. A citation counts as judged once each of its sources has your "
+            "verdict (\u201ccannot tell\u201d included); Review \u25b8 Summary gives the "
+            "report's numbers, per cited source.")
         self.session_label = QLabel()
         self.session_label.setTextFormat(Qt.TextFormat.PlainText)
         win.statusBar().addPermanentWidget(self.progress_label)
@@ -598,8 +602,9 @@ class ReviewController(QObject):
             state = self.case_state(cid).value
             note = " \u270e" if self.session is not None and self.session.review(cid).note else ""
             self.case_label.setText(f"  Case: {state}"
-                                    + (f", {verdict}" if verdict else "") + note
-                                    + "  (Shift+1\u2026 verdict, Shift+N note)  ")
+                                    + (f", {verdict}" if verdict else "") + note + "  ")
+            self.case_label.setToolTip("The whole case: Shift+1\u2026Shift+4 overall verdict, "
+                                       "Shift+0 clears it, Shift+N note, Ctrl+Enter done")
         else:
             self.case_label.setText("")
 
