@@ -112,6 +112,9 @@ class ReviewController(QObject):
         self.prompt_note: Callable[[str, str, str], str | None] = (
             lambda title, prompt, text: self._back(dialogs.edit_note(win, title, prompt, text)))
         self.blind = False
+        # Another process has the session: True opens it read-only (a dialog; tests replace it).
+        self.ask_read_only: Callable[[str], bool] = (
+            lambda message: win.error_dialogs and dialogs.session_in_use(win, message))
         self._states: dict[str, ReviewState] = {}
         self._ids: list[str] = []
         self._case_verdicts: dict[str, str | None] = {}
@@ -321,8 +324,7 @@ class ReviewController(QObject):
         try:
             session, where = open_review_session(path, dataset, self.annotator)
         except SessionInUse as err:
-            read_only = (dialogs.session_in_use(self.win, str(err)) if self.win.error_dialogs
-                         else False)
+            read_only = self.ask_read_only(str(err))
             self.win.errors.append(" ".join(str(err).split()))
             if not read_only:
                 self.win.statusBar().showMessage(str(err), 10000)

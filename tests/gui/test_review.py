@@ -388,3 +388,41 @@ def test_input_rewritten_on_disk_keeps_the_verdicts(qtbot, tmp_path, dataset,
     assert "Short summary first." in win.view.case.answer
     assert verdicts(win) == [(None,), ("unsupported",)]
     assert win.review.session.orphans() == []
+
+
+def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
+                                                     open_window) -> None:
+    from citeview.core.formats import load_input
+    from citeview.session.store import open_for_input
+
+    other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
+    try:
+        other.conn.execute("UPDATE lock SET token = 'another-process'")
+        win = open_window(make_settings(tmp_path))
+        asked: list[str] = []
+        win.review.ask_read_only = lambda message: asked.append(message) or True
+        assert win.open_path(str(dataset))
+        ready(qtbot, win)
+        assert "already open in another citeview" in asked[0]
+        assert win.review.session.readonly
+        assert "READ-ONLY" in win.review.session_label.text()
+        assert not win.review.verdict_actions[0].isEnabled()
+        key(qtbot, win, K.Key_1)
+        assert win.review.session.annotations() == []
+    finally:
+        other.close()
+
+
+def test_review_keys_work_from_the_tables_but_not_in_text_fields(qtbot, tmp_path, dataset,
+                                                                 open_window) -> None:
+    win = open_window(make_settings(tmp_path), dataset)
+    win.citations_table.setFocus()
+    qtbot.keyClick(win.citations_table, K.Key_J)
+    assert win.active == 1
+    qtbot.keyClick(win.citations_table, K.Key_2)
+    assert verdicts(win)[1] == ("partially supported",)
+    win.show_find()
+    qtbot.keyClick(win.find_edit, K.Key_1)
+    qtbot.keyClick(win.find_edit, K.Key_J)
+    assert win.find_edit.text() == "1j"
+    assert verdicts(win) == [(None,), ("partially supported",)] and win.active == 1
