@@ -724,8 +724,15 @@ class MainWindow(QMainWindow):
         more = f" (source {source + 1} of {n}: {sid})" if n > 1 else ""
         codes = ("" if self.review.blind else
                  "".join(f" \u00b7 {d.code} {d.name}" for d in cv.diagnostics))
+        judged = ""
+        if self.review.session is not None:
+            verdict = cv.verdicts[source] if source < len(cv.verdicts) else None
+            n_keys = min(len(self.review.session.labels), 9)
+            judged = (f" \u00b7 your verdict: {verdict}" if verdict
+                      else f" \u00b7 not judged (keys 1\u2013{n_keys}, N note)")
         self.statusBar().showMessage(
-            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}")
+            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}"
+            + judged)
         self.citationChanged.emit(index)
 
     def refresh_citation(self, index: int) -> None:

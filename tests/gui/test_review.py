@@ -96,6 +96,7 @@ def test_annotate_three_cases_with_the_keyboard_alone_then_resume(qtbot, tmp_pat
     assert win.view.citations[0].chip.state == "annotated"
     key(qtbot, win, K.Key_J)
     assert win.active == 1
+    assert "not judged (keys 1\u20134, N note)" in win.statusBar().currentMessage()
     key(qtbot, win, K.Key_3)
     type_into_next_dialog(qtbot, "L4 says five, not three")
     key(qtbot, win, K.Key_N)
