@@ -11,6 +11,7 @@ All offsets are Python code-point indices.
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
@@ -257,11 +258,16 @@ class _Occupied:
         self._pending.append((s, e))
 
     def commit(self) -> None:
-        """Merge the spans added by one pass (a pass's spans do not overlap each other's)."""
+        """Merge the spans added by one pass (a pass's spans do not overlap each other's).
+
+        Each pass adds its spans in text order, so the sort is linear (timsort on sorted
+        data) and so is the merge."""
         if not self._pending:
             return
-        spans = sorted([*zip(self.starts, self.ends, strict=True), *self._pending])
+        pending = sorted(self._pending)
         self._pending = []
+        spans = (list(heapq.merge(zip(self.starts, self.ends, strict=True), pending))
+                 if self.starts else pending)
         self.starts = [s for s, _ in spans]
         self.ends = [e for _, e in spans]
 
