@@ -11,11 +11,10 @@ import argparse
 from citeview.core.errors import InputError
 from citeview.core.formats import (
     Dataset,
-    ListDataset,
     case_id_from_path,
     load_input,
     parse_document_option,
-    plain_files_case,
+    plain_files,
 )
 
 HELP = "open a case, dataset, chat transcript, Responses output, session or plain files in the GUI"
@@ -53,9 +52,8 @@ def dataset_from_args(args: argparse.Namespace) -> Dataset:
         if doc_id in documents:
             raise InputError(f"--document {doc_id}: given twice")
         documents[doc_id] = path
-    case = plain_files_case(args.material, args.context, documents, args.answer,
-                            case_id_from_path(args.answer))
-    return ListDataset([case], args.answer, "plain")
+    return plain_files(args.material, args.context, documents, args.answer,
+                       case_id_from_path(args.answer))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

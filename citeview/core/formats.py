@@ -55,6 +55,16 @@ class Dataset:
     def __len__(self) -> int:
         return len(self.case_ids())
 
+    def watch_paths(self) -> list[str]:
+        """The files this dataset was read from: a viewer reloads when one changes."""
+        return [self.path] if self.path else []
+
+    def reload(self) -> Dataset:
+        """The dataset read again from its files (after one changed on disk)."""
+        if not self.path:
+            raise InputError("this input was not read from a file; nothing to reload")
+        return load_input(self.path)
+
     def case_ids(self) -> list[str]:
         raise NotImplementedError
 
@@ -91,6 +101,16 @@ class Dataset:
 
 class ListDataset(Dataset):
     """Cases already in memory (a case file, a JSON array, plain files)."""
+
+    #: Plain files: every file read and how to read them again (set by :func:`plain_files`).
+    _files: list[str] | None = None
+    _rebuild: Callable[[], Dataset] | None = None
+
+    def watch_paths(self) -> list[str]:
+        return list(self._files) if self._files is not None else super().watch_paths()
+
+    def reload(self) -> Dataset:
+        return self._rebuild() if self._rebuild is not None else super().reload()
 
     def __init__(self, cases: list[Case], path: str | None = None, kind: str = "case") -> None:
         self.path = path
@@ -522,6 +542,17 @@ def plain_files_case(materials: list[str], contexts: list[str], documents: dict[
         if not re.fullmatch(r"[A-Za-z0-9_-]+", doc_id):
             raise InputError(f"--document {doc_id}: a source id is letters, digits, _ and -")
     return Case(case_id, read(answer), None, outputs, context, docs, {"format": "plain"})
+
+
+def plain_files(materials: list[str], contexts: list[str], documents: dict[str, str],
+                answer: str, case_id: str) -> ListDataset:
+    """A one-case dataset from plain files that knows every file it read, so a viewer watches
+    them all and a reload reads them all again (not just the answer)."""
+    case = plain_files_case(materials, contexts, documents, answer, case_id)
+    dataset = ListDataset([case], answer, "plain")
+    dataset._files = [*materials, *contexts, *documents.values(), answer]
+    dataset._rebuild = lambda: plain_files(materials, contexts, documents, answer, case_id)
+    return dataset
 
 
 def parse_document_option(value: str) -> tuple[str, str]:

@@ -74,5 +74,5 @@ def run_gui_dataset(dataset: Any, case_id: str | None = None) -> int:
 
     win = MainWindow(settings=user_settings())
     win.show()
-    win.open_dataset(dataset, case_id=case_id)
+    win.open_input(dataset, case_id=case_id)  # reviewed in NAME.citeview like any input
     return int(app.exec())

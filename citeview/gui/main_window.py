@@ -118,6 +118,9 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else QSettings("citeview", "citeview")
         self.synchronous = synchronous  # build view-models in the GUI thread (snapshots)
         self.dataset: Any = None
+        # The dataset as read from the input files (not the session holding its copy): what a
+        # reload reads again and whose files are watched.
+        self.input_dataset: Any = None
         self.path: str | None = None
         self.case_index = -1
         self.view: CaseView | None = None
@@ -473,15 +476,24 @@ class MainWindow(QMainWindow):
         except OSError as err:
             self.show_error(f"{path}: {err.strerror or err}")
             return False
-        if not self.use_sessions:
+        if not self.open_input(dataset, path, case_id):
+            return False
+        self._add_recent(path)
+        return True
+
+    def open_input(self, dataset: Any, path: str | None = None,
+                   case_id: str | None = None) -> bool:
+        """Review ``dataset`` read from ``path`` (default: its own path) in its session
+        (created beside it, or in the user data folder); without sessions, just show it."""
+        path = path or getattr(dataset, "path", None)
+        if not self.use_sessions or not path:
             self.open_dataset(dataset, path=path, case_id=case_id)
-            self._add_recent(path)
             return True
-        session = self.review.open_for(path, dataset)
+        session = self.review.open_for(path, dataset)  # a .citeview input is the session itself
         if session is None:
             return False
+        self.input_dataset = dataset if getattr(dataset, "kind", "") != "session" else None
         self.open_session(session, path=path, case_id=case_id)
-        self._add_recent(path)
         return True
 
     def open_session(self, session: Any, path: str | None = None,
@@ -508,13 +520,10 @@ class MainWindow(QMainWindow):
         is no review (snapshots, ``citeview open``)."""
         self.review.attach(session)
         self.dataset = dataset
-        old = self.path
+        if session is None:
+            self.input_dataset = dataset
         self.path = path if path is not None else getattr(dataset, "path", None)
-        if old and old != self.path and old in self._watcher.files():
-            self._watcher.removePath(old)
-        if (self.path and os.path.isfile(self.path) and self.path not in self._watcher.files()
-                and not self.path.endswith(".citeview")):  # a session changes with each verdict
-            self._watcher.addPath(self.path)
+        self._watch(dataset)
         ids = dataset.case_ids()
         self.cases_model.question_of = self._question_of
         self.cases_model.set_ids(ids)
@@ -539,6 +548,24 @@ class MainWindow(QMainWindow):
             self.source.show_source(None)
             return
         self.show_case(index, citation=citation)
+
+    def _watched_files(self, dataset: Any) -> list[str]:
+        """The input files to watch: all a dataset was read from (plain files: material,
+        context, documents and answer), never a session (it changes with each verdict)."""
+        source = self.input_dataset if self.input_dataset is not None else dataset
+        paths = source.watch_paths() if hasattr(source, "watch_paths") else []
+        if self.path and self.path not in paths:
+            paths = [self.path]
+        return [p for p in paths if os.path.isfile(p) and not p.endswith(".citeview")]
+
+    def _watch(self, dataset: Any) -> None:
+        wanted = self._watched_files(dataset)
+        stale = [p for p in self._watcher.files() if p not in wanted]
+        if stale:
+            self._watcher.removePaths(stale)
+        new = [p for p in wanted if p not in self._watcher.files()]
+        if new:
+            self._watcher.addPaths(new)
 
     def _question_of(self, i: int) -> str:
         try:
@@ -993,20 +1020,24 @@ class MainWindow(QMainWindow):
         """Re-read the input, keeping the active case (by id) and citation."""
         if not self.path or getattr(self, "_closed", False):
             return
-        if not os.path.exists(self.path):
+        watched = self._watched_files(self.dataset)
+        if not os.path.exists(self.path) or any(not os.path.exists(p) for p in watched):
             self._reload_timer.start()  # being rewritten: try again shortly
             return
-        if self.path not in self._watcher.files():
-            self._watcher.addPath(self.path)  # an atomic rewrite drops the watch
         from citeview.core.formats import load_input
 
         case_id = self.view.case.id if self.view else None
         citation, source = self.active, self.active_source
         try:
-            dataset = load_input(self.path)
+            if self.input_dataset is not None and hasattr(self.input_dataset, "reload"):
+                dataset = self.input_dataset.reload()  # plain files: every file, not the answer
+            else:
+                dataset = load_input(self.path)
         except InputError as err:
             self.show_error(str(err))
             return
+        self.input_dataset = dataset
+        self._watch(dataset)  # an atomic rewrite drops the watch
         session = self.review.session
         if session is not None and not session.readonly and dataset.kind != "session":
             try:

@@ -432,3 +432,29 @@ def test_an_empty_dataset_clears_the_window(qtbot, win) -> None:
     assert win.view is None and win.citations_model.rowCount() == 0
     assert "no case" in win.answer.toPlainText()
     assert win.source.shown_source_id() is None
+
+
+def test_plain_files_are_reviewed_in_a_session_and_reload_every_file(qtbot, win,
+                                                                      tmp_path) -> None:
+    """citeview open --material M --answer A: verdicts go to A's session, and a rewritten
+    material file reloads with its new text (the answer alone would lose the material)."""
+    from citeview.core.formats import plain_files
+
+    material = tmp_path / "m.txt"
+    handbook = load_sample("handbook-line-level.case.json")["tool_outputs"][0]
+    material.write_text(handbook, encoding="utf-8")
+    answer = tmp_path / "a.txt"
+    answer.write_text("Three days a week." + cite("turn0file0", "L1") + "\n", encoding="utf-8")
+    dataset = plain_files([str(material)], [], {}, str(answer), "a")
+    assert win.open_input(dataset)
+    qtbot.waitUntil(win.is_ready, timeout=5000)
+    assert win.review.session is not None
+    assert win.review.session.path == str(tmp_path / "a.citeview")
+    assert win.source.highlighted_text().startswith("Employees may work remotely up to three")
+    tmp = tmp_path / "m.tmp"
+    tmp.write_text(handbook.replace("up to three days", "up to four days"), encoding="utf-8")
+    os.replace(tmp, material)
+    qtbot.waitUntil(lambda: win.is_ready() and "four days" in win.source.highlighted_text(),
+                    timeout=5000)
+    assert win.view.case.tool_outputs  # the material is still there after the reload
+    assert win.active == 0
