@@ -30,7 +30,16 @@ def application(offscreen: bool = False) -> Any:
         app = QApplication(sys.argv[:1])
         app.setApplicationName("citeview")
         app.setOrganizationName("citeview")
+        app.setWindowIcon(_app_icon())
     return app
+
+
+def _app_icon() -> Any:
+    from importlib.resources import files
+
+    from PySide6.QtGui import QIcon
+
+    return QIcon(str(files("citeview.resources").joinpath("icons", "citeview.svg")))
 
 
 def user_settings() -> Any:
