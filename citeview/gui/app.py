@@ -25,7 +25,7 @@ def application(offscreen: bool = False) -> Any:
 
     app = QApplication.instance()
     if app is None:
-        if offscreen:
+        if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
             _quiet_offscreen_notes()
         app = QApplication(sys.argv[:1])
         app.setApplicationName("citeview")
