@@ -190,7 +190,7 @@ def test_any_answer_lints_with_sorted_spans_inside_it(parts: list[str]) -> None:
     answer = "".join(parts)
     case = Case("h", answer, tool_outputs=[TOOL])
     policy = Policy(require_locators=True, multi_source="per-marker",
-                    extend_select=frozenset({"CV307"}))
+                    extend_select=frozenset({"CV307", "CV401"}))
     diags = lint(case, policy)
     assert diags == lint(case, policy)
     keys = [(d.start, d.end, d.code) for d in diags]
