@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -309,6 +309,7 @@ class _Scanner:
         self.text = text
         self.families = families
         self.known_ids = {i for i in known_ids if i}
+        self.eligible_known = _eligible_known(self.known_ids)
         self.diagnostics: list[Diagnostic] = []
         self.citations: list[Citation] = []
         self.occupied = _Occupied()
@@ -504,19 +505,24 @@ class _Scanner:
 
     def degraded(self) -> None:
         text = self.text
-        for m in _degraded_re(self.families, tuple(sorted(self.known_ids))).finditer(text):
-            s, e = m.start(), m.end()
+        known = self.eligible_known
+        for m in _degraded_head_re(self.families).finditer(text):
+            s = m.start()
+            rest = _DEGRADED_REST_RE.match(text, m.end())
+            split = _split_degraded(rest.group(), known) if rest else None
+            if split is None:
+                continue
+            ids, loc, used = split
+            e = m.end() + used
             if self.occupied.overlaps(s, e):
                 continue
-            ids_text = m.group("ids")
-            ids = tuple(_id_re(tuple(sorted(self.known_ids))).findall(ids_text))
-            loc = m.group("loc")
             self.occupied.add(s, e)
+            raw = text[s:e]
             self.citations.append(
-                Citation(m.group(0), m.group("family"), ids, loc, s, e, Recovery.DEGRADED)
+                Citation(raw, m.group("family"), tuple(ids), loc, s, e, Recovery.DEGRADED)
             )
-            self.diag("CV107", f"degraded marker {m.group(0)!r}: its private-use characters "
-                      "were lost", s, e)
+            self.diag("CV107", f"degraded marker {raw!r}: its private-use characters were lost",
+                      s, e)
         self.occupied.commit()
 
     def brackets(self) -> None:
@@ -530,44 +536,91 @@ class _Scanner:
         self.occupied.commit()
 
     def verbatim_ids(self) -> None:
-        for m in _verbatim_re(tuple(sorted(self.known_ids))).finditer(self.text):
+        known = set(self.eligible_known)
+        for m in _ID_CANDIDATE_RE.finditer(self.text):
+            token = m.group()
+            if token not in known and not TURN_ID_RE.fullmatch(token):
+                continue
             s, e = m.start(), m.end()
             if self.occupied.overlaps(s, e):
                 continue
-            self.diag("CV109", f"source id {m.group(0)!r} written verbatim outside a marker",
-                      s, e)
+            self.diag("CV109", f"source id {token!r} written verbatim outside a marker", s, e)
 
 
-def _known_alternation(known_ids: tuple[str, ...]) -> str:
-    eligible = sorted(
-        (i for i in known_ids if len(i) >= 4 and any(ch.isdigit() for ch in i)
-         and SOURCE_ID_RE.fullmatch(i)),
-        key=len, reverse=True,
+def _eligible_known(known_ids: Iterable[str]) -> list[str]:
+    """Known ids worth looking for outside markers: a digit and 4+ characters (so words such
+    as "intro" or "a1" are not flagged), longest first."""
+    return sorted(
+        {i for i in known_ids if len(i) >= 4 and any(ch.isdigit() for ch in i)
+         and SOURCE_ID_RE.fullmatch(i)},
+        key=lambda i: (-len(i), i),
     )
-    return "|".join(re.escape(i) for i in eligible)
 
 
-@lru_cache(maxsize=32)
-def _id_re(known_ids: tuple[str, ...]) -> re.Pattern[str]:
-    known = _known_alternation(known_ids)
-    return re.compile(f"{known}|{TURN_ID_RE.pattern}" if known else TURN_ID_RE.pattern)
+# What lost private-use characters may have become: nothing, U+FFFD, or a question mark.
+_LOST = "\ufffd?"
+# A whole word that contains a digit: a candidate for a verbatim source id. The ids themselves
+# are checked in Python, so no pattern is compiled per case from its ids.
+_ID_CANDIDATE_RE = re.compile(f"(?<![{_WORD}])[{_WORD}]*\\d[{_WORD}]*(?![{_WORD}])")
+_LOCATOR_AT_RE = re.compile(r"L\d+(?:-L\d+)?")
 
 
-@lru_cache(maxsize=32)
-def _degraded_re(families: tuple[str, ...], known_ids: tuple[str, ...]) -> re.Pattern[str]:
+@lru_cache(maxsize=16)
+def _degraded_head_re(families: tuple[str, ...]) -> re.Pattern[str]:
+    # Only the family is consumed, so a failed candidate ("cited") never hides a real one
+    # glued after it; the ids are read from the run that follows (_DEGRADED_REST_RE).
     fam = "|".join(re.escape(f) for f in families if f)
-    ident = _id_re(known_ids).pattern
-    # What lost characters may have become: nothing, U+FFFD, or a question mark.
-    sep = "[\ufffd?]?"
-    return re.compile(
-        f"(?<![{_WORD}]){sep}(?P<family>{fam}){sep}(?P<ids>(?:(?:{ident}){sep})+)"
-        f"(?P<loc>L\\d+(?:-L\\d+)?)?{sep}(?![{_WORD}])"
-    )
+    return re.compile(f"(?<![{_WORD}])[{_LOST}]?(?P<family>{fam})(?=[{_LOST}{_WORD}])")
 
 
-@lru_cache(maxsize=32)
-def _verbatim_re(known_ids: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(f"(?<![{_WORD}])(?:{_id_re(known_ids).pattern})(?![{_WORD}])")
+_DEGRADED_REST_RE = re.compile(f"[{_LOST}{_WORD}]+")
+
+
+def _split_degraded(rest: str, known: Sequence[str]) -> tuple[list[str], str | None, int] | None:
+    """Read the glued ids (and a locator) after a degraded marker's family: ``(ids, locator,
+    characters used)``, or None when ``rest`` does not start with ids (``citeturn0file0L2``
+    yes, ``cited`` no). At each place the longest of a known id and a ``turnNkindM`` id wins;
+    one lost-character stand-in may separate parts or close the marker."""
+    n = len(rest)
+
+    def token_at(i: int) -> str:
+        m = TURN_ID_RE.match(rest, i)
+        token = m.group() if m else ""
+        for k in known:  # longest first: the first that fits is the longest known
+            if len(k) <= len(token):
+                break
+            if rest.startswith(k, i):
+                return k
+        return token
+
+    def after_stand_in(i: int) -> int:
+        return i + 1 if i < n and rest[i] in _LOST else i
+
+    pos = 0
+    ids: list[str] = []
+    while True:
+        token = token_at(pos)
+        if not token and (pos == 0 or ids) and after_stand_in(pos) > pos:
+            token = token_at(pos + 1)
+            if token:
+                pos += 1
+        if not token:
+            break
+        ids.append(token)
+        pos += len(token)
+    if not ids:
+        return None
+    locator = None
+    for at in (pos, after_stand_in(pos)):
+        lm = _LOCATOR_AT_RE.match(rest, at)
+        if lm and (lm.end() == n or rest[lm.end()] in _LOST):
+            locator, pos = lm.group(), lm.end()
+            break
+    if pos < n and rest[pos] not in _LOST:
+        return None  # more word characters follow: prose, not a marker
+    if pos < n and (pos + 1 == n or rest[pos + 1] in _LOST):
+        pos += 1  # a final stand-in closed the marker
+    return ids, locator, pos
 
 
 def scan(

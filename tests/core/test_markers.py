@@ -226,3 +226,16 @@ def test_linear_on_many_unterminated_markers() -> None:
     result = scan(text)
     assert len(result.citations) == 20_001
     assert extract_citations(text) == []
+
+
+def test_degraded_ids_are_read_whole_and_a_failed_candidate_hides_nothing() -> None:
+    # A known id that is a prefix of the glued id must not split it ("turn0file1" + "2").
+    [c] = scan("Fares.citeturn0file12", known_ids=["turn0file1"]).citations
+    assert c.source_ids == ("turn0file12",)
+    # "cited" is no marker, but the degraded marker glued after it is still found.
+    [c] = scan("He cited??\ufffdciteturn0file0turn0file1 it.").citations
+    assert (c.raw, c.source_ids) == ("\ufffdciteturn0file0turn0file1",
+                                     ("turn0file0", "turn0file1"))
+    # A stand-in for a lost character between the parts, and a question mark that is prose.
+    [c] = scan("Is it so?citeblock5\ufffdL8-L13?", known_ids=["block5"]).citations
+    assert (c.source_ids, c.locator, c.raw) == (("block5",), "L8-L13", "citeblock5\ufffdL8-L13?")
