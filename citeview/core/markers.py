@@ -18,9 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
-from operator import gt
 
-from citeview.core.diagnostics import Diagnostic, make
+from citeview.core.diagnostics import RULES, Diagnostic, make
 from citeview.core.locators import LINE_LOCATOR_RE, Locator, near_miss_locator, parse_locator
 
 START = "\ue200"
@@ -160,22 +159,21 @@ def strip_citations(text: str, citations: Iterable[object]) -> str:
     For the non-overlapping citations that :func:`extract_citations` and :func:`scan` return this
     equals the reference's result; overlapping spans are removed as their union.
     """
-    items = list(citations)
-    if all(isinstance(c, Citation) for c in items):
-        starts = [c.start for c in items]  # type: ignore[attr-defined]
-        ends = [c.end for c in items]  # type: ignore[attr-defined]
+    items = citations if isinstance(citations, list) else list(citations)
+    # Fast path, one pass: Citation objects in text order without overlaps (parser output).
+    pieces: list[str] = []
+    append = pieces.append
+    pos = 0
+    for c in items:
+        if type(c) is not Citation or c.start < pos:
+            break
+        append(text[pos : c.start])
+        pos = c.end
     else:
-        spans = [_span_of(c) for c in items]
-        starts = [s for s, _ in spans]
-        ends = [e for _, e in spans]
-    if any(map(gt, starts, starts[1:])):
-        pairs = sorted(zip(starts, ends, strict=True))
-        starts = [s for s, _ in pairs]
-        ends = [e for _, e in pairs]
-    if any(map(gt, ends, starts[1:])):  # overlapping spans: remove their union
-        return StrippedText.build(text, zip(starts, ends, strict=True)).text
-    # Sorted and disjoint (always so for parser output): one slice per gap, one join.
-    return "".join([text[a:b] for a, b in zip([0, *ends], [*starts, len(text)], strict=True)])
+        append(text[pos:])
+        return "".join(pieces)
+    spans = sorted(_span_of(c) for c in items)
+    return StrippedText.build(text, spans).text
 
 
 @dataclass(slots=True)
@@ -249,9 +247,22 @@ class _Occupied:
         self.starts: list[int] = []
         self.ends: list[int] = []
         self._pending: list[tuple[int, int]] = []
+        # Passes query in text order: walking on from the last answer keeps each pass linear
+        # (a bisect per query would make a pass O(n log n) on marker-dense answers).
+        self._i = 0
+        self._last = -1
 
     def overlaps(self, s: int, e: int) -> bool:
-        i = bisect_left(self.ends, s + 1)  # first span ending after s
+        ends = self.ends
+        if s >= self._last:
+            i = self._i
+            n = len(ends)
+            while i < n and ends[i] <= s:
+                i += 1
+        else:
+            i = bisect_left(ends, s + 1)
+        self._i, self._last = i, s
+        # i is the first span ending after s
         return i < len(self.starts) and self.starts[i] < max(e, s + 1)
 
     def add(self, s: int, e: int) -> None:
@@ -270,9 +281,12 @@ class _Occupied:
                  if self.starts else pending)
         self.starts = [s for s, _ in spans]
         self.ends = [e for _, e in spans]
+        self._i, self._last = 0, -1
 
 
 _MARKER_CHAR_RE = re.compile(f"[{MARKER_CHARS}]")
+_STRAY_STOP = "stray STOP character (U+E201) outside a marker"
+_STRAY_DELIMITER = "stray DELIMITER character (U+E202) outside a marker"
 _LEADING_ID_RE = re.compile(r"[A-Za-z0-9_-]+")
 _BRACKET_RE = re.compile(r"【[^【】\n]{1,200}】")
 _WORD = r"A-Za-z0-9_-"
@@ -324,6 +338,10 @@ class _Scanner:
         conformant = {c.start: c for c in extract_citations(text, self.families)}
         self.citations.extend(conformant.values())
         open_at = -1
+        # Stray characters are not marked occupied: no later pass's finding can start on a
+        # private-use character, and answers with 100,000s of them stay cheap to scan.
+        stray = self.diagnostics.append
+        stray_sev = RULES["CV105"].severity
         for m in _MARKER_CHAR_RE.finditer(text):
             ch, i = m.group(), m.start()
             if ch == START:
@@ -332,14 +350,12 @@ class _Scanner:
                 open_at = i
             elif ch == STOP:
                 if open_at < 0:
-                    self.diag("CV105", "stray STOP character (U+E201) outside a marker", i, i + 1)
-                    self.occupied.add(i, i + 1)
+                    stray(Diagnostic("CV105", stray_sev, _STRAY_STOP, i, i + 1))
                 else:
                     self.closed(open_at, i + 1, conformant.get(open_at))
                     open_at = -1
             elif open_at < 0:
-                self.diag("CV105", "stray DELIMITER character (U+E202) outside a marker", i, i + 1)
-                self.occupied.add(i, i + 1)
+                stray(Diagnostic("CV105", stray_sev, _STRAY_DELIMITER, i, i + 1))
         if open_at >= 0:
             self.unterminated(open_at, len(text))
         self.occupied.commit()

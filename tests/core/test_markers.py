@@ -239,3 +239,23 @@ def test_degraded_ids_are_read_whole_and_a_failed_candidate_hides_nothing() -> N
     # A stand-in for a lost character between the parts, and a question mark that is prose.
     [c] = scan("Is it so?citeblock5\ufffdL8-L13?", known_ids=["block5"]).citations
     assert (c.source_ids, c.locator, c.raw) == (("block5",), "L8-L13", "citeblock5\ufffdL8-L13?")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 5)), max_size=12),
+       st.lists(st.tuples(st.integers(0, 70), st.integers(0, 6)), max_size=20))
+def test_lower_priority_findings_never_overlap_higher_ones(spans, queries) -> None:
+    """The span bookkeeping behind "one diagnostic per span", in and out of text order."""
+    from citeview.core.markers import _Occupied
+
+    occ = _Occupied()
+    taken: list[tuple[int, int]] = []
+    for s, n in sorted(spans):
+        if all(s >= e or s + n <= b for b, e in taken):
+            occ.add(s, s + n)
+            taken.append((s, s + n))
+    occ.commit()
+    for s, n in [*sorted(queries), *queries]:
+        e = s + n
+        expected = any(b < max(e, s + 1) and s < be for b, be in taken)
+        assert occ.overlaps(s, e) == expected, (taken, s, e)
