@@ -8,7 +8,7 @@ Inputs (each at N and 4N):
   (c) 100,000 stray STOP characters.
 The baseline is a straightforward regex implementation of the guide's algorithm (its Python
 helper), measured in the same run; it runs on (a) only, as on (b) it takes minutes.
-Prints medians of CPU time, MB/s, time(4N)/time(N) (linear is ~4) and the speed relative
+Prints medians of user CPU time, MB/s, time(4N)/time(N) (linear is ~4) and the speed relative
 to the baseline.
 """
 
@@ -19,11 +19,12 @@ import gc
 import re
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _timing import user_time  # noqa: E402
 
 from citeview.core.markers import (  # noqa: E402
     DELIMITER,
@@ -81,29 +82,32 @@ def answer_c(scale: int) -> str:
 
 
 def _cpu_time(fn: Callable[[], object]) -> float:
-    """CPU time of one call. As timeit does, the cyclic garbage collector is off while timing:
-    its passes scale with everything alive in this process (both input sizes and their
-    results), not with the work measured, and would blur the N-vs-4N ratios."""
+    """User CPU time of one call (see _timing.py). As timeit does, the cyclic garbage
+    collector is off while timing: its passes scale with everything alive in this process
+    (both input sizes and their results), not with the work measured, and would blur the
+    N-vs-4N ratios."""
     gc.collect()
     gc.disable()
     try:
-        t0 = time.process_time()
+        t0 = user_time()
         fn()
-        return time.process_time() - t0
+        return user_time() - t0
     finally:
         gc.enable()
 
 
 def paired_medians(fn_n: Callable[[], object], fn_4n: Callable[[], object],
-                   runs: int) -> tuple[float, float]:
-    """Medians of N and 4N timed alternately, so a burst of load from elsewhere on the
-    machine falls on both sizes alike instead of skewing their ratio."""
+                   runs: int) -> tuple[float, float, float]:
+    """Medians of N and 4N timed alternately, and the median of the ratios of each adjacent
+    pair: a burst of load from elsewhere on the machine then falls on both sizes of a pair
+    alike instead of skewing the ratio."""
     t_n: list[float] = []
     t_4n: list[float] = []
     for _ in range(runs):
         t_n.append(_cpu_time(fn_n))
         t_4n.append(_cpu_time(fn_4n))
-    return statistics.median(t_n), statistics.median(t_4n)
+    ratios = [b / a for a, b in zip(t_n, t_4n, strict=True) if a > 0]
+    return statistics.median(t_n), statistics.median(t_4n), statistics.median(ratios or [0.0])
 
 
 def main() -> None:
@@ -126,10 +130,10 @@ def main() -> None:
         if name.startswith("a"):
             ops["baseline"] = lambda t, k: lambda: baseline_extract(t)
         for op, factory in ops.items():
-            t1, t4 = paired_medians(factory(texts[1], 1), factory(texts[4], 4), runs)
+            t1, t4, ratio = paired_medians(factory(texts[1], 1), factory(texts[4], 4), runs)
             mb = len(texts[4].encode("utf-8")) / 1e6
             results[(name[0], op)] = t1
-            print(f"{name:<24}{op:<10}{t1:>10.4f}{t4:>10.4f}{mb / t4:>10.1f}{t4 / t1:>8.2f}")
+            print(f"{name:<24}{op:<10}{t1:>10.4f}{t4:>10.4f}{mb / t4:>10.1f}{ratio:>8.2f}")
         print(f"{'':<24}size N = {len(texts[1].encode('utf-8')) / 1e6:.2f} MB, "
               f"{len(cits[1])} citations")
     ext, base = results[("a", "extract")], results[("a", "baseline")]

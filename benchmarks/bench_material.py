@@ -1,10 +1,10 @@
 """Material parsing must be linear: time it at N and 4N lines and compare.
 
-    python benchmarks/bench_material.py            # N = 50,000, 4N = 200,000 lines
-    python benchmarks/bench_material.py --n 20000 --runs 7
+    python benchmarks/bench_material.py            # N = 200,000, 4N = 800,000 lines
+    python benchmarks/bench_material.py --n 50000 --runs 11   # quicker
 
 For each shape (one line-level source; many small sources; a document; injected context units)
-prints the median CPU time of ``--runs`` runs at N and 4N lines and the ratio, which must stay
+prints the median user CPU time of ``--runs`` runs at N and 4N lines and the ratio, which must stay
 <= 4.5 (linear growth is 4). Exits 1 if any ratio is above the limit.
 """
 
@@ -14,8 +14,9 @@ import argparse
 import gc
 import statistics
 import sys
-import time
 from collections.abc import Callable
+
+from _timing import user_time
 
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.core.material import Material, parse_context, parse_tool_output
@@ -89,12 +90,13 @@ def _timed(fn: Callable[[str], Material], text: str, repeat: int) -> float:
     gc.collect()
     gc.disable()
     try:
-        t0 = time.process_time()
+        t0 = user_time()
         for _ in range(repeat):
             fn(text)
-        return (time.process_time() - t0) / repeat
+        return (user_time() - t0) / repeat
     finally:
         gc.enable()
+
 
 
 def median_times(fn: Callable[[str], Material], small: str, big: str,
@@ -114,8 +116,10 @@ def median_times(fn: Callable[[str], Material], small: str, big: str,
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--n", type=int, default=50_000, help="lines at N (default 50,000)")
-    p.add_argument("--runs", type=int, default=11, help="runs per size, median taken (>= 5)")
+    # The issue's size: a 200,000-line tool output at N. Smaller N fits the CPU caches at N
+    # but not at 4N, which inflates the ratio with a hardware effect, not the algorithm's.
+    p.add_argument("--n", type=int, default=200_000, help="lines at N (default 200,000)")
+    p.add_argument("--runs", type=int, default=5, help="runs per size, median taken (>= 5)")
     p.add_argument("--only", default="", help="run only the shapes whose name contains this")
     p.add_argument("--adversarial", action="store_true",
                    help="also time malformed material (every line a diagnostic)")
@@ -123,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = max(5, args.runs)
     n = args.n
     worst = 0.0
-    print(f"material parsing, median CPU time of {runs} runs: N = {n:,} and 4N = {4 * n:,} "
+    print(f"material parsing, median user CPU time of {runs} runs: N = {n:,} and 4N = {4 * n:,} "
           "lines")
     shapes = {**SHAPES, **(ADVERSARIAL if args.adversarial else {})}
     for name, (make, parse) in shapes.items():

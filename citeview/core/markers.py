@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
+from operator import attrgetter
 
 from citeview.core.diagnostics import RULES, Diagnostic, make
 from citeview.core.locators import LINE_LOCATOR_RE, Locator, near_miss_locator, parse_locator
@@ -661,8 +662,8 @@ def scan(
     if "【" in text:
         scanner.brackets()
     scanner.verbatim_ids()
-    scanner.citations.sort(key=lambda c: c.start)
-    scanner.diagnostics.sort(key=lambda d: (d.start, d.end, d.code))
+    scanner.citations.sort(key=attrgetter("start"))
+    scanner.diagnostics.sort(key=attrgetter("start", "end", "code"))
     return ScanResult(scanner.citations, scanner.diagnostics)
 
 
