@@ -100,7 +100,7 @@ def _timed(fn: Callable[[str], Material], text: str, repeat: int) -> float:
 
 
 def median_times(fn: Callable[[str], Material], small: str, big: str,
-                 runs: int) -> tuple[float, float]:
+                 runs: int) -> tuple[float, float, float]:
     """Median time per parse at both sizes. Samples alternate between the sizes and each lasts
     about as long (4 parses of N, 1 of 4N), and they count this process's CPU time: load from
     other processes then weighs on both sizes alike."""
@@ -111,7 +111,9 @@ def median_times(fn: Callable[[str], Material], small: str, big: str,
     for _ in range(runs):
         t_small.append(_timed(fn, small, 4))
         t_big.append(_timed(fn, big, 1))
-    return statistics.median(t_small), statistics.median(t_big)
+    ratios = [b / a for a, b in zip(t_small, t_big, strict=True) if a > 0]
+    # The ratio is the median over adjacent pairs: load elsewhere falls on both of a pair.
+    return statistics.median(t_small), statistics.median(t_big), statistics.median(ratios)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,8 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         small, big = make(n), make(4 * n)
         # Sanity: the benchmark measures real parsing, not an early exit.
         assert parse(big).sources or parse(big).diagnostics, name
-        t1, t4 = median_times(parse, small, big, runs)
-        ratio = t4 / t1
+        t1, t4, ratio = median_times(parse, small, big, runs)
         worst = max(worst, ratio)
         print(f"  {name:34s} N: {t1 * 1000:8.1f} ms   4N: {t4 * 1000:8.1f} ms   "
               f"ratio {ratio:4.2f}")
