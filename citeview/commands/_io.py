@@ -6,29 +6,19 @@ import os
 import sys
 
 from citeview.core.errors import InputError
-
-# Inputs larger than this are refused rather than read into memory (answers and cases are far
-# smaller; a dataset is streamed, not read through here).
-MAX_TEXT_BYTES = 512 * 1024 * 1024
+from citeview.core.formats import read_file_bytes
 
 
 def read_bytes(path: str) -> bytes:
+    """The bytes of ``path`` (standard input for ``-``). Unlike a dataset, an empty file is
+    fine: an answer without text has no citations."""
     if path == "-":
         return sys.stdin.buffer.read()
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file")
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory, not a file")
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_TEXT_BYTES:
-            raise InputError(f"{path}: file too large ({size} bytes)")
-        with open(path, "rb") as fh:
-            return fh.read()
-    except PermissionError:
-        raise InputError(f"{path}: permission denied") from None
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror or err})") from None
+    return read_file_bytes(path)  # the size limit and OS errors, as for every input
 
 
 def decode_text(data: bytes, name: str) -> str:

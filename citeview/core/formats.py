@@ -146,7 +146,7 @@ class JsonlDataset(Dataset):
         self._ids: list[str] = []
         self._cache: OrderedDict[int, Case] = OrderedDict()
         if data is None:
-            data = _read_all(path)
+            data = read_file_bytes(path)
         self._index(data)
         self._ids_cache = _unique_index(self._ids, path, self._lines)
 
@@ -253,7 +253,7 @@ def load_input(path: str) -> Dataset:
         return dataset
     if path.lower().endswith(SESSION_SUFFIX):
         raise InputError(f"{path}: not a citeview session (not an SQLite database)")
-    data = _read_all(path)
+    data = read_file_bytes(path)
     text = _decode(data, path)
     first_char = _NON_SPACE_RE.search(text)
     if first_char is None:
@@ -584,7 +584,8 @@ def _check_file(path: str) -> bytes:
     return head
 
 
-def _read_all(path: str) -> bytes:
+def read_file_bytes(path: str) -> bytes:
+    """All bytes of an existing file; too large or unreadable raises a one-line InputError."""
     try:
         size = os.path.getsize(path)
         if size > MAX_DOCUMENT_BYTES:
@@ -599,7 +600,7 @@ def _read_all(path: str) -> bytes:
 
 def _read_text_file(path: str) -> str:
     _check_file(path)
-    return _decode(_read_all(path), path)
+    return _decode(read_file_bytes(path), path)
 
 
 def _decode(data: bytes, path: str | None, lineno: int | None = None) -> str:
