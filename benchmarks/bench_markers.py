@@ -19,6 +19,7 @@ import gc
 import re
 import statistics
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -81,17 +82,26 @@ def answer_c(scale: int) -> str:
     return f"word{STOP} " * (100_000 * scale)
 
 
-def _cpu_time(fn: Callable[[], object]) -> float:
-    """User CPU time of one call (see _timing.py). As timeit does, the cyclic garbage
-    collector is off while timing: its passes scale with everything alive in this process
-    (both input sizes and their results), not with the work measured, and would blur the
-    N-vs-4N ratios."""
+def _repeats(fn: Callable[[], object]) -> int:
+    """Calls per sample so that a sample lasts >= 50 ms: the user-time clock may tick coarsely."""
+    t0 = time.perf_counter()
+    fn()
+    once = time.perf_counter() - t0
+    return max(1, min(1000, round(0.05 / once))) if once > 0 else 1000
+
+
+def _cpu_time(fn: Callable[[], object], repeat: int = 1) -> float:
+    """User CPU time of one call (see _timing.py), averaged over ``repeat`` calls. As timeit
+    does, the cyclic garbage collector is off while timing: its passes scale with everything
+    alive in this process (both input sizes and their results), not with the work measured,
+    and would blur the N-vs-4N ratios."""
     gc.collect()
     gc.disable()
     try:
         t0 = user_time()
-        fn()
-        return user_time() - t0
+        for _ in range(repeat):
+            fn()
+        return (user_time() - t0) / repeat
     finally:
         gc.enable()
 
@@ -103,9 +113,10 @@ def paired_medians(fn_n: Callable[[], object], fn_4n: Callable[[], object],
     alike instead of skewing the ratio."""
     t_n: list[float] = []
     t_4n: list[float] = []
+    rep_n, rep_4n = _repeats(fn_n), _repeats(fn_4n)
     for _ in range(runs):
-        t_n.append(_cpu_time(fn_n))
-        t_4n.append(_cpu_time(fn_4n))
+        t_n.append(_cpu_time(fn_n, rep_n))
+        t_4n.append(_cpu_time(fn_4n, rep_4n))
     ratios = [b / a for a, b in zip(t_n, t_4n, strict=True) if a > 0]
     return statistics.median(t_n), statistics.median(t_4n), statistics.median(ratios or [0.0])
 
