@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from citeview.core.prepare import Document, prepare_material
     from citeview.core.prompts import instructions, policy_for
     from citeview.core.resolution import Resolution, Status, Target, resolve
+    from citeview.core.streaming import IncrementalExtractor
     from citeview.core.support import support_score
 
 _LAZY = {
@@ -60,6 +61,7 @@ _LAZY = {
     "instructions": "prompts", "policy_for": "prompts",
     "Resolution": "resolution", "Status": "resolution", "Target": "resolution",
     "resolve": "resolution",
+    "IncrementalExtractor": "streaming",
     "support_score": "support",
 }
 
@@ -75,7 +77,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DELIMITER", "RULES", "START", "STOP", "Case", "Citation", "Dataset", "Diagnostic",
-    "Document", "InputError", "ListDataset", "Locator", "Material", "Policy", "Recovery",
+    "Document", "IncrementalExtractor", "InputError", "ListDataset", "Locator", "Material",
+    "Policy", "Recovery",
     "Resolution", "Rule", "ScanResult", "Severity", "Source", "SourceKind", "SourceLine",
     "Status", "StrippedText", "Target", "Utf16Map", "case_material", "claim_spans",
     "decode_literal_escapes", "extract_citations", "file_source", "from_utf16", "instructions",
