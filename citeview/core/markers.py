@@ -173,8 +173,7 @@ def strip_citations(text: str, citations: Iterable[object]) -> str:
     else:
         append(text[pos:])
         return "".join(pieces)
-    spans = sorted(_span_of(c) for c in items)
-    return StrippedText.build(text, spans).text
+    return StrippedText.build(text, (_span_of(c) for c in items)).text
 
 
 @dataclass(slots=True)
@@ -319,6 +318,15 @@ def _parts_with_spans(text: str, body_start: int, body_end: int) -> list[_Part]:
     return parts
 
 
+def _may_hide_locator(ids: tuple[str, ...]) -> bool:
+    """Whether a conformant citation's ids include a locator read as an id (see
+    ``_Scanner._locator_hints``): a valid locator anywhere, or a near miss after the first."""
+    return any(
+        LINE_LOCATOR_RE.fullmatch(i) or (k > 0 and near_miss_locator(i) is not None)
+        for k, i in enumerate(ids)
+    )
+
+
 class _Scanner:
     def __init__(self, text: str, families: tuple[str, ...], known_ids: Iterable[str]) -> None:
         self.text = text
@@ -369,12 +377,15 @@ class _Scanner:
         """A marker START ... STOP with no other START inside."""
         text = self.text
         self.occupied.add(s, e)
+        if conformant is not None:
+            # The reference already split this marker; spans are needed only for a hint.
+            if _may_hide_locator(conformant.source_ids):
+                head_end = self._family_end(s, e - 1)
+                self._locator_hints(_parts_with_spans(text, head_end + 1, e - 1), conformant)
+            return
         head_end = self._family_end(s, e - 1)
         family = text[s + 1 : head_end]
         parts = _parts_with_spans(text, head_end + 1, e - 1) if head_end < e - 1 else []
-        if conformant is not None:
-            self._locator_hints(parts, conformant)
-            return
         if family not in self.families:
             if family.strip() in self.families:
                 msg = f"family {family!r} has whitespace around it; the marker is ignored"
