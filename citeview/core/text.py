@@ -42,14 +42,7 @@ def normalize_breaks(text: str) -> str:
 def line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column (in code points) of ``offset`` in ``text``. An offset between the
     two characters of a ``\\r\\n`` belongs to the line the break ends."""
-    line = 1
-    line_start = 0
-    for m in _LINE_BREAK.finditer(text, 0, offset):
-        if m.end() == offset and text[m.start()] == "\r" and text.startswith("\n", offset):
-            break  # "\r" of a "\r\n" cut by endpos: not a break of its own
-        line += 1
-        line_start = m.end()
-    return line, offset - line_start + 1
+    return LineIndex(text).line_col(offset)
 
 
 class LineIndex:
