@@ -11,7 +11,6 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from types import ModuleType
 
 from citeview import __version__
 from citeview.core.errors import InputError
@@ -34,40 +33,20 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def _load(name: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(COMMANDS[name])
-    except ModuleNotFoundError as err:
-        if err.name == COMMANDS[name]:
-            return None  # not built yet
-        raise
-
-
-def available_commands() -> dict[str, ModuleType]:
-    mods = {name: _load(name) for name in COMMANDS}
-    return {n: m for n, m in mods.items() if m is not None}
-
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="citeview",
-        description="Inspect answers with inline citation markers. Without a subcommand, "
-        "open the GUI (citeview [FILE] or citeview --demo).",
-    )
+def build_parser(name: str) -> argparse.ArgumentParser:
+    """The parser of ``citeview NAME ...``; only that subcommand's module is imported."""
+    parser = argparse.ArgumentParser(prog="citeview")
     parser.add_argument("--version", action="version", version=f"citeview {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    mods = {only: _load(only)} if only else available_commands()
-    for name, mod in mods.items():
-        if mod is None:
-            continue
-        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
-        mod.add_arguments(p)
-        p.set_defaults(_run=mod.run)
+    mod = importlib.import_module(COMMANDS[name])
+    p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
+    mod.add_arguments(p)
+    p.set_defaults(_run=mod.run)
     return parser
 
 
 def build_gui_parser() -> argparse.ArgumentParser:
-    commands = ", ".join(available_commands())
+    commands = ", ".join(COMMANDS)  # names only: the GUI start imports no subcommand
     parser = argparse.ArgumentParser(
         prog="citeview",
         description="Inspect answers with inline citation markers. Without a subcommand, "
@@ -84,10 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_list and args_list[0] in COMMANDS:
-            mod = _load(args_list[0])
-            if mod is None:
-                print(f"citeview: {args_list[0]}: not available in this version", file=sys.stderr)
-                return 2
             args = build_parser(args_list[0]).parse_args(args_list)
             return int(args._run(args))
         gui_args = build_gui_parser().parse_args(args_list)
