@@ -55,6 +55,7 @@ from enum import StrEnum
 from citeview.core.errors import InputError
 from citeview.core.markers import DELIMITER, MARKER_CHARS, START, STOP
 from citeview.core.material import Source, SourceKind, SourceLine
+from citeview.core.text import normalize_breaks
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
 REPLACEMENT = "\ufffd"
@@ -290,7 +291,7 @@ class _Doc:
                                  "by U+FFFD")
             text = text.translate(_MARKER_TRANS)
         # The lines split_lines gives (breaks are \n, \r\n and \r only), at C speed.
-        raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        raw = normalize_breaks(text).split("\n")
         lines = [line if line.strip() else "" for line in raw]
         first = 0
         while first < len(lines) and not lines[first]:
