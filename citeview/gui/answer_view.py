@@ -311,14 +311,19 @@ class AnswerView(QTextBrowser):
     # -- find --------------------------------------------------------------------------------------
 
     def find_text(self, text: str, backward: bool = False) -> bool:
-        flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
-        if self.find(text, flags):
-            return True
-        c = self.textCursor()
-        c.movePosition(QTextCursor.MoveOperation.End if backward else
-                       QTextCursor.MoveOperation.Start)
-        self.setTextCursor(c)
-        return self.find(text, flags)
+        return find_wrapping(self, text, backward)
+
+
+def find_wrapping(edit: QTextEdit | QPlainTextEdit, text: str, backward: bool = False) -> bool:
+    """Select the next (or previous) occurrence of ``text`` in ``edit``, wrapping around."""
+    flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
+    if edit.find(text, flags):
+        return True
+    c = edit.textCursor()
+    c.movePosition(QTextCursor.MoveOperation.End if backward else
+                   QTextCursor.MoveOperation.Start)
+    edit.setTextCursor(c)
+    return edit.find(text, flags)
 
 
 class _SafeDocument(QTextDocument):
@@ -524,14 +529,7 @@ class RawAnswerView(QPlainTextEdit):
         return sel
 
     def find_text(self, text: str, backward: bool = False) -> bool:
-        flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
-        if self.find(text, flags):
-            return True
-        c = self.textCursor()
-        c.movePosition(QTextCursor.MoveOperation.End if backward else
-                       QTextCursor.MoveOperation.Start)
-        self.setTextCursor(c)
-        return self.find(text, flags)
+        return find_wrapping(self, text, backward)
 
 
 def _bg(colour: QColor) -> QTextCharFormat:

@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from citeview.gui.answer_view import find_wrapping
 from citeview.gui.highlighting import LazyHighlighter, TokenFormats, guess_lexer
 from citeview.gui.offsets import DocumentText
 from citeview.gui.palette import ColorRoles, color_roles
@@ -733,14 +734,7 @@ class QSourceView(QWidget):
         """Select the next occurrence of ``text`` in the source (wrapping around)."""
         if not text or self._source is None:
             return False
-        flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
-        if self._text.find(text, flags):
-            return True
-        cursor = self._text.textCursor()
-        cursor.movePosition(QTextCursor.MoveOperation.End if backward
-                            else QTextCursor.MoveOperation.Start)
-        self._text.setTextCursor(cursor)
-        return self._text.find(text, flags)
+        return find_wrapping(self._text, text, backward)
 
     def open_url(self) -> bool:
         """Open the shown source's URL in the browser, if it is http(s)."""
