@@ -24,6 +24,7 @@ from typing import Any
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
+from citeview.core.markers import SOURCE_ID_RE
 from citeview.core.text import may_hold_surrogates, scrub_surrogates
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -539,7 +540,7 @@ def plain_files_case(materials: list[str], contexts: list[str], documents: dict[
     context = "\n".join(read(p) for p in contexts) if contexts else None
     docs = {doc_id: read(p) for doc_id, p in documents.items()}
     for doc_id in docs:
-        if not re.fullmatch(r"[A-Za-z0-9_-]+", doc_id):
+        if not SOURCE_ID_RE.fullmatch(doc_id):
             raise InputError(f"--document {doc_id}: a source id is letters, digits, _ and -")
     return Case(case_id, read(answer), None, outputs, context, docs, {"format": "plain"})
 
