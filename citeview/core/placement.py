@@ -278,17 +278,16 @@ def _inline_contexts(content: str, points: Sequence[int]) -> list[set[str]]:
 
 
 def _parsed_text(answer: str, citations: Sequence[Citation],
-                 extra_spans: Iterable[tuple[int, int]]) -> tuple[StrippedText, str]:
-    """The answer with markers removed, as parsed, and its offset map.
+                 spans: _Spans) -> tuple[StrippedText, str]:
+    """The answer with ``spans`` (the citations' and the extra ones) removed, as parsed, and
+    its offset map.
 
     A line left blank by the removal keeps one inert placeholder character, so a citation on a
     line of its own does not split its paragraph in two. ``\\r\\n`` and ``\\r`` become ``\\n``
     (markdown-it normalises them; doing it here keeps offsets exact)."""
-    spans = [(c.start, c.end) for c in citations]
-    spans.extend(extra_spans)
-    placeholders = _first_on_blank_lines(answer, citations, _Spans(spans))
+    placeholders = _first_on_blank_lines(answer, citations, spans)
     keep = set(placeholders)
-    cut = [(s + 1, e) if s in keep else (s, e) for s, e in spans]
+    cut = [(s + 1, e) if s in keep else (s, e) for s, e in spans.spans]
     cut.extend((m.start(), m.start() + 1) for m in re.finditer("\r\n", answer))
     stripped = StrippedText.build(answer, cut)
     text = stripped.text.replace("\r", "\n").replace("\0", "\ufffd")
@@ -398,8 +397,9 @@ def check_placement(
     cits = sorted(citations, key=lambda c: c.start)
     if not cits:
         return []
-    extra = list(extra_spans)
-    stripped, text = _parsed_text(answer, cits, extra)
+    # The removed spans: the citations' and the extra ones (sorted once, used twice).
+    spans = _Spans([(c.start, c.end) for c in cits] + list(extra_spans))
+    stripped, text = _parsed_text(answer, cits, spans)
     layout = _layout(text)
     diags: list[Diagnostic] = []
 
@@ -451,7 +451,6 @@ def check_placement(
                                   "emphasis", c.start, c.end))
 
     placed = [c for i, c in enumerate(cits) if not in_code[i]]
-    spans = _Spans([(c.start, c.end) for c in cits] + extra)
 
     # CV304: a run of markers directly followed by sentence punctuation.
     for run in _runs(answer, placed):
