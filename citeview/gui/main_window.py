@@ -960,8 +960,7 @@ class MainWindow(QMainWindow):
             pane = self.raw if self.raw_mode else self.answer
             found = pane.find_text(text, backward)
         elif scope == 1:
-            finder = getattr(self.source, "find", None)
-            found = bool(finder(text, backward)) if finder else False
+            found = self.source.find_text(text, backward)
         else:
             found = self._find_in_cases(text, backward)
         self.find_status.setText("" if found else "Not found")
