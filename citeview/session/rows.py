@@ -18,7 +18,6 @@ get a leading ``'`` so a spreadsheet never runs them as formulas).
 from __future__ import annotations
 
 import csv
-import json
 import multiprocessing
 import os
 import re
@@ -39,7 +38,7 @@ from citeview.core.policy import Policy
 from citeview.core.resolution import Resolution, Status, Target, resolve
 from citeview.core.support import SupportScorer
 from citeview.session.model import Annotation, CaseReview, CitationSlot
-from citeview.session.store import Session
+from citeview.session.store import Session, _dumps
 
 ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
 
@@ -332,18 +331,9 @@ def write_csv(session: Session, out: IO[str], policy: Policy | None = None, *,
         writer.writerow(_csv_values(row))
 
 
-def _json_line(obj: object) -> str:
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates from untrusted text: escape them
-        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
-    return text
-
-
 def write_jsonl(session: Session, out: IO[str], policy: Policy | None = None, *,
                 annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as one JSON object a line."""
     for row in iter_rows(session, policy, annotator=annotator, jobs=jobs):
-        out.write(_json_line(row.to_dict()))
+        out.write(_dumps(row.to_dict()))  # lone surrogates escaped
         out.write("\n")
