@@ -34,7 +34,9 @@ SENTENCE_BOUNDARY_RE = re.compile(
 _TRAILING = set(".!?\u2026\u3002\uff01\uff1f,;:" + _CLOSERS)
 
 
-class _Span(Protocol):
+class Spanned(Protocol):
+    """Anything with a ``start`` and an ``end`` offset (a citation, a marker span)."""
+
     @property
     def start(self) -> int: ...
 
@@ -42,7 +44,7 @@ class _Span(Protocol):
     def end(self) -> int: ...
 
 
-def claim_spans(answer: str, citations: Sequence[_Span]) -> list[tuple[int, int]]:
+def claim_spans(answer: str, citations: Sequence[Spanned]) -> list[tuple[int, int]]:
     """One ``(start, end)`` claim span per citation, in the order given (any object with
     ``start`` and ``end`` will do, e.g. :class:`~citeview.core.markers.Citation`)."""
     order = sorted(range(len(citations)), key=lambda i: (citations[i].start, citations[i].end))
@@ -68,12 +70,12 @@ def claim_spans(answer: str, citations: Sequence[_Span]) -> list[tuple[int, int]
     return spans
 
 
-def claim_span(answer: str, citations: Sequence[_Span], index: int) -> tuple[int, int]:
+def claim_span(answer: str, citations: Sequence[Spanned], index: int) -> tuple[int, int]:
     """The claim span of ``citations[index]`` (see :func:`claim_spans`)."""
     return claim_spans(answer, citations)[index]
 
 
-def claim_texts(answer: str, citations: Sequence[_Span]) -> list[str]:
+def claim_texts(answer: str, citations: Sequence[Spanned]) -> list[str]:
     """The text of each citation's claim."""
     return [answer[s:e] for s, e in claim_spans(answer, citations)]
 

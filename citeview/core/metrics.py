@@ -27,12 +27,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
 
 from markdown_it import MarkdownIt
 
 # The sentence boundaries of claims (one notion of "sentence" across citeview).
-from citeview.core.claims import SENTENCE_BOUNDARY_RE
+from citeview.core.claims import SENTENCE_BOUNDARY_RE, Spanned
 from citeview.core.markers import StrippedText
 
 SUPPORTED = "supported"
@@ -106,14 +105,6 @@ def unsupported_rates(pairs: Iterable[tuple[str, str | None]]) -> dict[str, Rate
 # --------------------------------------------------------------------------- sentences, recall
 
 
-class _Span(Protocol):
-    @property
-    def start(self) -> int: ...
-
-    @property
-    def end(self) -> int: ...
-
-
 @dataclass(slots=True, frozen=True)
 class Sentence:
     """A sentence of an answer: ``start``/``end`` in the answer (citation markers after it
@@ -142,7 +133,7 @@ def _line_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
 
 
-def answer_sentences(answer: str, citations: Sequence[_Span]) -> list[Sentence]:
+def answer_sentences(answer: str, citations: Sequence[Spanned]) -> list[Sentence]:
     """The sentences of ``answer`` that count for recall, with their citations.
 
     Markers are removed first (``Foo.<cite> Bar.`` is two sentences). Headings and code blocks
