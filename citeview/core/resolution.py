@@ -276,12 +276,9 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
 def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
             ) -> list[Resolution]:
     """Resolve each citation (in the given order, ``index`` 0-based) against the material."""
-    if isinstance(material, Material):
-        by_id = material.by_id()
-    else:
-        by_id = {}
-        for s in material:
-            by_id.setdefault(s.id, []).append(s)
+    if not isinstance(material, Material):
+        material = Material(list(material))
+    by_id = material.by_id()
     known = list(by_id)
     indexes: dict[int, _LineIndex] = {}
     out: list[Resolution] = []
