@@ -209,10 +209,7 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.answer_stack, 1)
         lay.addWidget(self.find_bar)
 
-        try:
-            self.source: Any = _source_view_class()()
-        except ImportError:
-            self.source = _PlaceholderSourceView()
+        self.source: Any = _source_view_class()()
         self.source.setAcceptDrops(False)
 
         self.split_panes = QSplitter(Qt.Orientation.Horizontal)
@@ -929,13 +926,8 @@ class MainWindow(QMainWindow):
 
     def set_zoom(self, step: int) -> None:
         old, self.zoom = self.zoom, max(-6, min(12, step))
-        zoom_source = getattr(self.source, "zoom", None)
-        panes: tuple[Any, ...] = (self.answer, self.raw)
-        if callable(zoom_source):
-            zoom_source(self.zoom - old)
-        else:
-            panes += (self.source,)
-        for w in panes:
+        self.source.zoom(self.zoom - old)
+        for w in (self.answer, self.raw):
             base = getattr(w, "_base_point_size", None)
             font = w.font()
             if base is None:
@@ -1211,52 +1203,3 @@ def _boxed(table: QTableView, title: str, combo: QComboBox) -> QWidget:
     lay.addLayout(head)
     lay.addWidget(table, 1)
     return box
-
-
-class _PlaceholderSourceView(QWidget):
-    """Stand-in with QSourceView's contract until ``citeview.gui.source_view`` exists."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        from PySide6.QtWidgets import QPlainTextEdit
-
-        self.header = QLabel()
-        self.header.setTextFormat(Qt.TextFormat.PlainText)
-        self.text = QPlainTextEdit()
-        self.text.setReadOnly(True)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.header)
-        lay.addWidget(self.text)
-        self._source: Any = None
-        self._missing: str | None = None
-        self._target: Any = None
-
-    def show_source(self, source: Any, missing_id: str | None = None) -> None:
-        self._source, self._missing, self._target = source, missing_id, None
-        if source is None:
-            self.header.setText(f"{missing_id}: source not in the material" if missing_id
-                                else "")
-            self.text.setPlainText("")
-        else:
-            self.header.setText(f"{source.id} \u2014 {source.title or ''}")
-            self.text.setPlainText(source.text)
-
-    def highlight(self, target: Any) -> None:
-        self._target = target
-
-    def set_tints(self, spans: Any) -> None:
-        pass
-
-    def shown_source_id(self) -> str | None:
-        return self._source.id if self._source is not None else None
-
-    def highlighted_labels(self) -> tuple[str, str] | None:
-        lines = getattr(self._target, "lines", ())
-        return (f"L{lines[0].label}", f"L{lines[-1].label}") if lines else None
-
-    def highlighted_text(self) -> str:
-        return str(getattr(self._target, "text", "")) if self._target is not None else ""
-
-    def is_missing_state(self) -> bool:
-        return self._source is None and self._missing is not None
