@@ -241,12 +241,9 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
             if loc.first == loc.last:
                 missing = f"L{loc.first} is {index.describe_missing(loc.first)}"
             else:
-                missing = (f"both ends are out of range: L{loc.first} is "
-                           f"{index.describe_missing(loc.first)}, L{loc.last} is "
-                           f"{index.describe_missing(loc.last)}")
                 a, b = index.describe_missing(loc.first), index.describe_missing(loc.last)
-                if a == b:
-                    missing = f"{loc.raw} is {a}"
+                missing = (f"{loc.raw} is {a}" if a == b else
+                           f"both ends are out of range: L{loc.first} is {a}, L{loc.last} is {b}")
         elif not first_ok:
             end = "first"
             missing = (f"{loc.raw}: its start, L{loc.first}, is "
