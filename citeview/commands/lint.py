@@ -8,6 +8,7 @@ Exit status: 0 when nothing is at or above ``--fail-on``, 1 when something is, 2
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -38,6 +39,7 @@ from citeview.core.policy import (
     read_config,
 )
 from citeview.core.support import DEFAULT_THRESHOLD
+from citeview.core.text import may_hold_surrogates, scrub_surrogates
 
 HELP = "check answers against the guide's citation rules (CV codes), like a code linter"
 
@@ -122,9 +124,10 @@ def build_policy(args: argparse.Namespace) -> Policy:
 
 @dataclass(slots=True, frozen=True)
 class Record:
-    """One case to lint: its raw JSON text (parsed in the worker), or a ready :class:`Case`
-    (inputs that :func:`~citeview.core.formats.load_input` reads), or the error that made the
-    record unreadable; and where it came from."""
+    """One case to lint: its raw JSON text (a JSONL line, parsed in the worker), or a ready
+    :class:`Case` (a JSON document already parsed here, or inputs that
+    :func:`~citeview.core.formats.load_input` reads), or the error that made the record
+    unreadable; and where it came from."""
 
     path: str
     record: int | None
@@ -136,6 +139,20 @@ class Record:
 
 def _decode(line: bytes) -> str:
     return line.decode("utf-8").removeprefix("\ufeff")
+
+
+def _loads(text: str) -> Any:
+    """Parsed JSON with lone surrogates scrubbed, as :mod:`citeview.core.formats` reads it."""
+    data = json.loads(text)
+    return scrub_surrogates(data) if may_hold_surrogates(text) else data
+
+
+def _built(path: str, n: int | None, obj: object, default_id: str) -> Record:
+    """A record from a JSON value already parsed (no second parse in the worker)."""
+    try:
+        return Record(path, n, None, default_id, case=record_to_case(obj, default_id))
+    except InputError as err:
+        return Record(path, n, None, default_id, error=str(err))
 
 
 def iter_records(path: str) -> Iterator[Record]:
@@ -204,11 +221,10 @@ def _records(fh: IO[bytes], path: str, stem: str) -> Iterator[Record]:
         rest = b"".join(raw for _, raw in head) + b"".join(lines) if path == "-" else None
         yield from _loaded(path, stem, rest)
         return
-    first_ok = False
-    try:
-        first_ok = isinstance(json.loads(_decode(head[0][1])), dict)
-    except (UnicodeDecodeError, ValueError):
-        first_ok = False
+    first: Any = None
+    with contextlib.suppress(UnicodeDecodeError, ValueError):
+        first = _loads(_decode(head[0][1]))
+    first_ok = isinstance(first, dict)
     jsonl = path.lower().endswith((".jsonl", ".ndjson")) or (first_ok and len(head) == 2)
     if not jsonl and not first_ok:
         # A pretty-printed case or an array of cases: one JSON document.
@@ -216,7 +232,7 @@ def _records(fh: IO[bytes], path: str, stem: str) -> Iterator[Record]:
         yield from _document(rest, path, stem)
         return
     if not jsonl:
-        yield Record(path, None, _decode(head[0][1]), stem)
+        yield _built(path, None, first, stem)
         return
     for n, raw in head:
         yield _line_record(path, n, raw, stem)
@@ -239,18 +255,18 @@ def _document(data: bytes, path: str, stem: str) -> Iterator[Record]:
     except UnicodeDecodeError as err:
         raise InputError(f"{path}: invalid UTF-8 at byte {err.start}") from None
     try:
-        doc = json.loads(text)
+        doc = _loads(text)
     except ValueError as err:
         raise InputError(f"{path}: not a case JSON or JSONL dataset ({err})") from None
     kind = detect_kind(doc)
     if kind == "json-array":
         for i, item in enumerate(doc, start=1):
-            yield Record(path, i, json.dumps(item, ensure_ascii=False), f"{stem}#{i}")
+            yield _built(path, i, item, f"{stem}#{i}")
     elif kind == "unknown":
         what = "an object without \"answer\"" if isinstance(doc, dict) else type(doc).__name__
         raise InputError(f"{path}: not a case, transcript or dataset ({what})")
     else:
-        yield Record(path, None, text, stem)
+        yield _built(path, None, doc, stem)
 
 
 # --------------------------------------------------------------------------- linting
@@ -273,7 +289,7 @@ def lint_record(rec: Record, policy: Policy) -> CaseReport | Invalid:
         if rec.raw is None:
             return Invalid(rec.path, rec.record, rec.error or "unreadable record")
         try:
-            data: Any = json.loads(rec.raw)
+            data: Any = _loads(rec.raw)
         except ValueError as err:
             return Invalid(rec.path, rec.record, f"invalid JSON ({err})")
         try:
