@@ -240,6 +240,13 @@ def _tool_table(data: Mapping[str, Any], path: Path) -> Mapping[str, Any] | None
     return None
 
 
+def _config_table(data: Mapping[str, Any], path: Path) -> Mapping[str, Any]:
+    """The policy keys of a config file: its ``[tool.citeview]`` table, or else its top-level
+    keys (a ``citeview.toml``)."""
+    table = _tool_table(data, path)
+    return table if table is not None else {k: v for k, v in data.items() if k != "tool"}
+
+
 def read_config(path: str | os.PathLike[str]) -> Policy:
     """The policy of one TOML file: its ``[tool.citeview]`` table, or else its top-level keys
     (a ``citeview.toml``)."""
@@ -247,12 +254,9 @@ def read_config(path: str | os.PathLike[str]) -> Policy:
     if not p.is_file():
         raise InputError(f"{p}: no such file")
     data = _read_toml(p)
-    table = _tool_table(data, p)
-    if table is None:
-        if p.name == "pyproject.toml":
-            raise InputError(f"{p}: no [tool.citeview] table")
-        table = {k: v for k, v in data.items() if k != "tool"}
-    return Policy.from_mapping(table, str(p))
+    if p.name == "pyproject.toml" and _tool_table(data, p) is None:
+        raise InputError(f"{p}: no [tool.citeview] table")
+    return Policy.from_mapping(_config_table(data, p), str(p))
 
 
 def find_config(start: str | os.PathLike[str] | None = None
@@ -263,10 +267,7 @@ def find_config(start: str | os.PathLike[str] | None = None
     for directory in (here, *here.parents):
         own = directory / "citeview.toml"
         if own.is_file():
-            data = _read_toml(own)
-            table = _tool_table(data, own)
-            return own, table if table is not None else {k: v for k, v in data.items()
-                                                          if k != "tool"}
+            return own, _config_table(_read_toml(own), own)
         pyproject = directory / "pyproject.toml"
         if pyproject.is_file():
             table = _tool_table(_read_toml(pyproject), pyproject)
