@@ -6,10 +6,8 @@ lint, claims and the answer HTML are all computed here, so the first paint never
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from citeview.core.cases import Case
@@ -24,16 +22,6 @@ MATERIAL_CODES = ("CV5", "CV206")
 # How much of the cited text a tooltip shows.
 TOOLTIP_LINES = 3
 TOOLTIP_LINE_CHARS = 160
-
-
-def _optional(name: str) -> ModuleType | None:
-    """A core module another issue delivers; None while it does not exist yet."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as err:
-        if err.name == name:
-            return None
-        raise
 
 
 def _status(target: Any) -> str:
@@ -263,22 +251,18 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     that first and adds :func:`lint_case` (which can be slow on huge answers) afterwards
     through :meth:`CaseView.apply_lint`.
     """
-    material_mod = _optional("citeview.core.material")
-    resolution_mod = _optional("citeview.core.resolution")
+    from citeview.core.material import case_material
+    from citeview.core.resolution import resolve
 
-    material = material_mod.case_material(case) if material_mod else None
-    sources: list[Any] = list(material.sources) if material is not None else []
+    material = case_material(case)
+    sources: list[Any] = list(material.sources)
     by_id: dict[str, Any] = {}
     for s in sources:
         by_id.setdefault(s.id, s)
     result = scan(case.answer, families, known_ids=by_id)
     citations = result.citations
 
-    if resolution_mod is not None and material is not None:
-        resolutions = resolution_mod.resolve(citations, material)
-        targets = [tuple(r.targets) for r in resolutions]
-    else:
-        targets = [() for _ in citations]
+    targets = [tuple(r.targets) for r in resolve(citations, material)]
 
     claims = list(claim_spans(case.answer, citations))
     views = _attach(citations, targets, claims, result.diagnostics, verdicts or {})
@@ -303,7 +287,7 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     ]
     rows += [SourceRow(sid, "missing", "not in the material", counts[sid], None)
              for sid in missing]
-    material_diags = list(material.diagnostics) if material is not None else []
+    material_diags = list(material.diagnostics)
     cv = CaseView(case, views, rows, list(result.diagnostics), material_diags,
                   cited_spans=cited_spans)
     cv.html = render_answer(case.answer, [(c.start, c.end) for c in citations], cv.chips(),
@@ -316,10 +300,9 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
 def _add_support(answer: str, views: Sequence[CitationView]) -> None:
     """The lexical support hint of each resolved source (core/support.py; one tokenisation of
     each distinct cited text per case)."""
-    support_mod = _optional("citeview.core.support")
-    if support_mod is None:
-        return
-    scorer = support_mod.SupportScorer()
+    from citeview.core.support import SupportScorer
+
+    scorer = SupportScorer()
     for v in views:
         claim = answer[v.claim[0]:v.claim[1]]
         scores: list[float | None] = []
@@ -331,13 +314,11 @@ def _add_support(answer: str, views: Sequence[CitationView]) -> None:
         v.support = tuple(scores)
 
 
-def lint_case(case: Case, policy: Any = None) -> list[Diagnostic] | None:
-    """The linter's diagnostics for ``case`` (None while the linter does not exist)."""
-    lint_mod = _optional("citeview.core.lint")
-    if lint_mod is None:
-        return None
-    found = lint_mod.lint(case) if policy is None else lint_mod.lint(case, policy)
-    return list(getattr(found, "diagnostics", found))
+def lint_case(case: Case, policy: Any = None) -> list[Diagnostic]:
+    """The linter's diagnostics for ``case`` (default policy when ``policy`` is None)."""
+    from citeview.core.lint import lint
+
+    return lint(case) if policy is None else lint(case, policy)
 
 
 def _attach(citations: Sequence[Citation], targets: Sequence[tuple[Any, ...]],
