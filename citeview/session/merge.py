@@ -90,14 +90,15 @@ def merge_sessions(a: Session, b: Session, path: str, *, overwrite: bool = False
             {"path": os.path.abspath(s.path), "name": s.name, "annotators": m}
             for s, m in ((a, map_a), (b, map_b))], "adjudicator": ADJUDICATED},
     }
-    cases = [a.case_data(cid) for cid in ids_a] + [b.case_data(cid) for cid in report.only_b]
+    data_a = {cid: a.case_data(cid) for cid in ids_a}  # read once: copied, then compared
+    cases = [*data_a.values(), *(b.case_data(cid) for cid in report.only_b)]
     reviews = [review_json(replace(r, annotator=map_a[r.annotator])) for r in a.reviews()]
     reviews += [review_json(replace(r, annotator=map_b[r.annotator])) for r in b.reviews()]
     anns = [annotation_json(replace(x, annotator=map_a[x.annotator]))
             for x in a.iter_annotations()]
     for cid in ids_b:
         theirs = [replace(x, annotator=map_b[x.annotator]) for x in b.annotations(cid)]
-        if cid in set_a and a.case_data(cid) != b.case_data(cid):
+        if cid in set_a and data_a[cid] != b.case_data(cid):
             report.differing.append(cid)
             ours, other = a.get_case(cid), b.get_case(cid)
             if ours.answer != other.answer:
