@@ -45,10 +45,9 @@ def is_line_locator(text: str) -> bool:
 
 def parse_locator(raw: str) -> Locator | None:
     """``L8`` -> Locator(first=8, last=8); ``L8-L13`` -> (8, 13); anything else None."""
-    if not LINE_LOCATOR_RE.fullmatch(raw):
+    m = _LOCATOR_PARTS.fullmatch(raw)  # the guide's pattern, with its numbers captured
+    if m is None:
         return None
-    m = _LOCATOR_PARTS.fullmatch(raw)
-    assert m is not None
     first = int(m.group(1))
     last = int(m.group(2)) if m.group(2) is not None else first
     return Locator(raw, first, last)
