@@ -90,10 +90,14 @@ def locate(case: Case, answer_diags: Sequence[Diagnostic],
     for d in answer_diags:
         assert index is not None
         out.append(_finding(d, index, None))
+    indexes: dict[str, LineIndex] = {}  # one per material string, however many diagnostics
     for d in material_diags:
         origin = getattr(d, "origin", "") or ""
-        text = origin_text(case, origin)
-        out.append(_finding(d, LineIndex(text if text is not None else ""), origin or None))
+        origin_index = indexes.get(origin)
+        if origin_index is None:
+            text = origin_text(case, origin)
+            origin_index = indexes[origin] = LineIndex(text if text is not None else "")
+        out.append(_finding(d, origin_index, origin or None))
     return out
 
 
