@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeview.core.cases import Case
 from citeview.core.claims import claim_spans
 from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.core.markers import DEFAULT_FAMILIES, Citation, scan
 from citeview.gui.answer_render import Chip, ChipState, render_answer
+
+if TYPE_CHECKING:
+    from citeview.core.lint import LintAnalysis
 
 OK_STATUSES = frozenset({"ok", "whole-source"})
 # Diagnostics about the material rather than the answer (their spans are not answer offsets).
@@ -254,7 +257,9 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     from citeview.core.material import case_material
     from citeview.core.resolution import resolve
 
-    material = case_material(case)
+    # With lint, the linter's material and resolutions are reused (not built a second time).
+    analysis = _lint_analysis(case, policy) if with_lint else None
+    material = analysis.material if analysis is not None else case_material(case)
     sources: list[Any] = list(material.sources)
     by_id: dict[str, Any] = {}
     for s in sources:
@@ -262,7 +267,11 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     result = scan(case.answer, families, known_ids=by_id)
     citations = result.citations
 
-    targets = [tuple(r.targets) for r in resolve(citations, material)]
+    if analysis is not None and analysis.citations == tuple(citations):
+        resolutions = analysis.resolutions
+    else:
+        resolutions = tuple(resolve(citations, material))
+    targets = [tuple(r.targets) for r in resolutions]
 
     claims = list(claim_spans(case.answer, citations))
     views = _attach(citations, targets, claims, result.diagnostics, verdicts or {})
@@ -292,8 +301,8 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
                   cited_spans=cited_spans)
     cv.html = render_answer(case.answer, [(c.start, c.end) for c in citations], cv.chips(),
                             dark)
-    if with_lint:
-        cv.apply_lint(lint_case(case, policy))
+    if analysis is not None:
+        cv.apply_lint(analysis.all_diagnostics)
     return cv
 
 
@@ -316,9 +325,13 @@ def _add_support(answer: str, views: Sequence[CitationView]) -> None:
 
 def lint_case(case: Case, policy: Any = None) -> list[Diagnostic]:
     """The linter's diagnostics for ``case`` (default policy when ``policy`` is None)."""
-    from citeview.core.lint import lint
+    return _lint_analysis(case, policy).all_diagnostics
 
-    return lint(case) if policy is None else lint(case, policy)
+
+def _lint_analysis(case: Case, policy: Any = None) -> LintAnalysis:
+    from citeview.core.lint import lint_analysis
+
+    return lint_analysis(case) if policy is None else lint_analysis(case, policy)
 
 
 def _attach(citations: Sequence[Citation], targets: Sequence[tuple[Any, ...]],
