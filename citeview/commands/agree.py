@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from citeview.commands.export import write_output
-from citeview.session.agree import compare, render_text
+from citeview.session.agree import compare, render_json, render_text
 from citeview.session.store import Session
 
 HELP = "agreement between two annotators' sessions: percent, Cohen's kappa, disagreements"
@@ -26,13 +25,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     with Session.open(args.a, readonly=True) as a, Session.open(args.b, readonly=True) as b:
         result = compare(a, b, annotator_a=args.annotator_a, annotator_b=args.annotator_b)
-    if args.format == "json":
-        text = json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n"
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            text = json.dumps(result.to_dict(), ensure_ascii=True, indent=1) + "\n"
-    else:
-        text = render_text(result)
+    text = render_json(result) if args.format == "json" else render_text(result)
     write_output(args.output, lambda out: None if out.write(text) else None)
     return 0

@@ -18,7 +18,7 @@ from citeview.core.errors import InputError
 from citeview.core.metrics import Confusion, cohen_kappa, confusion_matrix, percent_agreement
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import Annotation
-from citeview.session.store import Session
+from citeview.session.store import Session, _dumps
 
 Item = tuple[str, int, str, str]  # case id, citation number, raw marker, source id
 
@@ -110,6 +110,11 @@ def compare(a: Session, b: Session, *, annotator_a: str | None = None,
             })
     result.judged_only_b = sum(1 for i in vb if i[0] in shared and i not in va)
     return result
+
+
+def render_json(ag: Agreement) -> str:
+    """:meth:`Agreement.to_dict` as indented JSON (lone surrogates escaped)."""
+    return _dumps(ag.to_dict(), indent=1) + "\n"
 
 
 def _pct(x: float | None) -> str:

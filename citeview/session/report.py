@@ -13,7 +13,6 @@ session.
 from __future__ import annotations
 
 import html
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
@@ -32,7 +31,7 @@ from citeview.core.policy import Policy
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import ReviewState
 from citeview.session.rows import ORPHANED, CaseRows, Row, iter_case_rows
-from citeview.session.store import Session
+from citeview.session.store import Session, _dumps
 
 NO_VERDICT = "(no verdict)"
 UNRESOLVED = "unresolved"  # source kind of a citation whose source is not in the material
@@ -300,12 +299,7 @@ def write_report(session: Session, out: IO[str], fmt: str = "text",
     :func:`~citeview.session.rows.iter_case_rows` (``None``: by session size)."""
     summary = summarize(session, policy, annotator=annotator, jobs=jobs)
     if fmt == "json":
-        text = json.dumps(summary, ensure_ascii=False, indent=1)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates in untrusted text: escape them
-            text = json.dumps(summary, ensure_ascii=True, indent=1)
-        out.write(text + "\n")
+        out.write(_dumps(summary, indent=1) + "\n")  # lone surrogates escaped
     elif fmt == "html":
         out.write(render_html(summary))
     else:

@@ -117,14 +117,16 @@ def session_path_for(input_path: str) -> tuple[str, bool]:
     return str(user_data_dir() / "sessions" / f"{stem}-{digest}{SESSION_SUFFIX}"), True
 
 
-def _dumps(obj: object) -> str:
-    """Compact JSON; falls back to ASCII escapes when text holds lone surrogates (which UTF-8,
-    and so SQLite, cannot store) so that nothing is lost."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+def _dumps(obj: object, indent: int | None = None) -> str:
+    """Compact JSON (indented with ``indent``); falls back to ASCII escapes when text holds lone
+    surrogates (which UTF-8, and so SQLite or an output file, cannot store) so that nothing is
+    lost."""
+    seps = (",", ":") if indent is None else None
+    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=seps)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
+        text = json.dumps(obj, ensure_ascii=True, indent=indent, separators=seps)
     return text
 
 
