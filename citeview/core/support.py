@@ -168,7 +168,7 @@ class SupportScorer:
         return support_parts(self.words(claim), self.words(cited))
 
     def score(self, claim: str, cited: str) -> float | None:
-        return self.parts(claim, cited).score if cited else None
+        return self.parts(claim, cited).score  # no cited text: Support(0, 0), score None
 
 
 def weak_support_diagnostics(answer: str, citations: Sequence[Citation],
