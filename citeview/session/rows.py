@@ -20,7 +20,6 @@ from __future__ import annotations
 import csv
 import multiprocessing
 import os
-import re
 import sys
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -37,6 +36,7 @@ from citeview.core.metrics import answer_sentences
 from citeview.core.policy import Policy
 from citeview.core.resolution import Resolution, Status, Target, resolve
 from citeview.core.support import SupportScorer
+from citeview.core.text import scrub_surrogates
 from citeview.session.model import Annotation, CaseReview, CitationSlot
 from citeview.session.store import Session, _dumps
 
@@ -288,7 +288,6 @@ def iter_rows(session: Session, policy: Policy | None = None, *,
 
 # --------------------------------------------------------------------------- writers
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 # Excel refuses cells longer than 32,767 characters; a whole cited source can be longer.
 CSV_CELL_LIMIT = 32_000
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -305,7 +304,7 @@ def csv_cell(value: object) -> str:
         return str(value)
     text = value if isinstance(value, str) else str(value)
     if not text.isascii():  # a quick scan first: most cells are plain text
-        text = _SURROGATE.sub("\ufffd", text)
+        text = str(scrub_surrogates(text))
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     if len(text) > CSV_CELL_LIMIT:
