@@ -98,9 +98,7 @@ def run(args: argparse.Namespace) -> int:
         if args.raw:
             win.set_raw_mode(True)
         QApplication.processEvents()
-        colour_now = getattr(win.source, "colour_now", None)
-        if callable(colour_now):
-            colour_now()
+        win.source.colour_now()
         if not win.grab().save(args.out, "PNG"):
             raise InputError(f"{args.out}: cannot write the PNG")
         state = win.view_state()
