@@ -52,6 +52,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from citeview.core import material
 from citeview.core.errors import InputError
 from citeview.core.markers import DELIMITER, MARKER_CHARS, START, STOP
 from citeview.core.material import Source, SourceKind, SourceLine
@@ -62,11 +63,11 @@ REPLACEMENT = "\ufffd"
 CONTEXT_TAG = "block"
 _MARKER_TRANS = str.maketrans({c: REPLACEMENT for c in MARKER_CHARS})
 
-# What the material parser reads as structure at the start of a line (material._HEADER_RE,
-# _LABEL_RE, _BLOCK_RE).
-_HEADER_LINE_RE = re.compile(r"[ \t]*citation marker[ \t]*:", re.IGNORECASE)
-_LABEL_LINE_RE = re.compile(r"[ \t]*\[L\d+\]")
-_BLOCK_LINE_RE = re.compile(r"[ \t]*\[Block[ \t]*\d+\]", re.IGNORECASE)
+# What the material parser reads as structure at the start of a line: its own patterns, so
+# the two cannot drift apart.
+_HEADER_LINE_RE = material._HEADER_LINE_RE
+_LABEL_LINE_RE = material._LABEL_RE
+_BLOCK_LINE_RE = material._BLOCK_RE
 # What the context parser reads as a tag, and what an XML reader reads as an entity.
 _TAG_START_RE = re.compile(r"<(?=/?[A-Za-z])")
 _ENTITY_RE = re.compile(r"&(?=#[0-9]+;|#[xX][0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")
