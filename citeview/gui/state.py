@@ -14,6 +14,7 @@ from citeview.core.cases import Case
 from citeview.core.claims import claim_spans
 from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.core.markers import DEFAULT_FAMILIES, Citation, scan
+from citeview.core.text import split_lines
 from citeview.gui.answer_render import Chip, ChipState, render_answer
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ def cited_lines(target: Any, limit: int = TOOLTIP_LINES) -> list[str]:
     if span is None:
         return []
     chunk = text[span[0]:span[1]]
-    rows = [r for r in chunk.splitlines() if r.strip()]
+    rows = [r for r in split_lines(chunk) if r.strip()]
     out = [_clip(r) for r in rows[:limit]]
     if len(rows) > limit:
         out.append(f"\u2026 ({len(rows) - limit} more lines)")
