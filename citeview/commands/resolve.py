@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 
 from citeview.commands._common import add_families
 from citeview.commands._io import read_text
@@ -59,7 +60,7 @@ def _dataset(args: argparse.Namespace) -> Dataset:
     if not extra:
         return dataset
     docs = {sid: read_text(path) for sid, path in extra.items()}
-    cases = [dataset.get(i) for i in range(len(dataset))]
+    cases = list(dataset.iter_cases())  # a JSONL file read once, not reopened per case
     for case in cases:
         case.documents.update(docs)
     return ListDataset(cases, dataset.path, dataset.kind)
@@ -93,18 +94,19 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     dataset = _dataset(args)
+    cases: Iterable[Case]
     if args.case is not None:
         try:
-            indices = [dataset.index_of(args.case)]
+            index = dataset.index_of(args.case)
         except KeyError:
             raise InputError(f"--case {args.case}: no such case in "
                              f"{dataset.path or 'the input'}") from None
+        cases = [dataset.get(index)]
     else:
-        indices = list(range(len(dataset)))
-    many = len(indices) > 1
+        cases = dataset.iter_cases()  # a JSONL file read once, not reopened per case
+    many = args.case is None and len(dataset) > 1
     out: list[dict[str, object]] = []
-    for i in indices:
-        case = dataset.get(i)
+    for case in cases:
         resolutions = _resolve_case(case, args.families)
         if args.json:
             for r in resolutions:
