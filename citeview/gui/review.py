@@ -867,7 +867,7 @@ class ReviewController(QObject):
                 break
             i = self._problem_queue.pop()
             try:
-                view = build_case_view(ds.get(i), with_lint=True)
+                view = build_case_view(ds.get(i), with_lint=True, render=False)
                 self._problems[ids[i]] = any(c.problem for c in view.citations)
             except Exception:  # an unreadable case is a problem to look at
                 self._problems[ids[i]] = True

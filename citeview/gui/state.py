@@ -248,12 +248,14 @@ class CaseView:
 
 def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
                     policy: Any = None, dark: bool = False,
-                    verdicts: dict[int, str] | None = None, with_lint: bool = True) -> CaseView:
+                    verdicts: dict[int, str] | None = None, with_lint: bool = True,
+                    render: bool = True) -> CaseView:
     """Everything the window shows for ``case`` (pure computation; safe in a worker thread).
 
     With ``with_lint=False`` only the marker scan's diagnostics are attached: the window shows
     that first and adds :func:`lint_case` (which can be slow on huge answers) afterwards
-    through :meth:`CaseView.apply_lint`.
+    through :meth:`CaseView.apply_lint`. With ``render=False`` the answer HTML and the support
+    hints are left out (enough to tell which citations have problems).
     """
     from citeview.core.material import case_material
     from citeview.core.resolution import resolve
@@ -276,7 +278,8 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
 
     claims = list(claim_spans(case.answer, citations))
     views = _attach(citations, targets, claims, result.diagnostics, verdicts or {})
-    _add_support(case.answer, views)
+    if render:
+        _add_support(case.answer, views)
 
     counts: dict[str, int] = {}
     missing: list[str] = []
@@ -300,8 +303,9 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     material_diags = list(material.diagnostics)
     cv = CaseView(case, views, rows, list(result.diagnostics), material_diags,
                   cited_spans=cited_spans)
-    cv.html = render_answer(case.answer, [(c.start, c.end) for c in citations], cv.chips(),
-                            dark)
+    if render:
+        cv.html = render_answer(case.answer, [(c.start, c.end) for c in citations],
+                                cv.chips(), dark)
     if analysis is not None:
         cv.apply_lint(analysis.all_diagnostics)
     return cv
