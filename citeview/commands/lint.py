@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from citeview.commands._io import decode_text
 from citeview.core.cases import Case
 from citeview.core.diagnostics import Severity
 from citeview.core.errors import InputError
@@ -186,11 +187,8 @@ def _loaded(path: str, stem: str, data: bytes | None) -> Iterator[Record]:
     """Records of an input that is not JSON: a session database or a plain text answer."""
     if path == "-":
         assert data is not None
-        try:
-            text = _decode(data)
-        except UnicodeDecodeError as err:
-            raise InputError(f"<stdin>: invalid UTF-8 at byte {err.start}") from None
-        yield Record(path, None, None, stem, case=Case(stem, text))
+        # Decoded as any text the CLI reads (NUL bytes refused, as load_input does for a file).
+        yield Record(path, None, None, stem, case=Case(stem, decode_text(data, "<stdin>")))
         return
     dataset = load_input(path)
     try:
