@@ -24,16 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from citeview.core.errors import InputError
+from citeview.gui.tables import one_line
 from citeview.gui.undo import push_edit
 from citeview.session.merge import ADJUDICATED, Disagreement, adjudication_edit, iter_disagreements
 
 if TYPE_CHECKING:
     from citeview.gui.review import ReviewController
-
-
-def _flat(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
 
 
 class AdjudicationDialog(QDialog):
@@ -94,13 +90,14 @@ class AdjudicationDialog(QDialog):
             return
         k = d.key
         self.where.setText(f"Disagreement {self.at + 1} of {len(self.items)} "
-                           f"({pending} without a final verdict) \u00b7 case {_flat(k.case_id, 80)}"
-                           f" \u00b7 citation {k.number} \u00b7 {k.source_id}")
-        lines = [f"Claim: {_flat(d.claim)}", ""]
+                           f"({pending} without a final verdict) \u00b7 case "
+                           f"{one_line(k.case_id, 80)} \u00b7 citation {k.number} \u00b7 "
+                           f"{k.source_id}")
+        lines = [f"Claim: {one_line(d.claim, 300)}", ""]
         for name, ann in d.annotations.items():
             lines.append(f"{name}: {ann.verdict}")
             if ann.note:
-                lines.append(f"    note: {_flat(ann.note)}")
+                lines.append(f"    note: {one_line(ann.note, 300)}")
         lines.append("")
         final = d.final.verdict if d.final is not None else None
         lines.append(f"Final verdict: {final or '(none yet)'}")
@@ -129,7 +126,7 @@ class AdjudicationDialog(QDialog):
             edit = adjudication_edit(s, d.key, verdict, adjudicator=self.review.annotator or None)
             push_edit(self.review.undo_stack, edit)
         except InputError as err:
-            self.where.setText(_flat(str(err)))
+            self.where.setText(one_line(str(err), 300))
             return
         self.items[self.at] = Disagreement(d.key, d.claim, d.annotations,
                                             s.annotation(d.key, ADJUDICATED))

@@ -32,7 +32,7 @@ _Index = QModelIndex | QPersistentModelIndex
 
 
 
-def _one_line(text: str, limit: int = 200) -> str:
+def one_line(text: str, limit: int = 200) -> str:
     """Untrusted text for one table cell: no line breaks, bounded length."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
@@ -128,7 +128,7 @@ class SourcesModel(_RowsModel):
             return row.kind, row.kind
         if column == 2:
             return str(row.citations), row.citations
-        return _one_line(row.title), row.title.casefold()
+        return one_line(row.title), row.title.casefold()
 
     def key(self, row: SourceRow) -> Any:
         return ("source", row.source_id)
@@ -201,7 +201,7 @@ class CitationsModel(_RowsModel):
             values: tuple[tuple[str, Any], ...] = (
                 ("", 1e12 + d.start), ("", ""), ("", ""),
                 (d.severity.value, d.severity.rank), ("", ""), ("", -1.0),
-                (_one_line(f"{d.code} {d.message}"), d.code),
+                (one_line(f"{d.code} {d.message}"), d.code),
             )
             return values[column]
         if column == 0:
@@ -228,7 +228,7 @@ class CitationsModel(_RowsModel):
             return "", ""
         first = c.diagnostics[0]
         more = f" (+{len(c.diagnostics) - 1} more)" if len(c.diagnostics) > 1 else ""
-        return _one_line(f"{first.code} {first.message}{more}"), codes
+        return one_line(f"{first.code} {first.message}{more}"), codes
 
     def key(self, row: IssueRow) -> Any:
         if row.citation is not None:
@@ -289,11 +289,11 @@ class CasesModel(_RowsModel):
         if column == 0:
             return str(i + 1), i
         if column == 1:
-            return _one_line(cid, 80), cid
+            return one_line(cid, 80), cid
         if column == 3:
             q = self._questions.get(i)
             if q is None and self.question_of is not None:
-                q = _one_line(self.question_of(i), 160)
+                q = one_line(self.question_of(i), 160)
                 self._questions[i] = q
             return q or "", q or ""
         state = self.state_of(i) if self.state_of is not None else ""
