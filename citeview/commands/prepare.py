@@ -19,21 +19,22 @@ def _meta(value: str) -> tuple[str, str]:
     return key.strip(), val
 
 
-def _positive(value: str) -> int:
+def _integer(value: str) -> int:
     try:
-        n = int(value)
+        return int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+
+
+def _positive(value: str) -> int:
+    n = _integer(value)
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
     return n
 
 
 def _non_negative(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+    n = _integer(value)
     if n < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
     return n
