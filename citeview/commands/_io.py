@@ -6,7 +6,7 @@ import os
 import sys
 
 from citeview.core.errors import InputError
-from citeview.core.formats import read_file_bytes
+from citeview.core.formats import decode_text, read_file_bytes
 
 
 def read_bytes(path: str) -> bytes:
@@ -19,17 +19,6 @@ def read_bytes(path: str) -> bytes:
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory, not a file")
     return read_file_bytes(path)  # the size limit and OS errors, as for every input
-
-
-def decode_text(data: bytes, name: str) -> str:
-    """UTF-8 text (a BOM is dropped); binary or invalid UTF-8 raises InputError."""
-    if b"\x00" in data[:8192]:
-        raise InputError(f"{name}: binary file (contains NUL bytes), not text")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(f"{name}: invalid UTF-8 at byte {err.start}") from None
-    return text.removeprefix("\ufeff")
 
 
 def read_text(path: str) -> str:

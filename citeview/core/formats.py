@@ -604,7 +604,9 @@ def _read_text_file(path: str) -> str:
     return _decode(read_file_bytes(path), path)
 
 
-def _decode(data: bytes, path: str | None, lineno: int | None = None) -> str:
+def decode_text(data: bytes, path: str | None, lineno: int | None = None) -> str:
+    """UTF-8 text (a BOM is dropped) of a file or of one JSONL line; binary data or invalid
+    UTF-8 raises a one-line InputError naming ``path`` (and the line)."""
     where = f"{path} line {lineno}" if lineno else f"{path}"
     if lineno is None and b"\x00" in data[:8192]:
         raise InputError(f"{where}: binary file (contains NUL bytes), not text")
@@ -613,6 +615,9 @@ def _decode(data: bytes, path: str | None, lineno: int | None = None) -> str:
     except UnicodeDecodeError as err:
         raise InputError(f"{where}: invalid UTF-8 at byte {err.start}") from None
     return text.removeprefix("\ufeff")
+
+
+_decode = decode_text  # the name the session package imports
 
 
 def _parse_line(line: bytes, path: str | None, lineno: int) -> object:
