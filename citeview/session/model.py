@@ -20,7 +20,7 @@ from typing import Any
 
 from citeview.core.cases import Case
 from citeview.core.claims import claim_spans
-from citeview.core.markers import DEFAULT_FAMILIES, scan
+from citeview.core.markers import DEFAULT_FAMILIES, Citation, scan
 
 DEFAULT_LABELS: tuple[str, ...] = ("supported", "partially supported", "unsupported",
                                    "cannot tell")
@@ -115,10 +115,15 @@ class CitationSlot:
 
 def case_citations(case: Case, families: Sequence[str] = DEFAULT_FAMILIES) -> list[CitationSlot]:
     """The citations of ``case``'s answer, numbered in reading order, with their claims."""
-    cits = scan(case.answer, tuple(families)).citations
-    spans = claim_spans(case.answer, cits)
+    return citation_slots(case.answer, scan(case.answer, tuple(families)).citations)
+
+
+def citation_slots(answer: str, cits: Sequence[Citation]) -> list[CitationSlot]:
+    """:func:`case_citations` from a scan already made (the same numbering: its reading
+    order)."""
+    spans = claim_spans(answer, cits)
     return [
-        CitationSlot(n, c.raw, c.source_ids, c.locator, c.start, c.end, s, e, case.answer[s:e],
+        CitationSlot(n, c.raw, c.source_ids, c.locator, c.start, c.end, s, e, answer[s:e],
                      c.recovered.value if c.recovered is not None else None)
         for n, (c, (s, e)) in enumerate(zip(cits, spans, strict=True), 1)
     ]

@@ -27,7 +27,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from citeview.core.claims import claim_spans
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.lint import LintAnalysis, lint_analysis
 from citeview.core.markers import Citation, Recovery, scan
@@ -37,7 +36,7 @@ from citeview.core.policy import Policy
 from citeview.core.resolution import Resolution, Status, Target, resolve
 from citeview.core.support import SupportScorer
 from citeview.core.text import scrub_surrogates
-from citeview.session.model import Annotation, CaseReview, CitationSlot
+from citeview.session.model import Annotation, CaseReview, citation_slots
 from citeview.session.store import Session, _dumps
 
 ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
@@ -139,16 +138,6 @@ def _target_codes(codes: list[str], target: Target) -> tuple[str, ...]:
     return tuple(sorted(keep))
 
 
-def _slots(answer: str, cits: Sequence[Citation]) -> list[CitationSlot]:
-    """What :func:`~citeview.session.model.case_citations` gives, from a scan already made (the
-    same numbering: the scan's reading order)."""
-    return [
-        CitationSlot(n, c.raw, c.source_ids, c.locator, c.start, c.end, s, e, answer[s:e],
-                     c.recovered.value if c.recovered is not None else None)
-        for n, (c, (s, e)) in enumerate(zip(cits, claim_spans(answer, cits), strict=True), 1)
-    ]
-
-
 def _policy_for(policy: Policy | None, families: tuple[str, ...]) -> Policy:
     return policy if policy is not None else Policy(families=families)
 
@@ -177,7 +166,7 @@ def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
     pol = _policy_for(policy, families)
     analysis = lint_analysis(case, pol)
     cits, resolutions = _session_citations(case.answer, families, pol, analysis)
-    slots = _slots(case.answer, cits)
+    slots = citation_slots(case.answer, cits)
     diags = analysis.all_diagnostics
     codes = _codes_by_citation(analysis.diagnostics, [c.start for c in cits],
                                [c.end for c in cits])
