@@ -45,6 +45,23 @@ def _sessions_stay_out_of_the_repo(tmp_path, monkeypatch):  # type: ignore[no-un
 
 
 @pytest.fixture
+def new_window(qtbot):  # type: ignore[no-untyped-def]
+    """Make a main window with the given settings, error dialogs off, shown at 1300x800."""
+    from citeview.gui.main_window import MainWindow
+
+    def make(settings):  # type: ignore[no-untyped-def]
+        win = MainWindow(settings=settings)
+        win.error_dialogs = False
+        qtbot.addWidget(win)
+        win.resize(1300, 800)
+        win.show()
+        qtbot.waitExposed(win)
+        return win
+
+    return make
+
+
+@pytest.fixture
 def source_view(qtbot):  # type: ignore[no-untyped-def]
     from citeview.gui.source_view import QSourceView
 

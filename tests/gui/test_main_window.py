@@ -34,15 +34,9 @@ def settings(tmp_path: Path) -> QSettings:
 
 
 @pytest.fixture
-def make_window(qtbot, settings):
+def make_window(new_window, settings):
     def make(s: QSettings = settings) -> MainWindow:
-        win = MainWindow(settings=s)
-        win.error_dialogs = False
-        qtbot.addWidget(win)
-        win.resize(1300, 800)
-        win.show()
-        qtbot.waitExposed(win)
-        return win
+        return new_window(s)
 
     return make
 

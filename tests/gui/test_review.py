@@ -41,14 +41,9 @@ def make_settings(tmp_path: Path, name: str | None = "ana") -> QSettings:
 
 
 @pytest.fixture
-def open_window(qtbot):
+def open_window(qtbot, new_window):
     def make(settings: QSettings, path: Path | None = None) -> MainWindow:
-        win = MainWindow(settings=settings)
-        win.error_dialogs = False
-        qtbot.addWidget(win)
-        win.resize(1300, 800)
-        win.show()
-        qtbot.waitExposed(win)
+        win = new_window(settings)
         if path is not None:
             assert win.open_path(str(path)), win.errors
             ready(qtbot, win)
