@@ -18,13 +18,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from citeview.commands._io import decode_text
 from citeview.core.cases import Case
 from citeview.core.diagnostics import Severity
 from citeview.core.errors import InputError
 from citeview.core.formats import (
     SQLITE_MAGIC,
     case_id_from_path,
+    decode_text,
     detect_kind,
     load_input,
     record_to_case,
