@@ -74,35 +74,40 @@ def run(args: argparse.Namespace) -> int:
         win.error_dialogs = False
         win.resize(*args.size)
         win.show()
-        session = getattr(dataset, "session", None)
-        if session is not None:
-            # A session shows its verdicts: those of its annotator when there is only one.
-            from citeview.gui.review import ANNOTATOR_KEY
+        try:
+            session = getattr(dataset, "session", None)
+            if session is not None:
+                # A session shows its verdicts: those of its annotator when there is only one.
+                from citeview.gui.review import ANNOTATOR_KEY
 
-            names = {x.annotator for x in session.iter_annotations()}
-            if len(names) == 1:
-                settings.setValue(ANNOTATOR_KEY, names.pop())
-            win.open_session(session, path=args.input,
-                             case_id=dataset.case_ids()[case_index])
-        else:
-            win.open_dataset(dataset, path=None if args.demo else args.input,
-                             case_id=dataset.case_ids()[case_index], citation=0)
-        QApplication.processEvents()
-        if win.view is None:
-            raise InputError(win.errors[-1] if win.errors else "the case could not be shown")
-        n = len(win.view.citations)
-        if args.click is not None:
-            if args.click > n:
-                raise InputError(f"--click {args.click}: the case has {n} citations")
-            win.activate_citation(args.click - 1)
-        if args.raw:
-            win.set_raw_mode(True)
-        QApplication.processEvents()
-        win.source.colour_now()
-        if not win.grab().save(args.out, "PNG"):
-            raise InputError(f"{args.out}: cannot write the PNG")
-        state = win.view_state()
-        win.close()
+                names = {x.annotator for x in session.iter_annotations()}
+                if len(names) == 1:
+                    settings.setValue(ANNOTATOR_KEY, names.pop())
+                win.open_session(session, path=args.input,
+                                 case_id=dataset.case_ids()[case_index])
+            else:
+                win.open_dataset(dataset, path=None if args.demo else args.input,
+                                 case_id=dataset.case_ids()[case_index], citation=0)
+            QApplication.processEvents()
+            if win.view is None:
+                raise InputError(win.errors[-1] if win.errors else "the case could not be shown")
+            n = len(win.view.citations)
+            if args.click is not None:
+                if args.click > n:
+                    raise InputError(f"--click {args.click}: the case has {n} citations")
+                win.activate_citation(args.click - 1)
+            if args.raw:
+                win.set_raw_mode(True)
+            QApplication.processEvents()
+            win.source.colour_now()
+            if not win.grab().save(args.out, "PNG"):
+                raise InputError(f"{args.out}: cannot write the PNG")
+            state = win.view_state()
+        finally:
+            # Closed on every path, errors too: a caller that goes on (tests, a batch of
+            # snapshots) must not find this window still open.
+            win.close()
+            win.deleteLater()
     if args.json:
         state["out"] = args.out
         json.dump(state, sys.stdout, ensure_ascii=False, indent=2)
