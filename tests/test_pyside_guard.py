@@ -18,10 +18,14 @@ import os, sys
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QTextCharFormat, QColor
-before = sys.getrefcount(None)
 obj = QObject()
 fmt = QTextCharFormat()
 colour = QColor("red")
+for i in range(200):  # warm up: first calls fill caches that hold references of their own
+    obj.setObjectName("x")
+    fmt.setBackground(colour)
+    obj.setProperty("p", i)
+before = sys.getrefcount(None)
 for i in range(20_000):
     obj.setObjectName("x")
     fmt.setBackground(colour)
@@ -37,5 +41,6 @@ def test_void_qt_calls_do_not_leak_none() -> None:
                           timeout=120)
     assert proc.returncode == 0, f"Qt calls crashed the interpreter: {proc.stderr[-500:]}"
     before, after = map(int, proc.stdout.split())
-    # A leak of one reference per call would lose 60,000; allow noise from imports/caches.
-    assert after >= before - 100, f"refcount of None fell from {before} to {after}"
+    # The bug loses one reference per call: 60,000 here. Other code in the interpreter moves
+    # the count by a few hundred either way (seen: -135 on a good release).
+    assert after >= before - 2_000, f"refcount of None fell from {before} to {after}"
