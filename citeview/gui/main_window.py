@@ -100,9 +100,9 @@ def _needles(raw: str) -> list[str]:
 
 
 def _source_view_class() -> type[QWidget]:
-    from citeview.gui.source_view import QSourceView
+    from citeview.gui.source_view import QtSourceView
 
-    return QSourceView
+    return QtSourceView
 
 
 class MainWindow(QMainWindow):

@@ -206,7 +206,7 @@ def _block_range(loaded: _Loaded, start: int, end: int,
 
 
 class _Gutter(QWidget):
-    def __init__(self, view: QSourceText) -> None:
+    def __init__(self, view: QtSourceText) -> None:
         super().__init__(view)
         self._view = view
 
@@ -217,7 +217,7 @@ class _Gutter(QWidget):
         self._view.paint_gutter(event)
 
 
-class QSourceText(QPlainTextEdit):
+class QtSourceText(QPlainTextEdit):
     """Read-only text with a gutter of the material's own line labels, a faint tint painted
     under tinted lines and one strong highlight (an ``ExtraSelection``)."""
 
@@ -446,7 +446,7 @@ def web_url(text: str | None) -> QUrl | None:
 # --------------------------------------------------------------------------- the pane
 
 
-class QSourceView(QWidget):
+class QtSourceView(QWidget):
     """Header (title, URL, updated date, kind), a banner for problems, and the source text."""
 
     #: Emitted with the URL after the user asked to open it (and it was handed to the browser).
@@ -517,7 +517,7 @@ class QSourceView(QWidget):
         outer.addWidget(line)
 
         self._stack = QStackedWidget(self)
-        self._text = QSourceText(self._stack)
+        self._text = QtSourceText(self._stack)
         self._text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self._text.verticalScrollBar().actionTriggered.connect(self._user_scrolled)
         self._message_page = QWidget(self._stack)
@@ -702,7 +702,7 @@ class QSourceView(QWidget):
 
     # -- more read-back and actions for the window ----------------------------------------------
 
-    def text_view(self) -> QSourceText:
+    def text_view(self) -> QtSourceText:
         return self._text
 
     def banner_text(self) -> str:
@@ -950,4 +950,4 @@ class QSourceView(QWidget):
             self._scroll_to_highlight()
 
 
-__all__ = ["QSourceText", "QSourceView", "plain_tooltip", "web_url"]
+__all__ = ["QtSourceText", "QtSourceView", "plain_tooltip", "web_url"]

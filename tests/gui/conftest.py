@@ -63,9 +63,9 @@ def new_window(qtbot):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def source_view(qtbot):  # type: ignore[no-untyped-def]
-    from citeview.gui.source_view import QSourceView
+    from citeview.gui.source_view import QtSourceView
 
-    view = QSourceView()
+    view = QtSourceView()
     qtbot.addWidget(view)
     view.resize(640, 420)
     view.show()

@@ -20,7 +20,7 @@ from citeview.core.material import (
 from citeview.core.resolution import Status, Target, resolve
 from citeview.core.text import iter_lines
 from citeview.gui.highlighting import visible_block_range
-from citeview.gui.source_view import QSourceView
+from citeview.gui.source_view import QtSourceView
 from tests.gui.conftest import resolved_sample
 
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
@@ -32,7 +32,7 @@ def target(source: Source, locator: str | None) -> Target:
     return res.targets[0]
 
 
-def gutter_labels(view: QSourceView) -> list[str | None]:
+def gutter_labels(view: QtSourceView) -> list[str | None]:
     """The label the gutter draws on each block on screen."""
     text = view.text_view()
     loaded = text.loaded
@@ -46,7 +46,7 @@ def gutter_labels(view: QSourceView) -> list[str | None]:
     return out
 
 
-def row_colour(view: QSourceView, block_number: int) -> QColor:
+def row_colour(view: QtSourceView, block_number: int) -> QColor:
     """The background colour right of the text on a block's row, as painted on screen."""
     text = view.text_view()
     block = text.document().findBlockByNumber(block_number)
@@ -57,7 +57,7 @@ def row_colour(view: QSourceView, block_number: int) -> QColor:
                             int((geo.top() + geo.height() / 2) * dpr))
 
 
-def centre_block(view: QSourceView) -> int:
+def centre_block(view: QtSourceView) -> int:
     text = view.text_view()
     return text.cursorForPosition(QPoint(5, text.viewport().height() // 2)).blockNumber()
 
@@ -65,7 +65,7 @@ def centre_block(view: QSourceView) -> int:
 # --------------------------------------------------------------------------- each material shape
 
 
-def test_line_citation_highlights_exactly_the_cited_lines(source_view: QSourceView) -> None:
+def test_line_citation_highlights_exactly_the_cited_lines(source_view: QtSourceView) -> None:
     _, _, res = resolved_sample("transit-multi-turn.case.json")
     t = res[0].targets[0]  # turn0search0 L1-L2
     source_view.highlight(t)
@@ -86,7 +86,7 @@ def test_line_citation_highlights_exactly_the_cited_lines(source_view: QSourceVi
     assert row_colour(source_view, 2) != roles.highlight
 
 
-def test_block_source_shows_its_label_and_is_highlighted_whole(source_view: QSourceView
+def test_block_source_shows_its_label_and_is_highlighted_whole(source_view: QtSourceView
                                                                ) -> None:
     _, _, res = resolved_sample("contract-block-level.case.json")
     t = res[1].targets[0]
@@ -100,7 +100,7 @@ def test_block_source_shows_its_label_and_is_highlighted_whole(source_view: QSou
     assert source_view.text_view().verticalScrollBar().value() == 0
 
 
-def test_context_unit_shows_its_id_as_label(source_view: QSourceView) -> None:
+def test_context_unit_shows_its_id_as_label(source_view: QtSourceView) -> None:
     _, _, res = resolved_sample("opinion-injected-context.case.json")
     t = res[0].targets[0]
     source_view.highlight(t)
@@ -110,7 +110,7 @@ def test_context_unit_shows_its_id_as_label(source_view: QSourceView) -> None:
     assert gutter_labels(source_view)[0] == "block5"
 
 
-def test_file_source_has_physical_line_labels_and_span_is_centred(source_view: QSourceView
+def test_file_source_has_physical_line_labels_and_span_is_centred(source_view: QtSourceView
                                                                   ) -> None:
     text = "\n".join(f"line number {n} of the notes" for n in range(1, 3001))
     src = file_source("notes", text)
@@ -126,7 +126,7 @@ def test_file_source_has_physical_line_labels_and_span_is_centred(source_view: Q
     assert gutter_labels(source_view)[0] == f"L{first + 1}"
 
 
-def test_document_source_whole_citation_shows_the_top(source_view: QSourceView) -> None:
+def test_document_source_whole_citation_shows_the_top(source_view: QtSourceView) -> None:
     tool = ("Citation Marker: \ue200cite\ue202turn0file0\ue201\nTitle: Report\n\n"
             + "\n".join(f"Paragraph {n} of an unlabelled report." for n in range(200)))
     (src,) = parse_tool_output(tool).sources
@@ -140,7 +140,7 @@ def test_document_source_whole_citation_shows_the_top(source_view: QSourceView) 
     assert view.highlighted_labels() is None  # a document has no labels
 
 
-def test_multi_source_citation_shows_each_source(source_view: QSourceView) -> None:
+def test_multi_source_citation_shows_each_source(source_view: QtSourceView) -> None:
     _, _, res = resolved_sample("transit-multi-turn.case.json")
     first, second = res[1].targets  # turn0search1 and turn1news0, whole
     source_view.highlight(first)
@@ -160,7 +160,7 @@ def test_multi_source_citation_shows_each_source(source_view: QSourceView) -> No
 # --------------------------------------------------------------------------- problems
 
 
-def test_unknown_source_shows_a_clear_missing_state(source_view: QSourceView) -> None:
+def test_unknown_source_shows_a_clear_missing_state(source_view: QtSourceView) -> None:
     _, _, res = resolved_sample("handbook-rule-breaking.case.json")
     t = next(t for r in res for t in r.targets if t.status is Status.UNKNOWN_SOURCE)
     source_view.highlight(t)
@@ -178,7 +178,7 @@ def test_unknown_source_shows_a_clear_missing_state(source_view: QSourceView) ->
     assert source_view.message_text() == ""
 
 
-def test_missing_state_by_show_source(source_view: QSourceView) -> None:
+def test_missing_state_by_show_source(source_view: QtSourceView) -> None:
     source_view.show_source(None, "turn9file9")
     assert source_view.is_missing_state()
     assert "turn9file9" in source_view.message_text()
@@ -187,7 +187,7 @@ def test_missing_state_by_show_source(source_view: QSourceView) -> None:
     assert "No source" in source_view.message_text()
 
 
-def test_out_of_range_past_the_end_says_so_and_highlights_nothing(source_view: QSourceView
+def test_out_of_range_past_the_end_says_so_and_highlights_nothing(source_view: QtSourceView
                                                                   ) -> None:
     _, _, res = resolved_sample("handbook-rule-breaking.case.json")
     t = next(t for r in res for t in r.targets if t.status is Status.OUT_OF_RANGE)
@@ -199,7 +199,7 @@ def test_out_of_range_past_the_end_says_so_and_highlights_nothing(source_view: Q
     assert source_view.shown_source_id() == t.source_id
 
 
-def test_out_of_range_end_highlights_the_lines_that_exist(source_view: QSourceView) -> None:
+def test_out_of_range_end_highlights_the_lines_that_exist(source_view: QtSourceView) -> None:
     src = file_source("f", "one\ntwo\nthree\nfour\nfive")
     source_view.highlight(target(src, "L4-L9"))
     assert "out of range" in source_view.banner_text().lower()
@@ -212,7 +212,7 @@ def test_out_of_range_end_highlights_the_lines_that_exist(source_view: QSourceVi
     assert source_view.highlighted_text() == "two"
 
 
-def test_reversed_range_is_explained(source_view: QSourceView) -> None:
+def test_reversed_range_is_explained(source_view: QtSourceView) -> None:
     _, _, res = resolved_sample("handbook-rule-breaking.case.json")
     t = next(t for r in res for t in r.targets if t.status is Status.REVERSED)
     source_view.highlight(t)
@@ -224,7 +224,7 @@ def test_reversed_range_is_explained(source_view: QSourceView) -> None:
 
 
 def test_astral_characters_before_the_span_do_not_shift_the_highlight(
-        source_view: QSourceView) -> None:
+        source_view: QtSourceView) -> None:
     tool = ("Citation Marker: \ue200cite\ue202turn0file0\ue201\r\nTitle: 😀 emoji 𝒳\r\n\r\n"
             "[L1] 😀😀 faces 🎉 and 𝒳𝒴𝒵 letters\r\n[L2] 👩‍👩‍👧 family\r\n"
             "[L3] The cited line.\r\n[L4] After 🙂.")
@@ -236,7 +236,7 @@ def test_astral_characters_before_the_span_do_not_shift_the_highlight(
     assert source_view.highlighted_text() == "👩‍👩‍👧 family\nThe cited line.\nAfter 🙂."
 
 
-def test_crlf_source_text_highlights_the_right_characters(source_view: QSourceView) -> None:
+def test_crlf_source_text_highlights_the_right_characters(source_view: QtSourceView) -> None:
     # A source whose text keeps CRLF and lone CR breaks, with astral characters before.
     text = "𝒜 first\r\nsecond 😀\r\nthird\rfourth\r\nfifth"
     parts = ["𝒜 first", "second 😀", "third", "fourth", "fifth"]
@@ -249,7 +249,7 @@ def test_crlf_source_text_highlights_the_right_characters(source_view: QSourceVi
     assert gutter_labels(source_view) == ["L1", "L2", "L3", "L4", "L5"]
 
 
-def test_gutter_keeps_labels_as_written(source_view: QSourceView) -> None:
+def test_gutter_keeps_labels_as_written(source_view: QtSourceView) -> None:
     tool = ("Citation Marker: \ue200cite\ue202turn0file0\ue201\n\n"
             "[L7] seven\n[L9] nine\n[L9] nine again\nnot citable\n[L12] twelve")
     (src,) = parse_tool_output(tool).sources
@@ -263,7 +263,7 @@ def test_gutter_keeps_labels_as_written(source_view: QSourceView) -> None:
 # --------------------------------------------------------------------------- tints
 
 
-def test_tints_mark_other_cited_lines_only(source_view: QSourceView) -> None:
+def test_tints_mark_other_cited_lines_only(source_view: QtSourceView) -> None:
     src = file_source("f", "\n".join(f"row {n}" for n in range(1, 21)))
     source_view.highlight(target(src, "L2"))
     l5, l6, l9 = src.lines[4], src.lines[5], src.lines[8]
@@ -276,7 +276,7 @@ def test_tints_mark_other_cited_lines_only(source_view: QSourceView) -> None:
     assert colours[0] not in (roles.tint, roles.highlight)
 
 
-def test_thousands_of_tints_are_ranges_not_selections(source_view: QSourceView) -> None:
+def test_thousands_of_tints_are_ranges_not_selections(source_view: QtSourceView) -> None:
     src = file_source("big", "\n".join(f"row {n}" for n in range(20_000)))
     source_view.show_source(src)
     spans = [(ln.start, ln.end) for ln in src.lines[::2]]
@@ -290,7 +290,7 @@ def test_thousands_of_tints_are_ranges_not_selections(source_view: QSourceView) 
 # --------------------------------------------------------------------------- untrusted text
 
 
-def test_html_in_source_and_header_is_shown_literally(source_view: QSourceView) -> None:
+def test_html_in_source_and_header_is_shown_literally(source_view: QtSourceView) -> None:
     tool = ("Citation Marker: \ue200cite\ue202turn0file0\ue201\n"
             "Title: <img src=http://127.0.0.1:9/x.png><b>bold</b>\n"
             "URL: https://example.com/<script>alert(1)</script>\n"
@@ -310,10 +310,10 @@ def test_html_in_source_and_header_is_shown_literally(source_view: QSourceView) 
     assert "&lt;img" in source_view._title.toolTip()
 
 
-def test_url_opens_only_on_click_and_only_for_http(source_view: QSourceView, qtbot,
+def test_url_opens_only_on_click_and_only_for_http(source_view: QtSourceView, qtbot,
                                                    monkeypatch) -> None:  # type: ignore[no-untyped-def]
     opened: list[str] = []
-    monkeypatch.setattr(QSourceView, "open_external",
+    monkeypatch.setattr(QtSourceView, "open_external",
                         lambda self, url: opened.append(url.toString()) or True)
     (web,) = parse_tool_output("Citation Marker: \ue200cite\ue202a\ue201\n"
                                "URL: https://transit.example/fares\n\n[L1] x").sources
@@ -333,7 +333,7 @@ def test_url_opens_only_on_click_and_only_for_http(source_view: QSourceView, qtb
 # --------------------------------------------------------------------------- colouring and scale
 
 
-def test_code_source_is_coloured_and_prose_is_not(source_view: QSourceView) -> None:
+def test_code_source_is_coloured_and_prose_is_not(source_view: QtSourceView) -> None:
     js = file_source("cfg", '{\n  "name": "citeview",\n  "size": 3\n}')
     js.title = "config.json"
     source_view.show_source(js)
@@ -350,14 +350,14 @@ def test_code_source_is_coloured_and_prose_is_not(source_view: QSourceView) -> N
     assert list(first.layout().formats()) == []
 
 
-def test_python_file_guessed_from_content(source_view: QSourceView) -> None:
+def test_python_file_guessed_from_content(source_view: QtSourceView) -> None:
     src = file_source("code", "#!/usr/bin/env python3\nimport os\n\n\ndef f(x):\n    return x\n")
     source_view.show_source(src)
     source_view.colour_now()
     assert source_view.lexer_name() == "Python"
 
 
-def test_huge_source_colours_only_what_is_on_screen(source_view: QSourceView) -> None:
+def test_huge_source_colours_only_what_is_on_screen(source_view: QtSourceView) -> None:
     text = "\n".join(f'{{"row": {n}, "name": "item {n}"}}' for n in range(200_000))
     src = file_source("rows", text)
     src.title = "rows.jsonl"
@@ -374,7 +374,7 @@ def test_huge_source_colours_only_what_is_on_screen(source_view: QSourceView) ->
     assert len(doc.findBlockByNumber(199_000).layout().formats()) == 0
 
 
-def test_empty_last_line_of_a_range_is_highlighted_too(source_view: QSourceView) -> None:
+def test_empty_last_line_of_a_range_is_highlighted_too(source_view: QtSourceView) -> None:
     src = file_source("f", "one\ntwo\n\nfour")
     source_view.highlight(target(src, "L2-L3"))
     assert source_view.highlighted_labels() == ("L2", "L3")
@@ -407,7 +407,7 @@ def test_palette_roles_stay_readable(qapp, dark: bool) -> None:  # type: ignore[
     assert contrast(roles.tint, roles.base) < contrast(roles.highlight, roles.base)
 
 
-def test_switching_to_a_dark_palette_recolours_everything(source_view: QSourceView, qtbot
+def test_switching_to_a_dark_palette_recolours_everything(source_view: QtSourceView, qtbot
                                                            ) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QPalette
 
@@ -435,7 +435,7 @@ def test_switching_to_a_dark_palette_recolours_everything(source_view: QSourceVi
     assert source_view.highlighted_text() == '  "name": "citeview",'
 
 
-def test_bidi_controls_cannot_disguise_a_title_or_url(source_view: QSourceView) -> None:
+def test_bidi_controls_cannot_disguise_a_title_or_url(source_view: QtSourceView) -> None:
     (src,) = parse_tool_output("Citation Marker: \ue200cite\ue202a\ue201\n"
                                "Title: invoice\u202egpj.exe\n"
                                "URL: https://example.com/\u2066x\u2069\n\n[L1] x").sources
@@ -445,7 +445,7 @@ def test_bidi_controls_cannot_disguise_a_title_or_url(source_view: QSourceView) 
     assert "\u2066" not in header["url"] and "\ufffd" in header["url"]
 
 
-def test_find_and_zoom(source_view: QSourceView) -> None:
+def test_find_and_zoom(source_view: QtSourceView) -> None:
     src = file_source("f", "\n".join(f"row {n} alpha" for n in range(1, 400)) + "\nneedle here")
     source_view.show_source(src)
     assert source_view.find_text("needle")
@@ -464,7 +464,7 @@ def test_find_and_zoom(source_view: QSourceView) -> None:
     assert text.fontMetrics().height() == before
 
 
-def test_a_huge_unbroken_line_wraps_anywhere(source_view: QSourceView) -> None:
+def test_a_huge_unbroken_line_wraps_anywhere(source_view: QtSourceView) -> None:
     # Word-boundary wrapping of a 300,000-character run takes Qt many seconds; such a source
     # wraps anywhere, and a normal one keeps word wrapping.
     from PySide6.QtGui import QTextOption
