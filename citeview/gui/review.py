@@ -16,8 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from importlib.resources import files
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -29,15 +27,9 @@ from citeview.gui import dialogs
 from citeview.gui.session_adapter import SessionAdapter
 from citeview.gui.undo import push_edit
 from citeview.session.edits import annotation_edit, review_edit
+from citeview.session.location import open_review_session
 from citeview.session.model import AnnotationKey, ReviewState, case_citations
-from citeview.session.store import (
-    SESSION_SUFFIX,
-    Change,
-    Session,
-    SessionInUse,
-    session_path_for,
-    user_data_dir,
-)
+from citeview.session.store import Change, Session, SessionInUse
 
 if TYPE_CHECKING:
     from citeview.gui.main_window import MainWindow
@@ -51,52 +43,6 @@ PROBLEMS = "problems"
 NOT_DONE = "not done"
 DONE = "done"
 CHUNK = 200  # cases counted per idle tick (progress totals never block the window)
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-    except ValueError:
-        return False
-    return True
-
-
-def session_location(input_path: str) -> tuple[str, str]:
-    """Where the session of ``input_path`` lives, and a phrase saying so for the status bar.
-
-    ``NAME.citeview`` beside the input; in the user data folder when that folder is read-only
-    or when the input ships with citeview (the demo), so nothing is written into the install."""
-    p = Path(input_path).resolve()
-    shipped = Path(str(files("citeview.resources"))).resolve()
-    package = Path(__file__).resolve().parent.parent
-    if _inside(p, shipped) or _inside(p, package):
-        path = user_data_dir() / "sessions" / (p.stem + SESSION_SUFFIX)
-        return str(path), "in the user data folder"
-    path_s, in_data = session_path_for(input_path)
-    if in_data:
-        return path_s, "in the user data folder: the input's folder is read-only"
-    return path_s, "beside the input"
-
-
-def open_review_session(input_path: str, dataset: Any, annotator: str, *,
-                        readonly: bool = False) -> tuple[Session, str]:
-    """Open (or create) the session of an input; a ``.citeview`` input is the session itself.
-    :class:`SessionInUse` when another process has it open for writing."""
-    if getattr(dataset, "kind", "") == "session" and getattr(dataset, "path", None):
-        close = getattr(dataset, "close", None)
-        if callable(close):
-            close()  # load_input opened it read-only just to look inside
-        return Session.open(input_path, annotator=annotator, readonly=readonly), "opened"
-    path, where = session_location(input_path)
-    if os.path.exists(path):
-        session = Session.open(path, annotator=annotator, readonly=readonly)
-        if not session.readonly:
-            session.sync_from(dataset)
-    else:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        session = Session.create(path, dataset, annotator=annotator,
-                                 source=os.path.abspath(input_path))
-    return session, where
 
 
 class ReviewController(QObject):

@@ -28,11 +28,11 @@ def resolved_sample(name: str) -> tuple[Case, Material, list[Resolution]]:
 def _sessions_stay_out_of_the_repo(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     """Opening a file keeps a review session beside it: for inputs inside the repository (the
     shared samples, the demo) put it in a temporary data folder instead."""
-    from citeview.gui import review
+    from citeview.session import location as location_mod
 
     data = tmp_path / "user-data"
     monkeypatch.setenv("CITEVIEW_DATA_DIR", str(data))
-    real = review.session_location
+    real = location_mod.session_location
     repo = Path(__file__).resolve().parent.parent.parent
 
     def location(input_path: str) -> tuple[str, str]:
@@ -41,7 +41,7 @@ def _sessions_stay_out_of_the_repo(tmp_path, monkeypatch):  # type: ignore[no-un
             return str(data / "sessions" / (p.stem + ".citeview")), "in the user data folder"
         return real(input_path)
 
-    monkeypatch.setattr(review, "session_location", location)
+    monkeypatch.setattr(location_mod, "session_location", location)
 
 
 @pytest.fixture

@@ -327,12 +327,12 @@ def test_a_session_open_elsewhere_is_told_not_shared(qtbot, tmp_path, dataset,
 
 def test_demo_session_goes_to_the_user_data_folder(qtbot, tmp_path, open_window,
                                                    monkeypatch) -> None:
-    from citeview.gui import review
     from citeview.gui.app import demo_path
+    from citeview.session import location
 
     monkeypatch.undo()  # the real location rule, with a temporary user data folder
     monkeypatch.setenv("CITEVIEW_DATA_DIR", str(tmp_path / "data"))
-    path, where = review.session_location(str(demo_path()))
+    path, where = location.session_location(str(demo_path()))
     assert path == str(tmp_path / "data" / "sessions" / "demo.citeview")
     assert "user data folder" in where
     win = open_window(make_settings(tmp_path), demo_path())
