@@ -66,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
     from PySide6.QtWidgets import QApplication
 
     from citeview.gui.main_window import MainWindow
+    from citeview.gui.readback import MessageLog
 
     # A throwaway settings file: a snapshot never depends on (or changes) the user's window.
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, MessageLog() as told:
         settings = QSettings(os.path.join(tmp, "s.ini"), QSettings.Format.IniFormat)
         win = MainWindow(settings=settings, synchronous=True)
-        win.error_dialogs = False
         win.resize(*args.size)
         win.show()
         try:
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
                                  case_id=dataset.case_ids()[case_index], citation=0)
             QApplication.processEvents()
             if win.view is None:
-                raise InputError(win.errors[-1] if win.errors else "the case could not be shown")
+                raise InputError(told.last_error() or "the case could not be shown")
             n = len(win.view.citations)
             if args.click is not None:
                 if args.click > n:

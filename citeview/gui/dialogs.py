@@ -1,11 +1,11 @@
-"""Small dialogs of the review workflow: a note editor, the annotator's name, the summary.
+"""Small dialogs: an error, a note editor, the annotator's name, a session in use, the summary.
 
 All text is plain (notes and case ids are typed or model text: never rich text)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QFont, QFontDatabase, QKeyEvent
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -16,6 +16,20 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+
+def can_ask() -> bool:
+    """Whether a modal dialog can be answered: not on the offscreen platform (snapshots and
+    tests), where nobody could close it and it would block for ever."""
+    return QGuiApplication.platformName() != "offscreen"
+
+
+def show_error(parent: QWidget, text: str) -> None:
+    """A one-line error the user acknowledges (plain text: it may quote model text)."""
+    box = QMessageBox(QMessageBox.Icon.Critical, "citeview", text,
+                      QMessageBox.StandardButton.Ok, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.exec()
 
 
 class NoteDialog(QDialog):

@@ -43,7 +43,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -53,12 +52,14 @@ from PySide6.QtWidgets import (
 )
 
 from citeview.core.errors import InputError
+from citeview.gui import dialogs, message
 from citeview.gui.answer_view import (
     AnswerView,
     PreparedDocument,
     RawAnswerView,
     prepare_document,
 )
+from citeview.gui.message import Message
 from citeview.gui.palette import color_roles
 from citeview.gui.state import CaseView, build_case_view, lint_case
 from citeview.gui.tables import (
@@ -116,7 +117,9 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None, synchronous: bool = False) -> None:
         super().__init__()
         self.settings = settings if settings is not None else QSettings("citeview", "citeview")
-        self.synchronous = synchronous  # build view-models in the GUI thread (snapshots)
+        # Snapshot mode: view-models built in the GUI thread, and no modal dialogs (nobody is
+        # there to answer them).
+        self.synchronous = synchronous
         self.dataset: Any = None
         # The dataset as read from the input files (not the session holding its copy): what a
         # reload reads again and whose files are watched.
@@ -128,13 +131,13 @@ class MainWindow(QMainWindow):
         self.active_source = 0  # which source of a multi-source citation is shown
         self.raw_mode = False
         self.zoom = 0
-        self.errors: list[str] = []
         self.chip_menu: QMenu | None = None  # the last chip context menu shown
-        self.error_dialogs = True  # tests turn dialogs off and read self.errors
         self.use_sessions = True  # open_path keeps a review session beside the input
         self._gen = 0
         self._pending: tuple[int | None, int] | None = None  # (citation, source) after load
         self._syncing = False
+        self._messages_connected = False
+        self._connect_messages(True)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citeview-view")
         self._built.connect(self._on_built)
         self._linted.connect(self._on_linted)
@@ -410,6 +413,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, ev: Any) -> None:  # noqa: N802
         super().showEvent(ev)
         self._closed = False
+        self._connect_messages(True)
         if not self._splitters_restored:
             # First run: lists take a fifth of the width, the panes share the rest evenly.
             self._splitters_restored = True
@@ -441,19 +445,35 @@ class MainWindow(QMainWindow):
             self._watcher.removePaths(self._watcher.files())
         self._executor.shutdown(wait=False, cancel_futures=True)
         super().closeEvent(ev)
+        self._connect_messages(False)
 
     # ------------------------------------------------------------------------------ opening
 
-    def show_error(self, message: str) -> None:
-        """One-line error in a dialog (plain text: the message may quote model text)."""
-        line = " ".join(str(message).split())
-        self.errors.append(line)
-        self.statusBar().showMessage(line, 10000)
-        if self.error_dialogs:
-            box = QMessageBox(QMessageBox.Icon.Critical, "citeview", line,
-                              QMessageBox.StandardButton.Ok, self)
-            box.setTextFormat(Qt.TextFormat.PlainText)
-            box.exec()
+    def _show_message(self, m: Message) -> None:
+        """The message bridge's messages: in the status bar, errors also in a dialog."""
+        self.statusBar().showMessage(m.text, m.timeout_ms)
+        if m.dialog and self.can_ask():
+            dialogs.show_error(self, m.text)
+
+    def can_ask(self) -> bool:
+        """Whether a modal dialog can be answered here: not in a snapshot, not offscreen."""
+        return not self.synchronous and dialogs.can_ask()
+
+    def _clear_message(self) -> None:
+        self.statusBar().clearMessage()
+
+    def _connect_messages(self, on: bool) -> None:
+        """Listen to the message bridge while shown (a closed window tells nobody anything)."""
+        if on == self._messages_connected:
+            return
+        b = message.bridge()
+        if on:
+            b.shown.connect(self._show_message)
+            b.cleared.connect(self._clear_message)
+        else:
+            b.shown.disconnect(self._show_message)
+            b.cleared.disconnect(self._clear_message)
+        self._messages_connected = on
 
     def open_dialog(self) -> None:
         start = os.path.dirname(self.path) if self.path else ""
@@ -468,10 +488,10 @@ class MainWindow(QMainWindow):
         try:
             dataset = load_input(path)
         except InputError as err:
-            self.show_error(str(err))
+            message.error(str(err))
             return False
         except OSError as err:
-            self.show_error(f"{path}: {err.strerror or err}")
+            message.error(f"{path}: {err.strerror or err}")
             return False
         if not self.open_input(dataset, path, case_id):
             return False
@@ -505,7 +525,7 @@ class MainWindow(QMainWindow):
                 case_id = ids[first]
             elif ids:
                 case_id = ids[-1]
-                self.statusBar().showMessage("Every case is done", 8000)
+                message.info("Every case is done", 8000)
         self.open_dataset(session.dataset(), path=path or session.path, case_id=case_id,
                           session=session)
         self.answer.setFocus()  # the review keys, not a filter box, get the first key press
@@ -533,7 +553,7 @@ class MainWindow(QMainWindow):
             try:
                 index = dataset.index_of(case_id)
             except KeyError:
-                self.show_error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
+                message.error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
         self.case_index = -1
         if not ids:
             self._gen += 1
@@ -577,7 +597,7 @@ class MainWindow(QMainWindow):
         try:
             case = self.dataset.get(index)
         except InputError as err:
-            self.show_error(str(err))
+            message.error(str(err))
             return
         self.case_index = index
         self.view = None
@@ -589,7 +609,7 @@ class MainWindow(QMainWindow):
         self.question.setText(case.question or "")
         self.question.setVisible(bool(case.question))
         self.answer.clear_content("Loading\u2026")
-        self.statusBar().showMessage("Loading case\u2026")
+        message.info("Loading case\u2026", message.KEEP)
         self.caseChanged.emit(index)
         gen = self._gen
         dark = color_roles(self.palette()).dark
@@ -627,7 +647,7 @@ class MainWindow(QMainWindow):
         if gen != self._gen or self.view is None:
             return
         if isinstance(result, Exception):
-            self.show_error(str(result))
+            message.error(str(result))
             return
         if self.review.blind:
             result = None  # blind: the reviewer judges without the linter's opinion
@@ -665,7 +685,7 @@ class MainWindow(QMainWindow):
             return  # a later case was asked for meanwhile
         if isinstance(result, Exception):
             self.answer.clear_content(str(result))
-            self.show_error(str(result))
+            message.error(str(result))
             return
         assert isinstance(result, tuple)
         view, prepared = result
@@ -690,7 +710,7 @@ class MainWindow(QMainWindow):
             self.activate_citation(min(pending[0], len(view.citations) - 1), pending[1])
         elif view.sources and view.sources[0].source is not None:
             self._show_source_row(view.sources[0])
-        self.statusBar().clearMessage()
+        message.clear()
         self.linted = False
         self.viewReady.emit()
         if self.synchronous:
@@ -754,9 +774,9 @@ class MainWindow(QMainWindow):
             n_keys = min(len(self.review.session.labels), 9)
             judged = (f" \u00b7 your verdict: {verdict}" if verdict
                       else f" \u00b7 not judged (keys 1\u2013{n_keys}, N note)")
-        self.statusBar().showMessage(
+        message.info(
             f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}"
-            + judged)
+            + judged, message.KEEP)
         self.citationChanged.emit(index)
 
     def refresh_citation(self, index: int) -> None:
@@ -825,7 +845,7 @@ class MainWindow(QMainWindow):
         assert self.view is not None
         d = self.view.diagnostics[k]
         answer = self.view.case.answer
-        self.statusBar().showMessage(f"{d.code} {d.severity.value}: {' '.join(d.message.split())}")
+        message.info(f"{d.code} {d.severity.value}: {' '.join(d.message.split())}", message.KEEP)
         if self.raw_mode:
             self.raw.set_active([(d.start, max(d.end, d.start + 1), "claim")])
             return
@@ -900,7 +920,7 @@ class MainWindow(QMainWindow):
         try:
             self.show_case(self.dataset.index_of(case_id))
         except KeyError:
-            self.show_error(f"no case with id {safe_title(case_id, 60)!r}")
+            message.error(f"no case with id {safe_title(case_id, 60)!r}")
             return False
         return True
 
@@ -1000,7 +1020,7 @@ class MainWindow(QMainWindow):
                 json.dump(self.view.case.to_dict(), fh, ensure_ascii=False, indent=2)
                 fh.write("\n")
         except OSError as err:
-            self.show_error(f"{path}: {err.strerror or err}")
+            message.error(f"{path}: {err.strerror or err}")
 
     # ------------------------------------------------------------------------------ reload
 
@@ -1025,7 +1045,7 @@ class MainWindow(QMainWindow):
             else:
                 dataset = load_input(self.path)
         except InputError as err:
-            self.show_error(str(err))
+            message.error(str(err))
             return
         self.input_dataset = dataset
         self._watch(dataset)  # an atomic rewrite drops the watch
@@ -1034,7 +1054,7 @@ class MainWindow(QMainWindow):
             try:
                 session.sync_from(dataset)  # answers changed: annotations re-attached
             except InputError as err:
-                self.show_error(str(err))
+                message.error(str(err))
                 return
             dataset = session.dataset()
             self.review._reload_from_session()
@@ -1048,7 +1068,7 @@ class MainWindow(QMainWindow):
             except KeyError:
                 index = min(max(self.case_index, 0), len(dataset) - 1)
         self.show_case(index, citation=citation if citation is not None else 0, source=source)
-        self.statusBar().showMessage("Reloaded: the file changed on disk", 5000)
+        message.info("Reloaded: the file changed on disk", 5000)
 
     # ------------------------------------------------------------------------------ drops
 

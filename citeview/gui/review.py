@@ -23,7 +23,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMenu, QToolBar
 
 from citeview.core.errors import InputError
-from citeview.gui import dialogs
+from citeview.gui import dialogs, message
 from citeview.gui.session_adapter import SessionAdapter
 from citeview.gui.undo import push_edit
 from citeview.session.edits import annotation_edit, review_edit
@@ -60,7 +60,7 @@ class ReviewController(QObject):
         self.blind = False
         # Another process has the session: True opens it read-only (a dialog; tests replace it).
         self.ask_read_only: Callable[[str], bool] = (
-            lambda message: win.error_dialogs and dialogs.session_in_use(win, message))
+            lambda text: win.can_ask() and dialogs.session_in_use(win, text))
         self._states: dict[str, ReviewState] = {}
         self._ids: list[str] = []
         self._case_verdicts: dict[str, str | None] = {}
@@ -271,22 +271,21 @@ class ReviewController(QObject):
             session, where = open_review_session(path, dataset, self.annotator)
         except SessionInUse as err:
             read_only = self.ask_read_only(str(err))
-            self.win.errors.append(" ".join(str(err).split()))
             if not read_only:
-                self.win.statusBar().showMessage(str(err), 10000)
+                message.error(str(err), dialog=False)  # the user was just asked about it
                 return None
             try:
                 session, where = open_review_session(path, dataset, self.annotator,
                                                      readonly=True)
             except InputError as err2:
-                self.win.show_error(str(err2))
+                message.error(str(err2))
                 return None
             session.message = session.message or "open in another citeview: read-only here"
         except InputError as err:
-            self.win.show_error(str(err))
+            message.error(str(err))
             return None
         except OSError as err:
-            self.win.show_error(f"{path}: cannot keep a review session ({err.strerror or err})")
+            message.error(f"{path}: cannot keep a review session ({err.strerror or err})")
             return None
         self.where = where
         return session
@@ -343,7 +342,7 @@ class ReviewController(QObject):
         self.session_label.setText(text)
         self.session_label.setToolTip(s.path + (f"\n{s.message}" if s.message else ""))
         if s.message:
-            self.win.statusBar().showMessage(s.message, 10000)
+            message.warning(s.message, 10000)
 
     def save_as(self, path: str) -> None:
         """Continue in a copy made with SQLite's backup API."""
@@ -352,7 +351,7 @@ class ReviewController(QObject):
         try:
             self.session.save_as(path)
         except InputError as err:
-            self.win.show_error(str(err))
+            message.error(str(err))
             return
         self.where = "saved as"
         self._show_where()
@@ -566,17 +565,15 @@ class ReviewController(QObject):
         if s is None:
             return False
         if s.readonly:
-            self.win.statusBar().showMessage(
-                f"Read-only session: {s.message or 'changes are not possible'}", 8000)
+            message.warning(f"Read-only session: {s.message or 'changes are not possible'}")
             return False
         if not self.ensure_annotator():
-            self.win.statusBar().showMessage("No verdict recorded: an annotator name is needed",
-                                             8000)
+            message.warning("No verdict recorded: an annotator name is needed")
             return False
         try:
             push_edit(self.undo_stack, make(), self._reveal)
         except InputError as err:
-            self.win.show_error(str(err))
+            message.error(str(err))
             return False
         return True
 
@@ -600,7 +597,7 @@ class ReviewController(QObject):
         cur = self.current()
         view = self.win.view
         if cur is None or view is None:
-            self.win.statusBar().showMessage("No citation is active", 4000)
+            message.warning("No citation is active", 4000)
             return None
         cv, k = cur
         if not cv.citation.source_ids:
@@ -617,9 +614,8 @@ class ReviewController(QObject):
         claim = self.win.view.case.answer[cv.claim[0]:cv.claim[1]] if self.win.view else None
         if self._push(lambda: annotation_edit(s, key, verdict=verdict, claim=claim,
                                               recovered=cv.citation.recovered is not None)):
-            self.win.statusBar().showMessage(
-                f"Citation {key.number} ({key.source_id}): "
-                f"{verdict if verdict is not None else 'verdict cleared'}", 4000)
+            message.info(f"Citation {key.number} ({key.source_id}): "
+                         f"{verdict if verdict is not None else 'verdict cleared'}")
 
     def edit_note(self) -> None:
         found = self._key()
@@ -665,7 +661,7 @@ class ReviewController(QObject):
             return
         nxt = self.next_undone(self.win.case_index)
         if nxt is None:
-            self.win.statusBar().showMessage("All cases are done", 8000)
+            message.info("All cases are done", 8000)
             return
         self.win.show_case(nxt)
 
@@ -724,8 +720,8 @@ class ReviewController(QObject):
                 win.activate_citation(i, 0 if d > 0 else last)
                 return
             i += d
-        win.statusBar().showMessage("No more citations in this case"
-                                    + (" (Ctrl+Enter: done, next case)" if d > 0 else ""), 4000)
+        message.info("No more citations in this case"
+                     + (" (Ctrl+Enter: done, next case)" if d > 0 else ""))
 
     # ------------------------------------------------------------------ blind, summary
 
@@ -737,7 +733,7 @@ class ReviewController(QObject):
             try:
                 self.session.set_blind(on)
             except InputError as err:
-                self.win.show_error(str(err))
+                message.error(str(err))
         self.win.blind_changed()
         self._update_progress()
 
@@ -753,7 +749,7 @@ class ReviewController(QObject):
         try:
             text = self.summary_text()
         except InputError as err:
-            self.win.show_error(str(err))
+            message.error(str(err))
             return
         dlg = dialogs.SummaryDialog(text, self.win)
         self.summary_dialog = dlg

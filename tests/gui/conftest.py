@@ -45,13 +45,22 @@ def _sessions_stay_out_of_the_repo(tmp_path, monkeypatch):  # type: ignore[no-un
 
 
 @pytest.fixture
+def messages():  # type: ignore[no-untyped-def]
+    """What the window told the user (status messages and errors) during the test."""
+    from citeview.gui.readback import MessageLog
+
+    with MessageLog() as log:
+        yield log
+
+
+@pytest.fixture
 def new_window(qtbot):  # type: ignore[no-untyped-def]
-    """Make a main window with the given settings, error dialogs off, shown at 1300x800."""
+    """Make a main window with the given settings, shown at 1300x800 (offscreen: errors are
+    status messages, never dialogs)."""
     from citeview.gui.main_window import MainWindow
 
     def make(settings):  # type: ignore[no-untyped-def]
         win = MainWindow(settings=settings)
-        win.error_dialogs = False
         qtbot.addWidget(win)
         win.resize(1300, 800)
         win.show()

@@ -33,7 +33,7 @@ def annotated(tmp_path: Path, name: str, verdicts: list[str]) -> Session:
     return s
 
 
-def test_adjudicate_the_disagreements_with_keys(qtbot, tmp_path) -> None:
+def test_adjudicate_the_disagreements_with_keys(qtbot, tmp_path, messages) -> None:
     a = annotated(tmp_path, "ana", ["supported", "unsupported", "supported", "supported"])
     b = annotated(tmp_path, "bo", ["supported", "supported", "supported", "cannot tell"])
     merged, _report = merge_sessions(a, b, str(tmp_path / "both.citeview"))
@@ -42,10 +42,9 @@ def test_adjudicate_the_disagreements_with_keys(qtbot, tmp_path) -> None:
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     settings.setValue(ANNOTATOR_KEY, "judge")
     win = MainWindow(settings=settings)
-    win.error_dialogs = False
     qtbot.addWidget(win)
     win.show()
-    assert win.open_path(str(tmp_path / "both.citeview")), win.errors
+    assert win.open_path(str(tmp_path / "both.citeview")), messages.errors
     qtbot.waitUntil(win.is_ready, timeout=5000)
     assert win.review.adjudicate_action.isEnabled()
     win.review.adjudicate_action.trigger()

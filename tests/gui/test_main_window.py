@@ -241,13 +241,13 @@ def test_demo_opens_with_the_first_citation_active(qtbot, win) -> None:
     assert "\u27e6cite|" in win.raw.toPlainText()
 
 
-def test_errors_are_one_line_messages(qtbot, win, tmp_path) -> None:
+def test_errors_are_one_line_messages(qtbot, win, tmp_path, messages) -> None:
     assert not win.open_path(str(tmp_path / "missing.json"))
     bad = tmp_path / "bad.json"
     bad.write_text('{"answer": 3}', encoding="utf-8")
     assert not win.open_path(str(bad))
-    assert len(win.errors) == 2
-    assert all("\n" not in e and e for e in win.errors)
+    assert len(messages.errors) == 2
+    assert all("\n" not in e and e for e in messages.errors)
 
 
 def test_file_rewritten_on_disk_reloads_keeping_case_and_citation(qtbot, win, tmp_path) -> None:
@@ -368,7 +368,6 @@ def test_run_gui_demo_opens_the_window_with_a_citation_active(qtbot, qapp, monke
         win = next(w for w in qapp.topLevelWidgets()
                    if isinstance(w, MainWindow) and w.isVisible())
         qtbot.addWidget(win)
-        win.error_dialogs = False
         qtbot.waitUntil(win.is_ready, timeout=5000)
         shown.append(win.view_state())
         win.close()

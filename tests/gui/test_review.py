@@ -41,11 +41,11 @@ def make_settings(tmp_path: Path, name: str | None = "ana") -> QSettings:
 
 
 @pytest.fixture
-def open_window(qtbot, new_window):
+def open_window(qtbot, new_window, messages):
     def make(settings: QSettings, path: Path | None = None) -> MainWindow:
         win = new_window(settings)
         if path is not None:
-            assert win.open_path(str(path)), win.errors
+            assert win.open_path(str(path)), messages.errors
             ready(qtbot, win)
         return win
 
@@ -309,7 +309,7 @@ def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
 
 
 def test_a_session_open_elsewhere_is_told_not_shared(qtbot, tmp_path, dataset,
-                                                     open_window) -> None:
+                                                     open_window, messages) -> None:
     from citeview.core.formats import load_input
     from citeview.session.store import open_for_input
 
@@ -319,7 +319,7 @@ def test_a_session_open_elsewhere_is_told_not_shared(qtbot, tmp_path, dataset,
         other.conn.execute("UPDATE lock SET token = 'another-process'")
         win = open_window(make_settings(tmp_path))
         assert not win.open_path(str(dataset))
-        assert "already open in another citeview" in win.errors[-1]
+        assert "already open in another citeview" in messages.errors[-1]
         assert win.review.session is None
     finally:
         other.close()
