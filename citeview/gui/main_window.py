@@ -17,7 +17,6 @@ import json
 import os
 import re
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from PySide6.QtCore import (
@@ -51,8 +50,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from citeview.core.cases import Case
+from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
-from citeview.gui import dialogs, message
+from citeview.gui import dialogs, message, ops
 from citeview.gui.answer_view import (
     AnswerView,
     PreparedDocument,
@@ -60,6 +61,7 @@ from citeview.gui.answer_view import (
     prepare_document,
 )
 from citeview.gui.message import Message
+from citeview.gui.ops import BackgroundOp
 from citeview.gui.palette import color_roles
 from citeview.gui.state import CaseView, build_case_view, lint_case
 from citeview.gui.tables import (
@@ -72,6 +74,7 @@ from citeview.gui.tables import (
 )
 
 MAX_RECENT = 10
+CASE_WORK = "case"  # the ops building and linting the case shown: the latest one wins
 FILE_FILTER = ("Cases, datasets, transcripts, sessions (*.json *.jsonl *.ndjson *.txt *.md "
                "*.citeview);;All files (*)")
 
@@ -110,8 +113,6 @@ class MainWindow(QMainWindow):
     citationChanged = Signal(int)  # active citation index, -1 for none
     caseChanged = Signal(int)  # index of the case shown
     viewReady = Signal()  # the case's view-model is shown
-    _built = Signal(object, int)  # (CaseView | Exception, generation), from the worker
-    _linted = Signal(object, int)  # (diagnostics | Exception, generation), from the worker
     lintReady = Signal()  # lint diagnostics merged into the shown case
 
     def __init__(self, settings: QSettings | None = None, synchronous: bool = False) -> None:
@@ -133,14 +134,10 @@ class MainWindow(QMainWindow):
         self.zoom = 0
         self.chip_menu: QMenu | None = None  # the last chip context menu shown
         self.use_sessions = True  # open_path keeps a review session beside the input
-        self._gen = 0
         self._pending: tuple[int | None, int] | None = None  # (citation, source) after load
         self._syncing = False
         self._messages_connected = False
         self._connect_messages(True)
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citeview-view")
-        self._built.connect(self._on_built)
-        self._linted.connect(self._on_linted)
         self.linted = False
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_changed)
@@ -443,7 +440,7 @@ class MainWindow(QMainWindow):
         self._closed = True
         if self._watcher.files():
             self._watcher.removePaths(self._watcher.files())
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        ops.cancel(self)  # nothing built or linted now may land in a closed window
         super().closeEvent(ev)
         self._connect_messages(False)
 
@@ -556,7 +553,7 @@ class MainWindow(QMainWindow):
                 message.error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
         self.case_index = -1
         if not ids:
-            self._gen += 1
+            ops.cancel(self, CASE_WORK)
             self.view = None
             self.active = None
             self.answer.clear_content("This input holds no case.")
@@ -602,7 +599,6 @@ class MainWindow(QMainWindow):
         self.case_index = index
         self.view = None
         self.active = None
-        self._gen += 1
         self._pending = (citation, source)
         self._select_row(self.cases_table, self.cases_proxy, lambda k: k == index)
         self.setWindowTitle(self._title(case.id))
@@ -611,47 +607,18 @@ class MainWindow(QMainWindow):
         self.answer.clear_content("Loading\u2026")
         message.info("Loading case\u2026", message.KEEP)
         self.caseChanged.emit(index)
-        gen = self._gen
         dark = color_roles(self.palette()).dark
         font = self.answer.font().toString()
-        if self.synchronous:
-            self._on_built(self._build_view(case, dark, font), gen)
-        else:
-            self._executor.submit(self._build_in_worker, case, dark, font, gen)
+        (BackgroundOp(self, lambda: _build_view(case, dark, font), key=CASE_WORK)
+         .success(self._on_built).failure(self._on_build_failed)
+         .run(here=self.synchronous))
 
-    def _build_view(self, case: Any, dark: bool,
-                    font: str) -> tuple[CaseView, PreparedDocument] | Exception:
-        """The view-model and the answer document (both safe to build in the worker)."""
-        try:
-            view = build_case_view(case, dark=dark, with_lint=False)
-            return view, prepare_document(view.html, dark, font)
-        except InputError as err:
-            return err
-        except Exception as err:  # a bug must not leave the window stuck on "Loading"
-            return RuntimeError(f"cannot show case {case.id!r}: {type(err).__name__}: {err}")
-
-    def _build_in_worker(self, case: Any, dark: bool, font: str, gen: int) -> None:
-        self._built.emit(self._build_view(case, dark, font), gen)
-
-    def _lint(self, case: Any) -> object:
-        try:
-            return lint_case(case)
-        except Exception as err:  # shown as an error, the case stays usable
-            return RuntimeError(f"lint failed on case {case.id!r}: {type(err).__name__}: {err}")
-
-    def _lint_in_worker(self, case: Any, gen: int) -> None:
-        self._linted.emit(self._lint(case), gen)
-
-    def _on_linted(self, result: object, gen: int) -> None:
+    def _on_linted(self, found: list[Diagnostic]) -> None:
         """Second phase: lint diagnostics join the tables, chips and raw view."""
-        if gen != self._gen or self.view is None:
+        if self.view is None:
             return
-        if isinstance(result, Exception):
-            message.error(str(result))
-            return
-        if self.review.blind:
-            result = None  # blind: the reviewer judges without the linter's opinion
-        changed = self.view.apply_lint(result)  # type: ignore[arg-type]
+        # Blind: the reviewer judges without the linter's opinion.
+        changed = self.view.apply_lint(None if self.review.blind else found)
         if changed:
             self.answer.update_chips([self.view.citations[i].chip for i in changed])
         self.citations_model.set_view(self.view)
@@ -680,14 +647,11 @@ class MainWindow(QMainWindow):
     def is_ready(self) -> bool:
         return self.view is not None
 
-    def _on_built(self, result: object, gen: int) -> None:
-        if gen != self._gen:
-            return  # a later case was asked for meanwhile
-        if isinstance(result, Exception):
-            self.answer.clear_content(str(result))
-            message.error(str(result))
-            return
-        assert isinstance(result, tuple)
+    def _on_build_failed(self, err: Exception) -> None:
+        self.answer.clear_content(str(err))
+        message.error(str(err))
+
+    def _on_built(self, result: tuple[CaseView, PreparedDocument]) -> None:
         view, prepared = result
         self.view = view
         claims = [(view.case.answer[s:e], (s, e)) for s, e in (c.claim for c in view.citations)]
@@ -713,10 +677,10 @@ class MainWindow(QMainWindow):
         message.clear()
         self.linted = False
         self.viewReady.emit()
-        if self.synchronous:
-            self._on_linted(self._lint(view.case), self._gen)
-        else:
-            self._executor.submit(self._lint_in_worker, view.case, self._gen)
+        case = view.case
+        (BackgroundOp(self, lambda: _lint(case), key=CASE_WORK)
+         .success(self._on_linted).failure(lambda err: message.error(str(err)))
+         .run(here=self.synchronous))
 
     def _update_counts(self) -> None:
         if self.view is None or self.dataset is None:
@@ -1204,6 +1168,26 @@ class MainWindow(QMainWindow):
                              for a in self.review.verdict_actions if a.isChecked()), None),
             "progress": self.review.progress_label.text(),
         }
+
+
+def _build_view(case: Case, dark: bool, font: str) -> tuple[CaseView, PreparedDocument]:
+    """The view-model and the answer document of ``case`` (both safe to build in a worker)."""
+    try:
+        view = build_case_view(case, dark=dark, with_lint=False)
+        return view, prepare_document(view.html, dark, font)
+    except InputError:
+        raise
+    except Exception as err:  # a bug must not leave the window stuck on "Loading"
+        raise RuntimeError(
+            f"cannot show case {case.id!r}: {type(err).__name__}: {err}") from err
+
+
+def _lint(case: Case) -> list[Diagnostic]:
+    try:
+        return lint_case(case)
+    except Exception as err:  # shown as an error, the case stays usable
+        raise RuntimeError(
+            f"lint failed on case {case.id!r}: {type(err).__name__}: {err}") from err
 
 
 def _boxed(table: QTableView, title: str, combo: QComboBox) -> QWidget:

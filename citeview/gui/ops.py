@@ -1,0 +1,178 @@
+"""Work off the GUI thread through one small helper (like Anki's ``QueryOp``)::
+
+    BackgroundOp(window, lambda: build(case), key="case").success(show).failure(fail).run()
+
+``fn`` runs in a worker thread; then, on the GUI thread, ``success(result)`` or
+``failure(error)``. Ops of one parent sharing a ``key`` supersede each other: only the latest
+one started calls back (an earlier one still waiting is not even run), and :func:`cancel` drops
+every op of a parent (its window closed). An op without a failure callback reports its error
+through :mod:`citeview.gui.message`: a failure is never lost silently.
+
+Ops run one at a time, in the order they were started, in one worker thread: building the next
+case never competes with linting the previous one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Generic, TypeVar, cast
+
+import shiboken6
+from PySide6.QtCore import QObject, Signal, Slot
+
+from citeview.gui import message
+
+T = TypeVar("T")
+
+
+class BackgroundOp(Generic[T]):
+    def __init__(self, parent: QObject, fn: Callable[[], T], *, key: str | None = None) -> None:
+        self.parent = parent
+        self.fn = fn
+        self.key = key
+        self._on_success: Callable[[T], None] | None = None
+        self._on_failure: Callable[[Exception], None] | None = None
+        self._result: T | None = None
+        self._error: Exception | None = None
+        self._dropped = False  # superseded or cancelled: never calls back
+        self._future: Future[None] | None = None
+
+    def success(self, callback: Callable[[T], None]) -> BackgroundOp[T]:
+        """Call ``callback(result)`` on the GUI thread once ``fn`` returned."""
+        self._on_success = callback
+        return self
+
+    def failure(self, callback: Callable[[Exception], None]) -> BackgroundOp[T]:
+        """Call ``callback(error)`` on the GUI thread if ``fn`` raised (default: an error
+        message)."""
+        self._on_failure = callback
+        return self
+
+    def run(self, *, here: bool = False) -> None:
+        """Start the op (from the GUI thread). ``here``: run ``fn`` now in this thread and call
+        back before returning (snapshots, which must not wait for an event loop)."""
+        _REGISTRY.start(self)
+        if here:
+            self._work()
+            _REGISTRY.finish(self)
+        else:
+            self._future = _submit(self)
+
+    # -- the worker side -----------------------------------------------------------------------
+
+    def _work(self) -> None:
+        if self._dropped:
+            return  # superseded before it started: nobody wants the result
+        try:
+            self._result = self.fn()
+        except Exception as err:
+            self._error = err
+
+    def _work_and_report(self, dispatcher: _Dispatcher) -> None:
+        self._work()
+        dispatcher.finished.emit(self)
+
+    # -- back on the GUI thread ----------------------------------------------------------------
+
+    def _call_back(self) -> None:
+        if self._error is not None:
+            if self._on_failure is not None:
+                self._on_failure(self._error)
+            else:
+                message.error(f"{type(self._error).__name__}: {self._error}")
+        elif self._on_success is not None:
+            self._on_success(cast(T, self._result))
+
+
+def cancel(parent: QObject, key: str | None = None) -> None:
+    """Drop the ops of ``parent`` (those with ``key``, or all) still waiting or running: none of
+    them calls back."""
+    _REGISTRY.cancel(parent, key)
+
+
+def pending(parent: QObject, key: str) -> bool:
+    """Whether the latest op of ``parent`` with ``key`` has yet to call back."""
+    return _REGISTRY.pending(parent, key)
+
+
+# ------------------------------------------------------------------------------ bookkeeping
+
+
+class _Registry:
+    """Ops started and not yet called back, by parent (touched on the GUI thread only)."""
+
+    def __init__(self) -> None:
+        self.live: dict[int, list[BackgroundOp[Any]]] = {}
+        self.latest: dict[tuple[int, str], BackgroundOp[Any]] = {}
+
+    def start(self, op: BackgroundOp[Any]) -> None:
+        pid = id(op.parent)
+        if op.key is not None:
+            older = self.latest.get((pid, op.key))
+            if older is not None:
+                older._dropped = True
+            self.latest[(pid, op.key)] = op
+        self.live.setdefault(pid, []).append(op)
+
+    def finish(self, op: BackgroundOp[Any]) -> None:
+        pid = id(op.parent)
+        ops = self.live.get(pid, [])
+        if op in ops:
+            ops.remove(op)
+            if not ops:
+                del self.live[pid]
+        if op.key is not None and self.latest.get((pid, op.key)) is op:
+            del self.latest[(pid, op.key)]
+        if not op._dropped and shiboken6.isValid(op.parent):
+            op._call_back()
+
+    def cancel(self, parent: QObject, key: str | None) -> None:
+        pid = id(parent)
+        ops = self.live.pop(pid, [])
+        for op in ops:
+            if key is None or op.key == key:
+                op._dropped = True
+                if op._future is not None:
+                    op._future.cancel()
+        if key is not None and any(op.key != key for op in ops):
+            self.live[pid] = [op for op in ops if op.key != key]
+        for k in [k for k in self.latest if k[0] == pid and key in (None, k[1])]:
+            del self.latest[k]
+
+    def pending(self, parent: QObject, key: str) -> bool:
+        return (id(parent), key) in self.latest
+
+
+_REGISTRY = _Registry()
+
+
+class _Dispatcher(QObject):
+    """Brings finished ops back to the GUI thread (it lives there, so the signal is queued)."""
+
+    finished = Signal(object)  # a BackgroundOp
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.finished.connect(self._finish)
+
+    @Slot(object)
+    def _finish(self, op: BackgroundOp[Any]) -> None:
+        _REGISTRY.finish(op)
+
+
+_dispatcher: _Dispatcher | None = None
+_executor: ThreadPoolExecutor | None = None
+
+
+def _submit(op: BackgroundOp[Any]) -> Future[None]:
+    """Queue ``op`` for the worker thread (both made on first use, from the GUI thread)."""
+    global _dispatcher, _executor
+    if _dispatcher is None:
+        _dispatcher = _Dispatcher()
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citeview-op")
+    return _executor.submit(op._work_and_report, _dispatcher)
+
+
+__all__ = ["BackgroundOp", "cancel", "pending"]
