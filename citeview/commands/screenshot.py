@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from PySide6.QtWidgets import QApplication
 
     from citeview.gui.main_window import MainWindow
-    from citeview.gui.readback import MessageLog
+    from citeview.gui.readback import MessageLog, view_state
 
     # A throwaway settings file: a snapshot never depends on (or changes) the user's window.
     with tempfile.TemporaryDirectory() as tmp, MessageLog() as told:
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             session = getattr(dataset, "session", None)
             if session is not None:
                 # A session shows its verdicts: those of its annotator when there is only one.
-                from citeview.gui.review import ANNOTATOR_KEY
+                from citeview.gui.review_session import ANNOTATOR_KEY
 
                 names = {x.annotator for x in session.iter_annotations()}
                 if len(names) == 1:
@@ -95,14 +95,14 @@ def run(args: argparse.Namespace) -> int:
             if args.click is not None:
                 if args.click > n:
                     raise InputError(f"--click {args.click}: the case has {n} citations")
-                win.activate_citation(args.click - 1)
+                win.navigator.activate_citation(args.click - 1)
             if args.raw:
                 win.set_raw_mode(True)
             QApplication.processEvents()
             win.source.colour_now()
             if not win.grab().save(args.out, "PNG"):
                 raise InputError(f"{args.out}: cannot write the PNG")
-            state = win.view_state()
+            state = view_state(win)
         finally:
             # Closed on every path, errors too: a caller that goes on (tests, a batch of
             # snapshots) must not find this window still open.

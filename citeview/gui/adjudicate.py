@@ -9,7 +9,7 @@ the next disagreement), 0 clears it, J/K next/previous.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
@@ -109,9 +109,9 @@ class AdjudicationDialog(QDialog):
             index = -1
         if index >= 0:
             if index != win.case_index:
-                win.show_case(index, citation=k.number - 1)
+                win.loader.show_case(index, citation=k.number - 1)
             else:
-                win.activate_citation(k.number - 1)
+                win.navigator.activate_citation(k.number - 1)
 
     def step_by(self, step: int) -> None:
         if self.items:
@@ -151,10 +151,3 @@ class AdjudicationDialog(QDialog):
         else:
             super().keyPressEvent(ev)
 
-
-def final_verdicts(review: Any) -> dict[Any, str | None]:
-    """Final verdicts recorded so far, by annotation key (for tests and the summary)."""
-    s = review.session
-    if s is None:
-        return {}
-    return {a.key: a.verdict for a in s.iter_annotations(annotator=ADJUDICATED)}

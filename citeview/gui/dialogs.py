@@ -4,6 +4,8 @@ All text is plain (notes and case ids are typed or model text: never rich text).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
@@ -16,6 +18,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+T = TypeVar("T")
+
+
+def back_to(window: QWidget, value: T) -> T:
+    """After a dialog: make ``window`` active again (its keys work at once); returns ``value``."""
+    window.activateWindow()
+    return value
 
 
 def can_ask() -> bool:

@@ -8,8 +8,68 @@ through attributes kept for them: :func:`view_state` reads the widgets (not the 
 from __future__ import annotations
 
 from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from PySide6.QtWidgets import QMenu, QWidget
+
+from citeview.gui import ops
+from citeview.gui.loader import CASE_WORK
 from citeview.gui.message import Level, Message, bridge
+from citeview.gui.navigation import CHIP_MENU
+
+if TYPE_CHECKING:
+    from citeview.gui.main_window import MainWindow
+
+W = TypeVar("W", bound=QWidget)
+
+
+def view_state(win: MainWindow) -> dict[str, Any]:
+    """What the widgets show, read back from them (not recomputed from the core)."""
+    labels = win.source.highlighted_labels()
+    index = win.answer.active()
+    review = win.review
+    return {
+        "case": win.view.case.id if win.view else None,
+        "case_position": win.case_index + 1,
+        "cases": len(win.dataset) if win.dataset is not None else 0,
+        "citations": win.answer.chip_count() if win.view else 0,
+        "active_citation": index + 1 if index is not None else None,
+        "chip": win.answer.chip_text(index) if index is not None else None,
+        "claim": win.answer.highlighted_claim(),
+        "source_id": win.source.shown_source_id(),
+        "source_missing": bool(win.source.is_missing_state()),
+        "source_of_citation": win.active_source + 1 if index is not None else None,
+        "first_line": labels[0] if labels else None,
+        "last_line": labels[1] if labels else None,
+        "highlighted_text": win.source.highlighted_text(),
+        "raw": win.raw_mode,
+        # The review bar: the pressed verdict button of the shown source, and progress.
+        "verdict": next((a.text().split(" \u00b7 ", 1)[1]
+                         for a in review.verdict_actions if a.isChecked()), None),
+        "progress": win.progress_label.text(),
+    }
+
+
+def is_ready(win: MainWindow) -> bool:
+    """The shown case's view-model is in the panes (lint may still be on its way)."""
+    return win.view is not None
+
+
+def is_settled(win: MainWindow) -> bool:
+    """The shown case is in the panes and its lint diagnostics too (or lint failed)."""
+    return win.view is not None and not ops.pending(win.loader, CASE_WORK)
+
+
+def chip_menu(win: MainWindow) -> QMenu | None:
+    """The chip context menu last opened (None when none is open)."""
+    menus = [m for m in win.findChildren(QMenu, CHIP_MENU) if m.isVisible()]
+    return menus[-1] if menus else None
+
+
+def shown_dialog(win: MainWindow, kind: type[W]) -> W | None:
+    """The dialog of type ``kind`` the window shows (the last opened), if any."""
+    shown = [d for d in win.findChildren(kind) if d.isVisible()]
+    return shown[-1] if shown else None
 
 
 class MessageLog:
@@ -40,3 +100,6 @@ class MessageLog:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+__all__ = ["MessageLog", "chip_menu", "is_ready", "is_settled", "shown_dialog", "view_state"]

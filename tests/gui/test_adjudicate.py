@@ -10,8 +10,10 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from citeview.core.formats import load_input
+from citeview.gui.adjudicate import AdjudicationDialog
 from citeview.gui.main_window import MainWindow
-from citeview.gui.review import ANNOTATOR_KEY
+from citeview.gui.readback import is_ready, shown_dialog
+from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.session.edits import set_verdict
 from citeview.session.merge import ADJUDICATED, merge_sessions
 from citeview.session.model import case_citations
@@ -45,19 +47,19 @@ def test_adjudicate_the_disagreements_with_keys(qtbot, tmp_path, messages) -> No
     qtbot.addWidget(win)
     win.show()
     assert win.open_path(str(tmp_path / "both.citeview")), messages.errors
-    qtbot.waitUntil(win.is_ready, timeout=5000)
+    qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
     assert win.review.adjudicate_action.isEnabled()
     win.review.adjudicate_action.trigger()
-    dlg = win.review.adjudication_dialog
+    dlg = shown_dialog(win, AdjudicationDialog)
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dlg)  # keys go to the dialog
     assert "Disagreement 1 of 2" in dlg.where.text()
     assert "citation 2" in dlg.where.text()
     text = dlg.text.toPlainText()
     assert "ana: unsupported" in text and "bo: supported" in text
-    qtbot.waitUntil(lambda: win.is_ready() and win.active == 1, timeout=5000)
+    qtbot.waitUntil(lambda: is_ready(win) and win.active == 1, timeout=5000)
     qtbot.keyClick(dlg, Qt.Key.Key_3)  # final: unsupported, then the next one
     assert "Disagreement 2 of 2" in dlg.where.text()
-    qtbot.waitUntil(lambda: win.is_ready() and win.view.case.id == "contract-block-level",
+    qtbot.waitUntil(lambda: is_ready(win) and win.view.case.id == "contract-block-level",
                     timeout=5000)
     qtbot.keyClick(dlg, Qt.Key.Key_4)
     s = win.review.session

@@ -14,7 +14,9 @@ from citeview.core.cases import Case
 from citeview.core.formats import ListDataset, load_input
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.gui.app import demo_path
+from citeview.gui.find import FindScope
 from citeview.gui.main_window import MainWindow
+from citeview.gui.readback import chip_menu, is_ready, is_settled, view_state
 from citeview.gui.tables import KEY_ROLE, CitationsModel
 from tests.conftest import SAMPLES, load_sample
 
@@ -48,7 +50,7 @@ def win(make_window) -> MainWindow:
 
 def open_cases(qtbot, win: MainWindow, *cases: Case, citation: int | None = 0) -> None:
     win.open_dataset(ListDataset(list(cases)), citation=citation)
-    qtbot.waitUntil(lambda: win.is_ready() and win.linted, timeout=5000)
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
 
 
 def open_sample(qtbot, win: MainWindow, name: str) -> None:
@@ -103,7 +105,7 @@ def test_context_source(qtbot, win) -> None:
 
 def test_document_source_from_the_demo(qtbot, win) -> None:
     win.open_path(str(demo_path()), case_id="demo-document-level")
-    qtbot.waitUntil(win.is_ready, timeout=5000)
+    qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
     click_chip(qtbot, win, 1)
     assert win.source.shown_source_id() == "turn0file0"
     assert win.source.highlighted_text().startswith("From 1 June 2026 the Central Library")
@@ -116,7 +118,7 @@ def test_multi_source_chip_offers_each_source_in_turn(qtbot, win) -> None:
     assert win.source.shown_source_id() == "turn0search1"
     click_chip(qtbot, win, 2)  # activating it again shows the next source
     assert win.source.shown_source_id() == "turn1news0"
-    assert win.view_state()["source_of_citation"] == 2
+    assert view_state(win)["source_of_citation"] == 2
 
 
 def test_transit_each_chip_highlights_the_right_lines(qtbot, win) -> None:
@@ -129,11 +131,11 @@ def test_transit_each_chip_highlights_the_right_lines(qtbot, win) -> None:
     ]
     for n, (sid, first, last) in enumerate(expected, 1):
         click_chip(qtbot, win, n)
-        state = win.view_state()
+        state = view_state(win)
         assert (state["source_id"], state["first_line"], state["last_line"]) == (sid, first, last)
-    assert win.view_state()["highlighted_text"] == (
+    assert view_state(win)["highlighted_text"] == (
         "The council approved the transit budget, including the fare change, by a 7-2 vote.")
-    assert win.view_state()["claim"] == "Rider groups objected to the timing."
+    assert view_state(win)["claim"] == "Rider groups objected to the timing."
 
 
 def test_unknown_source_and_out_of_range(qtbot, win) -> None:
@@ -228,15 +230,15 @@ def test_keyboard_moves_between_citations(qtbot, win) -> None:
 
 def test_demo_opens_with_the_first_citation_active(qtbot, win) -> None:
     assert win.open_path(str(demo_path()))
-    qtbot.waitUntil(win.is_ready, timeout=5000)
+    qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
     assert len(win.dataset) >= 6
     assert win.cases_table.isVisible()
-    state = win.view_state()
+    state = view_state(win)
     assert state["active_citation"] == 1 and state["first_line"] == "L1"
     # Moving to another case keeps the raw view on.
     win.set_raw_mode(True)
-    win.next_case()
-    qtbot.waitUntil(win.is_ready, timeout=5000)
+    win.navigator.next_case()
+    qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
     assert win.case_index == 1 and win.raw_mode
     assert "\u27e6cite|" in win.raw.toPlainText()
 
@@ -256,13 +258,13 @@ def test_file_rewritten_on_disk_reloads_keeping_case_and_citation(qtbot, win, tm
                load_sample("transit-multi-turn.case.json")]
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     assert win.open_path(str(path), case_id="transit-multi-turn")
-    qtbot.waitUntil(win.is_ready, timeout=5000)
+    qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
     click_chip(qtbot, win, 3)
     records[1]["answer"] = "Edited intro.\n\n" + records[1]["answer"]
     tmp = tmp_path / "cases.tmp"
     tmp.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     os.replace(tmp, path)  # how pipelines rewrite a file
-    qtbot.waitUntil(lambda: win.is_ready() and win.view is not None
+    qtbot.waitUntil(lambda: is_ready(win) and win.view is not None
                     and win.view.case.answer.startswith("Edited"), timeout=5000)
     qtbot.waitUntil(lambda: win.active == 2, timeout=2000)
     assert win.view.case.id == "transit-multi-turn"
@@ -289,24 +291,24 @@ def test_zoom_changes_the_answer_font(qtbot, win) -> None:
 
 def test_find_in_answer_and_across_cases(qtbot, win) -> None:
     win.open_dataset(load_input(str(SAMPLES / "policies.dataset.jsonl")))
-    qtbot.waitUntil(win.is_ready, timeout=5000)
-    win.show_find(scope=2)
+    qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
+    win.find_bar.open(FindScope.ALL_CASES)
     last = win.dataset.get(len(win.dataset) - 1)
     word = last.answer.split()[0]
-    win.find_edit.setText(word)
-    assert win.find_next()
-    qtbot.waitUntil(win.is_ready, timeout=5000)
+    win.find_bar.edit.setText(word)
+    assert win.find_bar.find_next()
+    qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
     assert word.casefold() in win.view.case.answer.casefold()
 
 
 def test_switching_cases_quickly_shows_the_last_one_asked_for(qtbot, win) -> None:
     win.open_path(str(demo_path()))
     for _ in range(5):
-        win.next_case()  # each starts a build in the worker; only the last one may land
-    qtbot.waitUntil(lambda: win.is_ready() and win.linted, timeout=10000)
+        win.navigator.next_case()  # each starts a build in the worker; only the last one may land
+    qtbot.waitUntil(lambda: is_settled(win), timeout=10000)
     assert win.case_index == 5
     assert win.view.case.id == win.dataset.case_ids()[5]
-    assert win.view_state()["case"] == "demo-rule-breaking"
+    assert view_state(win)["case"] == "demo-rule-breaking"
     assert win.answer.chip_count() == len(win.view.citations)
 
 
@@ -321,7 +323,7 @@ def test_palette_change_rerenders_chips_and_keeps_the_citation(qtbot, win, qapp)
     dark.setColor(QPalette.ColorRole.Text, QColor("#dcdcdc"))
     try:
         qapp.setPalette(dark)
-        qtbot.waitUntil(lambda: win.answer.dark and win.is_ready() and win.active == 2,
+        qtbot.waitUntil(lambda: win.answer.dark and is_ready(win) and win.active == 2,
                         timeout=5000)
         chip = win.answer.chip_range(2)
         cursor = win.answer.textCursor()
@@ -336,7 +338,7 @@ def test_a_verdict_turns_the_chip_annotated_in_place(qtbot, win) -> None:
     open_sample(qtbot, win, "transit-multi-turn.case.json")
     click_chip(qtbot, win, 2)
     win.view.citations[1].verdict = "supported"
-    win.refresh_citation(1)
+    win.loader.refresh_citation(1)
     assert win.answer.chip_text(1) == "2+1\u2713"
     assert win.answer.chip_text(2) == "3"  # later chips still found where they are
     assert win.answer.highlighted_claim().startswith("It is the first increase since 2019")
@@ -368,8 +370,8 @@ def test_run_gui_demo_opens_the_window_with_a_citation_active(qtbot, qapp, monke
         win = next(w for w in qapp.topLevelWidgets()
                    if isinstance(w, MainWindow) and w.isVisible())
         qtbot.addWidget(win)
-        qtbot.waitUntil(win.is_ready, timeout=5000)
-        shown.append(win.view_state())
+        qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
+        shown.append(view_state(win))
         win.close()
         return 0
 
@@ -394,7 +396,7 @@ def test_dropping_a_file_opens_it(qtbot, win) -> None:
     drop = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime,
                       Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
     win.dropEvent(drop)
-    qtbot.waitUntil(win.is_ready, timeout=5000)
+    qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
     assert win.view.case.id == "transit-multi-turn"
 
 
@@ -409,7 +411,7 @@ def test_right_click_on_a_multi_source_chip_offers_its_sources(qtbot, win) -> No
     # What the platform sends on a right click (QTest does not synthesise it).
     QApplication.sendEvent(viewport, QContextMenuEvent(
         QContextMenuEvent.Reason.Mouse, pos, viewport.mapToGlobal(pos)))
-    menu = win.chip_menu
+    menu = chip_menu(win)
     assert menu is not None and menu.isVisible()
     assert [a.text() for a in menu.actions()] == [
         "turn0search1 \u2014 Riders react to fare increase",
@@ -440,14 +442,14 @@ def test_plain_files_are_reviewed_in_a_session_and_reload_every_file(qtbot, win,
     answer.write_text("Three days a week." + cite("turn0file0", "L1") + "\n", encoding="utf-8")
     dataset = plain_files([str(material)], [], {}, str(answer), "a")
     assert win.open_input(dataset)
-    qtbot.waitUntil(win.is_ready, timeout=5000)
+    qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
     assert win.review.session is not None
     assert win.review.session.path == str(tmp_path / "a.citeview")
     assert win.source.highlighted_text().startswith("Employees may work remotely up to three")
     tmp = tmp_path / "m.tmp"
     tmp.write_text(handbook.replace("up to three days", "up to four days"), encoding="utf-8")
     os.replace(tmp, material)
-    qtbot.waitUntil(lambda: win.is_ready() and "four days" in win.source.highlighted_text(),
+    qtbot.waitUntil(lambda: is_ready(win) and "four days" in win.source.highlighted_text(),
                     timeout=5000)
     assert win.view.case.tool_outputs  # the material is still there after the reload
     assert win.active == 0

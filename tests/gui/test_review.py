@@ -9,8 +9,11 @@ import pytest
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
+from citeview.gui.dialogs import SummaryDialog
+from citeview.gui.filters import Filter, FilterKind
 from citeview.gui.main_window import MainWindow
-from citeview.gui.review import ANNOTATOR_KEY
+from citeview.gui.readback import is_settled, shown_dialog
+from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.session.model import ReviewState
 from citeview.session.store import Session
 from tests.conftest import load_sample
@@ -53,7 +56,7 @@ def open_window(qtbot, new_window, messages):
 
 
 def ready(qtbot, win: MainWindow) -> None:
-    qtbot.waitUntil(lambda: win.is_ready() and win.linted, timeout=5000)
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
 
 
 def key(qtbot, win: MainWindow, k: Qt.Key, mod: Qt.KeyboardModifier = NOMOD
@@ -98,11 +101,11 @@ def test_annotate_three_cases_with_the_keyboard_alone_then_resume(qtbot, tmp_pat
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win)  # the dialog has closed
     key(qtbot, win, K.Key_2, SHIFT)
     assert verdicts(win) == [("supported",), ("unsupported",)]
-    assert "3/" not in win.review.progress_label.text()
+    assert "3/" not in win.progress_label.text()
     key(qtbot, win, K.Key_Return, CTRL)
     ready(qtbot, win)
     assert win.view.case.id == "contract-block-level"
-    assert win.review.progress_label.text().startswith("Cases done 1/3")
+    assert win.progress_label.text().startswith("Cases done 1/3")
 
     # Case 2: partially supported, cannot tell; K goes back, 0 clears, 4 again.
     key(qtbot, win, K.Key_2)
@@ -131,7 +134,7 @@ def test_annotate_three_cases_with_the_keyboard_alone_then_resume(qtbot, tmp_pat
     assert verdicts(win) == [("supported",), ("supported", "unsupported"),
                              ("partially supported",), (None,)]
     assert win.view.citations[1].chip.state == "annotated"
-    assert "Citations judged 7/8" in win.review.progress_label.text()
+    assert "Citations judged 7/8" in win.progress_label.text()
 
     # Undo and redo restore verdicts (also across cases: undo reopens the case it touched).
     key(qtbot, win, K.Key_Z, CTRL)
@@ -159,7 +162,7 @@ def test_annotate_three_cases_with_the_keyboard_alone_then_resume(qtbot, tmp_pat
     review = s.review("handbook-line-level")
     assert (review.state, review.verdict) == (ReviewState.DONE, "partially supported")
     assert s.review("transit-multi-turn").state is ReviewState.IN_PROGRESS
-    assert "Cases done 2/3" in win2.review.progress_label.text()
+    assert "Cases done 2/3" in win2.progress_label.text()
 
 
 def test_the_annotator_is_asked_once_and_remembered(qtbot, tmp_path, dataset,
@@ -171,7 +174,7 @@ def test_the_annotator_is_asked_once_and_remembered(qtbot, tmp_path, dataset,
     def ask() -> str:
         asked.append(1)
         return "bo"
-    win.review.prompt_annotator = ask
+    win.review_session.prompt_annotator = ask
     key(qtbot, win, K.Key_1)
     key(qtbot, win, K.Key_J)
     key(qtbot, win, K.Key_2)
@@ -179,14 +182,14 @@ def test_the_annotator_is_asked_once_and_remembered(qtbot, tmp_path, dataset,
     assert [a.annotator for a in win.review.session.annotations()] == ["bo", "bo"]
     win.close()
     again = open_window(QSettings(settings.fileName(), QSettings.Format.IniFormat), dataset)
-    again.review.prompt_annotator = lambda: pytest.fail("asked again")  # type: ignore[assignment]
+    again.review_session.prompt_annotator = lambda: pytest.fail("asked again")  # type: ignore[assignment]
     key(qtbot, again, K.Key_3)
-    assert again.review.session.annotation(again.review._key()[0]).annotator == "bo"
+    assert again.review.session.annotation(again.review.key()[0]).annotator == "bo"
 
 
 def test_no_name_no_verdict(qtbot, tmp_path, dataset, open_window) -> None:
     win = open_window(make_settings(tmp_path, name=None), dataset)
-    win.review.prompt_annotator = lambda: None
+    win.review_session.prompt_annotator = lambda: None
     key(qtbot, win, K.Key_1)
     assert win.review.session.annotations() == []
     assert "annotator name" in win.statusBar().currentMessage()
@@ -209,17 +212,17 @@ def test_filters_not_judged_problems_and_verdict(qtbot, tmp_path, open_window) -
     key(qtbot, win, K.Key_1)  # citation 1 supported
     key(qtbot, win, K.Key_J)
     key(qtbot, win, K.Key_3)  # citation 2 unsupported
-    win.set_citations_filter("not judged")
+    win.filters.set_citations_filter(FilterKind.NOT_JUDGED)
     assert shown() == list(range(3, 11))
-    win.set_citations_filter(("verdict", "unsupported"))
+    win.filters.set_citations_filter(Filter.verdict("unsupported"))
     assert shown() == [2]
-    win.set_citations_filter("problems")
+    win.filters.set_citations_filter(FilterKind.PROBLEMS)
     problems = shown()
     assert problems and all(win.view.citations[n - 1].problem for n in problems)
     assert len(problems) < 10
     # J visits only what the filter shows.
-    win.set_citations_filter("not judged")
-    win.activate_citation(0)
+    win.filters.set_citations_filter(FilterKind.NOT_JUDGED)
+    win.navigator.activate_citation(0)
     key(qtbot, win, K.Key_J)
     assert win.active == 2
     # Cases: done / not done / problems.
@@ -230,11 +233,11 @@ def test_filters_not_judged_problems_and_verdict(qtbot, tmp_path, open_window) -
     def case_ids() -> list[str]:
         return [cases.index(r, 1).data() for r in range(cases.rowCount())]
 
-    win.set_cases_filter("done")
+    win.filters.set_cases_filter(FilterKind.DONE)
     assert case_ids() == ["handbook-rule-breaking"]
-    win.set_cases_filter("not done")
+    win.filters.set_cases_filter(FilterKind.NOT_DONE)
     assert case_ids() == ["handbook-line-level"]
-    win.set_cases_filter("problems")
+    win.filters.set_cases_filter(FilterKind.PROBLEMS)
     qtbot.waitUntil(lambda: case_ids() == ["handbook-rule-breaking"], timeout=5000)
 
 
@@ -246,22 +249,22 @@ def test_blind_mode_hides_lint_hints_and_others_and_is_remembered(qtbot, tmp_pat
     s = win.review.session
     s.annotator = "cy"
     from citeview.session.edits import set_verdict
-    key0 = win.review._key()[0]
+    key0 = win.review.key()[0]
     set_verdict(s, key0, "unsupported")
     s.annotator = "ana"
-    win.show_case(0)
+    win.loader.show_case(0)
     ready(qtbot, win)
-    tip = "\n".join(win._tooltip_for(0))
+    tip = "\n".join(win.navigator.tooltip_for(0))
     assert "cy: unsupported" in tip and "Word-overlap hint" in tip
     assert not win.citations_table.isColumnHidden(5)
     win.review.blind_action.trigger()
     ready(qtbot, win)
-    tip = "\n".join(win._tooltip_for(0))
+    tip = "\n".join(win.navigator.tooltip_for(0))
     assert "cy:" not in tip and "hint" not in tip
     assert win.citations_table.isColumnHidden(5) and win.citations_table.isColumnHidden(6)
     assert all(not c.diagnostics or all(d.code < "CV2" for d in c.diagnostics)
                for c in win.view.citations)
-    assert "BLIND" in win.review.progress_label.text()
+    assert "BLIND" in win.progress_label.text()
     win.close()
     with Session.open(str(dataset.with_suffix(".citeview")), readonly=True) as again:
         assert again.blind
@@ -288,7 +291,7 @@ def test_support_hint_is_a_sortable_column_labelled_as_a_hint(qtbot, tmp_path, d
 def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
                                                     open_window) -> None:
     win = open_window(make_settings(tmp_path), dataset)
-    win.show_case(2)
+    win.loader.show_case(2)
     ready(qtbot, win)
     key(qtbot, win, K.Key_Return, CTRL)  # case 3 done -> wraps to case 1
     ready(qtbot, win)
@@ -296,10 +299,10 @@ def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
     key(qtbot, win, K.Key_Z, CTRL)  # undo "done": back on case 3, not done any more
     ready(qtbot, win)
     assert win.case_index == 2
-    assert win.review.case_state("transit-multi-turn") is ReviewState.NOT_STARTED
+    assert win.progress.case_state("transit-multi-turn") is ReviewState.NOT_STARTED
     assert win.cases_model.index(2, 2).data() == ""
     key(qtbot, win, K.Key_Z, CTRL | SHIFT)
-    win.show_case(0)
+    win.loader.show_case(0)
     ready(qtbot, win)
     key(qtbot, win, K.Key_Return, CTRL)  # case 1 done -> case 2 (case 3 is done)
     ready(qtbot, win)
@@ -337,7 +340,7 @@ def test_demo_session_goes_to_the_user_data_folder(qtbot, tmp_path, open_window,
     assert "user data folder" in where
     win = open_window(make_settings(tmp_path), demo_path())
     assert win.review.session.path == path
-    assert "user data folder" in win.review.session_label.text()
+    assert "user data folder" in win.review_session.label.text()
     assert not (demo_path().parent / "demo.citeview").exists()
 
 
@@ -349,7 +352,7 @@ def test_summary_shows_the_report_numbers(qtbot, tmp_path, dataset, open_window)
     key(qtbot, win, K.Key_J)
     key(qtbot, win, K.Key_2)
     win.review.summary_action.trigger()
-    dlg = win.review.summary_dialog
+    dlg = shown_dialog(win, SummaryDialog)
     text = dlg.view.toPlainText()
     assert text == render_text(summarize(win.review.session))
     assert "Citation precision: 75.0%" in text
@@ -360,7 +363,7 @@ def test_save_as_continues_in_the_copy(qtbot, tmp_path, dataset, open_window) ->
     win = open_window(make_settings(tmp_path), dataset)
     key(qtbot, win, K.Key_1)
     copy = tmp_path / "copy.citeview"
-    win.review.save_as(str(copy))
+    win.review_session.save_as(str(copy))
     key(qtbot, win, K.Key_J)
     key(qtbot, win, K.Key_4)
     win.close()
@@ -379,7 +382,7 @@ def test_input_rewritten_on_disk_keeps_the_verdicts(qtbot, tmp_path, dataset,
     cases = [json.loads(line) for line in dataset.read_text(encoding="utf-8").splitlines()]
     cases[0]["answer"] = "Short summary first. " + cases[0]["answer"]
     dataset.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
-    win.reload()
+    win.watcher.reload()
     ready(qtbot, win)
     assert "Short summary first." in win.view.case.answer
     assert verdicts(win) == [(None,), ("unsupported",)]
@@ -396,12 +399,12 @@ def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
         other.conn.execute("UPDATE lock SET token = 'another-process'")
         win = open_window(make_settings(tmp_path))
         asked: list[str] = []
-        win.review.ask_read_only = lambda message: asked.append(message) or True
+        win.review_session.ask_read_only = lambda message: asked.append(message) or True
         assert win.open_path(str(dataset))
         ready(qtbot, win)
         assert "already open in another citeview" in asked[0]
         assert win.review.session.readonly
-        assert "READ-ONLY" in win.review.session_label.text()
+        assert "READ-ONLY" in win.review_session.label.text()
         assert not win.review.verdict_actions[0].isEnabled()
         key(qtbot, win, K.Key_1)
         assert win.review.session.annotations() == []
@@ -417,8 +420,8 @@ def test_review_keys_work_from_the_tables_but_not_in_text_fields(qtbot, tmp_path
     assert win.active == 1
     qtbot.keyClick(win.citations_table, K.Key_2)
     assert verdicts(win)[1] == ("partially supported",)
-    win.show_find()
-    qtbot.keyClick(win.find_edit, K.Key_1)
-    qtbot.keyClick(win.find_edit, K.Key_J)
-    assert win.find_edit.text() == "1j"
+    win.find_bar.open()
+    qtbot.keyClick(win.find_bar.edit, K.Key_1)
+    qtbot.keyClick(win.find_bar.edit, K.Key_J)
+    assert win.find_bar.edit.text() == "1j"
     assert verdicts(win) == [(None,), ("partially supported",)] and win.active == 1

@@ -1,0 +1,160 @@
+"""Filters: which citations the table lists (and J/K visit), which cases the list shows.
+
+A filter is a :class:`Filter`: a :class:`FilterKind`, plus the label for a verdict filter. The
+two boxes sit in the headers of the citations table and the cases list; their choices follow the
+session's rubric (one "Verdict: ..." per label).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QComboBox
+
+from citeview.core.diagnostics import Severity
+from citeview.gui.state import CitationView
+from citeview.gui.tables import IssueRow
+from citeview.session.model import ReviewState
+
+if TYPE_CHECKING:
+    from citeview.gui.main_window import MainWindow
+
+
+class FilterKind(Enum):
+    ALL = "all"
+    NOT_JUDGED = "not judged"  # citations without this annotator's verdict
+    NOT_DONE = "not done"  # cases
+    DONE = "done"  # cases
+    PROBLEMS = "problems"  # citations with a problem; cases with such a citation
+    VERDICT = "verdict"  # citations (cases) with this verdict: Filter.label
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    kind: FilterKind
+    label: str = ""  # the verdict of a VERDICT filter
+
+    @classmethod
+    def verdict(cls, label: str) -> Filter:
+        return cls(FilterKind.VERDICT, label)
+
+    @property
+    def text(self) -> str:
+        """What the filter box says."""
+        return f"Verdict: {self.label}" if self.kind is FilterKind.VERDICT else ""
+
+
+CITATION_FILTERS = (("All citations", FilterKind.ALL), ("Not yet judged", FilterKind.NOT_JUDGED),
+                    ("Problems only", FilterKind.PROBLEMS))
+CASE_FILTERS = (("All cases", FilterKind.ALL), ("Not done", FilterKind.NOT_DONE),
+                ("Done", FilterKind.DONE), ("Problems only", FilterKind.PROBLEMS))
+_ALL = Filter(FilterKind.ALL)
+
+
+class Filters(QObject):
+    """The two filter boxes and the row predicates they set on the window's tables."""
+
+    def __init__(self, win: MainWindow) -> None:
+        super().__init__(win)
+        self.win = win
+        self.citations_box = QComboBox()
+        self.citations_box.setObjectName("citations-filter")
+        self.citations_box.setToolTip("Which citations the table lists (and J/K visit)")
+        self.citations_box.currentIndexChanged.connect(lambda _i: self.apply_citations())
+        self.cases_box = QComboBox()
+        self.cases_box.setObjectName("cases-filter")
+        self.cases_box.setToolTip("Which cases the list shows")
+        self.cases_box.currentIndexChanged.connect(lambda _i: self.apply_cases())
+
+    def fill(self, labels: Sequence[str]) -> None:
+        """Filter choices: all, not yet judged / not done / done, problems only, and one per
+        verdict label; back to showing everything."""
+        for box, first in ((self.citations_box, CITATION_FILTERS),
+                           (self.cases_box, CASE_FILTERS)):
+            box.blockSignals(True)
+            box.clear()
+            for text, kind in first:
+                box.addItem(text, Filter(kind))
+            for label in labels:
+                f = Filter.verdict(label)
+                box.addItem(f.text, f)
+            box.blockSignals(False)
+        self.apply_citations()
+        self.apply_cases()
+
+    def set_citations_filter(self, f: Filter | FilterKind) -> None:
+        _choose(self.citations_box, f)
+
+    def set_cases_filter(self, f: Filter | FilterKind) -> None:
+        _choose(self.cases_box, f)
+
+    def citations_filter(self) -> Filter:
+        f = self.citations_box.currentData()
+        return f if isinstance(f, Filter) else _ALL
+
+    def cases_filter(self) -> Filter:
+        f = self.cases_box.currentData()
+        return f if isinstance(f, Filter) else _ALL
+
+    def wants(self, cv: CitationView) -> bool:
+        """Whether the citations table lists ``cv`` (J/K visit only those)."""
+        pred = self.win.citations_proxy.row_filter
+        return pred is None or bool(pred(IssueRow(cv)))
+
+    def apply_citations(self) -> None:
+        f = self.citations_filter()
+        blind = self.win.review.blind
+
+        def accept(row: IssueRow) -> bool:
+            c = row.citation
+            if c is None:  # a diagnostic no citation explains
+                if blind:
+                    return False
+                return f.kind is FilterKind.ALL or (
+                    f.kind is FilterKind.PROBLEMS and row.diagnostic is not None
+                    and row.diagnostic.severity is Severity.ERROR)
+            if f.kind is FilterKind.NOT_JUDGED:
+                return not c.verdict
+            if f.kind is FilterKind.PROBLEMS:
+                return bool(c.problem)
+            if f.kind is FilterKind.VERDICT:
+                return f.label in c.verdicts
+            return True
+
+        self.win.citations_proxy.set_row_filter(
+            None if f.kind is FilterKind.ALL and not blind else accept)
+
+    def apply_cases(self) -> None:
+        f = self.cases_filter()
+        progress = self.win.progress
+        if f.kind is FilterKind.PROBLEMS:
+            progress.check_problems(self.win.dataset)
+
+        def accept(row: tuple[int, str]) -> bool:
+            i, cid = row
+            done = progress.case_state(cid) is ReviewState.DONE
+            if f.kind is FilterKind.NOT_DONE:
+                return not done
+            if f.kind is FilterKind.DONE:
+                return done
+            if f.kind is FilterKind.PROBLEMS:
+                return bool(progress.case_problem(i))
+            if f.kind is FilterKind.VERDICT:
+                return progress.case_verdict(cid) == f.label
+            return True
+
+        self.win.cases_proxy.set_row_filter(None if f.kind is FilterKind.ALL else accept)
+
+
+def _choose(box: QComboBox, f: Filter | FilterKind) -> None:
+    """Select ``f`` in ``box`` (the first choice, all, when it is not offered)."""
+    wanted = f if isinstance(f, Filter) else Filter(f)
+    index = next((i for i in range(box.count()) if box.itemData(i) == wanted), 0)
+    box.setCurrentIndex(index)
+
+
+__all__ = ["CASE_FILTERS", "CITATION_FILTERS", "Filter", "FilterKind", "Filters"]

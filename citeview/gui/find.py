@@ -1,0 +1,115 @@
+"""Find: the bar under the answer, looking in the answer, the source or every case.
+
+Enter or F3 finds the next match (Shift+F3 the previous one), wrapping around; "All cases"
+opens the next case whose answer or question holds the text.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
+
+from citeview.core.errors import InputError
+from citeview.core.formats import Dataset
+
+if TYPE_CHECKING:
+    from citeview.gui.main_window import MainWindow
+
+
+class FindScope(IntEnum):
+    """Where the bar looks (the order of its scope box)."""
+
+    ANSWER = 0  # the answer pane shown (rendered or raw)
+    SOURCE = 1
+    ALL_CASES = 2
+
+
+_SCOPE_NAMES = {FindScope.ANSWER: "Answer", FindScope.SOURCE: "Source",
+                 FindScope.ALL_CASES: "All cases"}
+
+
+def find_case(dataset: Dataset, current: int, text: str, backward: bool = False) -> int | None:
+    """The next case after ``current`` (before it, ``backward``; wrapping around) whose answer or
+    question holds ``text`` (case-insensitive); unreadable cases are skipped."""
+    n = len(dataset)
+    needle = text.casefold()
+    for step in range(1, n + 1):
+        i = (current + (-step if backward else step)) % n
+        try:
+            case = dataset.get(i)
+        except InputError:
+            continue
+        if needle in case.answer.casefold() or needle in (case.question or "").casefold():
+            return i
+    return None
+
+
+class FindBar(QWidget):
+    def __init__(self, win: MainWindow, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.win = win
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(6, 3, 6, 3)
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText("Find")
+        self.edit.setClearButtonEnabled(True)
+        self.edit.returnPressed.connect(lambda: self.find_next())
+        self.scope = QComboBox()
+        self.scope.addItems([_SCOPE_NAMES[s] for s in FindScope])
+        prev_btn = QToolButton()
+        prev_btn.setText("\u2191")
+        prev_btn.setToolTip("Previous match (Shift+F3)")
+        prev_btn.clicked.connect(lambda: self.find_next(backward=True))
+        next_btn = QToolButton()
+        next_btn.setText("\u2193")
+        next_btn.setToolTip("Next match (F3)")
+        next_btn.clicked.connect(lambda: self.find_next())
+        close_btn = QToolButton()
+        close_btn.setText("\u2715")
+        close_btn.clicked.connect(self.hide)
+        self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        for w in (self.edit, self.scope, prev_btn, next_btn, self.status):
+            lay.addWidget(w)
+        lay.addStretch(1)
+        lay.addWidget(close_btn)
+        self.hide()
+
+    def open(self, scope: FindScope | None = None) -> None:
+        """Show the bar (looking in ``scope``) with its text selected for typing over."""
+        if scope is not None:
+            self.scope.setCurrentIndex(scope)
+        self.show()
+        self.edit.setFocus()
+        self.edit.selectAll()
+
+    def find_next(self, backward: bool = False) -> bool:
+        text = self.edit.text()
+        if not text:
+            return False
+        win = self.win
+        scope = FindScope(self.scope.currentIndex())
+        if scope is FindScope.ANSWER:
+            found = (win.raw if win.raw_mode else win.answer).find_text(text, backward)
+        elif scope is FindScope.SOURCE:
+            found = win.source.find_text(text, backward)
+        else:
+            found = self._find_in_cases(text, backward)
+        self.status.setText("" if found else "Not found")
+        return found
+
+    def _find_in_cases(self, text: str, backward: bool) -> bool:
+        win = self.win
+        if win.dataset is None:
+            return False
+        i = find_case(win.dataset, win.case_index, text, backward)
+        if i is None:
+            return False
+        win.loader.show_case(i)
+        return True
+
+
+__all__ = ["FindBar", "FindScope", "find_case"]

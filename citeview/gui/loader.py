@@ -1,0 +1,192 @@
+"""Showing a case: its view-model built off the GUI thread, then its lint.
+
+:meth:`CaseLoader.show_case` paints at once (question, a loading note) and builds the case's
+view-model (:func:`citeview.gui.state.build_case_view`) and answer document in a
+:class:`~citeview.gui.ops.BackgroundOp`; the panes and tables fill in when it arrives, and the
+linter's diagnostics join them in a second op. Asking for another case meanwhile drops both (the
+latest case asked for wins).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from citeview.core.cases import Case
+from citeview.core.diagnostics import Diagnostic
+from citeview.core.errors import InputError
+from citeview.gui import message, ops
+from citeview.gui.answer_view import PreparedDocument, prepare_document
+from citeview.gui.navigation import select_row
+from citeview.gui.ops import BackgroundOp
+from citeview.gui.palette import color_roles
+from citeview.gui.state import CaseView, build_case_view, lint_case
+from citeview.gui.tables import fit_columns
+from citeview.gui.untrusted import safe_title
+
+if TYPE_CHECKING:
+    from citeview.gui.main_window import MainWindow
+
+CASE_WORK = "case"  # the key of the ops building and linting the case shown
+
+
+def build_view(case: Case, dark: bool, font: str) -> tuple[CaseView, PreparedDocument]:
+    """The view-model and the answer document of ``case`` (both safe to build in a worker)."""
+    try:
+        view = build_case_view(case, dark=dark, with_lint=False)
+        return view, prepare_document(view.html, dark, font)
+    except InputError:
+        raise
+    except Exception as err:  # a bug must not leave the window stuck on "Loading"
+        raise RuntimeError(
+            f"cannot show case {case.id!r}: {type(err).__name__}: {err}") from err
+
+
+def lint(case: Case) -> list[Diagnostic]:
+    try:
+        return lint_case(case)
+    except Exception as err:  # told as an error; the case stays usable
+        raise RuntimeError(
+            f"lint failed on case {case.id!r}: {type(err).__name__}: {err}") from err
+
+
+class CaseLoader(QObject):
+    caseChanged = Signal(int)  # index of the case asked for
+    viewReady = Signal()  # the case's view-model is shown
+    lintReady = Signal()  # lint diagnostics merged into the shown case
+
+    def __init__(self, win: MainWindow) -> None:
+        super().__init__(win)
+        self.win = win
+        self._pending: tuple[int | None, int] | None = None  # (citation, source) once shown
+
+    def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
+        """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
+        view is ready."""
+        win = self.win
+        if win.dataset is None or not 0 <= index < len(win.dataset):
+            return
+        try:
+            case = win.dataset.get(index)
+        except InputError as err:
+            message.error(str(err))
+            return
+        win.case_index = index
+        win.view = None
+        win.active = None
+        self._pending = (citation, source)
+        select_row(win.cases_table, win.cases_proxy, lambda k: k == index)
+        win.setWindowTitle(self._title(case.id))
+        win.question.setText(case.question or "")
+        win.question.setVisible(bool(case.question))
+        win.answer.clear_content("Loading\u2026")
+        message.info("Loading case\u2026", message.KEEP)
+        self.caseChanged.emit(index)
+        dark = color_roles(win.palette()).dark
+        font = win.answer.font().toString()
+        (BackgroundOp(self, lambda: build_view(case, dark, font), key=CASE_WORK)
+         .success(self._on_built).failure(self._on_build_failed)
+         .run(here=win.synchronous))
+
+    def show_nothing(self, text: str) -> None:
+        """No case to show (an empty input): clear the panes and tables, saying ``text``."""
+        win = self.win
+        ops.cancel(self, CASE_WORK)
+        win.view = None
+        win.active = None
+        win.answer.clear_content(text)
+        win.sources_model.set_rows([])
+        win.citations_model.set_view(None)
+        win.source.show_source(None)
+
+    def stop(self) -> None:
+        """Nothing built or linted now may land (the window closes)."""
+        ops.cancel(self)
+
+    def _title(self, case_id: str) -> str:
+        path = self.win.path
+        name = os.path.basename(path) if path else "demo"
+        return f"{safe_title(case_id)} \u2014 {safe_title(name)} \u2014 citeview"
+
+    def _on_build_failed(self, err: Exception) -> None:
+        self.win.answer.clear_content(str(err))
+        message.error(str(err))
+
+    def _on_built(self, result: tuple[CaseView, PreparedDocument]) -> None:
+        win = self.win
+        view, prepared = result
+        win.view = view
+        claims = [(view.case.answer[s:e], (s, e)) for s, e in (c.claim for c in view.citations)]
+        win.answer.set_prepared(prepared, claims)
+        judged = win.progress.decorate(view)
+        if judged:
+            win.answer.update_chips([view.citations[i].chip for i in judged])
+        win.refresh_raw()
+        win.sources_model.set_rows(view.sources)
+        win.citations_model.set_view(view)
+        fit_columns(win.citations_table)
+        fit_columns(win.sources_table, 160)
+        win.source.show_source(None)
+        self.update_counts()
+        pending = self._pending
+        self._pending = None
+        if pending is not None and pending[0] is not None and view.citations:
+            win.navigator.activate_citation(min(pending[0], len(view.citations) - 1),
+                                            pending[1])
+        elif view.sources and view.sources[0].source is not None:
+            win.navigator.show_source_row(view.sources[0])
+        message.clear()
+        self.viewReady.emit()
+        case = view.case
+        (BackgroundOp(self, lambda: lint(case), key=CASE_WORK)
+         .success(self._on_linted).failure(lambda err: message.error(str(err)))
+         .run(here=win.synchronous))
+
+    def _on_linted(self, found: list[Diagnostic]) -> None:
+        """Second phase: lint diagnostics join the tables, chips and raw view."""
+        win = self.win
+        view = win.view
+        if view is None:
+            return
+        # Blind: the reviewer judges without the linter's opinion.
+        changed = view.apply_lint(None if win.review.blind else found)
+        if changed:
+            win.answer.update_chips([view.citations[i].chip for i in changed])
+        win.citations_model.set_view(view)
+        fit_columns(win.citations_table)
+        if win.active is not None:
+            win.navigator.select_citation_row(win.active)
+        win.refresh_raw()
+        if win.raw_mode:
+            win.show_raw_active()
+        self.update_counts()
+        self.lintReady.emit()
+
+    def refresh_citation(self, index: int) -> None:
+        """Redraw citation ``index`` after its state changed (a verdict was set): its chip in
+        the answer and its row in the table."""
+        view = self.win.view
+        if view is None or not 0 <= index < len(view.citations):
+            return
+        self.win.answer.update_chips([view.citations[index].chip])
+        self.win.citations_model.refresh_citation(index)
+
+    def update_counts(self) -> None:
+        """The status bar's counts of the shown case."""
+        win = self.win
+        if win.view is None or win.dataset is None:
+            win.counts_label.setText("")
+            return
+        c = win.view.counts()
+        parts = [f"Case {win.case_index + 1}/{len(win.dataset)}",
+                 f"{c['citations']} citations", f"{c['problems']} with problems",
+                 f"{c['sources']} sources"]
+        if c["missing"]:
+            parts.append(f"{c['missing']} missing")
+        parts.append(f"{c['errors']} errors, {c['warnings']} warnings")
+        win.counts_label.setText("  \u00b7  ".join(parts))
+
+
+__all__ = ["CASE_WORK", "CaseLoader", "build_view", "lint"]

@@ -1,0 +1,303 @@
+"""Moving around: the active citation and which of its sources is shown, the case shown.
+
+A citation becomes active by a chip (click, Enter, right-click menu of its sources), a row of
+the citations table, J/K (through the citations filter) or F8; a case by the cases list,
+Ctrl+PgUp/PgDown or Go to Case. Activating a citation highlights its claim in the answer, shows
+its source with the cited span highlighted and centred, selects its rows in the tables and says
+what it is in the status bar; :attr:`Navigator.citationChanged` tells the review bar.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, Signal
+from PySide6.QtWidgets import QInputDialog, QMenu, QTableView
+
+from citeview.gui import message
+from citeview.gui.state import SourceRow
+from citeview.gui.tables import KEY_ROLE, FilterProxy
+from citeview.gui.untrusted import menu_text, safe_title
+
+if TYPE_CHECKING:
+    from citeview.gui.main_window import MainWindow
+
+CHIP_MENU = "chip-menu"  # object name of a chip's context menu
+
+
+def _needles(raw: str) -> list[str]:
+    """Texts to look for in the rendered answer for a raw answer span: the span itself, then
+    its first line without Markdown syntax (a whole paragraph rarely renders verbatim)."""
+    out = [raw.strip()]
+    first = raw.strip().split("\n", 1)[0]
+    plain = re.sub(r"^\s*(?:#+|>|[-*+]|\d+[.)])\s+", "", first)
+    plain = re.sub(r"[*_`]+", "", plain).strip()
+    out.append(plain[:60])
+    return [n for n in out if n]
+
+
+def select_row(table: QTableView, proxy: FilterProxy, match: Callable[[object], bool]) -> None:
+    """Make the first row whose key matches current in ``table`` (if the filter shows it)."""
+    model = proxy.sourceModel()
+    for r in range(model.rowCount()):
+        if match(model.index(r, 0).data(KEY_ROLE)):
+            pi = proxy.mapFromSource(model.index(r, 0))
+            if pi.isValid():
+                table.selectionModel().setCurrentIndex(
+                    pi, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows)
+                table.scrollTo(pi)
+            return
+
+
+class Navigator(QObject):
+    citationChanged = Signal(int)  # active citation index
+
+    def __init__(self, win: MainWindow) -> None:
+        super().__init__(win)
+        self.win = win
+        self._syncing = False  # selecting rows to follow the active citation, not the user
+
+    # ------------------------------------------------------------------------------ citations
+
+    def activate_citation(self, index: int, source: int = 0) -> None:
+        """Make citation ``index`` (0-based) active: claim highlighted in the answer, its
+        ``source``-th source shown with the cited span highlighted and centred."""
+        win = self.win
+        view = win.view
+        if view is None or not 0 <= index < len(view.citations):
+            return
+        cv = view.citations[index]
+        n = len(cv.citation.source_ids)
+        source = source % n if n else 0
+        win.active = index
+        win.active_source = source
+        win.answer.set_active(index)
+        if win.raw_mode:
+            win.show_raw_active()
+        sid = cv.citation.source_ids[source] if n else ""
+        target = cv.targets[source] if source < len(cv.targets) else None
+        src = target.source if target is not None else None
+        if target is None or src is None:
+            win.source.show_source(None, missing_id=sid)
+        else:
+            if win.source.shown_source_id() != sid:
+                win.source.show_source(src)
+                win.source.set_tints(view.cited_spans.get(sid, []))
+            win.source.highlight(target)
+        self._syncing = True
+        try:
+            select_row(win.citations_table, win.citations_proxy,
+                       lambda k: k == ("citation", index))
+            select_row(win.sources_table, win.sources_proxy, lambda k: k == ("source", sid))
+        finally:
+            self._syncing = False
+        more = f" (source {source + 1} of {n}: {sid})" if n > 1 else ""
+        codes = ("" if win.review.blind else
+                 "".join(f" \u00b7 {d.code} {d.name}" for d in cv.diagnostics))
+        judged = ""
+        session = win.review_session.session
+        if session is not None:
+            verdict = cv.verdicts[source] if source < len(cv.verdicts) else None
+            n_keys = min(len(session.labels), 9)
+            judged = (f" \u00b7 your verdict: {verdict}" if verdict
+                      else f" \u00b7 not judged (keys 1\u2013{n_keys}, N note)")
+        message.info(
+            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}"
+            + judged, message.KEEP)
+        self.citationChanged.emit(index)
+
+    def select_citation_row(self, index: int) -> None:
+        """Select citation ``index``'s row again (the table was refilled)."""
+        self._syncing = True
+        try:
+            select_row(self.win.citations_table, self.win.citations_proxy,
+                       lambda k: k == ("citation", index))
+        finally:
+            self._syncing = False
+
+    def next_citation(self) -> None:
+        view = self.win.view
+        if view and view.citations:
+            i = -1 if self.win.active is None else self.win.active
+            self.activate_citation(min(i + 1, len(view.citations) - 1))
+
+    def previous_citation(self) -> None:
+        view = self.win.view
+        if view and view.citations:
+            i = len(view.citations) if self.win.active is None else self.win.active
+            self.activate_citation(max(i - 1, 0))
+
+    def next_source_of_citation(self) -> None:
+        if self.win.active is not None:
+            self.activate_citation(self.win.active, self.win.active_source + 1)
+
+    def next_item(self) -> None:
+        """Next source of a multi-source citation, else the next citation the citations filter
+        shows (J)."""
+        self._step(+1)
+
+    def previous_item(self) -> None:
+        self._step(-1)
+
+    def _step(self, d: int) -> None:
+        win, view = self.win, self.win.view
+        if view is None or not view.citations:
+            return
+        wants = win.filters.wants
+        if win.active is None:
+            order = range(len(view.citations)) if d > 0 else range(len(view.citations) - 1,
+                                                                   -1, -1)
+            for i in order:
+                if wants(view.citations[i]):
+                    self.activate_citation(i)
+                    return
+            return
+        cv = view.citations[win.active]
+        n = len(cv.citation.source_ids)
+        k = win.active_source + d
+        if 0 <= k < n:
+            self.activate_citation(win.active, k)
+            return
+        i = win.active + d
+        while 0 <= i < len(view.citations):
+            if wants(view.citations[i]):
+                target = view.citations[i]
+                last = max(len(target.citation.source_ids) - 1, 0)
+                self.activate_citation(i, 0 if d > 0 else last)
+                return
+            i += d
+        message.info("No more citations in this case"
+                     + (" (Ctrl+Enter: done, next case)" if d > 0 else ""))
+
+    # ------------------------------------------------------------------------------ chips
+
+    def on_chip(self, index: int) -> None:
+        # Activating the active multi-source chip again shows its next source.
+        if index == self.win.active:
+            self.activate_citation(index, self.win.active_source + 1)
+        else:
+            self.activate_citation(index)
+
+    def chip_menu(self, index: int, pos: QPoint) -> None:
+        """The sources of chip ``index`` in a menu at ``pos``: choosing one shows it."""
+        view = self.win.view
+        if view is None or not 0 <= index < len(view.citations):
+            return
+        cv = view.citations[index]
+        menu = QMenu(self.win)
+        menu.setObjectName(CHIP_MENU)
+        for k, sid in enumerate(cv.citation.source_ids):
+            target = cv.targets[k] if k < len(cv.targets) else None
+            title = target.source.title if target is not None and target.source else None
+            label = f"{sid} \u2014 {title}" if title else sid
+            act = menu.addAction(menu_text(label))
+            act.triggered.connect(lambda _=False, k=k: self.activate_citation(index, k))
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.popup(pos)
+
+    def tooltip_for(self, index: int) -> list[str]:
+        view = self.win.view
+        if view is None or not 0 <= index < len(view.citations):
+            return []
+        return view.citations[index].tooltip_lines(self.win.review.blind)
+
+    # ------------------------------------------------------------------------------ tables
+
+    def on_citation_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        key = current.data(KEY_ROLE)
+        if not key:
+            return
+        if key[0] == "citation":
+            self.activate_citation(key[1])
+        elif key[0] == "diagnostic" and self.win.view is not None:
+            self.jump_to_diagnostic(key[1])
+
+    def jump_to_diagnostic(self, k: int) -> None:
+        """Show answer diagnostic ``k``: its text selected in the raw view (the exact spot), or
+        in the rendered answer between the chips around it."""
+        win = self.win
+        assert win.view is not None
+        d = win.view.diagnostics[k]
+        answer = win.view.case.answer
+        message.info(f"{d.code} {d.severity.value}: {' '.join(d.message.split())}",
+                     message.KEEP)
+        if win.raw_mode:
+            win.raw.set_active([(d.start, max(d.end, d.start + 1), "claim")])
+            return
+        before = [c for c in win.view.citations if c.citation.start <= d.start]
+        lo = win.answer.chip_range(before[-1].index) if before else None
+        start = lo[1] if lo else 0
+        found = None
+        for needle in _needles(answer[d.start:d.end]):
+            found = win.answer.find_in_range(needle, start)
+            if found is not None:
+                break
+        if found is not None:
+            win.answer.show_range(found)
+        elif lo is not None:
+            win.answer.show_range(lo)
+
+    def on_source_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        view = self.win.view
+        if self._syncing or not current.isValid() or view is None:
+            return
+        key = current.data(KEY_ROLE)
+        for row in view.sources:
+            if key == ("source", row.source_id):
+                self.show_source_row(row)
+                return
+
+    def show_source_row(self, row: SourceRow) -> None:
+        """Show a source of the sources list, its cited lines tinted (no citation active)."""
+        win = self.win
+        assert win.view is not None
+        if row.source is None:
+            win.source.show_source(None, missing_id=row.source_id)
+        else:
+            win.source.show_source(row.source)
+            win.source.set_tints(win.view.cited_spans.get(row.source_id, []))
+
+    # ------------------------------------------------------------------------------ cases
+
+    def on_case_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        index = current.data(KEY_ROLE)
+        if isinstance(index, int) and index != self.win.case_index:
+            self.win.loader.show_case(index)
+
+    def next_case(self) -> None:
+        win = self.win
+        if win.dataset is not None and win.case_index + 1 < len(win.dataset):
+            win.loader.show_case(win.case_index + 1)
+
+    def previous_case(self) -> None:
+        win = self.win
+        if win.dataset is not None and win.case_index > 0:
+            win.loader.show_case(win.case_index - 1)
+
+    def goto_case_dialog(self) -> None:
+        if self.win.dataset is None:
+            return
+        text, ok = QInputDialog.getText(self.win, "Go to case", "Case id:")
+        if ok and text.strip():
+            self.goto_case(text.strip())
+
+    def goto_case(self, case_id: str) -> bool:
+        win = self.win
+        if win.dataset is None:
+            return False
+        try:
+            win.loader.show_case(win.dataset.index_of(case_id))
+        except KeyError:
+            message.error(f"no case with id {safe_title(case_id, 60)!r}")
+            return False
+        return True
+
+
+__all__ = ["CHIP_MENU", "Navigator", "select_row"]

@@ -1,0 +1,116 @@
+"""Following the input on disk: when a file it was read from changes, read it again.
+
+The watched files are all an input was read from (plain files: material, context, documents and
+answer), never a session (it changes with every verdict). A reload keeps the case shown (by id)
+and the active citation; a session takes in the changed answers first, so its verdicts are
+re-attached (:meth:`citeview.session.store.Session.sync_from`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
+
+from citeview.core.errors import InputError
+from citeview.core.formats import Dataset
+from citeview.gui import message
+
+if TYPE_CHECKING:
+    from citeview.gui.main_window import MainWindow
+
+SETTLE_MS = 300  # a file being rewritten is read again this long after it last changed
+
+
+class InputWatcher(QObject):
+    def __init__(self, win: MainWindow) -> None:
+        super().__init__(win)
+        self.win = win
+        self._stopped = False
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.fileChanged.connect(lambda _path: self._timer.start())
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(SETTLE_MS)
+        self._timer.timeout.connect(self.reload)
+
+    def watched_files(self, dataset: Dataset | None) -> list[str]:
+        """The input files to watch for ``dataset`` (the window's input dataset, if any, is
+        what was read from disk)."""
+        win = self.win
+        source = win.input_dataset if win.input_dataset is not None else dataset
+        paths = source.watch_paths() if source is not None else []
+        if win.path and win.path not in paths:
+            paths = [win.path]
+        return [p for p in paths if os.path.isfile(p) and not p.endswith(".citeview")]
+
+    def watch(self, dataset: Dataset | None) -> None:
+        """Watch the files of ``dataset`` (and stop watching others)."""
+        wanted = self.watched_files(dataset)
+        stale = [p for p in self._watcher.files() if p not in wanted]
+        if stale:
+            self._watcher.removePaths(stale)
+        new = [p for p in wanted if p not in self._watcher.files()]
+        if new:
+            self._watcher.addPaths(new)
+
+    def stop(self) -> None:
+        """Watch nothing and reload nothing (the window closed; a file rewritten just now must
+        not reload it)."""
+        self._stopped = True
+        self._timer.stop()
+        if self._watcher.files():
+            self._watcher.removePaths(self._watcher.files())
+
+    def resume(self) -> None:
+        """Reloads are possible again (the window is shown again)."""
+        self._stopped = False
+
+    def reload(self) -> None:
+        """Re-read the input, keeping the active case (by id) and citation."""
+        win = self.win
+        if not win.path or self._stopped:
+            return
+        watched = self.watched_files(win.dataset)
+        if not os.path.exists(win.path) or any(not os.path.exists(p) for p in watched):
+            self._timer.start()  # being rewritten: try again shortly
+            return
+        from citeview.core.formats import load_input
+
+        case_id = win.view.case.id if win.view else None
+        citation, source = win.active, win.active_source
+        try:
+            if win.input_dataset is not None:
+                dataset = win.input_dataset.reload()  # plain files: every file, not the answer
+            else:
+                dataset = load_input(win.path)
+        except InputError as err:
+            message.error(str(err))
+            return
+        win.input_dataset = dataset
+        self.watch(dataset)  # an atomic rewrite drops the watch
+        session = win.review_session.session
+        if session is not None and not session.readonly and dataset.kind != "session":
+            try:
+                session.sync_from(dataset)  # answers changed: annotations re-attached
+            except InputError as err:
+                message.error(str(err))
+                return
+            dataset = session.dataset()
+            win.refresh_review()
+        win.dataset = dataset
+        win.cases_model.set_ids(dataset.case_ids())
+        win.cases_box.setVisible(len(dataset) > 1)
+        index = 0
+        if case_id is not None:
+            try:
+                index = dataset.index_of(case_id)
+            except KeyError:
+                index = min(max(win.case_index, 0), len(dataset) - 1)
+        win.loader.show_case(index, citation=citation if citation is not None else 0,
+                             source=source)
+        message.info("Reloaded: the file changed on disk", 5000)
+
+
+__all__ = ["InputWatcher"]
