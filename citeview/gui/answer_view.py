@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any  # Pygments (untyped): its lexer and token types
 
 from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QUrl, Signal
 from PySide6.QtGui import (
@@ -20,6 +20,8 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontDatabase,
+    QMouseEvent,
+    QResizeEvent,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -27,10 +29,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextBrowser, QTextEdit, QToolTip, QWidget
 
+from citeview.core.diagnostics import Diagnostic
 from citeview.core.text import Utf16Map
 from citeview.gui.answer_render import CHIP_SCHEME, Chip, chip_colours, stylesheet
 from citeview.gui.offsets import DocumentText
-from citeview.gui.palette import color_roles
+from citeview.gui.palette import ColorRoles, color_roles
 
 
 class AnswerView(QTextBrowser):
@@ -288,7 +291,7 @@ class AnswerView(QTextBrowser):
                 return True
         return super().viewportEvent(ev)
 
-    def mouseReleaseEvent(self, ev: Any) -> None:  # noqa: N802
+    def mouseReleaseEvent(self, ev: QMouseEvent) -> None:  # noqa: N802
         super().mouseReleaseEvent(ev)
         ev.accept()  # the pane is the last receiver; nothing above wants a stray release
 
@@ -439,7 +442,7 @@ class RawAnswerView(QPlainTextEdit):
         self.verticalScrollBar().valueChanged.connect(self._recolour)
         self.dark = False
 
-    def set_answer(self, answer: str, diagnostics: Sequence[Any]) -> None:
+    def set_answer(self, answer: str, diagnostics: Sequence[Diagnostic]) -> None:
         from citeview.lexers import CitationMarkerLexer, visible_markers
 
         text, _offsets = visible_markers(answer)
@@ -461,7 +464,7 @@ class RawAnswerView(QPlainTextEdit):
             self.centerCursor()
         self._recolour()
 
-    def resizeEvent(self, ev: Any) -> None:  # noqa: N802
+    def resizeEvent(self, ev: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(ev)
         self._recolour()
 
@@ -538,7 +541,7 @@ def _bg(colour: QColor) -> QTextCharFormat:
     return fmt
 
 
-def _token_formats(roles: Any) -> dict[Any, QTextCharFormat]:
+def _token_formats(roles: ColorRoles) -> dict[Any, QTextCharFormat]:
     from pygments.token import Comment, Error, Keyword, Name, Number, Punctuation, String
 
     def fg(colour: QColor, bold: bool = False) -> QTextCharFormat:

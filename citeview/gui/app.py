@@ -6,7 +6,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without it)
+    from PySide6.QtCore import QCoreApplication, QMessageLogContext, QSettings, QtMsgType
+    from PySide6.QtGui import QIcon
+
+    from citeview.core.formats import Dataset
 
 
 def demo_path() -> Path:
@@ -16,7 +22,7 @@ def demo_path() -> Path:
     return Path(str(files("citeview.resources").joinpath("demo", "demo.jsonl")))
 
 
-def application(offscreen: bool = False) -> Any:
+def application(offscreen: bool = False) -> QCoreApplication:
     """The QApplication (created once). ``offscreen`` selects the offscreen platform unless the
     user chose one."""
     if offscreen:
@@ -34,7 +40,7 @@ def application(offscreen: bool = False) -> Any:
     return app
 
 
-def _app_icon() -> Any:
+def _app_icon() -> QIcon:
     from importlib.resources import files
 
     from PySide6.QtGui import QIcon
@@ -42,7 +48,7 @@ def _app_icon() -> Any:
     return QIcon(str(files("citeview.resources").joinpath("icons", "citeview.svg")))
 
 
-def user_settings() -> Any:
+def user_settings() -> QSettings:
     """The user's settings store (window geometry, splitters, recent files, zoom)."""
     from PySide6.QtCore import QSettings
 
@@ -56,7 +62,7 @@ _OFFSCREEN_NOTES = ("This plugin does not support",)
 def _quiet_offscreen_notes() -> None:
     from PySide6.QtCore import qInstallMessageHandler
 
-    def handler(mode: Any, context: Any, message: str) -> None:
+    def handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
         if not message.startswith(_OFFSCREEN_NOTES):
             sys.stderr.write(message + "\n")
 
@@ -76,7 +82,7 @@ def run_gui(args: argparse.Namespace) -> int:
     return int(app.exec())
 
 
-def run_gui_dataset(dataset: Any, case_id: str | None = None) -> int:
+def run_gui_dataset(dataset: Dataset, case_id: str | None = None) -> int:
     """The window on an already loaded dataset (``citeview open``)."""
     app = application()
     from citeview.gui.main_window import MainWindow

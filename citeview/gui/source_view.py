@@ -15,11 +15,12 @@ from __future__ import annotations
 import html
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
     QFont,
@@ -31,6 +32,8 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPalette,
     QResizeEvent,
+    QShowEvent,
+    QTextBlock,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -55,17 +58,8 @@ from citeview.gui.offsets import DocumentText
 from citeview.gui.palette import ColorRoles, color_roles
 
 if TYPE_CHECKING:
-    from citeview.core.material import Source
+    from citeview.core.material import Source, SourceLine
     from citeview.core.resolution import Target
-
-
-class _TargetLike(Protocol):
-    source_id: str
-    source: Any
-    status: Any
-    lines: Any
-    span: tuple[int, int] | None
-    detail: str
 
 
 # Keep the documents of this many recently shown sources (and at most this many characters).
@@ -106,12 +100,12 @@ def _line_label(label: object) -> str:
 class _Loaded:
     """A source made ready for display: its Qt document and the look-ups over it."""
 
-    source: Any
+    source: Source
     doc: QTextDocument
     dtext: DocumentText
     # Labelled lines sorted by their start in source.text (code points).
     label_starts: list[int] = field(default_factory=list)
-    label_lines: list[Any] = field(default_factory=list)  # SourceLine, in label_starts order
+    label_lines: list[SourceLine] = field(default_factory=list)  # in label_starts order
     first_label: str | None = None  # block/context label, shown on the first line
     gutter_sample: str = ""  # the widest label, for the gutter width
     lexer_done: bool = False
@@ -120,7 +114,7 @@ class _Loaded:
     lexer_name: str | None = None
 
     @classmethod
-    def build(cls, source: Any, parent: QWidget, font: QFont) -> _Loaded:
+    def build(cls, source: Source, parent: QWidget, font: QFont) -> _Loaded:
         dtext = DocumentText(source.text)
         doc = QTextDocument(parent)
         doc.setUndoRedoEnabled(False)
@@ -266,14 +260,14 @@ class QtSourceText(QPlainTextEdit):
         cr = self.contentsRect()
         self._gutter.setGeometry(QRect(cr.left(), cr.top(), self._gutter_w, cr.height()))
 
-    def changeEvent(self, event: Any) -> None:
+    def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (event.Type.FontChange, event.Type.PaletteChange):
             self.roles = color_roles(self.palette())
             self._update_gutter_width()
             self.viewport().update()
 
-    def _visible_blocks(self) -> Any:
+    def _visible_blocks(self) -> Iterator[tuple[QTextBlock, float, float]]:
         """Yield ``(block, top, bottom)`` for each block on screen, in viewport coordinates."""
         block = self.firstVisibleBlock()
         offset = self.contentOffset()
@@ -455,7 +449,7 @@ class QtSourceView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._cache: OrderedDict[tuple[str, int, int], _Loaded] = OrderedDict()
-        self._source: Any = None
+        self._source: Source | None = None
         self._missing_id: str | None = None
         self._strong_span: tuple[int, int] | None = None  # Qt positions
         self._strong_labels: tuple[str, str] | None = None
@@ -567,7 +561,7 @@ class QtSourceView(QWidget):
                    roles.link if self._url.is_clickable() else roles.muted)
         self._url.setPalette(p)
 
-    def changeEvent(self, event: Any) -> None:
+    def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == event.Type.PaletteChange and hasattr(self, "_text"):
             self._apply_roles()
@@ -627,7 +621,7 @@ class QtSourceView(QWidget):
         self._stack.setCurrentWidget(self._text)
         self._text.verticalScrollBar().setValue(0)
 
-    def highlight(self, target: Target | _TargetLike | None) -> None:
+    def highlight(self, target: Target | None) -> None:
         """Strongly highlight what ``target`` cites and scroll it to the centre (a whole source:
         all of it, top shown). A target with a problem says what is wrong in the banner and
         highlights the lines of the range that exist. None clears the highlight."""
@@ -760,7 +754,7 @@ class QtSourceView(QWidget):
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _load(self, source: Any) -> _Loaded:
+    def _load(self, source: Source) -> _Loaded:
         key = (str(source.id), id(source), hash(source.text))
         loaded = self._cache.get(key)
         if loaded is not None and loaded.source is source:
@@ -796,7 +790,7 @@ class QtSourceView(QWidget):
         loaded.highlighter = LazyHighlighter(self._text, lexer,
                                              TokenFormats(self._text.roles.pygments_style))
 
-    def _fill_header(self, source: Any) -> None:
+    def _fill_header(self, source: Source) -> None:
         sid = str(source.id)
         title = getattr(source, "title", None) or ""
         self._title.set_full_text(title or sid)
@@ -944,7 +938,7 @@ class QtSourceView(QWidget):
         if self._keep_centred is not None:
             self._scroll_to_highlight()
 
-    def showEvent(self, event: Any) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._keep_centred is not None:
             self._scroll_to_highlight()

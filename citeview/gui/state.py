@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from citeview.core.cases import Case
 from citeview.core.claims import claim_spans
@@ -19,6 +19,9 @@ from citeview.gui.answer_render import Chip, ChipState, render_answer
 
 if TYPE_CHECKING:
     from citeview.core.lint import LintAnalysis
+    from citeview.core.material import Source
+    from citeview.core.policy import Policy
+    from citeview.core.resolution import Target
 
 OK_STATUSES = frozenset({"ok", "whole-source"})
 # Diagnostics about the material rather than the answer (their spans are not answer offsets).
@@ -28,7 +31,7 @@ TOOLTIP_LINES = 3
 TOOLTIP_LINE_CHARS = 160
 
 
-def _status(target: Any) -> str:
+def _status(target: Target | None) -> str:
     status = getattr(target, "status", "ok")
     return str(getattr(status, "value", status))
 
@@ -39,7 +42,7 @@ class CitationView:
 
     index: int  # 0-based reading order
     citation: Citation
-    targets: tuple[Any, ...]  # resolution Targets, one per source id
+    targets: tuple[Target, ...]  # one per source id (empty: none resolved)
     claim: tuple[int, int]  # code points in the answer
     diagnostics: tuple[Diagnostic, ...] = ()
     verdict: str | None = None  # summary: set when every source of the citation is judged
@@ -118,7 +121,8 @@ class CitationView:
         if self.citation.recovered is not None:
             head += f" \u00b7 recovered ({self.citation.recovered.value})"
         out.append(head)
-        targets = self.targets or tuple(None for _ in self.citation.source_ids)
+        targets: Sequence[Target | None] = (
+            self.targets or tuple(None for _ in self.citation.source_ids))
         for sid, target in zip(self.citation.source_ids, targets, strict=False):
             source = getattr(target, "source", None)
             if source is None:
@@ -148,7 +152,7 @@ class CitationView:
         return out
 
 
-def cited_lines(target: Any, limit: int = TOOLTIP_LINES) -> list[str]:
+def cited_lines(target: Target | None, limit: int = TOOLTIP_LINES) -> list[str]:
     """The first ``limit`` cited lines of a target, labelled (``L3  text``)."""
     source = getattr(target, "source", None)
     if source is None:
@@ -186,7 +190,7 @@ class SourceRow:
     kind: str
     title: str
     citations: int
-    source: Any | None  # None: cited but not in the material
+    source: Source | None  # None: cited but not in the material
 
     @property
     def missing(self) -> bool:
@@ -204,7 +208,7 @@ class CaseView:
     # source id -> cited spans (code points in the source text): the faint tint.
     cited_spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
-    def source(self, source_id: str) -> Any | None:
+    def source(self, source_id: str) -> Source | None:
         for row in self.sources:
             if row.source_id == source_id:
                 return row.source
@@ -247,7 +251,7 @@ class CaseView:
 
 
 def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
-                    policy: Any = None, dark: bool = False,
+                    policy: Policy | None = None, dark: bool = False,
                     verdicts: dict[int, str] | None = None, with_lint: bool = True,
                     render: bool = True) -> CaseView:
     """Everything the window shows for ``case`` (pure computation; safe in a worker thread).
@@ -263,8 +267,8 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     # With lint, the linter's material and resolutions are reused (not built a second time).
     analysis = _lint_analysis(case, policy) if with_lint else None
     material = analysis.material if analysis is not None else case_material(case)
-    sources: list[Any] = list(material.sources)
-    by_id: dict[str, Any] = {}
+    sources: list[Source] = list(material.sources)
+    by_id: dict[str, Source] = {}
     for s in sources:
         by_id.setdefault(s.id, s)
     result = scan(case.answer, families, known_ids=by_id)
@@ -328,18 +332,18 @@ def _add_support(answer: str, views: Sequence[CitationView]) -> None:
         v.support = tuple(scores)
 
 
-def lint_case(case: Case, policy: Any = None) -> list[Diagnostic]:
+def lint_case(case: Case, policy: Policy | None = None) -> list[Diagnostic]:
     """The linter's diagnostics for ``case`` (default policy when ``policy`` is None)."""
     return _lint_analysis(case, policy).all_diagnostics
 
 
-def _lint_analysis(case: Case, policy: Any = None) -> LintAnalysis:
+def _lint_analysis(case: Case, policy: Policy | None = None) -> LintAnalysis:
     from citeview.core.lint import lint_analysis
 
     return lint_analysis(case) if policy is None else lint_analysis(case, policy)
 
 
-def _attach(citations: Sequence[Citation], targets: Sequence[tuple[Any, ...]],
+def _attach(citations: Sequence[Citation], targets: Sequence[tuple[Target, ...]],
             claims: Sequence[tuple[int, int]], diagnostics: Sequence[Diagnostic],
             verdicts: dict[int, str]) -> list[CitationView]:
     """Pair each citation with the diagnostics overlapping it (one sweep, both sorted)."""

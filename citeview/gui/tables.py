@@ -13,11 +13,13 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
 )
 from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QTableView
 
 from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.gui.answer_view import plain_tooltip
@@ -42,7 +44,7 @@ class _RowsModel(QAbstractTableModel):
     HEADERS: tuple[str, ...] = ()
     HEADER_TIPS: tuple[str, ...] = ()
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._rows: list[Any] = []
         self._roles: ColorRoles | None = None
@@ -143,7 +145,7 @@ class SourcesModel(_RowsModel):
     def tooltip(self, row: SourceRow) -> list[str]:
         if row.missing:
             return [f"{row.source_id}: cited {row.citations}\u00d7 but not in the material"]
-        src: Any = row.source
+        src = row.source
         out = [f"{row.source_id} ({row.kind})"]
         out += [v for v in (getattr(src, "title", None), getattr(src, "url", None)) if v]
         out.append(f"{len(getattr(src, 'lines', []) or [])} lines, cited {row.citations}\u00d7")
@@ -274,7 +276,7 @@ class CasesModel(_RowsModel):
 
     HEADERS = ("#", "Case", "State", "Question")
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.question_of: Callable[[int], str] | None = None
         self.state_of: Callable[[int], str] | None = None
@@ -313,7 +315,7 @@ class CasesModel(_RowsModel):
 _STATE_ORDER = {"": "0", "not started": "0", "in progress": "1"}
 
 
-def fit_columns(table: Any, max_width: int = 260) -> None:
+def fit_columns(table: QTableView, max_width: int = 260) -> None:
     """Columns sized to their contents but never wider than ``max_width`` (the last one
     stretches), so a long title does not push the table into horizontal scrolling."""
     table.resizeColumnsToContents()
@@ -329,7 +331,7 @@ class FilterProxy(QSortFilterProxyModel):
     """Sorts on :data:`SORT_ROLE`, filters on every column's text (case-insensitive), and takes
     an optional row predicate (issue 7 adds "not judged" / "problems only" filters)."""
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.setSortRole(SORT_ROLE)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)

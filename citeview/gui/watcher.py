@@ -28,12 +28,12 @@ class InputWatcher(QObject):
         super().__init__(win)
         self.win = win
         self._stopped = False
-        self._watcher = QFileSystemWatcher(self)
-        self._watcher.fileChanged.connect(lambda _path: self._timer.start())
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SETTLE_MS)
         self._timer.timeout.connect(self.reload)
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.fileChanged.connect(lambda _path: self._timer.start())
 
     def watched_files(self, dataset: Dataset | None) -> list[str]:
         """The input files to watch for ``dataset`` (the window's input dataset, if any, is
