@@ -66,7 +66,9 @@ class BackgroundOp(Generic[T]):
             return  # superseded before it started: nobody wants the result
         try:
             self._result = self.fn()
-        except Exception as err:
+        # The top of every background op: whatever fn raised goes to the failure callback or the
+        # message bridge on the GUI thread, never lost in the worker.
+        except Exception as err:  # noqa: BLE001
             self._error = err
 
     def _work_and_report(self, dispatcher: _Dispatcher) -> None:
