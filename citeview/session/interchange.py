@@ -2,7 +2,7 @@
 
 Shape (JSON Schema: ``resources/schemas/session.schema.json``)::
 
-    {"format": "citeview-session", "version": 1,
+    {"format": "citeview-session", "version": 2,
      "meta": {"name", "labels", "blind", "families", "created", "source", ...},
      "cases": [case JSON, ...],
      "reviews": [{"case_id", "annotator", "state", "verdict", "note", "timestamp", ...}],
@@ -26,6 +26,7 @@ from citeview.core.cases import Case
 from citeview.core.errors import InputError
 from citeview.core.formats import _check_file, _decode, _json_error, read_file_bytes
 from citeview.core.text import may_hold_surrogates, scrub_surrogates
+from citeview.session.migrations import renumber_annotations
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
 from citeview.session.store import (
     _DOC_EXTRA,
@@ -37,7 +38,9 @@ from citeview.session.store import (
 )
 
 FORMAT = "citeview-session"
-VERSION = 1
+# 2: citations numbered by the analysed case (version 1 numbered them without the material's ids,
+# so a verdict after a degraded marker could sit under another number: renumbered on import).
+VERSION = 2
 ANNOTATION_KEYS = ("case_id", "number", "raw", "source_id", "annotator", "verdict", "note",
                    "timestamp", "claim", "recovered", "orphaned")
 REVIEW_KEYS = ("case_id", "annotator", "state", "verdict", "note", "timestamp")
@@ -261,6 +264,8 @@ def import_document(doc: Mapping[str, Any], path: str, *, annotator: str = "",
                 a.get("timestamp", ""), a.get("claim", ""), a.get("recovered", False),
                 a.get("orphaned", False),
                 {k: v for k, v in a.items() if k not in ANNOTATION_KEYS}))
+        if doc.get("version", VERSION) < 2:
+            renumber_annotations(conn)
 
     return Session._build(path, meta, rows, overwrite=overwrite, annotator=annotator, fill=fill)
 

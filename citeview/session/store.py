@@ -25,14 +25,17 @@ import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from dataclasses import replace as dataclass_replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
 from citeview.core.formats import SQLITE_MAGIC, Dataset
 from citeview.core.markers import DEFAULT_FAMILIES
+from citeview.core.policy import Policy
 from citeview.session.migrations import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -47,8 +50,9 @@ from citeview.session.model import (
     CaseReview,
     Reattached,
     ReviewState,
-    case_citations,
+    citation_slots,
     now_iso,
+    numbering_policy,
     reattach,
 )
 
@@ -166,6 +170,19 @@ def _connect(path: str, readonly: bool) -> sqlite3.Connection:
     return conn
 
 
+def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """An older session opened read-only: its migrations run on a copy in memory, so it reads
+    exactly as it will once upgraded, and the file is not touched."""
+    mem = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.backup(mem)
+    finally:
+        conn.close()
+    mem.execute("PRAGMA foreign_keys = ON")
+    migrate(mem)
+    return mem
+
+
 def process_ident(pid: int) -> str:
     """Boot id and start time of process ``pid`` where the system tells them (Linux), so a
     lock row left before a reboot, or by a process whose pid was reused, is seen as stale."""
@@ -212,6 +229,9 @@ class Session:
         self._positions: dict[str, int] | None = None
         self._case_cache: dict[str, Case] = {}
         self._meta: dict[str, Any] | None = None
+        # Analyses of this session's cases (shared with whoever asks, e.g. the window's worker).
+        self.analyses = AnalysisCache(64)
+        self._sizes: dict[str, tuple[int, ...]] | None = None
         self.closed = False
 
     # ------------------------------------------------------------------ opening and closing
@@ -298,6 +318,8 @@ class Session:
                 message = (f"made by a newer citeview (session version {version}, this one knows "
                            f"up to {SCHEMA_VERSION}): opened read-only")
             conn = _connect(path, readonly)
+            if readonly and version < SCHEMA_VERSION:
+                conn = _upgraded_copy(conn)
             if not readonly:
                 if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
                     raise SessionError(f"{path}: cannot use the WAL journal here")
@@ -464,9 +486,18 @@ class Session:
         return str(self._meta_all().get("name") or Path(self.path).stem)
 
     def set_meta(self, key: str, value: Any) -> None:
-        """Set one setting, in its own transaction."""
+        """Set one setting, in its own transaction. New families renumber every case: the
+        stored item counts go with them."""
         text = _dumps(value)
-        self._write(lambda c: c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, text)))
+
+        def run(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, text))
+            if key == "families":
+                conn.execute("DELETE FROM case_stats")
+        self._write(run)
+        if key == "families":
+            self._sizes = None
+            self.analyses.clear()
         self._meta_all()[key] = json.loads(text)
         self._notify(Change("meta"))
 
@@ -524,6 +555,51 @@ class Session:
     def dataset(self) -> SessionDataset:
         return SessionDataset(self)
 
+    # ------------------------------------------------------------------ analysis
+
+    @property
+    def policy(self) -> Policy:
+        """The policy this session numbers citations under (its families)."""
+        return numbering_policy(self.families)
+
+    def analysed(self, case: str | Case, policy: Policy | None = None) -> AnalysedCase:
+        """The analysed case (numbering, resolution, claims; lint on demand) that every view of
+        this session reads. ``policy`` may re-grade lint, but the numbering always follows the
+        session's families. The case's item counts are stored the first time."""
+        if isinstance(case, str):
+            case = self.get_case(case)
+        pol = self.policy if policy is None else replace_families(policy, self.families)
+        found = analyse(case, pol, cache=self.analyses)
+        self.record_sizes(case.id, found.item_counts)
+        return found
+
+    def sizes(self) -> dict[str, tuple[int, ...]]:
+        """Per case analysed so far: the judgements each citation takes (numbering order)."""
+        if self._sizes is None:
+            got: dict[str, tuple[int, ...]] = {}
+            for cid, text in self.conn.execute("SELECT case_id, sizes FROM case_stats"):
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    continue  # unreadable: counted again
+                if isinstance(value, list) and all(type(v) is int for v in value):
+                    got[cid] = tuple(value)
+            self._sizes = got
+        return self._sizes
+
+    def record_sizes(self, case_id: str, sizes: Sequence[int]) -> None:
+        """Remember a case's item counts (stored unless read-only; kept in memory anyway)."""
+        known = self.sizes()
+        value = tuple(sizes)
+        if known.get(case_id) == value:
+            return
+        known[case_id] = value
+        if self.readonly or self.closed:
+            return
+        text = json.dumps(list(value))
+        self._write(lambda c: c.execute("INSERT OR REPLACE INTO case_stats VALUES (?, ?)",
+                                        (case_id, text)))
+
     def add_cases(self, cases: Iterable[Case]) -> list[str]:
         """Copy in cases whose ids the session does not have yet (one transaction)."""
         have = set(self.case_ids())
@@ -549,14 +625,17 @@ class Session:
                 self._write(lambda c: c.execute("UPDATE cases SET data = ? WHERE id = ?",
                                                 (data, case.id)))
         else:
-            result = reattach(anns, case_citations(case, self.families))
+            result = reattach(anns, citation_slots(self.analysed(case)))
 
             def run(conn: sqlite3.Connection) -> None:
                 conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
                 conn.execute("DELETE FROM annotations WHERE case_id = ?", (case.id,))
+                conn.execute("DELETE FROM case_stats WHERE case_id = ?", (case.id,))
                 for ann in [*result.placed, *result.orphaned]:
                     _insert_annotation(conn, ann)
             self._write(run)
+            if self._sizes is not None:
+                self._sizes.pop(case.id, None)
         self._case_cache.pop(case.id, None)
         self._notify(Change("case", case.id))
         return result
@@ -733,6 +812,12 @@ def _insert_review(conn: sqlite3.Connection, r: CaseReview) -> None:
     conn.execute(f"INSERT INTO reviews ({_REV_COLS}) VALUES (?,?,?,?,?,?,?)",
                  (r.case_id, r.annotator, r.state.value, r.verdict, r.note, r.timestamp,
                   _dumps(r.extra)))
+
+
+def replace_families(policy: Policy, families: Sequence[str]) -> Policy:
+    """``policy`` reading ``families`` (a session numbers with its own family set)."""
+    fams = tuple(families)
+    return policy if policy.families == fams else dataclass_replace(policy, families=fams)
 
 
 def _remove_db(path: str) -> None:
