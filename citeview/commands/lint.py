@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from citeview.core.analysis import analyse
 from citeview.core.cases import Case
 from citeview.core.diagnostics import Severity
 from citeview.core.errors import InputError
@@ -29,8 +30,7 @@ from citeview.core.formats import (
     load_input,
     record_to_case,
 )
-from citeview.core.lint import lint_parts
-from citeview.core.lint_output import FORMATS, CaseReport, Summary, locate, make_writer
+from citeview.core.lint_output import FORMATS, CaseReport, Summary, locate_analysed, make_writer
 from citeview.core.policy import (
     MULTI_SOURCE_STYLES,
     Policy,
@@ -294,8 +294,7 @@ def lint_record(rec: Record, policy: Policy) -> CaseReport | Invalid:
             case = record_to_case(data, rec.default_id)
         except InputError as err:
             return Invalid(rec.path, rec.record, str(err))
-    answer_diags, material_diags = lint_parts(case, policy)
-    return CaseReport(rec.path, rec.record, case.id, locate(case, answer_diags, material_diags))
+    return CaseReport(rec.path, rec.record, case.id, locate_analysed(analyse(case, policy)))
 
 
 _worker_policy: Policy | None = None
