@@ -76,7 +76,8 @@ class ReadOnlySession(SessionError):
 
 @dataclass(slots=True, frozen=True)
 class Change:
-    """What changed: ``kind`` is "annotation", "review", "case", "cases" or "meta"."""
+    """What changed: ``kind`` is "annotation", "review", "case", "cases", "meta" or "sizes"
+    (a case's item counts became known)."""
 
     kind: str
     case_id: str | None = None
@@ -594,11 +595,11 @@ class Session:
         if known.get(case_id) == value:
             return
         known[case_id] = value
-        if self.readonly or self.closed:
-            return
-        text = json.dumps(list(value))
-        self._write(lambda c: c.execute("INSERT OR REPLACE INTO case_stats VALUES (?, ?)",
-                                        (case_id, text)))
+        if not (self.readonly or self.closed):
+            text = json.dumps(list(value))
+            self._write(lambda c: c.execute("INSERT OR REPLACE INTO case_stats VALUES (?, ?)",
+                                            (case_id, text)))
+        self._notify(Change("sizes", case_id))
 
     def add_cases(self, cases: Iterable[Case]) -> list[str]:
         """Copy in cases whose ids the session does not have yet (one transaction)."""

@@ -115,8 +115,8 @@ def test_undo_redo_restore_verdicts_notes_and_case_state(tmp_path: Path,
 def test_change_callbacks_are_plain_callables(tmp_path: Path, dataset: ListDataset) -> None:
     s = Session.create(str(tmp_path / "s.citeview"), dataset, annotator="ana")
     seen = []
+    key = first_key(s, "handbook-line-level")  # analyses the case: its counts are stored
     unsubscribe = s.subscribe(seen.append)
-    key = first_key(s, "handbook-line-level")
     edit = edits.set_verdict(s, key, "supported")
     assert [(c.kind, c.case_id) for c in seen] == [("annotation", "handbook-line-level"),
                                                     ("review", "handbook-line-level")]
