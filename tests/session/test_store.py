@@ -23,6 +23,7 @@ from citeview.session import (
     SessionError,
     SessionInUse,
     case_citations,
+    citation_slots,
     edits,
     open_for_input,
     session_path_for,
@@ -33,7 +34,7 @@ SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 
 
 def first_key(session: Session, case_id: str, n: int = 0, src: int = 0) -> AnnotationKey:
-    slot = case_citations(session.get_case(case_id))[n]
+    slot = citation_slots(session.analysed(case_id))[n]
     return slot.keys(case_id)[src]
 
 
