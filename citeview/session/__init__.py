@@ -12,8 +12,10 @@ from citeview.session.model import (
     CitationSlot,
     ReviewState,
     case_citations,
+    citation_slots,
     reattach,
 )
+from citeview.session.progress import Progress, ProgressCounts
 from citeview.session.store import (
     Change,
     ReadOnlySession,
@@ -27,5 +29,6 @@ from citeview.session.store import (
 __all__ = [
     "DEFAULT_LABELS", "Annotation", "AnnotationKey", "CaseReview", "Change", "CitationSlot",
     "ReadOnlySession", "ReviewState", "Session", "SessionError", "SessionInUse",
-    "case_citations", "open_for_input", "reattach", "session_path_for",
+    "Progress", "ProgressCounts", "case_citations", "citation_slots", "open_for_input",
+    "reattach", "session_path_for",
 ]
