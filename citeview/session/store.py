@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from dataclasses import replace as dataclass_replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
@@ -72,6 +73,48 @@ class SessionInUse(SessionError):
 
 class ReadOnlySession(SessionError):
     """A write to a session opened read-only."""
+
+
+class DamagedSession(SessionError):
+    """A session whose file or rows cannot be read as a citeview session."""
+
+
+class SessionWriteError(SessionError):
+    """A change that could not be written (disk full, I/O error): nothing of it was kept,
+    every earlier change is."""
+
+
+def damaged(path: str, what: str) -> DamagedSession:
+    return DamagedSession(
+        f"{path}: damaged session ({what}); open it read-only to look at it, or keep a copy "
+        "and export what can be read")
+
+
+_T = TypeVar("_T")
+
+
+def reading(method: Callable[..., _T]) -> Callable[..., _T]:
+    """Reads of a session: an unreadable file or row is a :class:`DamagedSession`, never a
+    raw ``sqlite3`` error or a ``ValueError`` from a bad column."""
+    @functools.wraps(method)
+    def wrapper(self: Session, *args: Any, **kwargs: Any) -> _T:
+        try:
+            return method(self, *args, **kwargs)
+        except SessionError:
+            raise
+        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, RecursionError) as err:
+            if isinstance(err, KeyError) and method.__name__ in _KEYED:
+                raise  # an unknown case id: the caller's question, not damage
+            raise damaged(self.path, _what(err)) from None
+    return wrapper
+
+
+_KEYED = frozenset({"case_data", "get_case", "index_of"})
+
+
+def _what(err: BaseException) -> str:
+    text = str(err) or type(err).__name__
+    return " ".join(text.split())[:200]
 
 
 @dataclass(slots=True, frozen=True)
@@ -171,6 +214,39 @@ def _connect(path: str, readonly: bool) -> sqlite3.Connection:
     return conn
 
 
+def refuse_if_open_elsewhere(path: str) -> None:
+    """Before replacing ``path``: :class:`SessionInUse` when it is a session that a live
+    process has open for writing (replacing it would lose that process's work)."""
+    if not os.path.isfile(path):
+        return
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+                return
+        conn = _connect(path, readonly=True)
+        try:
+            row = conn.execute("SELECT pid, host, since, ident FROM lock WHERE id = 1").fetchone()
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error):
+        return  # not a session we can read: nobody can be writing it through citeview
+    if row is not None and _alive(row[0], row[1], row[3]):
+        raise SessionInUse(
+            f"{path}: open in another citeview (pid {row[0]} on {row[1]}, since {row[2]}); "
+            "close it there first: nothing was replaced")
+
+
+def replace_file(tmp: str, path: str) -> None:
+    """Move a finished session file into place. The old file's ``-wal``/``-shm`` (left by a
+    writer that was killed) go first: SQLite would otherwise apply a foreign log to the new
+    file and corrupt it."""
+    refuse_if_open_elsewhere(path)
+    for suffix in ("-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path + suffix)
+    os.replace(tmp, path)
+
+
 def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
     """An older session opened read-only: its migrations run on a copy in memory, so it reads
     exactly as it will once upgraded, and the file is not touched."""
@@ -233,6 +309,7 @@ class Session:
         # Analyses of this session's cases (shared with whoever asks, e.g. the window's worker).
         self.analyses = AnalysisCache(64)
         self._sizes: dict[str, tuple[int, ...]] | None = None
+        self.unclean = False  # the last writer left without closing (its lock row was stale)
         self.closed = False
 
     # ------------------------------------------------------------------ opening and closing
@@ -261,7 +338,10 @@ class Session:
         if os.path.isdir(path):
             raise SessionError(f"{path}: is a directory, not a file")
         if os.path.exists(path) and not overwrite:
-            raise SessionError(f"{path}: already exists (choose another name)")
+            raise SessionError(f"{path}: already exists (choose another name, or --force to "
+                               "replace it)")
+        if overwrite:
+            refuse_if_open_elsewhere(path)  # before any work, and again before the swap
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise SessionError(f"{path}: folder {parent} does not exist")
@@ -286,7 +366,7 @@ class Session:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 conn.close()
-            os.replace(tmp, path)
+            replace_file(tmp, path)
         except sqlite3.Error as err:
             raise SessionError(f"{path}: cannot create session ({err})") from None
         except OSError as err:
@@ -332,6 +412,12 @@ class Session:
             session._meta_all()
             if not readonly:
                 session._acquire_lock(force)
+                if session.unclean:
+                    # The last writer did not close it (killed, crashed, power cut): check the
+                    # pages before trusting it (quick_check; integrity_check may follow later).
+                    found = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
+                    if found != ["ok"]:
+                        raise damaged(path, "; ".join(found[:3]))
         except sqlite3.DatabaseError as err:
             conn.close()
             raise SessionError(f"{path}: damaged or unreadable session ({err})") from None
@@ -351,6 +437,7 @@ class Session:
                 raise SessionInUse(
                     f"{self.path}: already open in another citeview (pid {row[0]} on {row[1]}, "
                     f"since {row[3]}); close it there, or open it read-only")
+            self.unclean = row is not None and row[2] != self._token
             conn.execute("INSERT OR REPLACE INTO lock VALUES (1, ?, ?, ?, ?, ?)",
                          (os.getpid(), socket.gethostname(), self._token, now_iso(),
                           process_ident(os.getpid())))
@@ -385,6 +472,7 @@ class Session:
         written). With ``switch`` the session continues in the copy, like an editor's Save As."""
         if os.path.abspath(path) == os.path.abspath(self.path):
             return
+        refuse_if_open_elsewhere(path)
         tmp = f"{path}.tmp-{os.getpid()}"
         _remove_db(tmp)
         try:
@@ -395,7 +483,7 @@ class Session:
                 dest.execute("DELETE FROM lock")
             finally:
                 dest.close()
-            os.replace(tmp, path)
+            replace_file(tmp, path)
         except sqlite3.Error as err:
             raise SessionError(f"{path}: cannot save a copy ({err})") from None
         except OSError as err:
@@ -442,16 +530,26 @@ class Session:
         if self.closed:
             raise SessionError(f"{self.path}: session is closed")
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            statements(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                statements(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                # SQLite may have rolled back already (disk full): nothing to undo then.
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.IntegrityError as err:
+            raise SessionError(f"{self.path}: cannot store the change ({err})") from None
+        except sqlite3.Error as err:
+            raise SessionWriteError(
+                f"{self.path}: could not save the change ({_what(err)}); it was not kept, "
+                "everything saved before it is safe") from None
 
     # ------------------------------------------------------------------ meta
 
+    @reading
     def _meta_all(self) -> dict[str, Any]:
         if self._meta is None:
             self._meta = {k: json.loads(v) for k, v in
@@ -471,12 +569,21 @@ class Session:
     @property
     def labels(self) -> tuple[str, ...]:
         labels = self._meta_all().get("labels")
-        return tuple(labels) if isinstance(labels, list) and labels else DEFAULT_LABELS
+        if labels is None:
+            return DEFAULT_LABELS
+        if (not isinstance(labels, list) or not labels
+                or not all(isinstance(x, str) and x for x in labels)):
+            raise damaged(self.path, "the labels are not a list of names")
+        return tuple(labels)
 
     @property
     def families(self) -> tuple[str, ...]:
         fams = self._meta_all().get("families")
-        return tuple(fams) if isinstance(fams, list) and fams else DEFAULT_FAMILIES
+        if fams is None:
+            return DEFAULT_FAMILIES
+        if not isinstance(fams, list) or not fams or not all(isinstance(x, str) for x in fams):
+            raise damaged(self.path, "the marker families are not a list of names")
+        return tuple(fams)
 
     @property
     def blind(self) -> bool:
@@ -515,6 +622,7 @@ class Session:
 
     # ------------------------------------------------------------------ cases
 
+    @reading
     def case_ids(self) -> list[str]:
         if self._ids is None:
             self._ids = [r[0] for r in self.conn.execute("SELECT id FROM cases ORDER BY pos")]
@@ -529,6 +637,7 @@ class Session:
         assert self._positions is not None
         return self._positions[case_id]
 
+    @reading
     def case_data(self, case_id: str) -> dict[str, Any]:
         """The stored case JSON, as it was copied in or imported."""
         row = self.conn.execute("SELECT data FROM cases WHERE id = ?", (case_id,)).fetchone()
@@ -537,6 +646,7 @@ class Session:
         data: dict[str, Any] = json.loads(row[0])
         return data
 
+    @reading
     def get_case(self, case_id: str) -> Case:
         """The case, parsed on first use."""
         case = self._case_cache.get(case_id)
@@ -574,6 +684,7 @@ class Session:
         self.record_sizes(case.id, found.item_counts)
         return found
 
+    @reading
     def sizes(self) -> dict[str, tuple[int, ...]]:
         """Per case analysed so far: the judgements each citation takes (numbering order)."""
         if self._sizes is None:
@@ -662,6 +773,7 @@ class Session:
 
     # ------------------------------------------------------------------ annotations
 
+    @reading
     def annotation(self, key: AnnotationKey, annotator: str | None = None) -> Annotation | None:
         """The (placed) annotation at ``key`` by ``annotator`` (default: this session's)."""
         who = self.annotator if annotator is None else annotator
@@ -693,8 +805,11 @@ class Session:
                + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid")
         # A live cursor: export streams 100,000 rows without holding them all.
-        for row in self.conn.execute(sql, args):
-            yield _annotation(row)
+        try:
+            for row in self.conn.execute(sql, args):
+                yield _annotation(row)
+        except (sqlite3.DatabaseError, ValueError, TypeError, RecursionError) as err:
+            raise damaged(self.path, _what(err)) from None
 
     def orphans(self, case_id: str | None = None) -> list[Annotation]:
         """Annotations whose citation was not found again after the answer changed."""
@@ -706,6 +821,7 @@ class Session:
         self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
                               None if ann.empty else ann)])
 
+    @reading
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         """The case review by ``annotator`` (default: this session's); not started if none."""
         who = self.annotator if annotator is None else annotator
@@ -714,6 +830,7 @@ class Session:
             (case_id, who)).fetchone()
         return _review(row) if row else CaseReview(case_id, who)
 
+    @reading
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
         sql = (f"SELECT {', '.join('r.' + c for c in _REV_COLS.split(', '))} FROM reviews r "
                "JOIN cases c ON c.id = r.case_id")
@@ -729,6 +846,7 @@ class Session:
         self.apply([RowChange("review", review.case_id, review.annotator, None, False,
                               None if review.empty else review)])
 
+    @reading
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         """Review state of every case that has one, for ``annotator``."""
         who = self.annotator if annotator is None else annotator
@@ -743,6 +861,7 @@ class Session:
                 return i
         return None
 
+    @reading
     def current_row(self, change: RowChange) -> Annotation | CaseReview | None:
         if change.kind == "annotation":
             assert change.key is not None
@@ -776,10 +895,7 @@ class Session:
                                  (ch.case_id, ch.annotator))
                     if isinstance(ch.new, CaseReview):
                         _insert_review(conn, ch.new)
-        try:
-            self._write(run)
-        except sqlite3.IntegrityError as err:
-            raise SessionError(f"{self.path}: cannot store the change ({err})") from None
+        self._write(run)
         self._notify(*[Change(ch.kind, ch.case_id, ch.key) for ch in changes])
 
 
@@ -792,9 +908,32 @@ _ANN_COLS_A = ", ".join("a." + f for f in _ANN_FIELDS)
 _REV_COLS = "case_id, annotator, state, verdict, note, timestamp, extra"
 
 
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is {type(value).__name__}, not text")
+    return value
+
+
+def _extra(value: object, what: str) -> dict[str, Any]:
+    data = json.loads(_text(value, what))
+    if not isinstance(data, dict):
+        raise ValueError(f"{what} is not a JSON object")
+    return data
+
+
 def _annotation(row: Sequence[Any]) -> Annotation:
-    return Annotation(AnnotationKey(row[0], int(row[1]), row[2], row[3]), row[4], row[5], row[6],
-                      row[7], row[8], bool(row[9]), bool(row[10]), json.loads(row[11]))
+    number = row[1]
+    if type(number) is not int or number < 1:
+        raise ValueError(f"annotation of case {row[0]!r}: citation number {number!r} is not a "
+                         "positive integer")
+    verdict = row[5]
+    if verdict is not None:
+        _text(verdict, "a verdict")
+    return Annotation(AnnotationKey(_text(row[0], "a case id"), number,
+                                    _text(row[2], "an anchor"), _text(row[3], "a source id")),
+                      _text(row[4], "an annotator"), verdict, _text(row[6], "a note"),
+                      _text(row[7], "a timestamp"), _text(row[8], "a claim"), bool(row[9]),
+                      bool(row[10]), _extra(row[11], "an annotation's extra"))
 
 
 def _insert_annotation(conn: sqlite3.Connection, a: Annotation) -> None:
@@ -805,8 +944,16 @@ def _insert_annotation(conn: sqlite3.Connection, a: Annotation) -> None:
 
 
 def _review(row: Sequence[Any]) -> CaseReview:
-    return CaseReview(row[0], row[1], ReviewState(row[2]), row[3], row[4], row[5],
-                      json.loads(row[6]))
+    try:
+        state = ReviewState(row[2])
+    except ValueError:
+        raise ValueError(f"review of case {row[0]!r}: unknown state {row[2]!r}") from None
+    verdict = row[3]
+    if verdict is not None:
+        _text(verdict, "a case verdict")
+    return CaseReview(_text(row[0], "a case id"), _text(row[1], "an annotator"), state, verdict,
+                      _text(row[4], "a note"), _text(row[5], "a timestamp"),
+                      _extra(row[6], "a review's extra"))
 
 
 def _insert_review(conn: sqlite3.Connection, r: CaseReview) -> None:
