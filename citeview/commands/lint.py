@@ -19,16 +19,11 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from citeview.core.cases import Case
+from citeview.core.datasets import case_id_from_path
 from citeview.core.diagnostics import Severity
 from citeview.core.errors import InputError
-from citeview.core.formats import (
-    SQLITE_MAGIC,
-    case_id_from_path,
-    decode_text,
-    detect_kind,
-    load_input,
-    record_to_case,
-)
+from citeview.core.files import decode_text
+from citeview.core.inputs import SQLITE_MAGIC, load_input
 from citeview.core.lint import lint_parts
 from citeview.core.lint_output import FORMATS, CaseReport, Summary, locate, make_writer
 from citeview.core.policy import (
@@ -41,6 +36,7 @@ from citeview.core.policy import (
 )
 from citeview.core.support import DEFAULT_THRESHOLD
 from citeview.core.text import may_hold_surrogates, scrub_surrogates
+from citeview.core.transcripts import detect_kind, record_to_case
 
 HELP = "check answers against the guide's citation rules (CV codes), like a code linter"
 
@@ -190,6 +186,8 @@ def _loaded(path: str, stem: str, data: bytes | None) -> Iterator[Record]:
         # Decoded as any text the CLI reads (NUL bytes refused, as load_input does for a file).
         yield Record(path, None, None, stem, case=Case(stem, decode_text(data, "<stdin>")))
         return
+    import citeview.session  # noqa: F401  (registers the session loader: sessions lint too)
+
     dataset = load_input(path)
     try:
         many = len(dataset) > 1 or dataset.kind not in ("plain", "case")

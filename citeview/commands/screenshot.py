@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isdir(out_dir):
         raise InputError(f"{args.out}: directory {out_dir} does not exist")
 
-    from citeview.core.formats import load_input
+    from citeview.core.inputs import load_input
     from citeview.gui.app import application, demo_path
 
     dataset = load_input(str(demo_path()) if args.demo else args.input)

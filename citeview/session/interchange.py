@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
-from citeview.core.formats import _check_file, _decode, _json_error, read_file_bytes
+from citeview.core.files import check_file, decode_text, json_error_message, read_file_bytes
 from citeview.core.text import may_hold_surrogates, scrub_surrogates
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
 from citeview.session.store import (
@@ -112,12 +112,12 @@ def write_json(session: Session, out: IO[str]) -> None:
 
 def read_document(path: str) -> dict[str, Any]:
     """Parse and check an exported session; InputError names the first problem."""
-    _check_file(path)
-    text = _decode(read_file_bytes(path), path)
+    check_file(path)
+    text = decode_text(read_file_bytes(path), path)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        raise InputError(_json_error(path, err, text)) from None
+        raise InputError(json_error_message(path, err, text)) from None
     if may_hold_surrogates(text):
         doc = scrub_surrogates(doc)
     try:

@@ -30,8 +30,9 @@ from typing import Any
 from urllib.parse import quote
 
 from citeview.core.cases import Case
+from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.formats import SQLITE_MAGIC, Dataset
+from citeview.core.inputs import SQLITE_MAGIC
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.session.migrations import (
     APPLICATION_ID,
