@@ -36,8 +36,9 @@ from citeview.core.policy import Policy
 from citeview.core.resolution import Resolution, Status, Target, resolve
 from citeview.core.support import SupportScorer
 from citeview.core.text import scrub_surrogates
+from citeview.session.jsonio import dumps_json
 from citeview.session.model import Annotation, CaseReview, citation_slots
-from citeview.session.store import Session, _dumps
+from citeview.session.store import Session
 
 ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
 
@@ -323,5 +324,5 @@ def write_jsonl(session: Session, out: IO[str], policy: Policy | None = None, *,
                 annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as one JSON object a line."""
     for row in iter_rows(session, policy, annotator=annotator, jobs=jobs):
-        out.write(_dumps(row.to_dict()))  # lone surrogates escaped
+        out.write(dumps_json(row.to_dict()))  # lone surrogates escaped
         out.write("\n")
