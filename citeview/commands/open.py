@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def launch(dataset: Dataset, case_id: str | None) -> int:
     """Start the GUI on ``dataset`` (a seam tests replace)."""
-    from citeview.gui.app import run_gui_dataset
+    from citeview.gui.launch import run_gui_dataset
 
     return int(run_gui_dataset(dataset, case_id=case_id))
 
