@@ -209,10 +209,10 @@ def _records(fh: IO[bytes], path: str, stem: str) -> Iterator[Record]:
                 break
     if not head:
         raise InputError(f"{path}: empty file, no case to lint")
-    first = head[0][1].lstrip().removeprefix(b"\xef\xbb\xbf")
-    if not first.startswith((b"{", b"[")):
+    lead = head[0][1].lstrip().removeprefix(b"\xef\xbb\xbf")
+    if not lead.startswith((b"{", b"[")):
         # Not JSON: a session database, a plain text answer, or something unreadable.
-        if b"\x00" in head[0][1] and not first.startswith(SQLITE_MAGIC):
+        if b"\x00" in head[0][1] and not lead.startswith(SQLITE_MAGIC):
             raise InputError(f"{path}: binary file (contains NUL bytes), not text")
         rest = b"".join(raw for _, raw in head) + b"".join(lines) if path == "-" else None
         yield from _loaded(path, stem, rest)
