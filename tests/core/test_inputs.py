@@ -359,3 +359,21 @@ def test_the_formats_facade_re_exports_the_public_names() -> None:
     for name in formats.__all__:
         value = getattr(formats, name)
         assert any(getattr(m, name, None) is value for m in homes), name
+
+
+def test_citeview_itself_never_imports_the_facade() -> None:
+    import ast
+
+    import citeview
+
+    package = Path(citeview.__file__).parent
+    users = []
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [f"{node.module}.{a.name}" for a in node.names]
+                     if isinstance(node, ast.ImportFrom) else [])
+            names += [n.rsplit(".", 1)[0] for n in names]
+            if "citeview.core.formats" in names:
+                users.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert users == []
