@@ -8,21 +8,17 @@ import sys
 from collections.abc import Iterable
 
 from citeview.commands._common import add_families
+from citeview.commands._inputs import add_input_arguments, dataset_from_args
 from citeview.commands._io import read_text
-from citeview.commands.open import add_input_arguments, dataset_from_args
 from citeview.core.analysis import analyse
 from citeview.core.cases import Case
+from citeview.core.datasets import Dataset, ListDataset
 from citeview.core.errors import InputError
-from citeview.core.formats import (
-    Dataset,
-    ListDataset,
-    load_input,
-    parse_document_option,
-    record_to_case,
-)
+from citeview.core.inputs import load_input, parse_document_option
 from citeview.core.policy import Policy
 from citeview.core.resolution import Resolution, Target
 from citeview.core.text import LineIndex, may_hold_surrogates, scrub_surrogates
+from citeview.core.transcripts import record_to_case
 
 HELP = "resolve every citation of a case to its source and cited lines"
 

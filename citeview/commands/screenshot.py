@@ -8,7 +8,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 
 from citeview.core.errors import InputError
 
@@ -48,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isdir(out_dir):
         raise InputError(f"{args.out}: directory {out_dir} does not exist")
 
-    from citeview.core.formats import load_input
-    from citeview.gui.app import application, demo_path
+    from citeview.core.inputs import load_input
+    from citeview.gui.launch import demo_path, snapshot
 
     dataset = load_input(str(demo_path()) if args.demo else args.input)
     case_index = 0
@@ -60,54 +59,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"no case with id {args.case!r}") from None
     if len(dataset) == 0:
         raise InputError("the input holds no case")
-
-    application(offscreen=True)
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
-
-    from citeview.gui.main_window import MainWindow
-
-    # A throwaway settings file: a snapshot never depends on (or changes) the user's window.
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = QSettings(os.path.join(tmp, "s.ini"), QSettings.Format.IniFormat)
-        win = MainWindow(settings=settings, synchronous=True)
-        win.error_dialogs = False
-        win.resize(*args.size)
-        win.show()
-        try:
-            session = getattr(dataset, "session", None)
-            if session is not None:
-                # A session shows its verdicts: those of its annotator when there is only one.
-                from citeview.gui.review import ANNOTATOR_KEY
-
-                names = {x.annotator for x in session.iter_annotations()}
-                if len(names) == 1:
-                    settings.setValue(ANNOTATOR_KEY, names.pop())
-                win.open_session(session, path=args.input,
-                                 case_id=dataset.case_ids()[case_index])
-            else:
-                win.open_dataset(dataset, path=None if args.demo else args.input,
-                                 case_id=dataset.case_ids()[case_index], citation=0)
-            QApplication.processEvents()
-            if win.view is None:
-                raise InputError(win.errors[-1] if win.errors else "the case could not be shown")
-            n = len(win.view.citations)
-            if args.click is not None:
-                if args.click > n:
-                    raise InputError(f"--click {args.click}: the case has {n} citations")
-                win.activate_citation(args.click - 1)
-            if args.raw:
-                win.set_raw_mode(True)
-            QApplication.processEvents()
-            win.source.colour_now()
-            if not win.grab().save(args.out, "PNG"):
-                raise InputError(f"{args.out}: cannot write the PNG")
-            state = win.view_state()
-        finally:
-            # Closed on every path, errors too: a caller that goes on (tests, a batch of
-            # snapshots) must not find this window still open.
-            win.close()
-            win.deleteLater()
+    state = snapshot(dataset, path=None if args.demo else args.input, case_index=case_index,
+                     click=args.click, raw=args.raw, size=args.size, out=args.out)
     if args.json:
         state["out"] = args.out
         json.dump(state, sys.stdout, ensure_ascii=False, indent=2)

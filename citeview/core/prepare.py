@@ -65,9 +65,9 @@ _MARKER_TRANS = str.maketrans({c: REPLACEMENT for c in MARKER_CHARS})
 
 # What the material parser reads as structure at the start of a line: its own patterns, so
 # the two cannot drift apart.
-_HEADER_LINE_RE = material._HEADER_LINE_RE
-_LABEL_LINE_RE = material._LABEL_RE
-_BLOCK_LINE_RE = material._BLOCK_RE
+_HEADER_LINE_RE = material.HEADER_LINE_RE
+_LABEL_LINE_RE = material.LABEL_RE
+_BLOCK_LINE_RE = material.BLOCK_RE
 # What the context parser reads as a tag, and what an XML reader reads as an entity.
 _TAG_START_RE = re.compile(r"<(?=/?[A-Za-z])")
 _ENTITY_RE = re.compile(r"&(?=#[0-9]+;|#[xX][0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")

@@ -463,7 +463,7 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: str, case_id: str | None = None) -> bool:
         """Open any input format; errors become a dialog. Returns True on success."""
-        from citeview.core.formats import load_input
+        from citeview.core.inputs import load_input
 
         try:
             dataset = load_input(path)
@@ -1015,7 +1015,7 @@ class MainWindow(QMainWindow):
         if not os.path.exists(self.path) or any(not os.path.exists(p) for p in watched):
             self._reload_timer.start()  # being rewritten: try again shortly
             return
-        from citeview.core.formats import load_input
+        from citeview.core.inputs import load_input
 
         case_id = self.view.case.id if self.view else None
         citation, source = self.active, self.active_source

@@ -16,9 +16,10 @@ from typing import Any
 
 from citeview.core.errors import InputError
 from citeview.core.metrics import Confusion, cohen_kappa, confusion_matrix, percent_agreement
+from citeview.session.jsonio import dumps_json
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import Annotation
-from citeview.session.store import Session, _dumps
+from citeview.session.store import Session
 
 Item = tuple[str, int, str, str]  # case id, citation number, raw marker, source id
 
@@ -114,7 +115,7 @@ def compare(a: Session, b: Session, *, annotator_a: str | None = None,
 
 def render_json(ag: Agreement) -> str:
     """:meth:`Agreement.to_dict` as indented JSON (lone surrogates escaped)."""
-    return _dumps(ag.to_dict(), indent=1) + "\n"
+    return dumps_json(ag.to_dict(), indent=1) + "\n"
 
 
 def _pct(x: float | None) -> str:

@@ -24,17 +24,17 @@ from typing import IO, Any
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
-from citeview.core.formats import _check_file, _decode, _json_error, read_file_bytes
+from citeview.core.files import check_file, decode_text, json_error_message, read_file_bytes
 from citeview.core.text import may_hold_surrogates, scrub_surrogates
+from citeview.session.jsonio import dumps_json
 from citeview.session.migrations import renumber_annotations
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
 from citeview.session.store import (
-    _DOC_EXTRA,
+    DOCUMENT_EXTRA,
     KNOWN_META,
     Session,
-    _dumps,
-    _insert_annotation,
-    _insert_review,
+    insert_annotation,
+    insert_review,
 )
 
 FORMAT = "citeview-session"
@@ -93,20 +93,20 @@ def write_json(session: Session, out: IO[str]) -> None:
         out.write(f" {json.dumps(name)}: [")
         sep = "\n  "
         for row in rows:
-            out.write(sep + _dumps(row))
+            out.write(sep + dumps_json(row))
             sep = ",\n  "
         out.write("\n ]" if sep != "\n  " else "]")
         out.write("\n" if last else ",\n")
 
     extra = session.document_extra
     out.write(f'{{\n "format": "{FORMAT}",\n "version": {VERSION},\n')
-    out.write(f' "meta": {_dumps(session.meta)},\n')
+    out.write(f' "meta": {dumps_json(session.meta)},\n')
     items("cases", (session.case_data(cid) for cid in session.case_ids()))
     items("reviews", (review_json(r) for r in session.reviews()))
     items("annotations", (annotation_json(a) for a in session.iter_annotations()),
           last=not extra)
     for n, (key, value) in enumerate(extra.items(), 1):
-        out.write(f" {_dumps(key)}: {_dumps(value)}" + ("\n" if n == len(extra) else ",\n"))
+        out.write(f" {dumps_json(key)}: {dumps_json(value)}" + ("\n" if n == len(extra) else ",\n"))
     out.write("}\n")
 
 
@@ -115,12 +115,12 @@ def write_json(session: Session, out: IO[str]) -> None:
 
 def read_document(path: str) -> dict[str, Any]:
     """Parse and check an exported session; InputError names the first problem."""
-    _check_file(path)
-    text = _decode(read_file_bytes(path), path)
+    check_file(path)
+    text = decode_text(read_file_bytes(path), path)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        raise InputError(_json_error(path, err, text)) from None
+        raise InputError(json_error_message(path, err, text)) from None
     if may_hold_surrogates(text):
         doc = scrub_surrogates(doc)
     try:
@@ -248,17 +248,17 @@ def import_document(doc: Mapping[str, Any], path: str, *, annotator: str = "",
     meta = dict(doc.get("meta", {}))
     extra = {k: v for k, v in doc.items() if k not in DOCUMENT_KEYS}
     if extra:
-        meta[_DOC_EXTRA] = extra
-    rows = ((c["id"], _dumps(c)) for c in doc.get("cases", []))
+        meta[DOCUMENT_EXTRA] = extra
+    rows = ((c["id"], dumps_json(c)) for c in doc.get("cases", []))
 
     def fill(conn: Any) -> None:
         for r in doc.get("reviews", []):
-            _insert_review(conn, CaseReview(
+            insert_review(conn, CaseReview(
                 r["case_id"], r.get("annotator", ""), ReviewState(r.get("state", "not started")),
                 r.get("verdict"), r.get("note", ""), r.get("timestamp", ""),
                 {k: v for k, v in r.items() if k not in REVIEW_KEYS}))
         for a in doc.get("annotations", []):
-            _insert_annotation(conn, Annotation(
+            insert_annotation(conn, Annotation(
                 AnnotationKey(a["case_id"], a["number"], a["raw"], a["source_id"]),
                 a.get("annotator", ""), a.get("verdict"), a.get("note", ""),
                 a.get("timestamp", ""), a.get("claim", ""), a.get("recovered", False),
@@ -267,7 +267,8 @@ def import_document(doc: Mapping[str, Any], path: str, *, annotator: str = "",
         if doc.get("version", VERSION) < 2:
             renumber_annotations(conn)
 
-    return Session._build(path, meta, rows, overwrite=overwrite, annotator=annotator, fill=fill)
+    return Session.create_from_rows(path, meta, rows, overwrite=overwrite,
+                                   annotator=annotator, fill=fill)
 
 
 __all__ = ["FORMAT", "VERSION", "export_document", "import_document", "read_document",

@@ -30,8 +30,9 @@ from citeview.core.metrics import answer_sentences
 from citeview.core.policy import Policy
 from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
+from citeview.session.jsonio import dumps_json
 from citeview.session.model import Annotation, CaseReview
-from citeview.session.store import Session, _dumps
+from citeview.session.store import Session
 
 ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
 
@@ -264,5 +265,5 @@ def write_jsonl(session: Session, out: IO[str], policy: Policy | None = None, *,
                 annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as one JSON object a line."""
     for row in iter_rows(session, policy, annotator=annotator, jobs=jobs):
-        out.write(_dumps(row.to_dict()))  # lone surrogates escaped
+        out.write(dumps_json(row.to_dict()))  # lone surrogates escaped
         out.write("\n")

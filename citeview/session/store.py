@@ -33,10 +33,12 @@ from urllib.parse import quote
 
 from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
+from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.formats import SQLITE_MAGIC, Dataset
+from citeview.core.inputs import SQLITE_MAGIC
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.core.policy import Policy
+from citeview.session.jsonio import dumps_json as _dumps
 from citeview.session.migrations import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -60,7 +62,7 @@ from citeview.session.model import (
 SESSION_SUFFIX = ".citeview"
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
 KNOWN_META = ("name", "labels", "blind", "families", "created", "source")
-_DOC_EXTRA = "_document_extra"  # unknown top-level keys of an imported document
+DOCUMENT_EXTRA = "_document_extra"  # meta key: unknown top-level keys of an imported document
 
 
 class SessionError(InputError):
@@ -163,19 +165,6 @@ def session_path_for(input_path: str) -> tuple[str, bool]:
         return str(beside), False
     digest = hashlib.sha1(str(p).encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return str(user_data_dir() / "sessions" / f"{stem}-{digest}{SESSION_SUFFIX}"), True
-
-
-def _dumps(obj: object, indent: int | None = None) -> str:
-    """Compact JSON (indented with ``indent``); falls back to ASCII escapes when text holds lone
-    surrogates (which UTF-8, and so SQLite or an output file, cannot store) so that nothing is
-    lost."""
-    seps = (",", ":") if indent is None else None
-    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=seps)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(obj, ensure_ascii=True, indent=indent, separators=seps)
-    return text
 
 
 def _check_session_file(path: str) -> None:
@@ -329,12 +318,14 @@ class Session:
             meta["source"] = source
         items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
         rows = ((c.id, _dumps(c.to_dict())) for c in items)
-        return cls._build(path, meta, rows, overwrite=overwrite, annotator=annotator)
+        return cls.create_from_rows(path, meta, rows, overwrite=overwrite, annotator=annotator)
 
     @classmethod
-    def _build(cls, path: str, meta: dict[str, Any], case_rows: Iterable[tuple[str, str]], *,
-               overwrite: bool, annotator: str,
-               fill: Callable[[sqlite3.Connection], None] | None = None) -> Session:
+    def create_from_rows(cls, path: str, meta: dict[str, Any],
+                         case_rows: Iterable[tuple[str, str]], *, overwrite: bool, annotator: str,
+                         fill: Callable[[sqlite3.Connection], None] | None = None) -> Session:
+        """A new session at ``path`` from ``meta`` and ``(case id, case JSON)`` rows; ``fill``
+        writes more rows (reviews, annotations) in the same transaction (an import)."""
         if os.path.isdir(path):
             raise SessionError(f"{path}: is a directory, not a file")
         if os.path.exists(path) and not overwrite:
@@ -559,11 +550,11 @@ class Session:
     @property
     def meta(self) -> dict[str, Any]:
         """Session settings (name, labels, blind, families, created, source, unknown keys)."""
-        return {k: v for k, v in self._meta_all().items() if k != _DOC_EXTRA}
+        return {k: v for k, v in self._meta_all().items() if k != DOCUMENT_EXTRA}
 
     @property
     def document_extra(self) -> dict[str, Any]:
-        extra = self._meta_all().get(_DOC_EXTRA, {})
+        extra = self._meta_all().get(DOCUMENT_EXTRA, {})
         return dict(extra) if isinstance(extra, dict) else {}
 
     @property
@@ -744,7 +735,7 @@ class Session:
                 conn.execute("DELETE FROM annotations WHERE case_id = ?", (case.id,))
                 conn.execute("DELETE FROM case_stats WHERE case_id = ?", (case.id,))
                 for ann in [*result.placed, *result.orphaned]:
-                    _insert_annotation(conn, ann)
+                    insert_annotation(conn, ann)
             self._write(run)
             if self._sizes is not None:
                 self._sizes.pop(case.id, None)
@@ -889,12 +880,12 @@ class Session:
                         (k.case_id, k.number, k.raw, k.source_id, ch.annotator,
                          int(ch.orphaned)))
                     if isinstance(ch.new, Annotation):
-                        _insert_annotation(conn, ch.new)
+                        insert_annotation(conn, ch.new)
                 else:
                     conn.execute("DELETE FROM reviews WHERE case_id = ? AND annotator = ?",
                                  (ch.case_id, ch.annotator))
                     if isinstance(ch.new, CaseReview):
-                        _insert_review(conn, ch.new)
+                        insert_review(conn, ch.new)
         self._write(run)
         self._notify(*[Change(ch.kind, ch.case_id, ch.key) for ch in changes])
 
@@ -936,7 +927,8 @@ def _annotation(row: Sequence[Any]) -> Annotation:
                       bool(row[10]), _extra(row[11], "an annotation's extra"))
 
 
-def _insert_annotation(conn: sqlite3.Connection, a: Annotation) -> None:
+def insert_annotation(conn: sqlite3.Connection, a: Annotation) -> None:
+    """Write one annotation row (inside the caller's transaction)."""
     k = a.key
     conn.execute(f"INSERT INTO annotations ({_ANN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                  (k.case_id, k.number, k.raw, k.source_id, a.annotator, a.verdict, a.note,
@@ -956,7 +948,8 @@ def _review(row: Sequence[Any]) -> CaseReview:
                       _extra(row[6], "a review's extra"))
 
 
-def _insert_review(conn: sqlite3.Connection, r: CaseReview) -> None:
+def insert_review(conn: sqlite3.Connection, r: CaseReview) -> None:
+    """Write one review row (inside the caller's transaction)."""
     conn.execute(f"INSERT INTO reviews ({_REV_COLS}) VALUES (?,?,?,?,?,?,?)",
                  (r.case_id, r.annotator, r.state.value, r.verdict, r.note, r.timestamp,
                   _dumps(r.extra)))

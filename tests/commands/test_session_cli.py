@@ -9,7 +9,8 @@ import pytest
 
 from citeview.cli import main
 from citeview.commands import open as open_cmd
-from citeview.core.formats import Dataset, load_input
+from citeview.core.datasets import Dataset
+from citeview.core.inputs import load_input
 from citeview.session import Session, case_citations, edits
 
 DATA = Path(__file__).parent.parent / "data"

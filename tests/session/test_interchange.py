@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citeview.core.datasets import ListDataset
 from citeview.core.errors import InputError
-from citeview.core.formats import ListDataset
 from citeview.session import Session, edits
 from citeview.session.interchange import (
     ANNOTATION_KEYS,

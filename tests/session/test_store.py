@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from citeview.core.cases import Case
-from citeview.core.formats import ListDataset, load_input
+from citeview.core.datasets import ListDataset
+from citeview.core.inputs import load_input
 from citeview.session import (
     AnnotationKey,
     ReadOnlySession,
