@@ -38,6 +38,7 @@ from citeview.session.store import (
 )
 
 FORMAT = "citeview-session"
+MAX_NUMBER = 2**62  # a citation number SQLite stores as an integer, with room to spare
 # 2: citations numbered by the analysed case (version 1 numbered them without the material's ids,
 # so a verdict after a degraded marker could sit under another number: renumbered on import).
 VERSION = 2
@@ -198,7 +199,7 @@ def validate_document(doc: object) -> None:
         _want(isinstance(r, Mapping), where, "an object", r)
         _check_row(r, where, ids, ("case_id", "annotator"), ("note", "timestamp"))
         state = r.get("state", ReviewState.NOT_STARTED.value)
-        if state not in {s.value for s in ReviewState}:
+        if not isinstance(state, str) or state not in {s.value for s in ReviewState}:
             raise InputError(f"{where}.state must be one of "
                              f"{', '.join(s.value for s in ReviewState)}, not {state!r}")
         rkey = (r["case_id"], r.get("annotator", ""))
@@ -212,7 +213,8 @@ def validate_document(doc: object) -> None:
         _check_row(a, where, ids, ("case_id", "raw", "source_id", "annotator"),
                    ("note", "timestamp", "claim"))
         number = a.get("number")
-        _want(isinstance(number, int) and not isinstance(number, bool) and number >= 1,
+        _want(isinstance(number, int) and not isinstance(number, bool)
+              and 1 <= number <= MAX_NUMBER,
               f"{where}.number", "a citation number (1, 2, ...)", number)
         for flag in ("recovered", "orphaned"):
             if flag in a:

@@ -156,12 +156,13 @@ def user_data_dir() -> Path:
 
 def session_path_for(input_path: str) -> tuple[str, bool]:
     """``(session path, in user data folder)`` for an input: ``NAME.citeview`` beside it, or in
-    the user data folder when its folder is not writable."""
+    the user data folder when its folder is not writable and no session is beside it yet (an
+    existing one is always the one: its annotations are there; it opens read-only when it
+    cannot be written)."""
     p = Path(input_path).resolve()
     stem = p.stem if p.suffix else p.name
     beside = p.with_name(stem + SESSION_SUFFIX)
-    writable_dir = os.access(p.parent, os.W_OK | os.X_OK)
-    if writable_dir and (not beside.exists() or os.access(beside, os.W_OK)):
+    if beside.exists() or os.access(p.parent, os.W_OK | os.X_OK):
         return str(beside), False
     digest = hashlib.sha1(str(p).encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return str(user_data_dir() / "sessions" / f"{stem}-{digest}{SESSION_SUFFIX}"), True
@@ -376,7 +377,8 @@ class Session:
         message = None
         if not readonly and not (os.access(path, os.W_OK)
                                  and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)):
-            readonly, message = True, "the session file is read-only: opened read-only"
+            readonly, message = True, ("the session file or its folder is read-only: opened "
+                                       "read-only (Save As keeps working on a copy)")
         try:
             conn = _connect(path, readonly=True)
             try:
@@ -397,7 +399,7 @@ class Session:
                     raise SessionError(f"{path}: cannot use the WAL journal here")
                 migrate(conn)
         except sqlite3.DatabaseError as err:
-            raise SessionError(f"{path}: damaged or unreadable session ({err})") from None
+            raise damaged(path, _what(err)) from None
         session = cls(conn, path, readonly=readonly, message=message, annotator=annotator)
         try:
             session._meta_all()
@@ -411,7 +413,7 @@ class Session:
                         raise damaged(path, "; ".join(found[:3]))
         except sqlite3.DatabaseError as err:
             conn.close()
-            raise SessionError(f"{path}: damaged or unreadable session ({err})") from None
+            raise damaged(path, _what(err)) from None
         except BaseException:
             conn.close()
             raise

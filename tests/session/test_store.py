@@ -208,7 +208,7 @@ def test_newer_session_version_opens_read_only_and_is_not_changed(
 @pytest.mark.parametrize(("content", "message"), [
     (b"", r"empty \(0 bytes\)"),
     (b"not a database at all\n", r"not a citeview session \(not an SQLite database\)"),
-    (b"SQLite format 3\x00" + b"\xff" * 200, r"damaged or unreadable session"),
+    (b"SQLite format 3\x00" + b"\xff" * 200, r"damaged session"),
 ])
 def test_bad_session_files(tmp_path: Path, content: bytes, message: str) -> None:
     path = tmp_path / "bad.citeview"
@@ -350,3 +350,26 @@ def test_a_lock_left_by_a_reused_pid_is_stale(tmp_path: Path, dataset: ListDatas
     conn.close()
     with pytest.raises(SessionInUse):  # no identity recorded: a live pid is taken as in use
         Session.open(path)
+
+
+def test_an_existing_session_beside_an_input_in_a_read_only_folder_is_opened_not_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    src = folder / "cases.jsonl"
+    src.write_bytes((SAMPLES / "policies.dataset.jsonl").read_bytes())
+    with open_for_input(str(src), load_input(str(src)), annotator="ana") as s:
+        key = first_key(s, s.case_ids()[0])
+        edits.set_verdict(s, key, "supported")
+    folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if os.fspath(p) in (
+        str(folder), str(folder / "cases.citeview")) and mode & os.W_OK else real(p, mode))
+    try:
+        path, in_data = session_path_for(str(src))
+        assert (path, in_data) == (str(folder / "cases.citeview"), False)
+        with open_for_input(str(src), load_input(str(src)), annotator="ana") as s:
+            assert s.readonly and "Save As" in (s.message or "")
+            assert s.annotation(key) is not None and s.annotation(key).verdict == "supported"
+    finally:
+        folder.chmod(stat.S_IRWXU)
