@@ -121,7 +121,8 @@ def test_a_write_that_fails_raises_the_sessions_own_error_and_keeps_earlier_work
         first = Annotation(AnnotationKey("c", 1, RAW, "f0"), "", "supported")
         s.put_annotation(first)
         # A full disk: SQLite cannot grow the file beyond this many pages.
-        s.conn.execute(f"PRAGMA max_page_count = {s.conn.execute('PRAGMA page_count').fetchone()[0]}")
+        pages = s.conn.execute("PRAGMA page_count").fetchone()[0]
+        s.conn.execute(f"PRAGMA max_page_count = {pages}")
         with pytest.raises(SessionWriteError, match="not kept"):
             s.put_annotation(Annotation(AnnotationKey("c", 1, RAW, "f0"), "", "unsupported",
                                         "x" * 200_000))
