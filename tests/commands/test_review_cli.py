@@ -106,7 +106,13 @@ def test_merge_then_adjudicate_then_report(two: tuple[str, str], tmp_path: Path,
             if r["case_id"] == "c1" and r["citation"] == 2]
     assert c1_2 == [(ADJUDICATED, PART), ("ana", PART), ("bo", UNS)]
     assert main(["merge", *two, "-o", str(out)]) == 2  # never overwritten silently
-    assert "already exists" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "already exists" in err and "--force" in err and err.count("\n") == 1
+    assert main(["merge", *two, "-o", str(out), "--force"]) == 0
+    # An input named as the output is refused even with --force, and --force is not offered.
+    assert main(["merge", *two, "-o", two[0]]) == 2
+    err = capsys.readouterr().err
+    assert "must be a new file" in err and "--force" not in err
 
 
 def test_missing_session_is_a_one_line_error(tmp_path: Path,
