@@ -1,5 +1,8 @@
-"""citeview screenshot: render the inspection window offscreen to a PNG (bug reports, docs,
-tests), optionally after activating a citation, and report what the widgets show."""
+"""citeview screenshot: render the inspection window offscreen to an image (bug reports, docs,
+tests), optionally after activating a citation, and report what the widgets show.
+
+The image format is the one the suffix of ``--out`` names (any format Qt can write: ``.png``,
+``.jpg``, ``.bmp``, ...); the file is written all or nothing."""
 
 from __future__ import annotations
 
@@ -10,9 +13,10 @@ import re
 import sys
 import tempfile
 
+from citeview.commands._atomic import write_atomically
 from citeview.core.errors import InputError
 
-HELP = "render the window offscreen to a PNG, optionally after clicking citation N"
+HELP = "render the window offscreen to an image, optionally after clicking citation N"
 
 
 def _size(value: str) -> tuple[int, int]:
@@ -34,7 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--raw", action="store_true", help="show the raw answer view")
     parser.add_argument("--size", type=_size, default=(1400, 860), metavar="WxH",
                         help="window size (default 1400x860)")
-    parser.add_argument("--out", required=True, help="PNG file to write")
+    parser.add_argument("--out", required=True,
+                        help="image file to write; its suffix names the format (.png, .jpg, "
+                        ".bmp, ...)")
     parser.add_argument("--json", action="store_true",
                         help="print the view state read back from the widgets as JSON")
 
@@ -45,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     if args.click is not None and args.click < 1:
         raise InputError("--click counts citations from 1")
     out_dir = os.path.dirname(os.path.abspath(args.out))
+    if os.path.isdir(args.out):
+        raise InputError(f"{args.out}: is a directory")
     if not os.path.isdir(out_dir):
         raise InputError(f"{args.out}: directory {out_dir} does not exist")
 
@@ -62,8 +70,17 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("the input holds no case")
 
     application(offscreen=True)
-    from PySide6.QtCore import QSettings
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSettings
+    from PySide6.QtGui import QImageWriter
     from PySide6.QtWidgets import QApplication
+
+    suffix = os.path.splitext(args.out)[1][1:].lower()
+    writable = sorted(bytes(f.data()).decode("ascii").lower()
+                      for f in QImageWriter.supportedImageFormats())
+    if suffix not in writable:
+        named = f"an unknown image type .{suffix}" if suffix else "no suffix"
+        raise InputError(f"{args.out}: {named}; name the format by the suffix: "
+                         + ", ".join(f".{f}" for f in writable))
 
     from citeview.gui.main_window import MainWindow
 
@@ -100,14 +117,19 @@ def run(args: argparse.Namespace) -> int:
                 win.set_raw_mode(True)
             QApplication.processEvents()
             win.source.colour_now()
-            if not win.grab().save(args.out, "PNG"):
-                raise InputError(f"{args.out}: cannot write the PNG")
+            encoded = QByteArray()
+            buffer = QBuffer(encoded)
+            buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+            if not win.grab().toImage().save(buffer, suffix.upper()):
+                raise InputError(f"{args.out}: cannot encode the image as {suffix.upper()}")
+            buffer.close()
             state = win.view_state()
         finally:
             # Closed on every path, errors too: a caller that goes on (tests, a batch of
             # snapshots) must not find this window still open.
             win.close()
             win.deleteLater()
+    write_atomically(args.out, bytes(encoded.data()))  # no partial file on a full disk
     if args.json:
         state["out"] = args.out
         json.dump(state, sys.stdout, ensure_ascii=False, indent=2)
