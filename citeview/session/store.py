@@ -400,15 +400,8 @@ class Session:
         return unsubscribe
 
     def _notify(self, *changes: Change) -> None:
-        errors: list[BaseException] = []
-        for change in changes:
-            for listener in list(self._listeners):
-                try:
-                    listener(change)
-                except Exception as err:  # one broken view must not stop the others
-                    errors.append(err)
-        if errors:
-            raise errors[0]
+        _deliver(iter([(listener, change) for change in changes
+                       for listener in list(self._listeners)]))
 
     # ------------------------------------------------------------------ transactions
 
@@ -733,6 +726,17 @@ def _insert_review(conn: sqlite3.Connection, r: CaseReview) -> None:
     conn.execute(f"INSERT INTO reviews ({_REV_COLS}) VALUES (?,?,?,?,?,?,?)",
                  (r.case_id, r.annotator, r.state.value, r.verdict, r.note, r.timestamp,
                   _dumps(r.extra)))
+
+
+def _deliver(calls: Iterator[tuple[Listener, Change]]) -> None:
+    """Make every call; one that raises does not stop the others (one broken view must not
+    stop the rest): they are made, then its error propagates (a later error chains onto it)."""
+    for listener, change in calls:
+        try:
+            listener(change)
+        except Exception:
+            _deliver(calls)
+            raise
 
 
 def _remove_db(path: str) -> None:

@@ -348,3 +348,28 @@ def test_a_lock_left_by_a_reused_pid_is_stale(tmp_path: Path, dataset: ListDatas
     conn.close()
     with pytest.raises(SessionInUse):  # no identity recorded: a live pid is taken as in use
         Session.open(path)
+
+
+def test_a_failing_callback_does_not_stop_the_others(tmp_path: Path,
+                                                     dataset: ListDataset) -> None:
+    """Every listener hears of the change; then the error goes on (nothing is swallowed)."""
+    s = Session.create(str(tmp_path / "s.citeview"), dataset, annotator="ana")
+    seen: list[str] = []
+
+    def broken(change: object) -> None:
+        seen.append("broken")
+        raise KeyError("a bug in a view")
+
+    def also_broken(change: object) -> None:
+        seen.append("also broken")
+        raise ValueError("another bug")
+
+    s.subscribe(broken)
+    s.subscribe(lambda c: seen.append("fine"))
+    s.subscribe(also_broken)
+    with pytest.raises(ValueError, match="another bug") as info:
+        s.set_labels(["yes", "no"])
+    assert isinstance(info.value.__context__, KeyError)  # the first error is chained, not lost
+    assert seen == ["broken", "fine", "also broken"]
+    assert s.labels == ("yes", "no")  # committed before anyone was told
+    s.close()
