@@ -45,6 +45,7 @@ EPILOG = """\
 ids: line and document units give one source per document, turnNfileK with K the document's
 position; block units give one source per block, turnNfileM with M counting blocks across all
 documents (label [BlockM+1]); context units give <block id="blockM+1"> tags (no turn).
+Line labels: [L#] is the document's own line number; every line is labelled, empty ones too.
 
 What prepare changes so no document can break the material (warned per document):
   - the marker characters U+E200, U+E201, U+E202 become U+FFFD;
