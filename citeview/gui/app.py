@@ -11,9 +11,9 @@ from typing import Any
 
 def demo_path() -> Path:
     """The bundled demo dataset (JSONL, one case per material shape)."""
-    from importlib.resources import files
+    from citeview.resource_files import resource_path
 
-    return Path(str(files("citeview.resources").joinpath("demo", "demo.jsonl")))
+    return resource_path("demo", "demo.jsonl")
 
 
 def application(offscreen: bool = False) -> Any:
@@ -35,11 +35,11 @@ def application(offscreen: bool = False) -> Any:
 
 
 def _app_icon() -> Any:
-    from importlib.resources import files
-
     from PySide6.QtGui import QIcon
 
-    return QIcon(str(files("citeview.resources").joinpath("icons", "citeview.svg")))
+    from citeview.resource_files import resource_path
+
+    return QIcon(str(resource_path("icons", "citeview.svg")))
 
 
 def user_settings() -> Any:

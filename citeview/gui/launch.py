@@ -20,15 +20,16 @@ from citeview.gui.app import demo_path, run_gui, run_gui_dataset
 
 def snapshot(dataset: Dataset, *, path: str | None, case_index: int = 0,
              click: int | None = None, raw: bool = False, size: tuple[int, int] = (1400, 860),
-             out: str) -> dict[str, Any]:
+             fmt: str = "png") -> tuple[dict[str, Any], bytes]:
     """Render the window offscreen on case ``case_index`` of ``dataset`` (read from ``path``),
-    after activating citation ``click`` (1-based) and switching to the raw view if asked, and
-    save it to the PNG ``out``. Returns the view state read back from the widgets. A session
-    shows its verdicts (those of its annotator when there is only one)."""
+    after activating citation ``click`` (1-based) and switching to the raw view if asked.
+    Returns the view state read back from the widgets and the image encoded as ``fmt`` (one
+    of :func:`image_formats`). A session shows its verdicts (those of its annotator when there
+    is only one)."""
     from citeview.gui.app import application
 
     application(offscreen=True)
-    from PySide6.QtCore import QSettings
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSettings
     from PySide6.QtWidgets import QApplication
 
     from citeview.gui.main_window import MainWindow
@@ -64,15 +65,30 @@ def snapshot(dataset: Dataset, *, path: str | None, case_index: int = 0,
                 win.set_raw_mode(True)
             QApplication.processEvents()
             win.source.colour_now()
-            if not win.grab().save(out, "PNG"):
-                raise InputError(f"{out}: cannot write the PNG")
+            encoded = QByteArray()
+            buffer = QBuffer(encoded)
+            buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+            if not win.grab().toImage().save(buffer, fmt.upper()):
+                raise InputError(f"cannot encode the image as {fmt.upper()}")
+            buffer.close()
             state: dict[str, Any] = win.view_state()
         finally:
             # Closed on every path, errors too: a caller that goes on (tests, a batch of
             # snapshots) must not find this window still open.
             win.close()
             win.deleteLater()
-    return state
+    return state, bytes(encoded.data())
 
 
-__all__ = ["demo_path", "run_gui", "run_gui_dataset", "snapshot"]
+def image_formats() -> list[str]:
+    """The image formats Qt can write here, lower case (``png``, ``jpg``, ...)."""
+    from citeview.gui.app import application
+
+    application(offscreen=True)  # image plugins are found through the application
+    from PySide6.QtGui import QImageWriter
+
+    return sorted(bytes(f.data()).decode("ascii").lower()
+                  for f in QImageWriter.supportedImageFormats())
+
+
+__all__ = ["demo_path", "image_formats", "run_gui", "run_gui_dataset", "snapshot"]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +27,7 @@ from citeview.core.errors import InputError
 from citeview.gui import dialogs
 from citeview.gui.session_adapter import SessionAdapter
 from citeview.gui.undo import push_edit
+from citeview.resource_files import resource_root
 from citeview.session.edits import annotation_edit, review_edit
 from citeview.session.model import AnnotationKey, ReviewState, case_citations
 from citeview.session.store import (
@@ -67,7 +67,7 @@ def session_location(input_path: str) -> tuple[str, str]:
     ``NAME.citeview`` beside the input; in the user data folder when that folder is read-only
     or when the input ships with citeview (the demo), so nothing is written into the install."""
     p = Path(input_path).resolve()
-    shipped = Path(str(files("citeview.resources"))).resolve()
+    shipped = resource_root().resolve()
     package = Path(__file__).resolve().parent.parent
     if _inside(p, shipped) or _inside(p, package):
         path = user_data_dir() / "sessions" / (p.stem + SESSION_SUFFIX)

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from importlib import resources
 from typing import IO, Any
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
 from citeview.core.files import check_file, decode_text, json_error_message, read_file_bytes
 from citeview.core.text import may_hold_surrogates, scrub_surrogates
+from citeview.resource_files import resource_path
 from citeview.session.jsonio import dumps_json
 from citeview.session.migrations import renumber_annotations
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
@@ -50,7 +50,7 @@ DOCUMENT_KEYS = ("format", "version", "meta", "cases", "reviews", "annotations")
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of an exported session."""
-    text = resources.files("citeview.resources").joinpath("schemas/session.schema.json")
+    text = resource_path("schemas", "session.schema.json")
     data: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
     return data
 

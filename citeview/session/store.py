@@ -504,15 +504,8 @@ class Session:
         return unsubscribe
 
     def _notify(self, *changes: Change) -> None:
-        errors: list[BaseException] = []
-        for change in changes:
-            for listener in list(self._listeners):
-                try:
-                    listener(change)
-                except Exception as err:  # one broken view must not stop the others
-                    errors.append(err)
-        if errors:
-            raise errors[0]
+        _deliver(iter([(listener, change) for change in changes
+                       for listener in list(self._listeners)]))
 
     # ------------------------------------------------------------------ transactions
 
@@ -961,6 +954,17 @@ def replace_families(policy: Policy, families: Sequence[str]) -> Policy:
     """``policy`` reading ``families`` (a session numbers with its own family set)."""
     fams = tuple(families)
     return policy if policy.families == fams else dataclass_replace(policy, families=fams)
+
+
+def _deliver(calls: Iterator[tuple[Listener, Change]]) -> None:
+    """Make every call; one that raises does not stop the others (one broken view must not
+    stop the rest): they are made, then its error propagates (a later error chains onto it)."""
+    for listener, change in calls:
+        try:
+            listener(change)
+        except Exception:
+            _deliver(calls)
+            raise
 
 
 def _remove_db(path: str) -> None:

@@ -85,7 +85,8 @@ def test_export_then_import_round_trip(tmp_path: Path, capsys: pytest.CaptureFix
     assert json.loads(capsys.readouterr().out) == doc
     # Importing again over an existing session is refused unless --force.
     assert main(["import", str(out), "-o", str(tmp_path / "copy.citeview")]) == 2
-    assert "already exists" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "already exists" in err and "--force" in err and err.count("\n") == 1
     assert main(["import", str(out), "-o", str(tmp_path / "copy.citeview"), "--force"]) == 0
 
 

@@ -373,3 +373,28 @@ def test_an_existing_session_beside_an_input_in_a_read_only_folder_is_opened_not
             assert s.annotation(key) is not None and s.annotation(key).verdict == "supported"
     finally:
         folder.chmod(stat.S_IRWXU)
+
+
+def test_a_failing_callback_does_not_stop_the_others(tmp_path: Path,
+                                                     dataset: ListDataset) -> None:
+    """Every listener hears of the change; then the error goes on (nothing is swallowed)."""
+    s = Session.create(str(tmp_path / "s.citeview"), dataset, annotator="ana")
+    seen: list[str] = []
+
+    def broken(change: object) -> None:
+        seen.append("broken")
+        raise KeyError("a bug in a view")
+
+    def also_broken(change: object) -> None:
+        seen.append("also broken")
+        raise ValueError("another bug")
+
+    s.subscribe(broken)
+    s.subscribe(lambda c: seen.append("fine"))
+    s.subscribe(also_broken)
+    with pytest.raises(ValueError, match="another bug") as info:
+        s.set_labels(["yes", "no"])
+    assert isinstance(info.value.__context__, KeyError)  # the first error is chained, not lost
+    assert seen == ["broken", "fine", "also broken"]
+    assert s.labels == ("yes", "no")  # committed before anyone was told
+    s.close()
