@@ -10,7 +10,6 @@ failure the temporary file is removed; an :class:`OSError` becomes a one-line
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import secrets
 import stat
@@ -84,28 +83,13 @@ def _discard(tmp: str) -> None:
         os.remove(tmp)
 
 
-class _FdWriter(io.RawIOBase):
-    """A raw binary stream over a file descriptor it does not own (every write through
-    :func:`_write_all`)."""
-
-    def __init__(self, fd: int) -> None:
-        super().__init__()
-        self._fd = fd
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, b: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
-        _write_all(self._fd, b)
-        return len(b)
-
-
 def write_text_atomically(path: str, write: Callable[[IO[str]], None]) -> None:
     """Replace (or create) ``path`` with the UTF-8 text ``write(stream)`` writes (``\\n`` line
     ends), all or nothing."""
     def fill(fd: int) -> None:
-        with io.TextIOWrapper(io.BufferedWriter(_FdWriter(fd), _CHUNK), encoding="utf-8",
-                              newline="\n", write_through=False) as out:
+        # The descriptor stays ours (closefd=False): fsync and close are done above.
+        with open(fd, "w", encoding="utf-8", newline="\n", closefd=False,
+                  buffering=_CHUNK) as out:
             write(out)
             out.flush()
 
