@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from citeview.core.formats import load_input
+from citeview.core.inputs import load_input
 from citeview.session.model import Annotation, AnnotationKey
 from citeview.session.store import Session
 

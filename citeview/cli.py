@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = build_parser(args_list[0]).parse_args(args_list)
             return int(args._run(args))
         gui_args = build_gui_parser().parse_args(args_list)
-        from citeview.gui.app import run_gui
+        from citeview.gui.launch import run_gui
 
         return run_gui(gui_args)
     except InputError as err:

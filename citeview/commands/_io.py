@@ -6,7 +6,7 @@ import os
 import sys
 
 from citeview.core.errors import InputError
-from citeview.core.formats import decode_text, read_file_bytes
+from citeview.core.files import decode_text, read_file_bytes
 
 
 def read_bytes(path: str) -> bytes:

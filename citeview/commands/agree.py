@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from citeview.commands.export import write_output
 from citeview.session.agree import compare, render_json, render_text
@@ -25,6 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     with Session.open(args.a, readonly=True) as a, Session.open(args.b, readonly=True) as b:
         result = compare(a, b, annotator_a=args.annotator_a, annotator_b=args.annotator_b)
+    for warning in result.warnings:  # also in the output, for whoever reads only that
+        print(f"citeview: warning: {warning}", file=sys.stderr)
     text = render_json(result) if args.format == "json" else render_text(result)
     write_output(args.output, lambda out: None if out.write(text) else None)
     return 0

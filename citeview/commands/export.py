@@ -12,11 +12,11 @@ column: ``--config``, else the configuration found from the current directory up
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from typing import IO, Protocol
 
+from citeview.commands._atomic import write_text_atomically
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
 from citeview.session.interchange import write_json
@@ -59,18 +59,7 @@ def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
         write(sys.stdout)
         sys.stdout.flush()
         return
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory")
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except OSError as err:
-        raise InputError(f"{path}: cannot write ({err.strerror or err})") from None
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    write_text_atomically(path, write)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -27,6 +27,8 @@ def run(args: argparse.Namespace) -> int:
         out = (base if ext.lower() == ".json" else args.file) + ".citeview"
     if os.path.abspath(out) == os.path.abspath(args.file):
         raise InputError(f"{out}: the session would replace the file being imported")
+    if not args.force and os.path.isfile(out):
+        raise InputError(f"{out}: already exists (use --force to replace it)")
     doc = read_document(args.file)
     with import_document(doc, out, overwrite=args.force) as session:
         n_ann = len(doc.get("annotations", []))

@@ -18,19 +18,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from citeview.core.analysis import analyse
 from citeview.core.cases import Case
+from citeview.core.datasets import case_id_from_path
 from citeview.core.diagnostics import Severity
 from citeview.core.errors import InputError
-from citeview.core.formats import (
-    SQLITE_MAGIC,
-    case_id_from_path,
-    decode_text,
-    detect_kind,
-    load_input,
-    record_to_case,
-)
-from citeview.core.lint import lint_parts
-from citeview.core.lint_output import FORMATS, CaseReport, Summary, locate, make_writer
+from citeview.core.files import decode_text
+from citeview.core.inputs import SQLITE_MAGIC, load_input
+from citeview.core.lint_output import FORMATS, CaseReport, Summary, locate_analysed, make_writer
 from citeview.core.policy import (
     MULTI_SOURCE_STYLES,
     Policy,
@@ -41,6 +36,7 @@ from citeview.core.policy import (
 )
 from citeview.core.support import DEFAULT_THRESHOLD
 from citeview.core.text import may_hold_surrogates, scrub_surrogates
+from citeview.core.transcripts import detect_kind, record_to_case
 
 HELP = "check answers against the guide's citation rules (CV codes), like a code linter"
 
@@ -190,6 +186,8 @@ def _loaded(path: str, stem: str, data: bytes | None) -> Iterator[Record]:
         # Decoded as any text the CLI reads (NUL bytes refused, as load_input does for a file).
         yield Record(path, None, None, stem, case=Case(stem, decode_text(data, "<stdin>")))
         return
+    import citeview.session  # noqa: F401  (registers the session loader: sessions lint too)
+
     dataset = load_input(path)
     try:
         many = len(dataset) > 1 or dataset.kind not in ("plain", "case")
@@ -211,10 +209,10 @@ def _records(fh: IO[bytes], path: str, stem: str) -> Iterator[Record]:
                 break
     if not head:
         raise InputError(f"{path}: empty file, no case to lint")
-    first = head[0][1].lstrip().removeprefix(b"\xef\xbb\xbf")
-    if not first.startswith((b"{", b"[")):
+    lead = head[0][1].lstrip().removeprefix(b"\xef\xbb\xbf")
+    if not lead.startswith((b"{", b"[")):
         # Not JSON: a session database, a plain text answer, or something unreadable.
-        if b"\x00" in head[0][1] and not first.startswith(SQLITE_MAGIC):
+        if b"\x00" in head[0][1] and not lead.startswith(SQLITE_MAGIC):
             raise InputError(f"{path}: binary file (contains NUL bytes), not text")
         rest = b"".join(raw for _, raw in head) + b"".join(lines) if path == "-" else None
         yield from _loaded(path, stem, rest)
@@ -294,8 +292,7 @@ def lint_record(rec: Record, policy: Policy) -> CaseReport | Invalid:
             case = record_to_case(data, rec.default_id)
         except InputError as err:
             return Invalid(rec.path, rec.record, str(err))
-    answer_diags, material_diags = lint_parts(case, policy)
-    return CaseReport(rec.path, rec.record, case.id, locate(case, answer_diags, material_diags))
+    return CaseReport(rec.path, rec.record, case.id, locate_analysed(analyse(case, policy)))
 
 
 _worker_policy: Policy | None = None

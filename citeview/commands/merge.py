@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
+from citeview.core.errors import InputError
 from citeview.session.merge import merge_sessions
 from citeview.session.store import Session
 
@@ -20,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    out = os.path.abspath(args.output)
+    if (not args.force and os.path.isfile(out)
+            and out not in (os.path.abspath(args.a), os.path.abspath(args.b))):
+        raise InputError(f"{args.output}: already exists (use --force to replace it)")
     with Session.open(args.a, readonly=True) as a, Session.open(args.b, readonly=True) as b:
         merged, report = merge_sessions(a, b, args.output, overwrite=args.force)
         merged.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from citeview.commands._atomic import write_atomically
 from citeview.commands._io import read_text
 from citeview.core.errors import InputError
 from citeview.core.prepare import Document, Split, Unit, prepare_material
@@ -44,6 +45,7 @@ EPILOG = """\
 ids: line and document units give one source per document, turnNfileK with K the document's
 position; block units give one source per block, turnNfileM with M counting blocks across all
 documents (label [BlockM+1]); context units give <block id="blockM+1"> tags (no turn).
+Line labels: [L#] is the document's own line number; every line is labelled, empty ones too.
 
 What prepare changes so no document can break the material (warned per document):
   - the marker characters U+E200, U+E201, U+E202 become U+FFFD;
@@ -95,11 +97,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"citeview: warning: {warning}", file=sys.stderr)
     data = prepared.text.encode("utf-8")
     if args.output:
-        try:
-            with open(args.output, "wb") as fh:
-                fh.write(data)
-        except OSError as err:
-            raise InputError(f"{args.output}: cannot write ({err.strerror or err})") from None
+        write_atomically(args.output, data)  # a failure leaves no partial file
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)

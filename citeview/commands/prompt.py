@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "--require-locators)")
     parser.add_argument("--multi-source", choices=MULTI_SOURCE_STYLES, default=None,
                         help="how several sources for one statement are cited: one marker "
-                        "with several ids, or one marker per source (default: either)")
+                        "with several ids, or one marker per source (default: either; line "
+                        "units: per-marker, as the guide asks for line-level material)")
     parser.add_argument("--extra-considerations", action="store_true",
                         help="add rules for higher-quality grounding (relevance, balance, "
                         "reliability)")

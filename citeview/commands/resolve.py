@@ -8,21 +8,17 @@ import sys
 from collections.abc import Iterable
 
 from citeview.commands._common import add_families
+from citeview.commands._inputs import add_input_arguments, dataset_from_args
 from citeview.commands._io import read_text
-from citeview.commands.open import add_input_arguments, dataset_from_args
+from citeview.core.analysis import analyse
 from citeview.core.cases import Case
+from citeview.core.datasets import Dataset, ListDataset
 from citeview.core.errors import InputError
-from citeview.core.formats import (
-    Dataset,
-    ListDataset,
-    load_input,
-    parse_document_option,
-    record_to_case,
-)
-from citeview.core.markers import scan
-from citeview.core.material import case_material
-from citeview.core.resolution import Resolution, Target, resolve
+from citeview.core.inputs import load_input, parse_document_option
+from citeview.core.policy import Policy
+from citeview.core.resolution import Resolution, Target
 from citeview.core.text import LineIndex, may_hold_surrogates, scrub_surrogates
+from citeview.core.transcripts import record_to_case
 
 HELP = "resolve every citation of a case to its source and cited lines"
 
@@ -128,8 +124,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _resolve_case(case: Case, families: tuple[str, ...]) -> list[Resolution]:
     """Resolutions of ``case``; material diagnostics go to stderr with their position."""
-    material = case_material(case)
-    citations = scan(case.answer, families, known_ids=material.ids()).citations
+    analysed = analyse(case, Policy(families=families))
+    material = analysed.material
     texts = {f"tool_outputs[{i}]": t for i, t in enumerate(case.tool_outputs)}
     if case.context is not None:
         texts["context"] = case.context
@@ -141,4 +137,4 @@ def _resolve_case(case: Case, families: tuple[str, ...]) -> list[Resolution]:
             where = f"{origin}:{line}:{col}"
         msg = d.message.removeprefix(f"{origin}: ") if origin else d.message
         print(f"citeview: {d.severity.value}: {where}: {d.code} {d.name}: {msg}", file=sys.stderr)
-    return resolve(citations, material)
+    return list(analysed.resolutions)

@@ -1,5 +1,8 @@
-"""citeview screenshot: render the inspection window offscreen to a PNG (bug reports, docs,
-tests), optionally after activating a citation, and report what the widgets show."""
+"""citeview screenshot: render the inspection window offscreen to an image (bug reports, docs,
+tests), optionally after activating a citation, and report what the widgets show.
+
+The image format is the one the suffix of ``--out`` names (any format Qt can write: ``.png``,
+``.jpg``, ``.bmp``, ...); the file is written all or nothing."""
 
 from __future__ import annotations
 
@@ -8,11 +11,11 @@ import json
 import os
 import re
 import sys
-import tempfile
 
+from citeview.commands._atomic import write_atomically
 from citeview.core.errors import InputError
 
-HELP = "render the window offscreen to a PNG, optionally after clicking citation N"
+HELP = "render the window offscreen to an image, optionally after clicking citation N"
 
 
 def _size(value: str) -> tuple[int, int]:
@@ -34,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--raw", action="store_true", help="show the raw answer view")
     parser.add_argument("--size", type=_size, default=(1400, 860), metavar="WxH",
                         help="window size (default 1400x860)")
-    parser.add_argument("--out", required=True, help="PNG file to write")
+    parser.add_argument("--out", required=True,
+                        help="image file to write; its suffix names the format (.png, .jpg, "
+                        ".bmp, ...)")
     parser.add_argument("--json", action="store_true",
                         help="print the view state read back from the widgets as JSON")
 
@@ -45,11 +50,13 @@ def run(args: argparse.Namespace) -> int:
     if args.click is not None and args.click < 1:
         raise InputError("--click counts citations from 1")
     out_dir = os.path.dirname(os.path.abspath(args.out))
+    if os.path.isdir(args.out):
+        raise InputError(f"{args.out}: is a directory")
     if not os.path.isdir(out_dir):
         raise InputError(f"{args.out}: directory {out_dir} does not exist")
 
-    from citeview.core.formats import load_input
-    from citeview.gui.app import application, demo_path
+    from citeview.core.inputs import load_input
+    from citeview.gui.launch import demo_path, image_formats, snapshot
 
     dataset = load_input(str(demo_path()) if args.demo else args.input)
     case_index = 0
@@ -60,54 +67,16 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"no case with id {args.case!r}") from None
     if len(dataset) == 0:
         raise InputError("the input holds no case")
-
-    application(offscreen=True)
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
-
-    from citeview.gui.main_window import MainWindow
-    from citeview.gui.readback import MessageLog, view_state
-
-    # A throwaway settings file: a snapshot never depends on (or changes) the user's window.
-    with tempfile.TemporaryDirectory() as tmp, MessageLog() as told:
-        settings = QSettings(os.path.join(tmp, "s.ini"), QSettings.Format.IniFormat)
-        win = MainWindow(settings=settings, synchronous=True)
-        win.resize(*args.size)
-        win.show()
-        try:
-            session = getattr(dataset, "session", None)
-            if session is not None:
-                # A session shows its verdicts: those of its annotator when there is only one.
-                from citeview.gui.review_session import ANNOTATOR_KEY
-
-                names = {x.annotator for x in session.iter_annotations()}
-                if len(names) == 1:
-                    settings.setValue(ANNOTATOR_KEY, names.pop())
-                win.open_session(session, path=args.input,
-                                 case_id=dataset.case_ids()[case_index])
-            else:
-                win.open_dataset(dataset, path=None if args.demo else args.input,
-                                 case_id=dataset.case_ids()[case_index], citation=0)
-            QApplication.processEvents()
-            if win.view is None:
-                raise InputError(told.last_error() or "the case could not be shown")
-            n = len(win.view.citations)
-            if args.click is not None:
-                if args.click > n:
-                    raise InputError(f"--click {args.click}: the case has {n} citations")
-                win.navigator.activate_citation(args.click - 1)
-            if args.raw:
-                win.set_raw_mode(True)
-            QApplication.processEvents()
-            win.source.colour_now()
-            if not win.grab().save(args.out, "PNG"):
-                raise InputError(f"{args.out}: cannot write the PNG")
-            state = view_state(win)
-        finally:
-            # Closed on every path, errors too: a caller that goes on (tests, a batch of
-            # snapshots) must not find this window still open.
-            win.close()
-            win.deleteLater()
+    suffix = os.path.splitext(args.out)[1][1:].lower()
+    writable = image_formats()
+    if suffix not in writable:
+        named = f"an unknown image type .{suffix}" if suffix else "no suffix"
+        raise InputError(f"{args.out}: {named}; name the format by the suffix: "
+                         + ", ".join(f".{f}" for f in writable))
+    state, image = snapshot(dataset, path=None if args.demo else args.input,
+                            case_index=case_index, click=args.click, raw=args.raw,
+                            size=args.size, fmt=suffix)
+    write_atomically(args.out, image)  # no partial file on a full disk
     if args.json:
         state["out"] = args.out
         json.dump(state, sys.stdout, ensure_ascii=False, indent=2)

@@ -30,7 +30,8 @@ from citeview.core.text import Utf16Map, from_utf16, split_lines, to_utf16
 
 if TYPE_CHECKING:
     from citeview.core.claims import claim_spans
-    from citeview.core.formats import Dataset, ListDataset, load_input
+    from citeview.core.datasets import Dataset, ListDataset
+    from citeview.core.inputs import load_input
     from citeview.core.lint import lint
     from citeview.core.material import (
         Material,
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "claim_spans": "claims",
-    "Dataset": "formats", "ListDataset": "formats", "load_input": "formats",
+    "Dataset": "datasets", "ListDataset": "datasets", "load_input": "inputs",
     "lint": "lint",
     "Material": "material", "Source": "material", "SourceKind": "material",
     "SourceLine": "material", "case_material": "material", "file_source": "material",

@@ -3,9 +3,9 @@
 :func:`lint` runs the marker scan (CV1xx), resolution against the case's material (CV2xx),
 the Markdown placement rules (CV3xx) and, when the policy turns it on, lexical support (CV401),
 then applies the :class:`~citeview.core.policy.Policy` (rules on or off, re-graded
-severities). Pure and deterministic. :func:`lint_analysis` also hands back what lint worked out
-on the way (citations, material, resolutions), so callers that need them too (export, report)
-scan, parse and resolve each case once.
+severities). Pure and deterministic. The rules run over an
+:class:`~citeview.core.analysis.AnalysedCase` (:func:`run_rules`), so the scan, material,
+numbering and resolutions are those everybody else reads, computed once.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citeview.core.analysis import AnalysedCase, analyse
 from citeview.core.cases import Case
-from citeview.core.claims import claim_spans
 from citeview.core.diagnostics import Diagnostic, make
 from citeview.core.locators import near_miss_locator
-from citeview.core.markers import Citation, scan
-from citeview.core.material import Material, SourceKind, case_material
+from citeview.core.markers import Citation
+from citeview.core.material import Material, SourceKind
 from citeview.core.placement import check_placement
 from citeview.core.policy import Policy
-from citeview.core.resolution import Resolution, Status, resolve
+from citeview.core.resolution import Resolution, Status
 from citeview.core.support import weak_support_diagnostics
 
 _DEFAULT_POLICY = Policy()
@@ -31,7 +31,8 @@ _LINED = (SourceKind.LINE, SourceKind.FILE)
 
 @dataclass(slots=True, frozen=True)
 class LintAnalysis:
-    """Everything :func:`lint` computed for one case.
+    """Everything :func:`lint` computed for one case (a view of its
+    :class:`~citeview.core.analysis.AnalysedCase`, kept for library users).
 
     ``citations`` are the scan's (conformant and recovered, in reading order, scanned with the
     policy's families and the material's ids), ``resolutions`` parallel to them;
@@ -57,44 +58,50 @@ def lint(case: Case, policy: Policy = _DEFAULT_POLICY) -> list[Diagnostic]:
     the material (CV206, CV5xx; instances of ``MaterialDiagnostic`` whose ``origin`` names the
     string their span is in) follow, in material order.
     """
-    return lint_analysis(case, policy).all_diagnostics
+    return analyse(case, policy).lint.all
 
 
 def lint_parts(case: Case, policy: Policy = _DEFAULT_POLICY
                ) -> tuple[list[Diagnostic], list[Diagnostic]]:
     """:func:`lint` split into (answer diagnostics, material diagnostics)."""
-    a = lint_analysis(case, policy)
-    return list(a.diagnostics), list(a.material_diagnostics)
+    found = analyse(case, policy).lint
+    return list(found.diagnostics), list(found.material_diagnostics)
 
 
 def lint_analysis(case: Case, policy: Policy = _DEFAULT_POLICY) -> LintAnalysis:
     """:func:`lint` with the citations, material and resolutions it computed on the way."""
-    material = case_material(case)
-    answer = case.answer
-    result = scan(answer, policy.families, material.ids())
-    citations = result.citations
+    a = analyse(case, policy)
+    found = a.lint
+    return LintAnalysis(tuple(c.citation for c in a.citations), a.material, a.resolutions,
+                        found.diagnostics, found.material_diagnostics)
+
+
+def run_rules(analysed: AnalysedCase) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """The rules over an analysed case (its scan, material, resolutions and claims are reused,
+    not recomputed): (answer diagnostics, material diagnostics), policy applied."""
+    policy = analysed.policy
+    answer = analysed.answer
+    result = analysed.scan_result
+    citations = [c.citation for c in analysed.citations]
+    resolutions = analysed.resolutions
     diags = list(result.diagnostics)
     malformed = [(d.start, d.end) for d in result.diagnostics if d.code == "CV110"]
-    resolutions, found = _resolution_diagnostics(citations, material, policy, malformed)
-    diags.extend(found)
+    diags.extend(_resolution_diagnostics(resolutions, policy, malformed))
     if any(policy.enabled(code) for code in _PLACEMENT):
         stray = [(d.start, d.end) for d in result.diagnostics if d.code in ("CV101", "CV105")]
         diags.extend(check_placement(answer, citations, stray, policy.multi_source))
     if policy.enabled("CV401"):
         diags.extend(weak_support_diagnostics(answer, citations, resolutions,
-                                              claim_spans(answer, citations),
+                                              [c.claim for c in analysed.citations],
                                               policy.weak_support_threshold))
     out = policy.apply(diags)
     out.sort(key=lambda d: (d.start, d.end, d.code))
-    return LintAnalysis(tuple(citations), material, tuple(resolutions), tuple(out),
-                        tuple(policy.apply(material.diagnostics)))
+    return out, policy.apply(analysed.material.diagnostics)
 
 
-def _resolution_diagnostics(citations: Sequence[Citation], material: Material, policy: Policy,
-                            malformed: Sequence[tuple[int, int]]
-                            ) -> tuple[list[Resolution], list[Diagnostic]]:
-    """The resolution of each citation, and the CV2xx diagnostics they give."""
-    resolutions = resolve(citations, material)
+def _resolution_diagnostics(resolutions: Sequence[Resolution], policy: Policy,
+                            malformed: Sequence[tuple[int, int]]) -> list[Diagnostic]:
+    """The CV2xx diagnostics the resolutions give."""
     out: list[Diagnostic] = []
     for res in resolutions:
         c = res.citation
@@ -112,7 +119,7 @@ def _resolution_diagnostics(citations: Sequence[Citation], material: Material, p
                 out.append(make("CV205", f"citation of {target.source_id!r} has no line "
                                 "locator, and the policy requires line ranges for line-level "
                                 "sources", c.start, c.end))
-    return resolutions, out
+    return out
 
 
 def _message(status: Status, source_id: str, locator: str | None, detail: str) -> str:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from citeview import __version__
+from citeview.core.analysis import AnalysedCase
 from citeview.core.cases import Case
 from citeview.core.diagnostics import RULES, Diagnostic, Severity
 from citeview.core.text import LineIndex
@@ -31,7 +32,9 @@ class Finding:
     """A diagnostic with 1-based line and column (code points) of its start and end.
 
     ``origin`` is None for the answer, else the material string the span is in
-    (``tool_outputs[0]``, ``context``, ``documents[ID]``)."""
+    (``tool_outputs[0]``, ``context``, ``documents[ID]``). ``citation`` is the number (as the
+    window, the session and exports number it) of the citation a finding about the answer is
+    on, None when it is on none."""
 
     code: str
     name: str
@@ -44,6 +47,7 @@ class Finding:
     end_line: int
     end_column: int
     origin: str | None = None
+    citation: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -54,6 +58,8 @@ class Finding:
         }
         if self.origin is not None:
             d["origin"] = self.origin
+        else:
+            d["citation"] = self.citation
         return d
 
 
@@ -83,13 +89,15 @@ def origin_text(case: Case, origin: str) -> str | None:
 
 
 def locate(case: Case, answer_diags: Sequence[Diagnostic],
-           material_diags: Sequence[Diagnostic] = ()) -> list[Finding]:
-    """Findings with line and column for the diagnostics of ``case``."""
+           material_diags: Sequence[Diagnostic] = (),
+           numbers: Sequence[int | None] | None = None) -> list[Finding]:
+    """Findings with line and column for the diagnostics of ``case``; ``numbers`` (parallel to
+    ``answer_diags``) gives the citation each is on."""
     out: list[Finding] = []
     index = LineIndex(case.answer) if answer_diags else None
-    for d in answer_diags:
+    for k, d in enumerate(answer_diags):
         assert index is not None
-        out.append(_finding(d, index, None))
+        out.append(_finding(d, index, None, numbers[k] if numbers is not None else None))
     indexes: dict[str, LineIndex] = {}  # one per material string, however many diagnostics
     for d in material_diags:
         origin = getattr(d, "origin", "") or ""
@@ -101,11 +109,19 @@ def locate(case: Case, answer_diags: Sequence[Diagnostic],
     return out
 
 
-def _finding(d: Diagnostic, index: LineIndex, origin: str | None) -> Finding:
+def locate_analysed(analysed: AnalysedCase) -> list[Finding]:
+    """:func:`locate` for an analysed case's lint findings, each with its citation number."""
+    found = analysed.lint
+    numbers = [analysed.citation_number(d) for d in found.diagnostics]
+    return locate(analysed.case, found.diagnostics, found.material_diagnostics, numbers)
+
+
+def _finding(d: Diagnostic, index: LineIndex, origin: str | None,
+             citation: int | None = None) -> Finding:
     line, col = index.line_col(d.start)
     end_line, end_col = index.line_col(d.end)
     return Finding(d.code, d.name, d.severity, d.message, d.start, d.end, line, col, end_line,
-                   end_col, origin)
+                   end_col, origin, citation)
 
 
 @dataclass(slots=True)
@@ -302,6 +318,8 @@ class SarifWriter:
                 "endColumn": f.end_column, "start": f.start, "end": f.end,
             },
         }
+        if f.origin is None:
+            result["properties"]["citation"] = f.citation
         if f.code in self._index:
             result["ruleIndex"] = self._index[f.code]
         return result

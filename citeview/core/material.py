@@ -162,15 +162,17 @@ class Material:
 
 # --------------------------------------------------------------------------- shared helpers
 
-_HEADER_LINE_RE = re.compile(
+# Public: what the parser reads as structure at a line start (HEADER_LINE_RE, LABEL_RE,
+# BLOCK_RE) is also what citeview.core.prepare escapes in the text it labels.
+HEADER_LINE_RE = re.compile(
     r"(?<![^\r\n])[ \t]*citation marker[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE
 )
 _LABEL_LINE_RE = re.compile(r"(?<![^\r\n])[ \t]*\[L\d+\]")
-_LABEL_RE = re.compile(r"[ \t]*\[L(\d+)\]")
+LABEL_RE = re.compile(r"[ \t]*\[L(\d+)\]")
 # On text whose breaks are all "\n", so `^` with MULTILINE is exactly a line start.
 _PREFIX_RE = re.compile(r"^[ \t]*\[L(\d+)\][ \t]?", re.MULTILINE)
 _LABELLED_RE = re.compile(r"^[ \t]*\[L(\d+)\][ \t]?([^\n]*)", re.MULTILINE)
-_BLOCK_RE = re.compile(r"[ \t]*\[(Block[ \t]*\d+)\][ \t]?", re.IGNORECASE)
+BLOCK_RE = re.compile(r"[ \t]*\[(Block[ \t]*\d+)\][ \t]?", re.IGNORECASE)
 _META_RE = re.compile(r"([A-Za-z][A-Za-z0-9 _/().-]{0,60}?)[ \t]*:[ \t]*(.*)")
 # 【turn0file0】 and the browsing tool's 【turn0search0†title†url】.
 _BRACKET_ID_RE = re.compile(r"【\s*([A-Za-z0-9_-]+)\s*(?:†[^】]*)?】")
@@ -304,7 +306,7 @@ def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
     sources: list[Source] = []
     diags: list[Diagnostic] = []
     outside: list[tuple[str, int, int]] = []
-    headers = list(_HEADER_LINE_RE.finditer(text))
+    headers = list(HEADER_LINE_RE.finditer(text))
     first = headers[0].start() if headers else len(text)
     if _NONBLANK_RE.search(text, 0, first):
         outside.append((origin, *_trim_blank_lines(text, 0, first)))
@@ -341,8 +343,8 @@ def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
         if first_line is not None:
             ls = max(text.rfind("\n", pos, first_line.start()),
                      text.rfind("\r", pos, first_line.start()), pos - 1) + 1
-            bm = _BLOCK_RE.match(text, ls, region_end)
-            if bm is not None and _LABEL_RE.match(text, ls, region_end) is None:
+            bm = BLOCK_RE.match(text, ls, region_end)
+            if bm is not None and LABEL_RE.match(text, ls, region_end) is None:
                 block_label = re.sub(r"[ \t]+", "", bm.group(1))
                 last = max(last, bm.end())
                 pos = bm.end()
@@ -533,7 +535,7 @@ def parse_context(text: str, origin: str = "context") -> Material:
         if name in unit_names:
             diags.append(_diag("CV502", origin, f"closing </{name}> without an opening tag",
                                s, e))
-    if not sources and _HEADER_LINE_RE.search(text) is not None:
+    if not sources and HEADER_LINE_RE.search(text) is not None:
         return parse_tool_output(text, origin)
     _report_duplicates(sources, diags)
     diags.sort(key=lambda d: (d.start, d.end))

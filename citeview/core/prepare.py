@@ -5,9 +5,10 @@ guide's four citable units, and returns the :class:`~citeview.core.material.Sour
 that text defines (exactly what the material parser reads back from it):
 
 - ``line``: one ``Citation Marker`` header per document (id ``turnNfileK``, K the document's
-  position), ``Title``, extra metadata, a blank line, then ``[L#] text`` lines. Labels are the
-  document's physical line numbers (so ``L42`` is line 42 of the file); empty lines are shown
-  but not labelled. ``split="sentences"`` labels sentences instead, numbered from 1: the lines
+  position), ``Title``, extra metadata, a blank line, then ``[L#] text`` lines. Every physical
+  line is labelled with its own number, empty ones included (a bare ``[L2]``), so ``L42`` is
+  line 42 of the file and the labels run without gaps. ``split="sentences"`` labels sentences
+  instead, numbered from 1 (the empty lines between paragraphs unlabelled): the lines
   of a paragraph are joined with single spaces and cut after ``.``, ``!``, ``?`` or ``…``
   followed by a space and an upper-case letter, digit, quote or bracket; a Markdown heading,
   list item, quote, table row or fence line starts a new run and a heading stands alone.
@@ -40,8 +41,9 @@ is reported as a :class:`PrepareWarning` for its document:
   entities gives the original text back. Attribute values also escape ``<``, ``>`` and a
   ``"`` when they hold both quote kinds.
 
-Whitespace-only lines count as empty (shown empty, never labelled, never inside a block) and
-empty lines at the start and end of a document are dropped; these are not warned about.
+Whitespace-only lines count as empty (shown empty, never inside a block; in ``line`` units
+labelled like every other line) and empty lines at the start and end of a document are dropped
+(the labels still count them); these are not warned about.
 """
 
 from __future__ import annotations
@@ -65,9 +67,9 @@ _MARKER_TRANS = str.maketrans({c: REPLACEMENT for c in MARKER_CHARS})
 
 # What the material parser reads as structure at the start of a line: its own patterns, so
 # the two cannot drift apart.
-_HEADER_LINE_RE = material._HEADER_LINE_RE
-_LABEL_LINE_RE = material._LABEL_RE
-_BLOCK_LINE_RE = material._BLOCK_RE
+_HEADER_LINE_RE = material.HEADER_LINE_RE
+_LABEL_LINE_RE = material.LABEL_RE
+_BLOCK_LINE_RE = material.BLOCK_RE
 # What the context parser reads as a tag, and what an XML reader reads as an entity.
 _TAG_START_RE = re.compile(r"<(?=/?[A-Za-z])")
 _ENTITY_RE = re.compile(r"&(?=#[0-9]+;|#[xX][0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")
@@ -391,7 +393,7 @@ class _Doc:
 class _Spec:
     """What a source will be, kept cheap until :attr:`Prepared.sources` is read. ``lines``
     are the displayed lines; ``labels`` their label numbers (None: unlabelled), or None when
-    every non-empty line ``i`` is labelled ``first_no + i``."""
+    every line ``i``, empty ones included, is labelled ``first_no + i``."""
 
     kind: SourceKind
     sid: str
@@ -410,7 +412,7 @@ class _Spec:
             labels = self.labels
             pos = 0
             for i, line in enumerate(self.lines):
-                n = (self.first_no + i if line else None) if labels is None else labels[i]
+                n = self.first_no + i if labels is None else labels[i]
                 if n is not None:
                     src_lines.append(SourceLine(n, pos, pos + len(line)))
                 pos += len(line) + 1
@@ -458,7 +460,8 @@ def _line_source(b: _Builder, d: _Doc, turn: int, split: Split,
     labels: list[int | None] | None = None
     if split is Split.LINES:
         shown = d.lines
-        body = "".join([f"[L{n}] {t}\n" if t else "\n"
+        # Empty lines too: a citation of L2 between two paragraphs must not be out of range.
+        body = "".join([f"[L{n}] {t}\n" if t else f"[L{n}]\n"
                         for n, t in enumerate(shown, d.first_no)])
     else:
         shown, labels = [], []

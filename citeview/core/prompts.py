@@ -5,7 +5,12 @@ exact marker syntax (with the real U+E200/U+E202/U+E201 characters), where citat
 to cite and when not, how to cite several supports, which formats are forbidden, and what to do
 when support is missing. Its switches are the lint policy's: :func:`policy_for` builds the
 :class:`~citeview.core.policy.Policy` under which an answer that follows the instructions lints
-clean, and the example answer the instructions show (:func:`example_answer`) is such an answer.
+clean, and every example the instructions show (the markers of each section and the example
+answer, :func:`example_answer`) obeys the rules they state.
+
+Line units cite one source per marker, as the guide asks for line-level material (a marker's
+line range applies to every id in it): without ``multi_source`` they default to
+``"per-marker"``; ``"one-marker"`` must be asked for.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ def _check(unit: Unit | str, require_locators: bool,
     if require_locators and u is not Unit.LINE:
         raise InputError("line ranges can be required for line units only: block, context "
                          "and document sources are cited whole")
+    if ms is None and u is Unit.LINE:
+        ms = "per-marker"  # the guide: one marker per source for line-level material
     return u, ms
 
 
@@ -48,10 +55,10 @@ def policy_for(unit: Unit | str, require_locators: bool = False,
 
 def _several(unit: Unit, ids: tuple[str, str], locators: tuple[str, str] | None,
              multi_source: MultiSource | None) -> str:
-    """Markers citing two supports for one statement, in the requested style."""
+    """Markers citing two supports for one statement, in the requested style. In one marker
+    the first locator is the range shared by both sources (None: both cited whole, only
+    allowed when locators are optional)."""
     if multi_source == "one-marker":
-        # One marker: its locator would apply to both sources, so cite them whole (only
-        # allowed when locators are optional) or with the shared range.
         loc = f"{DELIMITER}{locators[0]}" if locators else ""
         return f"{START}cite{DELIMITER}{ids[0]}{DELIMITER}{ids[1]}{loc}{STOP}"
     a = marker(ids[0], locators[0] if locators else None)
@@ -108,6 +115,24 @@ def _id_description(unit: Unit) -> str:
 def _syntax(unit: Unit, require_locators: bool) -> list[str]:
     s, d, e = START, DELIMITER, STOP
     ident = "block3" if unit is Unit.CONTEXT else "turn0file2"
+    if unit is Unit.LINE and require_locators:
+        # No marker without a range is shown, not even as the first example.
+        return [
+            "### How a citation is written",
+            "",
+            "A citation is a single marker made of three special characters (U+E200 opens it, "
+            "U+E202 separates its fields, U+E201 closes it) around the word `cite`, the source "
+            "id and a line range, with no spaces:",
+            "",
+            f"{s}cite{d}<source id>{d}L<first>-L<last>{e}",
+            "",
+            "The line range is written with the labels shown in that source: "
+            "`L<first>-L<last>`, or `L<n>` for a single line. For example: "
+            f"{s}cite{d}{ident}{d}L8-L13{e} or {s}cite{d}{ident}{d}L4{e}",
+            "",
+            "Every citation MUST carry a line range. The range must name labels that exist in "
+            "that source, with the first not after the last.",
+        ]
     lines = [
         "### How a citation is written",
         "",
@@ -130,13 +155,9 @@ def _syntax(unit: Unit, require_locators: bool) -> list[str]:
             f"For example: {s}cite{d}turn0file2{d}L8-L13{e} or {s}cite{d}turn0file2{d}L4{e}",
             "",
         ]
-        if require_locators:
-            lines.append("Every citation MUST carry a line range. The range must name labels "
-                         "that exist in that source, with the first not after the last.")
-        else:
-            lines.append("Add a line range whenever you can point at the exact lines; a "
-                         "citation without one cites the whole source. A range must name "
-                         "labels that exist in that source, with the first not after the last.")
+        lines.append("Add a line range whenever you can point at the exact lines; a "
+                     "citation without one cites the whole source. A range must name "
+                     "labels that exist in that source, with the first not after the last.")
     else:
         lines += ["", "These sources are cited whole: never add a line range or any other "
                   "field after the id."]
@@ -148,11 +169,21 @@ def _several_supports(unit: Unit, require_locators: bool,
     ids = _EXAMPLE_IDS[unit]
     lined = unit is Unit.LINE
     per = _several(unit, ids, _EXAMPLE_LOCATORS if lined else None, "per-marker")
-    one = _several(unit, ids, None, "one-marker")
+    # Combined, the ids share one range; with ranges required the example carries one.
+    one = _several(unit, ids, _EXAMPLE_LOCATORS if lined and require_locators else None,
+                   "one-marker")
     out = ["### Several sources for one statement", ""]
     if multi_source == "per-marker":
-        out += ["Write one marker per source, directly one after the other:", "", per, "",
-                "Never put two or more source ids into one marker."]
+        if lined:
+            own = ("each with its own line range" if require_locators
+                   else "each with its own line range if it has one")
+            out += [f"Write one marker per source, {own}, directly one after the other:", "",
+                    per, "",
+                    "Never put two or more source ids into one marker: its line range would "
+                    "apply to all of them."]
+        else:
+            out += ["Write one marker per source, directly one after the other:", "", per, "",
+                    "Never put two or more source ids into one marker."]
     elif multi_source == "one-marker":
         out += ["Put all the supporting ids into one marker, separated by the U+E202 "
                 "character:", "", one, "",
@@ -166,12 +197,10 @@ def _several_supports(unit: Unit, require_locators: bool,
                         "When the sources need different ranges, cite each source after the "
                         "part of the sentence it supports, each with its own range.")
             out += ["", tail]
-    else:
+    else:  # either style (never for line units: see _check)
         out += ["Either write one marker per source, directly one after the other:", "", per,
                 "", "or put the ids into one marker, separated by the U+E202 character:", "",
                 one]
-        if lined:
-            out += ["", "A line range at the end of a marker applies to every id in it."]
     out += ["", "When the sources disagree, say so and cite each side."]
     return out
 

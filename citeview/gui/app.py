@@ -12,14 +12,14 @@ if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without
     from PySide6.QtCore import QCoreApplication, QMessageLogContext, QSettings, QtMsgType
     from PySide6.QtGui import QIcon
 
-    from citeview.core.formats import Dataset
+    from citeview.core.datasets import Dataset
 
 
 def demo_path() -> Path:
     """The bundled demo dataset (JSONL, one case per material shape)."""
-    from importlib.resources import files
+    from citeview.resource_files import resource_path
 
-    return Path(str(files("citeview.resources").joinpath("demo", "demo.jsonl")))
+    return resource_path("demo", "demo.jsonl")
 
 
 def application(offscreen: bool = False) -> QCoreApplication:
@@ -41,11 +41,11 @@ def application(offscreen: bool = False) -> QCoreApplication:
 
 
 def _app_icon() -> QIcon:
-    from importlib.resources import files
-
     from PySide6.QtGui import QIcon
 
-    return QIcon(str(files("citeview.resources").joinpath("icons", "citeview.svg")))
+    from citeview.resource_files import resource_path
+
+    return QIcon(str(resource_path("icons", "citeview.svg")))
 
 
 def user_settings() -> QSettings:

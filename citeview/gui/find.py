@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
+from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.formats import Dataset
 
 if TYPE_CHECKING:
     from citeview.gui.main_window import MainWindow

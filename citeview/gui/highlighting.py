@@ -22,7 +22,7 @@ from pygments.lexers.data import JsonLexer
 from pygments.lexers.markup import MarkdownLexer
 from pygments.lexers.special import TextLexer
 from pygments.styles import get_style_by_name
-from pygments.token import Token, _TokenType
+from pygments.token import Token
 from pygments.util import ClassNotFound
 from PySide6.QtCore import QObject, QPoint, QTimer
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextLayout
@@ -138,9 +138,9 @@ class TokenFormats:
             self._style = get_style_by_name(style_name)
         except ClassNotFound:
             self._style = get_style_by_name("default")
-        self._cache: dict[_TokenType, QTextCharFormat | None] = {}
+        self._cache: dict[tuple[str, ...], QTextCharFormat | None] = {}
 
-    def format(self, ttype: _TokenType) -> QTextCharFormat | None:
+    def format(self, ttype: tuple[str, ...]) -> QTextCharFormat | None:
         if ttype in self._cache:
             return self._cache[ttype]
         fmt: QTextCharFormat | None = None

@@ -50,9 +50,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from citeview.core.datasets import Dataset
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
-from citeview.core.formats import Dataset
 from citeview.gui import dialogs, message
 from citeview.gui.answer_view import AnswerView, RawAnswerView
 from citeview.gui.filters import Filters
@@ -437,7 +437,7 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: str, case_id: str | None = None) -> bool:
         """Open any input format; errors are told. Returns True on success."""
-        from citeview.core.formats import load_input
+        from citeview.core.inputs import load_input
 
         try:
             dataset = load_input(path)

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.formats import Dataset
 from citeview.session.model import Annotation, ReviewState, case_citations
 from citeview.session.store import Change, Session
 
@@ -262,7 +262,7 @@ class ProgressTracker(QObject):
             try:
                 view = build_case_view(ds.get(i), with_lint=True, render=False)
                 self._problems[ids[i]] = any(c.problem for c in view.citations)
-            except Exception:  # an unreadable case is a problem to look at
+            except InputError:  # an unreadable case is a problem to look at
                 self._problems[ids[i]] = True
         self.problemsChecked.emit()
 

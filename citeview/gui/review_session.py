@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QLabel
 
+from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.formats import Dataset
 from citeview.gui import dialogs, message
 from citeview.gui.session_adapter import SessionAdapter
 from citeview.session.location import open_review_session

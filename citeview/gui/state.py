@@ -7,20 +7,19 @@ lint, claims and the answer HTML are all computed here, so the first paint never
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
-from citeview.core.claims import claim_spans
 from citeview.core.diagnostics import Diagnostic, Severity
-from citeview.core.markers import DEFAULT_FAMILIES, Citation, scan
+from citeview.core.markers import DEFAULT_FAMILIES, Citation
+from citeview.core.policy import Policy
 from citeview.core.text import split_lines
 from citeview.gui.answer_render import Chip, ChipState, render_answer
 
 if TYPE_CHECKING:
-    from citeview.core.lint import LintAnalysis
     from citeview.core.material import Source
-    from citeview.core.policy import Policy
     from citeview.core.resolution import Target
 
 OK_STATUSES = frozenset({"ok", "whole-source"})
@@ -207,6 +206,7 @@ class CaseView:
     html: str = ""
     # source id -> cited spans (code points in the source text): the faint tint.
     cited_spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    analysed: AnalysedCase | None = None  # the one analysis session and lint read too
 
     def source(self, source_id: str) -> Source | None:
         for row in self.sources:
@@ -231,12 +231,10 @@ class CaseView:
             and (d.code, d.start, d.end, d.message) not in seen_m]
         self.diagnostics = answer
         before = [c.chip for c in self.citations]
-        attached = _attach([c.citation for c in self.citations],
-                           [c.targets for c in self.citations],
-                           [c.claim for c in self.citations], answer,
-                           {c.index: c.verdict for c in self.citations if c.verdict})
-        for view, fresh in zip(self.citations, attached, strict=True):
-            view.diagnostics = fresh.diagnostics
+        fresh = (self.analysed.citation_diagnostics(answer) if self.analysed is not None
+                 else tuple(() for _ in self.citations))
+        for view, diags in zip(self.citations, fresh, strict=True):
+            view.diagnostics = tuple(diags)
         return [c.index for c, old in zip(self.citations, before, strict=True) if c.chip != old]
 
     def counts(self) -> dict[str, int]:
@@ -253,38 +251,29 @@ class CaseView:
 def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
                     policy: Policy | None = None, dark: bool = False,
                     verdicts: dict[int, str] | None = None, with_lint: bool = True,
-                    render: bool = True) -> CaseView:
+                    render: bool = True, *, cache: AnalysisCache | None = None,
+                    analysed: AnalysedCase | None = None) -> CaseView:
     """Everything the window shows for ``case`` (pure computation; safe in a worker thread).
 
-    With ``with_lint=False`` only the marker scan's diagnostics are attached: the window shows
-    that first and adds :func:`lint_case` (which can be slow on huge answers) afterwards
-    through :meth:`CaseView.apply_lint`. With ``render=False`` the answer HTML and the support
-    hints are left out (enough to tell which citations have problems).
+    It reads the case's :class:`~citeview.core.analysis.AnalysedCase` (``analysed``, or one
+    made under ``policy`` with ``families``, through ``cache``): the numbering, resolutions and
+    claims are the ones the session and lint use. With ``with_lint=False`` only the marker
+    scan's diagnostics are attached: the window shows that first and adds the lint findings
+    (:func:`lint_case`, computed once on the same analysis) through :meth:`CaseView.apply_lint`.
+    With ``render=False`` the answer HTML and the support hints are left out.
     """
-    from citeview.core.material import case_material
-    from citeview.core.resolution import resolve
-
-    # With lint, the linter's material and resolutions are reused (not built a second time).
-    analysis = _lint_analysis(case, policy) if with_lint else None
-    material = analysis.material if analysis is not None else case_material(case)
-    sources: list[Source] = list(material.sources)
-    by_id: dict[str, Source] = {}
-    for s in sources:
-        by_id.setdefault(s.id, s)
-    result = scan(case.answer, families, known_ids=by_id)
-    citations = result.citations
-
-    if analysis is not None and analysis.citations == tuple(citations):
-        resolutions = analysis.resolutions
-    else:
-        resolutions = tuple(resolve(citations, material))
-    targets = [tuple(r.targets) for r in resolutions]
-
-    claims = list(claim_spans(case.answer, citations))
-    views = _attach(citations, targets, claims, result.diagnostics, verdicts or {})
+    if analysed is None:
+        pol = Policy(families=tuple(families)) if policy is None else policy
+        if policy is not None and tuple(families) != DEFAULT_FAMILIES:
+            pol = replace(policy, families=tuple(families))
+        analysed = analyse(case, pol, cache=cache)
+    views = _attach(analysed, analysed.citation_diagnostics(analysed.scan_diagnostics),
+                    verdicts or {})
     if render:
-        _add_support(case.answer, views)
+        for v, scores in zip(views, analysed.support, strict=True):
+            v.support = scores
 
+    by_id = analysed.material.by_id()
     counts: dict[str, int] = {}
     missing: list[str] = []
     cited_spans: dict[str, list[tuple[int, int]]] = {}
@@ -294,69 +283,40 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
             if sid not in by_id and sid not in missing:
                 missing.append(sid)
             if k < len(v.targets):
-                span = getattr(v.targets[k], "span", None)
+                span = v.targets[k].span
                 if span is not None and _status(v.targets[k]) in OK_STATUSES:
                     cited_spans.setdefault(sid, []).append((span[0], span[1]))
     rows = [
         SourceRow(s.id, str(getattr(s.kind, "value", s.kind)),
                   s.title or getattr(s, "label", None) or "", counts.get(s.id, 0), s)
-        for s in sources
+        for s in analysed.material.sources
     ]
     rows += [SourceRow(sid, "missing", "not in the material", counts[sid], None)
              for sid in missing]
-    material_diags = list(material.diagnostics)
-    cv = CaseView(case, views, rows, list(result.diagnostics), material_diags,
-                  cited_spans=cited_spans)
+    cv = CaseView(case, views, rows, list(analysed.scan_diagnostics),
+                  list(analysed.material.diagnostics), cited_spans=cited_spans,
+                  analysed=analysed)
     if render:
-        cv.html = render_answer(case.answer, [(c.start, c.end) for c in citations],
-                                cv.chips(), dark)
-    if analysis is not None:
-        cv.apply_lint(analysis.all_diagnostics)
+        cv.html = render_answer(case.answer, [(c.citation.start, c.citation.end)
+                                              for c in analysed.citations], cv.chips(), dark)
+    if with_lint:
+        cv.apply_lint(analysed.lint.all)
     return cv
 
 
-def _add_support(answer: str, views: Sequence[CitationView]) -> None:
-    """The lexical support hint of each resolved source (core/support.py; one tokenisation of
-    each distinct cited text per case)."""
-    from citeview.core.support import SupportScorer
-
-    scorer = SupportScorer()
-    for v in views:
-        claim = answer[v.claim[0]:v.claim[1]]
-        scores: list[float | None] = []
-        for k in range(len(v.citation.source_ids)):
-            target = v.targets[k] if k < len(v.targets) else None
-            ok = bool(getattr(target, "ok", False))
-            scores.append(scorer.score(claim, target.text) if ok and target is not None
-                          else None)
-        v.support = tuple(scores)
+def lint_case(case: Case, policy: Policy | None = None, *,
+              cache: AnalysisCache | None = None,
+              analysed: AnalysedCase | None = None) -> list[Diagnostic]:
+    """The linter's diagnostics for ``case`` (default policy when ``policy`` is None), from
+    its analysed case (computed once there)."""
+    if analysed is None:
+        analysed = analyse(case, policy, cache=cache)
+    return analysed.lint.all
 
 
-def lint_case(case: Case, policy: Policy | None = None) -> list[Diagnostic]:
-    """The linter's diagnostics for ``case`` (default policy when ``policy`` is None)."""
-    return _lint_analysis(case, policy).all_diagnostics
-
-
-def _lint_analysis(case: Case, policy: Policy | None = None) -> LintAnalysis:
-    from citeview.core.lint import lint_analysis
-
-    return lint_analysis(case) if policy is None else lint_analysis(case, policy)
-
-
-def _attach(citations: Sequence[Citation], targets: Sequence[tuple[Target, ...]],
-            claims: Sequence[tuple[int, int]], diagnostics: Sequence[Diagnostic],
+def _attach(analysed: AnalysedCase, diagnostics: Sequence[Sequence[Diagnostic]],
             verdicts: dict[int, str]) -> list[CitationView]:
-    """Pair each citation with the diagnostics overlapping it (one sweep, both sorted)."""
-    views: list[CitationView] = []
-    j = 0
-    active: list[Diagnostic] = []
-    diags = sorted(diagnostics, key=lambda d: d.start)
-    for i, c in enumerate(citations):
-        while j < len(diags) and diags[j].start < max(c.end, c.start + 1):
-            active.append(diags[j])
-            j += 1
-        active = [d for d in active if d.end > c.start or (d.start == d.end == c.start)]
-        mine = tuple(d for d in active if d.start < max(c.end, c.start + 1))
-        claim = claims[i] if i < len(claims) else (c.start, c.start)
-        views.append(CitationView(i, c, targets[i], claim, mine, verdicts.get(i)))
-    return views
+    """One view per analysed citation, with the diagnostics touching it."""
+    return [CitationView(c.index, c.citation, c.targets, c.claim, tuple(diags),
+                         verdicts.get(c.index))
+            for c, diags in zip(analysed.citations, diagnostics, strict=True)]

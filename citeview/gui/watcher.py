@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
 
+from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.formats import Dataset
 from citeview.gui import message
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class InputWatcher(QObject):
         if not os.path.exists(win.path) or any(not os.path.exists(p) for p in watched):
             self._timer.start()  # being rewritten: try again shortly
             return
-        from citeview.core.formats import load_input
+        from citeview.core.inputs import load_input
 
         case_id = win.view.case.id if win.view else None
         citation, source = win.active, win.active_source

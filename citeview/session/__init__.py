@@ -2,8 +2,13 @@
 
 ``Session`` (store.py) is the open session; ``edits`` holds undoable commands; ``interchange``
 exports and imports the whole session as JSON.
+
+Importing this package registers :data:`~citeview.session.loader.SESSION_LOADER` with
+:func:`citeview.core.inputs.load_input`, which then opens ``.citeview`` files as datasets.
 """
 
+from citeview.core.inputs import register_loader
+from citeview.session.loader import SESSION_LOADER
 from citeview.session.model import (
     DEFAULT_LABELS,
     Annotation,
@@ -12,8 +17,10 @@ from citeview.session.model import (
     CitationSlot,
     ReviewState,
     case_citations,
+    citation_slots,
     reattach,
 )
+from citeview.session.progress import Progress, ProgressCounts
 from citeview.session.store import (
     Change,
     ReadOnlySession,
@@ -24,8 +31,11 @@ from citeview.session.store import (
     session_path_for,
 )
 
+register_loader(SESSION_LOADER)
+
 __all__ = [
-    "DEFAULT_LABELS", "Annotation", "AnnotationKey", "CaseReview", "Change", "CitationSlot",
-    "ReadOnlySession", "ReviewState", "Session", "SessionError", "SessionInUse",
-    "case_citations", "open_for_input", "reattach", "session_path_for",
+    "DEFAULT_LABELS", "SESSION_LOADER", "Annotation", "AnnotationKey", "CaseReview", "Change",
+    "CitationSlot", "Progress", "ProgressCounts", "ReadOnlySession", "ReviewState", "Session",
+    "SessionError", "SessionInUse", "case_citations", "citation_slots", "open_for_input",
+    "reattach", "session_path_for",
 ]

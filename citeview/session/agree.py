@@ -6,6 +6,11 @@ cases both hold; cases in only one session are counted and listed. Each session 
 verdict per item: the named annotator's, or else an adjudicated verdict if there is one, else
 the most recent. Percent agreement, Cohen's kappa and the confusion matrix are those of
 :mod:`citeview.core.metrics`; every disagreement is listed with both verdicts and notes.
+
+Sessions whose verdict labels (rubrics) differ cannot agree on a label only one of them has:
+agreement is then measured only over the items whose two verdicts both use labels both sessions
+have, the others are counted and listed as not compared, and :attr:`Agreement.warnings` says so
+(with no comparable item, percent and kappa are None, never a misleading 0).
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ from typing import Any
 
 from citeview.core.errors import InputError
 from citeview.core.metrics import Confusion, cohen_kappa, confusion_matrix, percent_agreement
+from citeview.session.jsonio import dumps_json
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import Annotation
-from citeview.session.store import Session, _dumps
+from citeview.session.store import Session
 
 Item = tuple[str, int, str, str]  # case id, citation number, raw marker, source id
 
@@ -35,6 +41,11 @@ class Agreement:
     judged_only_a: int = 0  # items with a verdict in A but not in B (shared cases)
     judged_only_b: int = 0
     disagreements: list[dict[str, Any]] = field(default_factory=list)
+    labels_only_a: tuple[str, ...] = ()  # verdict labels of A's rubric that B's lacks
+    labels_only_b: tuple[str, ...] = ()
+    not_compared: list[dict[str, Any]] = field(default_factory=list)  # judged in both, but
+    # with a label only one rubric has
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def percent(self) -> float | None:
@@ -59,6 +70,9 @@ class Agreement:
             "percent_agreement": self.percent, "kappa": self.kappa,
             "confusion": self.confusion.to_dict(),
             "disagreements": self.disagreements,
+            "labels": {"only_a": list(self.labels_only_a), "only_b": list(self.labels_only_b)},
+            "not_compared": self.not_compared,
+            "warnings": self.warnings,
         }
 
 
@@ -88,9 +102,15 @@ def compare(a: Session, b: Session, *, annotator_a: str | None = None,
         raise InputError(f"{a.path} and {b.path} share no case (nothing to compare)")
     va = _effective(a.iter_annotations(orphaned=False), annotator_a)
     vb = _effective(b.iter_annotations(orphaned=False), annotator_b)
-    labels = tuple(dict.fromkeys([*a.labels, *b.labels]))
+    rubric_a, rubric_b = a.labels, b.labels
+    only_a = tuple(x for x in rubric_a if x not in rubric_b)
+    only_b = tuple(x for x in rubric_b if x not in rubric_a)
+    one_sided = set(only_a) | set(only_b)  # labels the other rubric cannot answer with
+    labels = (tuple(x for x in rubric_a if x in rubric_b) if one_sided
+              else tuple(dict.fromkeys([*rubric_a, *rubric_b])))
     result = Agreement(a.path, b.path, len(shared), [c for c in ids_a if c not in set_b],
-                       [c for c in ids_b if c not in set_a], [], labels)
+                       [c for c in ids_b if c not in set_a], [], labels,
+                       labels_only_a=only_a, labels_only_b=only_b)
     order = {cid: i for i, cid in enumerate(ids_a)}
     for item in sorted((i for i in va if i[0] in shared),
                        key=lambda i: (order[i[0]], i[1], i[3], i[2])):
@@ -100,21 +120,43 @@ def compare(a: Session, b: Session, *, annotator_a: str | None = None,
             result.judged_only_a += 1
             continue
         assert x.verdict is not None and y.verdict is not None
+        entry = {
+            "case_id": item[0], "citation": item[1], "source_id": item[3],
+            "claim": x.claim or y.claim,
+            "a": {"verdict": x.verdict, "note": x.note, "annotator": x.annotator},
+            "b": {"verdict": y.verdict, "note": y.note, "annotator": y.annotator},
+        }
+        if x.verdict in one_sided or y.verdict in one_sided:
+            result.not_compared.append(entry)
+            continue
         result.pairs.append((x.verdict, y.verdict))
         if x.verdict != y.verdict:
-            result.disagreements.append({
-                "case_id": item[0], "citation": item[1], "source_id": item[3],
-                "claim": x.claim or y.claim,
-                "a": {"verdict": x.verdict, "note": x.note, "annotator": x.annotator},
-                "b": {"verdict": y.verdict, "note": y.note, "annotator": y.annotator},
-            })
+            result.disagreements.append(entry)
     result.judged_only_b = sum(1 for i in vb if i[0] in shared and i not in va)
+    if one_sided:
+        result.warnings.append(_rubric_warning(result))
     return result
+
+
+def _names(labels: tuple[str, ...]) -> str:
+    return ", ".join(repr(x) for x in labels) or "none"
+
+
+def _rubric_warning(ag: Agreement) -> str:
+    """One line: the rubrics differ, and what agreement is (or is not) computed over."""
+    head = (f"A and B use different verdict labels (only in A: {_names(ag.labels_only_a)}; "
+            f"only in B: {_names(ag.labels_only_b)}): ")
+    n, skipped = len(ag.pairs), len(ag.not_compared)
+    if not n:
+        return head + (f"none of the {skipped} citation source(s) judged in both can be "
+                       "compared, so no agreement is computed")
+    return head + (f"agreement covers only the {n} citation source(s) whose two verdicts use "
+                   f"labels both have; {skipped} not compared")
 
 
 def render_json(ag: Agreement) -> str:
     """:meth:`Agreement.to_dict` as indented JSON (lone surrogates escaped)."""
-    return _dumps(ag.to_dict(), indent=1) + "\n"
+    return dumps_json(ag.to_dict(), indent=1) + "\n"
 
 
 def _pct(x: float | None) -> str:
@@ -125,6 +167,7 @@ def render_text(ag: Agreement) -> str:
     lines = [
         f"A: {ag.a}",
         f"B: {ag.b}",
+        *(f"Warning: {w}" for w in ag.warnings),
         f"Cases: {ag.shared_cases} in both, {len(ag.only_a)} only in A, "
         f"{len(ag.only_b)} only in B",
     ]
@@ -135,11 +178,17 @@ def render_text(ag: Agreement) -> str:
             lines.append(f"  only in {tag}: {shown}")
     lines += [
         f"Citation sources judged in both: {len(ag.pairs)} "
-        f"(judged only in A: {ag.judged_only_a}, only in B: {ag.judged_only_b})",
+        f"(judged only in A: {ag.judged_only_a}, only in B: {ag.judged_only_b}"
+        + (f"; not compared, a label only one rubric has: {len(ag.not_compared)}"
+           if ag.labels_only_a or ag.labels_only_b else "") + ")",
         f"Percent agreement: {_pct(ag.percent)}",
         "Cohen's kappa: " + ("n/a (undefined: one label throughout)" if ag.kappa is None
                              and ag.pairs else "n/a" if ag.kappa is None
                              else f"{ag.kappa:.3f}"),
+        *(["Not compared (a label only one rubric has):"] if ag.not_compared else []),
+        *(f"  {d['case_id']} citation {d['citation']} [{d['source_id']}]: "
+          f"A {d['a']['verdict']} / B {d['b']['verdict']}" for d in ag.not_compared[:20]),
+        *([f"  ... ({len(ag.not_compared) - 20} more)"] if len(ag.not_compared) > 20 else []),
         "Confusion matrix (rows A, columns B):",
     ]
     m = ag.confusion

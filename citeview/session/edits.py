@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from citeview.core.analysis import AnalysedCitation
 from citeview.session.model import (
     Annotation,
     AnnotationKey,
-    CitationSlot,
     ReviewState,
-    case_citations,
     now_iso,
 )
 from citeview.session.store import ReadOnlySession, RowChange, Session, SessionError
@@ -61,13 +60,11 @@ def _started(session: Session, case_id: str, annotator: str, stamp: str) -> list
     return [RowChange("review", case_id, annotator, None, False, new)]
 
 
-def _slot(session: Session, key: AnnotationKey) -> CitationSlot | None:
-    """The citation ``key`` points at in the case as stored, if it is there."""
-    slots = case_citations(session.get_case(key.case_id), session.families)
-    if 0 < key.number <= len(slots):
-        slot = slots[key.number - 1]
-        if slot.raw == key.raw and key.source_id in slot.source_ids:
-            return slot
+def _slot(session: Session, key: AnnotationKey) -> AnalysedCitation | None:
+    """The citation ``key`` points at in the case as analysed, if it is there."""
+    found = session.analysed(key.case_id).citation(key.number)
+    if found is not None and found.anchor == key.raw and key.source_id in found.source_ids:
+        return found
     return None
 
 
@@ -86,7 +83,7 @@ def annotation_edit(session: Session, key: AnnotationKey, *, verdict: object = _
     if old is None:
         slot = _slot(session, key)
         if claim is None and slot is not None:
-            claim, recovered = slot.claim, slot.recovered is not None
+            claim, recovered = slot.claim_text, slot.recovered is not None
         old = Annotation(key, who, claim=claim or "", recovered=recovered)
     stamp = now_iso()
     new = replace(

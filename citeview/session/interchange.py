@@ -2,7 +2,7 @@
 
 Shape (JSON Schema: ``resources/schemas/session.schema.json``)::
 
-    {"format": "citeview-session", "version": 1,
+    {"format": "citeview-session", "version": 2,
      "meta": {"name", "labels", "blind", "families", "created", "source", ...},
      "cases": [case JSON, ...],
      "reviews": [{"case_id", "annotator", "state", "verdict", "note", "timestamp", ...}],
@@ -19,25 +19,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from importlib import resources
 from typing import IO, Any
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
-from citeview.core.formats import _check_file, _decode, _json_error, read_file_bytes
+from citeview.core.files import check_file, decode_text, json_error_message, read_file_bytes
 from citeview.core.text import may_hold_surrogates, scrub_surrogates
+from citeview.resource_files import resource_path
+from citeview.session.jsonio import dumps_json
+from citeview.session.migrations import renumber_annotations
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
 from citeview.session.store import (
-    _DOC_EXTRA,
+    DOCUMENT_EXTRA,
     KNOWN_META,
     Session,
-    _dumps,
-    _insert_annotation,
-    _insert_review,
+    insert_annotation,
+    insert_review,
 )
 
 FORMAT = "citeview-session"
-VERSION = 1
+MAX_NUMBER = 2**62  # a citation number SQLite stores as an integer, with room to spare
+# 2: citations numbered by the analysed case (version 1 numbered them without the material's ids,
+# so a verdict after a degraded marker could sit under another number: renumbered on import).
+VERSION = 2
 ANNOTATION_KEYS = ("case_id", "number", "raw", "source_id", "annotator", "verdict", "note",
                    "timestamp", "claim", "recovered", "orphaned")
 REVIEW_KEYS = ("case_id", "annotator", "state", "verdict", "note", "timestamp")
@@ -46,7 +50,7 @@ DOCUMENT_KEYS = ("format", "version", "meta", "cases", "reviews", "annotations")
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of an exported session."""
-    text = resources.files("citeview.resources").joinpath("schemas/session.schema.json")
+    text = resource_path("schemas", "session.schema.json")
     data: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
     return data
 
@@ -90,20 +94,20 @@ def write_json(session: Session, out: IO[str]) -> None:
         out.write(f" {json.dumps(name)}: [")
         sep = "\n  "
         for row in rows:
-            out.write(sep + _dumps(row))
+            out.write(sep + dumps_json(row))
             sep = ",\n  "
         out.write("\n ]" if sep != "\n  " else "]")
         out.write("\n" if last else ",\n")
 
     extra = session.document_extra
     out.write(f'{{\n "format": "{FORMAT}",\n "version": {VERSION},\n')
-    out.write(f' "meta": {_dumps(session.meta)},\n')
+    out.write(f' "meta": {dumps_json(session.meta)},\n')
     items("cases", (session.case_data(cid) for cid in session.case_ids()))
     items("reviews", (review_json(r) for r in session.reviews()))
     items("annotations", (annotation_json(a) for a in session.iter_annotations()),
           last=not extra)
     for n, (key, value) in enumerate(extra.items(), 1):
-        out.write(f" {_dumps(key)}: {_dumps(value)}" + ("\n" if n == len(extra) else ",\n"))
+        out.write(f" {dumps_json(key)}: {dumps_json(value)}" + ("\n" if n == len(extra) else ",\n"))
     out.write("}\n")
 
 
@@ -112,12 +116,12 @@ def write_json(session: Session, out: IO[str]) -> None:
 
 def read_document(path: str) -> dict[str, Any]:
     """Parse and check an exported session; InputError names the first problem."""
-    _check_file(path)
-    text = _decode(read_file_bytes(path), path)
+    check_file(path)
+    text = decode_text(read_file_bytes(path), path)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        raise InputError(_json_error(path, err, text)) from None
+        raise InputError(json_error_message(path, err, text)) from None
     if may_hold_surrogates(text):
         doc = scrub_surrogates(doc)
     try:
@@ -195,7 +199,7 @@ def validate_document(doc: object) -> None:
         _want(isinstance(r, Mapping), where, "an object", r)
         _check_row(r, where, ids, ("case_id", "annotator"), ("note", "timestamp"))
         state = r.get("state", ReviewState.NOT_STARTED.value)
-        if state not in {s.value for s in ReviewState}:
+        if not isinstance(state, str) or state not in {s.value for s in ReviewState}:
             raise InputError(f"{where}.state must be one of "
                              f"{', '.join(s.value for s in ReviewState)}, not {state!r}")
         rkey = (r["case_id"], r.get("annotator", ""))
@@ -209,7 +213,8 @@ def validate_document(doc: object) -> None:
         _check_row(a, where, ids, ("case_id", "raw", "source_id", "annotator"),
                    ("note", "timestamp", "claim"))
         number = a.get("number")
-        _want(isinstance(number, int) and not isinstance(number, bool) and number >= 1,
+        _want(isinstance(number, int) and not isinstance(number, bool)
+              and 1 <= number <= MAX_NUMBER,
               f"{where}.number", "a citation number (1, 2, ...)", number)
         for flag in ("recovered", "orphaned"):
             if flag in a:
@@ -245,24 +250,27 @@ def import_document(doc: Mapping[str, Any], path: str, *, annotator: str = "",
     meta = dict(doc.get("meta", {}))
     extra = {k: v for k, v in doc.items() if k not in DOCUMENT_KEYS}
     if extra:
-        meta[_DOC_EXTRA] = extra
-    rows = ((c["id"], _dumps(c)) for c in doc.get("cases", []))
+        meta[DOCUMENT_EXTRA] = extra
+    rows = ((c["id"], dumps_json(c)) for c in doc.get("cases", []))
 
     def fill(conn: Any) -> None:
         for r in doc.get("reviews", []):
-            _insert_review(conn, CaseReview(
+            insert_review(conn, CaseReview(
                 r["case_id"], r.get("annotator", ""), ReviewState(r.get("state", "not started")),
                 r.get("verdict"), r.get("note", ""), r.get("timestamp", ""),
                 {k: v for k, v in r.items() if k not in REVIEW_KEYS}))
         for a in doc.get("annotations", []):
-            _insert_annotation(conn, Annotation(
+            insert_annotation(conn, Annotation(
                 AnnotationKey(a["case_id"], a["number"], a["raw"], a["source_id"]),
                 a.get("annotator", ""), a.get("verdict"), a.get("note", ""),
                 a.get("timestamp", ""), a.get("claim", ""), a.get("recovered", False),
                 a.get("orphaned", False),
                 {k: v for k, v in a.items() if k not in ANNOTATION_KEYS}))
+        if doc.get("version", VERSION) < 2:
+            renumber_annotations(conn)
 
-    return Session._build(path, meta, rows, overwrite=overwrite, annotator=annotator, fill=fill)
+    return Session.create_from_rows(path, meta, rows, overwrite=overwrite,
+                                   annotator=annotator, fill=fill)
 
 
 __all__ = ["FORMAT", "VERSION", "export_document", "import_document", "read_document",

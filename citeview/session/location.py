@@ -8,10 +8,10 @@ install. A ``.citeview`` input is the session itself.
 from __future__ import annotations
 
 import os
-from importlib.resources import files
 from pathlib import Path
 
-from citeview.core.formats import Dataset
+from citeview.core.datasets import Dataset
+from citeview.resource_files import resource_root
 from citeview.session.store import SESSION_SUFFIX, Session, session_path_for, user_data_dir
 
 # The phrase telling where a session lives for an input that ships with citeview.
@@ -29,7 +29,7 @@ def _inside(path: Path, folder: Path) -> bool:
 def session_location(input_path: str) -> tuple[str, str]:
     """Where the session of ``input_path`` lives, and a phrase saying so for the status bar."""
     p = Path(input_path).resolve()
-    shipped = Path(str(files("citeview.resources"))).resolve()
+    shipped = resource_root().resolve()
     package = Path(__file__).resolve().parent.parent
     if _inside(p, shipped) or _inside(p, package):
         path = user_data_dir() / "sessions" / (p.stem + SESSION_SUFFIX)

@@ -24,8 +24,20 @@ from typing import Any
 
 from citeview.core.errors import InputError
 from citeview.session.edits import Edit
-from citeview.session.interchange import annotation_json, import_document, review_json
-from citeview.session.model import Annotation, AnnotationKey, case_citations, now_iso, reattach
+from citeview.session.interchange import (
+    FORMAT,
+    VERSION,
+    annotation_json,
+    import_document,
+    review_json,
+)
+from citeview.session.model import (
+    Annotation,
+    AnnotationKey,
+    citation_slots,
+    now_iso,
+    reattach,
+)
 from citeview.session.store import ReadOnlySession, RowChange, Session, SessionError
 
 ADJUDICATED = "(adjudicated)"
@@ -102,11 +114,11 @@ def merge_sessions(a: Session, b: Session, path: str, *, overwrite: bool = False
             report.differing.append(cid)
             ours, other = a.get_case(cid), b.get_case(cid)
             if ours.answer != other.answer:
-                moved = reattach(theirs, case_citations(ours, a.families))
+                moved = reattach(theirs, citation_slots(a.analysed(ours)))
                 report.orphaned += len(moved.orphaned)
                 theirs = [*moved.placed, *moved.orphaned]
         anns.extend(annotation_json(x) for x in theirs)
-    doc = {"format": "citeview-session", "version": 1, "meta": meta, "cases": cases,
+    doc = {"format": FORMAT, "version": VERSION, "meta": meta, "cases": cases,
            "reviews": reviews, "annotations": anns}
     return import_document(doc, path, overwrite=overwrite), report
 

@@ -7,8 +7,14 @@ never edit a released one.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
+
+from citeview.core.cases import Case
+from citeview.core.errors import InputError
+from citeview.core.markers import DEFAULT_FAMILIES
+from citeview.session.model import Annotation, AnnotationKey, case_citations, reattach
 
 # "CTVW": marks an SQLite file as a citeview session (PRAGMA application_id).
 APPLICATION_ID = 0x43545657
@@ -66,8 +72,65 @@ def _statements(statements: list[str]) -> Callable[[sqlite3.Connection], None]:
     return run
 
 
+MIGRATION_2 = [
+    # Per case: how many judgements each citation takes (JSON list, numbering order), stored
+    # when the case is first analysed, so progress never needs every case analysed again.
+    # Deleted when the case's content or the session's families change.
+    """CREATE TABLE case_stats (
+        case_id TEXT PRIMARY KEY REFERENCES cases(id) ON UPDATE CASCADE ON DELETE CASCADE,
+        sizes TEXT NOT NULL
+    )""",
+]
+
+
+def renumber_annotations(conn: sqlite3.Connection) -> None:
+    """Version 1 numbered a citation one way in the window (scan with the material's ids) and
+    another in the session (scan without them), so a verdict given after a degraded marker
+    could sit under a number its citation does not have. Place every annotation on its
+    citation as the analysed case numbers it (same anchor and source id, nearest number)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'families'").fetchone()
+    try:
+        fams = json.loads(row[0]) if row is not None else None
+    except ValueError:
+        fams = None
+    families = (tuple(fams) if isinstance(fams, list) and fams
+                and all(isinstance(f, str) for f in fams) else DEFAULT_FAMILIES)
+    cols = ("rowid, case_id, number, raw, source_id, annotator, verdict, note, timestamp, "
+            "claim, recovered, orphaned, extra")
+    judged = [r[0] for r in conn.execute("SELECT DISTINCT case_id FROM annotations")]
+    for case_id in judged:
+        data = conn.execute("SELECT data FROM cases WHERE id = ?", (case_id,)).fetchone()
+        try:
+            case = Case.from_dict(json.loads(data[0]), case_id)
+        except (InputError, ValueError, TypeError, RecursionError):
+            continue  # unreadable: leave its annotations exactly as they are
+        rows = conn.execute(f"SELECT {cols} FROM annotations WHERE case_id = ?",
+                            (case_id,)).fetchall()
+        # ``extra`` carries the row id through re-attachment; the stored extra is put back.
+        anns = [Annotation(AnnotationKey(r[1], int(r[2]), r[3], r[4]), r[5], r[6], r[7], r[8],
+                           r[9], bool(r[10]), bool(r[11]), {"rowid": r[0]}) for r in rows]
+        stored_extra = {r[0]: r[12] for r in rows}
+        result = reattach(anns, case_citations(case, families), same_answer=True)
+        new_rows = [(a, stored_extra[a.extra["rowid"]])
+                    for a in [*result.placed, *result.orphaned]]
+        conn.execute("DELETE FROM annotations WHERE case_id = ?", (case_id,))
+        for new, extra_json in new_rows:
+            k = new.key
+            conn.execute(
+                "INSERT INTO annotations (case_id, number, raw, source_id, annotator, verdict, "
+                "note, timestamp, claim, recovered, orphaned, extra) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (k.case_id, k.number, k.raw, k.source_id, new.annotator, new.verdict, new.note,
+                 new.timestamp, new.claim, int(new.recovered), int(new.orphaned), extra_json))
+
+
+def _migration_2(conn: sqlite3.Connection) -> None:
+    _statements(MIGRATION_2)(conn)
+    renumber_annotations(conn)
+
+
 # MIGRATIONS[i] brings a session from version i to version i + 1.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(MIGRATION_1)]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(MIGRATION_1), _migration_2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -4,9 +4,12 @@ No Qt here: the GUI adapts these through callbacks (:mod:`citeview.session.store
 :mod:`citeview.session.edits` commands on its ``QUndoStack``.
 
 An annotation is a judgement of one source of one citation. Its key is (case id, citation
-number, raw marker text, source id) plus the annotator, so several annotators' verdicts can sit
-side by side in one session. When a case's answer changes, :func:`reattach` places annotations
-again by raw marker text and claim text; those it cannot place are kept, flagged orphaned.
+number, anchor, source id) plus the annotator, so several annotators' verdicts can sit side by
+side in one session. Number and anchor come from the case's
+:class:`~citeview.core.analysis.AnalysedCase` (the anchor is the raw marker text, or a span
+descriptor for a citation without marker text: :func:`~citeview.core.analysis.citation_anchor`).
+When a case's answer changes, :func:`reattach` places annotations again by anchor and claim
+text; those it cannot place are kept, flagged orphaned.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
-from citeview.core.claims import claim_spans
-from citeview.core.markers import DEFAULT_FAMILIES, Citation, scan
+from citeview.core.markers import DEFAULT_FAMILIES
+from citeview.core.policy import Policy
 
 DEFAULT_LABELS: tuple[str, ...] = ("supported", "partially supported", "unsupported",
                                    "cannot tell")
@@ -39,7 +43,10 @@ def now_iso() -> str:
 
 @dataclass(slots=True, frozen=True)
 class AnnotationKey:
-    """Which judgement: (case id, citation number from 1, raw marker text, source id)."""
+    """Which judgement: (case id, citation number from 1, anchor, source id).
+
+    ``raw`` holds the citation's anchor (:func:`~citeview.core.analysis.citation_anchor`): its
+    raw marker text, or ``KIND@START-END`` for a citation that has no marker text."""
 
     case_id: str
     number: int
@@ -113,19 +120,24 @@ class CitationSlot:
         return [AnnotationKey(case_id, self.number, self.raw, sid) for sid in self.source_ids]
 
 
-def case_citations(case: Case, families: Sequence[str] = DEFAULT_FAMILIES) -> list[CitationSlot]:
-    """The citations of ``case``'s answer, numbered in reading order, with their claims."""
-    return citation_slots(case.answer, scan(case.answer, tuple(families)).citations)
+def numbering_policy(families: Sequence[str] = DEFAULT_FAMILIES) -> Policy:
+    """The policy a session numbers citations under: its family set, default rules."""
+    return Policy(families=tuple(families))
 
 
-def citation_slots(answer: str, cits: Sequence[Citation]) -> list[CitationSlot]:
-    """:func:`case_citations` from a scan already made (the same numbering: its reading
-    order)."""
-    spans = claim_spans(answer, cits)
+def case_citations(case: Case, families: Sequence[str] = DEFAULT_FAMILIES, *,
+                   cache: AnalysisCache | None = None) -> list[CitationSlot]:
+    """The citations of ``case``'s answer, numbered as its analysed case numbers them."""
+    return citation_slots(analyse(case, numbering_policy(families), cache=cache))
+
+
+def citation_slots(analysed: AnalysedCase) -> list[CitationSlot]:
+    """The numbered citations of an analysed case, as the session keys them."""
     return [
-        CitationSlot(n, c.raw, c.source_ids, c.locator, c.start, c.end, s, e, answer[s:e],
+        CitationSlot(c.number, c.anchor, c.source_ids, c.citation.locator, c.citation.start,
+                     c.citation.end, c.claim[0], c.claim[1], c.claim_text,
                      c.recovered.value if c.recovered is not None else None)
-        for n, (c, (s, e)) in enumerate(zip(cits, spans, strict=True), 1)
+        for c in analysed.citations
     ]
 
 
@@ -141,13 +153,17 @@ class Reattached:
     orphaned: list[Annotation]
 
 
-def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot]) -> Reattached:
-    """Place ``annotations`` on the citations of a changed answer.
+def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot], *,
+             same_answer: bool = False) -> Reattached:
+    """Place ``annotations`` on the citations of a changed answer (or of a renumbered one).
 
-    An annotation stays where its number, raw marker and claim still match; otherwise it moves
-    to the nearest citation with the same raw marker text, the same source id and the same claim
-    text (whitespace-insensitive). Any other is returned orphaned (never dropped). Orphans that
-    are already orphaned are re-tried, so an answer changed back re-attaches them."""
+    An annotation stays where its number, anchor and claim still match; otherwise it moves
+    to the nearest citation with the same anchor, the same source id and the same claim
+    text (whitespace-insensitive). With ``same_answer`` (the text is unchanged, only the
+    numbering moved, as after an upgrade) the claim need not match: the nearest citation with
+    the same anchor and source id takes it. Any other is returned orphaned (never dropped).
+    Orphans that are already orphaned are re-tried, so an answer changed back re-attaches
+    them."""
     by_raw: dict[str, list[CitationSlot]] = {}
     for each in slots:
         by_raw.setdefault(each.raw, []).append(each)
@@ -173,11 +189,15 @@ def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot]) -
         candidates = [s for s in by_raw.get(k.raw, ())
                       if k.source_id in s.source_ids and _norm(s.claim) == claim
                       and (s.number, k.source_id, ann.annotator) not in taken]
+        if not candidates and same_answer:
+            candidates = [s for s in by_raw.get(k.raw, ())
+                          if k.source_id in s.source_ids
+                          and (s.number, k.source_id, ann.annotator) not in taken]
         if candidates:
             best = min(candidates, key=lambda s: (abs(s.number - k.number), s.number))
             taken.add((best.number, k.source_id, ann.annotator))
             placed.append(replace(ann, key=replace(k, number=best.number), orphaned=False,
-                                  claim=best.claim))
+                                  claim=best.claim, recovered=best.recovered is not None))
         else:
             orphans.append(replace(ann, orphaned=True))
     return Reattached(placed, orphans)

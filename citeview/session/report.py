@@ -28,10 +28,11 @@ from citeview.core.metrics import (
     unsupported_rates,
 )
 from citeview.core.policy import Policy
+from citeview.session.jsonio import dumps_json
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import ReviewState
 from citeview.session.rows import ORPHANED, CaseRows, Row, iter_case_rows
-from citeview.session.store import Session, _dumps
+from citeview.session.store import Session
 
 NO_VERDICT = "(no verdict)"
 UNRESOLVED = "unresolved"  # source kind of a citation whose source is not in the material
@@ -299,7 +300,7 @@ def write_report(session: Session, out: IO[str], fmt: str = "text",
     :func:`~citeview.session.rows.iter_case_rows` (``None``: by session size)."""
     summary = summarize(session, policy, annotator=annotator, jobs=jobs)
     if fmt == "json":
-        out.write(_dumps(summary, indent=1) + "\n")  # lone surrogates escaped
+        out.write(dumps_json(summary, indent=1) + "\n")  # lone surrogates escaped
     elif fmt == "html":
         out.write(render_html(summary))
     else:

@@ -21,23 +21,18 @@ import csv
 import multiprocessing
 import os
 import sys
-from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
-from citeview.core.diagnostics import Diagnostic
-from citeview.core.lint import LintAnalysis, lint_analysis
-from citeview.core.markers import Citation, Recovery, scan
-from citeview.core.material import MaterialDiagnostic
 from citeview.core.metrics import answer_sentences
 from citeview.core.policy import Policy
-from citeview.core.resolution import Resolution, Status, Target, resolve
-from citeview.core.support import SupportScorer
+from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
-from citeview.session.model import Annotation, CaseReview, citation_slots
-from citeview.session.store import Session, _dumps
+from citeview.session.jsonio import dumps_json
+from citeview.session.model import Annotation, CaseReview
+from citeview.session.store import Session
 
 ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
 
@@ -97,33 +92,6 @@ class CaseRows:
     annotated: bool = field(default=False)
 
 
-def _codes_by_citation(diags: Sequence[Diagnostic], starts: list[int], ends: list[int]
-                       ) -> list[list[str]]:
-    """For each citation, the codes of answer diagnostics touching its marker; O((d + c) log c)
-    when the citations are in order and do not overlap (as scanned), else O(d x c)."""
-    out: list[list[str]] = [[] for _ in starts]
-    ordered = all(ends[i] <= starts[i + 1] for i in range(len(starts) - 1))
-    for d in diags:
-        if isinstance(d, MaterialDiagnostic):
-            continue  # offsets in the material, not in the answer
-        if not ordered:  # recovered markers may nest: look at each one
-            for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
-                if (s <= d.start < e if d.start == d.end else d.start < e and s < d.end) \
-                        and d.code not in out[i]:
-                    out[i].append(d.code)
-            continue
-        if d.start == d.end:
-            lo = bisect_right(ends, d.start)
-            hi = bisect_right(starts, d.start)
-        else:
-            lo = bisect_right(ends, d.start)
-            hi = bisect_left(starts, d.end)
-        for i in range(lo, hi):
-            if d.code not in out[i]:
-                out[i].append(d.code)
-    return out
-
-
 def _target_codes(codes: list[str], target: Target) -> tuple[str, ...]:
     """The citation's codes that concern this source: resolution codes only for its status."""
     keep = []
@@ -138,38 +106,13 @@ def _target_codes(codes: list[str], target: Target) -> tuple[str, ...]:
     return tuple(sorted(keep))
 
 
-def _policy_for(policy: Policy | None, families: tuple[str, ...]) -> Policy:
-    return policy if policy is not None else Policy(families=families)
-
-
-def _session_citations(answer: str, families: tuple[str, ...], policy: Policy,
-                       analysis: LintAnalysis) -> tuple[Sequence[Citation], Sequence[Resolution]]:
-    """The citations as the session numbers them (:func:`~citeview.session.model.case_citations`:
-    the session's families, no known ids) with their resolutions, taken from the lint analysis
-    whenever they are the same, so each case is scanned and resolved once. They differ only when
-    the policy reads other families, or a degraded marker was recognised by a known id."""
-    cits = analysis.citations
-    if policy.families == families and not any(
-            c.recovered is Recovery.DEGRADED for c in cits):
-        return cits, analysis.resolutions
-    own = scan(answer, families).citations
-    if own == list(cits):
-        return cits, analysis.resolutions
-    return own, resolve(own, analysis.material)
-
-
 def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
               annotator: str | None = None, sentences: bool = False) -> CaseRows:
-    """The rows of one case (all annotators, or only ``annotator``'s)."""
-    case = session.get_case(case_id)
-    families = session.families
-    pol = _policy_for(policy, families)
-    analysis = lint_analysis(case, pol)
-    cits, resolutions = _session_citations(case.answer, families, pol, analysis)
-    slots = citation_slots(case.answer, cits)
-    diags = analysis.all_diagnostics
-    codes = _codes_by_citation(analysis.diagnostics, [c.start for c in cits],
-                               [c.end for c in cits])
+    """The rows of one case (all annotators, or only ``annotator``'s), from its analysed case
+    (the session's numbering; ``policy`` re-grades lint but never renumbers)."""
+    analysed = session.analysed(case_id, policy)
+    lint = analysed.lint
+    per_citation = analysed.citation_diagnostics()
     anns = session.annotations(case_id, annotator=annotator)
     placed: dict[tuple[int, str, str], list[Annotation]] = {}
     loose: list[Annotation] = []
@@ -178,26 +121,23 @@ def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
             loose.append(a)
         else:
             placed.setdefault((a.key.number, a.key.raw, a.key.source_id), []).append(a)
-    scorer = SupportScorer()
+    support = analysed.support
     rows: list[Row] = []
-    for slot, res, cc in zip(slots, resolutions, codes, strict=True):
-        for target in res.targets:
+    for c, diags, scores in zip(analysed.citations, per_citation, support, strict=True):
+        codes = list(dict.fromkeys(d.code for d in diags))
+        recovered = c.recovered.value if c.recovered is not None else None
+        for target, score in zip(c.targets, scores, strict=True):
             kind = target.source.kind.value if target.source is not None else None
-            cited = target.text
-            support = scorer.score(slot.claim, cited) if target.ok else None
-            base = Row(case_id, slot.number, target.source_id, slot.locator,
-                       target.status.value, _target_codes(cc, target), slot.claim, cited, support,
-                       source_kind=kind, recovered=slot.recovered, raw=slot.raw)
-            judged = placed.pop((slot.number, slot.raw, target.source_id), None)
+            base = Row(case_id, c.number, target.source_id, c.citation.locator,
+                       target.status.value, _target_codes(codes, target), c.claim_text,
+                       target.text, score, source_kind=kind, recovered=recovered, raw=c.anchor)
+            judged = placed.pop((c.number, c.anchor, target.source_id), None)
             if not judged:
                 rows.append(base)
                 continue
             for a in judged:
-                rows.append(Row(
-                    base.case_id, base.number, base.source_id, base.locator, base.status,
-                    base.lint_codes, base.claim, base.cited_text, base.support, a.verdict,
-                    a.note, a.annotator, a.timestamp, base.source_kind, base.recovered,
-                    base.raw))
+                rows.append(replace(base, verdict=a.verdict, note=a.note, annotator=a.annotator,
+                                    timestamp=a.timestamp))
     # Annotations whose citation is gone (orphaned, or keys the answer no longer has).
     for group in placed.values():
         loose.extend(group)
@@ -208,9 +148,11 @@ def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
                         "recovered" if a.recovered else None, a.key.raw))
     sents = None
     if sentences:
-        sents = [tuple(i + 1 for i in s.citations) for s in answer_sentences(case.answer, cits)]
-    return CaseRows(case_id, rows, [d.code for d in diags], session.reviews(case_id),
-                    len(slots), sents, len(loose), bool(anns))
+        cits = [c.citation for c in analysed.citations]
+        sents = [tuple(i + 1 for i in s.citations)
+                 for s in answer_sentences(analysed.answer, cits)]
+    return CaseRows(case_id, rows, [d.code for d in lint.all], session.reviews(case_id),
+                    len(analysed.citations), sents, len(loose), bool(anns))
 
 
 # Below this many cases a worker pool costs more than it saves.
@@ -323,5 +265,5 @@ def write_jsonl(session: Session, out: IO[str], policy: Policy | None = None, *,
                 annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as one JSON object a line."""
     for row in iter_rows(session, policy, annotator=annotator, jobs=jobs):
-        out.write(_dumps(row.to_dict()))  # lone surrogates escaped
+        out.write(dumps_json(row.to_dict()))  # lone surrogates escaped
         out.write("\n")

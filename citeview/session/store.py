@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -25,14 +26,19 @@ import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from dataclasses import replace as dataclass_replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
+from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
+from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.formats import SQLITE_MAGIC, Dataset
+from citeview.core.inputs import SQLITE_MAGIC
 from citeview.core.markers import DEFAULT_FAMILIES
+from citeview.core.policy import Policy
+from citeview.session.jsonio import dumps_json as _dumps
 from citeview.session.migrations import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -47,15 +53,16 @@ from citeview.session.model import (
     CaseReview,
     Reattached,
     ReviewState,
-    case_citations,
+    citation_slots,
     now_iso,
+    numbering_policy,
     reattach,
 )
 
 SESSION_SUFFIX = ".citeview"
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
 KNOWN_META = ("name", "labels", "blind", "families", "created", "source")
-_DOC_EXTRA = "_document_extra"  # unknown top-level keys of an imported document
+DOCUMENT_EXTRA = "_document_extra"  # meta key: unknown top-level keys of an imported document
 
 
 class SessionError(InputError):
@@ -70,9 +77,52 @@ class ReadOnlySession(SessionError):
     """A write to a session opened read-only."""
 
 
+class DamagedSession(SessionError):
+    """A session whose file or rows cannot be read as a citeview session."""
+
+
+class SessionWriteError(SessionError):
+    """A change that could not be written (disk full, I/O error): nothing of it was kept,
+    every earlier change is."""
+
+
+def damaged(path: str, what: str) -> DamagedSession:
+    return DamagedSession(
+        f"{path}: damaged session ({what}); open it read-only to look at it, or keep a copy "
+        "and export what can be read")
+
+
+_T = TypeVar("_T")
+
+
+def reading(method: Callable[..., _T]) -> Callable[..., _T]:
+    """Reads of a session: an unreadable file or row is a :class:`DamagedSession`, never a
+    raw ``sqlite3`` error or a ``ValueError`` from a bad column."""
+    @functools.wraps(method)
+    def wrapper(self: Session, *args: Any, **kwargs: Any) -> _T:
+        try:
+            return method(self, *args, **kwargs)
+        except SessionError:
+            raise
+        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, RecursionError) as err:
+            if isinstance(err, KeyError) and method.__name__ in _KEYED:
+                raise  # an unknown case id: the caller's question, not damage
+            raise damaged(self.path, _what(err)) from None
+    return wrapper
+
+
+_KEYED = frozenset({"case_data", "get_case", "index_of"})
+
+
+def _what(err: BaseException) -> str:
+    text = str(err) or type(err).__name__
+    return " ".join(text.split())[:200]
+
+
 @dataclass(slots=True, frozen=True)
 class Change:
-    """What changed: ``kind`` is "annotation", "review", "case", "cases" or "meta"."""
+    """What changed: ``kind`` is "annotation", "review", "case", "cases", "meta" or "sizes"
+    (a case's item counts became known)."""
 
     kind: str
     case_id: str | None = None
@@ -106,28 +156,16 @@ def user_data_dir() -> Path:
 
 def session_path_for(input_path: str) -> tuple[str, bool]:
     """``(session path, in user data folder)`` for an input: ``NAME.citeview`` beside it, or in
-    the user data folder when its folder is not writable."""
+    the user data folder when its folder is not writable and no session is beside it yet (an
+    existing one is always the one: its annotations are there; it opens read-only when it
+    cannot be written)."""
     p = Path(input_path).resolve()
     stem = p.stem if p.suffix else p.name
     beside = p.with_name(stem + SESSION_SUFFIX)
-    writable_dir = os.access(p.parent, os.W_OK | os.X_OK)
-    if writable_dir and (not beside.exists() or os.access(beside, os.W_OK)):
+    if beside.exists() or os.access(p.parent, os.W_OK | os.X_OK):
         return str(beside), False
     digest = hashlib.sha1(str(p).encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return str(user_data_dir() / "sessions" / f"{stem}-{digest}{SESSION_SUFFIX}"), True
-
-
-def _dumps(obj: object, indent: int | None = None) -> str:
-    """Compact JSON (indented with ``indent``); falls back to ASCII escapes when text holds lone
-    surrogates (which UTF-8, and so SQLite or an output file, cannot store) so that nothing is
-    lost."""
-    seps = (",", ":") if indent is None else None
-    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=seps)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(obj, ensure_ascii=True, indent=indent, separators=seps)
-    return text
 
 
 def _check_session_file(path: str) -> None:
@@ -164,6 +202,52 @@ def _connect(path: str, readonly: bool) -> sqlite3.Connection:
     if not readonly:
         conn.execute("PRAGMA synchronous = FULL")
     return conn
+
+
+def refuse_if_open_elsewhere(path: str) -> None:
+    """Before replacing ``path``: :class:`SessionInUse` when it is a session that a live
+    process has open for writing (replacing it would lose that process's work)."""
+    if not os.path.isfile(path):
+        return
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+                return
+        conn = _connect(path, readonly=True)
+        try:
+            row = conn.execute("SELECT pid, host, since, ident FROM lock WHERE id = 1").fetchone()
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error):
+        return  # not a session we can read: nobody can be writing it through citeview
+    if row is not None and _alive(row[0], row[1], row[3]):
+        raise SessionInUse(
+            f"{path}: open in another citeview (pid {row[0]} on {row[1]}, since {row[2]}); "
+            "close it there first: nothing was replaced")
+
+
+def replace_file(tmp: str, path: str) -> None:
+    """Move a finished session file into place. The old file's ``-wal``/``-shm`` (left by a
+    writer that was killed) go first: SQLite would otherwise apply a foreign log to the new
+    file and corrupt it."""
+    refuse_if_open_elsewhere(path)
+    for suffix in ("-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path + suffix)
+    os.replace(tmp, path)
+
+
+def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """An older session opened read-only: its migrations run on a copy in memory, so it reads
+    exactly as it will once upgraded, and the file is not touched."""
+    mem = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.backup(mem)
+    finally:
+        conn.close()
+    mem.execute("PRAGMA foreign_keys = ON")
+    migrate(mem)
+    return mem
 
 
 def process_ident(pid: int) -> str:
@@ -212,6 +296,10 @@ class Session:
         self._positions: dict[str, int] | None = None
         self._case_cache: dict[str, Case] = {}
         self._meta: dict[str, Any] | None = None
+        # Analyses of this session's cases (shared with whoever asks, e.g. the window's worker).
+        self.analyses = AnalysisCache(64)
+        self._sizes: dict[str, tuple[int, ...]] | None = None
+        self.unclean = False  # the last writer left without closing (its lock row was stale)
         self.closed = False
 
     # ------------------------------------------------------------------ opening and closing
@@ -231,16 +319,21 @@ class Session:
             meta["source"] = source
         items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
         rows = ((c.id, _dumps(c.to_dict())) for c in items)
-        return cls._build(path, meta, rows, overwrite=overwrite, annotator=annotator)
+        return cls.create_from_rows(path, meta, rows, overwrite=overwrite, annotator=annotator)
 
     @classmethod
-    def _build(cls, path: str, meta: dict[str, Any], case_rows: Iterable[tuple[str, str]], *,
-               overwrite: bool, annotator: str,
-               fill: Callable[[sqlite3.Connection], None] | None = None) -> Session:
+    def create_from_rows(cls, path: str, meta: dict[str, Any],
+                         case_rows: Iterable[tuple[str, str]], *, overwrite: bool, annotator: str,
+                         fill: Callable[[sqlite3.Connection], None] | None = None) -> Session:
+        """A new session at ``path`` from ``meta`` and ``(case id, case JSON)`` rows; ``fill``
+        writes more rows (reviews, annotations) in the same transaction (an import)."""
         if os.path.isdir(path):
             raise SessionError(f"{path}: is a directory, not a file")
         if os.path.exists(path) and not overwrite:
-            raise SessionError(f"{path}: already exists (choose another name)")
+            raise SessionError(f"{path}: already exists (choose another name, or --force to "
+                               "replace it)")
+        if overwrite:
+            refuse_if_open_elsewhere(path)  # before any work, and again before the swap
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise SessionError(f"{path}: folder {parent} does not exist")
@@ -265,7 +358,7 @@ class Session:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 conn.close()
-            os.replace(tmp, path)
+            replace_file(tmp, path)
         except sqlite3.Error as err:
             raise SessionError(f"{path}: cannot create session ({err})") from None
         except OSError as err:
@@ -284,7 +377,8 @@ class Session:
         message = None
         if not readonly and not (os.access(path, os.W_OK)
                                  and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)):
-            readonly, message = True, "the session file is read-only: opened read-only"
+            readonly, message = True, ("the session file or its folder is read-only: opened "
+                                       "read-only (Save As keeps working on a copy)")
         try:
             conn = _connect(path, readonly=True)
             try:
@@ -298,20 +392,28 @@ class Session:
                 message = (f"made by a newer citeview (session version {version}, this one knows "
                            f"up to {SCHEMA_VERSION}): opened read-only")
             conn = _connect(path, readonly)
+            if readonly and version < SCHEMA_VERSION:
+                conn = _upgraded_copy(conn)
             if not readonly:
                 if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
                     raise SessionError(f"{path}: cannot use the WAL journal here")
                 migrate(conn)
         except sqlite3.DatabaseError as err:
-            raise SessionError(f"{path}: damaged or unreadable session ({err})") from None
+            raise damaged(path, _what(err)) from None
         session = cls(conn, path, readonly=readonly, message=message, annotator=annotator)
         try:
             session._meta_all()
             if not readonly:
                 session._acquire_lock(force)
+                if session.unclean:
+                    # The last writer did not close it (killed, crashed, power cut): check the
+                    # pages before trusting it (quick_check; integrity_check may follow later).
+                    found = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
+                    if found != ["ok"]:
+                        raise damaged(path, "; ".join(found[:3]))
         except sqlite3.DatabaseError as err:
             conn.close()
-            raise SessionError(f"{path}: damaged or unreadable session ({err})") from None
+            raise damaged(path, _what(err)) from None
         except BaseException:
             conn.close()
             raise
@@ -328,6 +430,7 @@ class Session:
                 raise SessionInUse(
                     f"{self.path}: already open in another citeview (pid {row[0]} on {row[1]}, "
                     f"since {row[3]}); close it there, or open it read-only")
+            self.unclean = row is not None and row[2] != self._token
             conn.execute("INSERT OR REPLACE INTO lock VALUES (1, ?, ?, ?, ?, ?)",
                          (os.getpid(), socket.gethostname(), self._token, now_iso(),
                           process_ident(os.getpid())))
@@ -362,6 +465,7 @@ class Session:
         written). With ``switch`` the session continues in the copy, like an editor's Save As."""
         if os.path.abspath(path) == os.path.abspath(self.path):
             return
+        refuse_if_open_elsewhere(path)
         tmp = f"{path}.tmp-{os.getpid()}"
         _remove_db(tmp)
         try:
@@ -372,7 +476,7 @@ class Session:
                 dest.execute("DELETE FROM lock")
             finally:
                 dest.close()
-            os.replace(tmp, path)
+            replace_file(tmp, path)
         except sqlite3.Error as err:
             raise SessionError(f"{path}: cannot save a copy ({err})") from None
         except OSError as err:
@@ -400,15 +504,8 @@ class Session:
         return unsubscribe
 
     def _notify(self, *changes: Change) -> None:
-        errors: list[BaseException] = []
-        for change in changes:
-            for listener in list(self._listeners):
-                try:
-                    listener(change)
-                except Exception as err:  # one broken view must not stop the others
-                    errors.append(err)
-        if errors:
-            raise errors[0]
+        _deliver(iter([(listener, change) for change in changes
+                       for listener in list(self._listeners)]))
 
     # ------------------------------------------------------------------ transactions
 
@@ -419,16 +516,26 @@ class Session:
         if self.closed:
             raise SessionError(f"{self.path}: session is closed")
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            statements(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                statements(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                # SQLite may have rolled back already (disk full): nothing to undo then.
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.IntegrityError as err:
+            raise SessionError(f"{self.path}: cannot store the change ({err})") from None
+        except sqlite3.Error as err:
+            raise SessionWriteError(
+                f"{self.path}: could not save the change ({_what(err)}); it was not kept, "
+                "everything saved before it is safe") from None
 
     # ------------------------------------------------------------------ meta
 
+    @reading
     def _meta_all(self) -> dict[str, Any]:
         if self._meta is None:
             self._meta = {k: json.loads(v) for k, v in
@@ -438,22 +545,31 @@ class Session:
     @property
     def meta(self) -> dict[str, Any]:
         """Session settings (name, labels, blind, families, created, source, unknown keys)."""
-        return {k: v for k, v in self._meta_all().items() if k != _DOC_EXTRA}
+        return {k: v for k, v in self._meta_all().items() if k != DOCUMENT_EXTRA}
 
     @property
     def document_extra(self) -> dict[str, Any]:
-        extra = self._meta_all().get(_DOC_EXTRA, {})
+        extra = self._meta_all().get(DOCUMENT_EXTRA, {})
         return dict(extra) if isinstance(extra, dict) else {}
 
     @property
     def labels(self) -> tuple[str, ...]:
         labels = self._meta_all().get("labels")
-        return tuple(labels) if isinstance(labels, list) and labels else DEFAULT_LABELS
+        if labels is None:
+            return DEFAULT_LABELS
+        if (not isinstance(labels, list) or not labels
+                or not all(isinstance(x, str) and x for x in labels)):
+            raise damaged(self.path, "the labels are not a list of names")
+        return tuple(labels)
 
     @property
     def families(self) -> tuple[str, ...]:
         fams = self._meta_all().get("families")
-        return tuple(fams) if isinstance(fams, list) and fams else DEFAULT_FAMILIES
+        if fams is None:
+            return DEFAULT_FAMILIES
+        if not isinstance(fams, list) or not fams or not all(isinstance(x, str) for x in fams):
+            raise damaged(self.path, "the marker families are not a list of names")
+        return tuple(fams)
 
     @property
     def blind(self) -> bool:
@@ -464,9 +580,18 @@ class Session:
         return str(self._meta_all().get("name") or Path(self.path).stem)
 
     def set_meta(self, key: str, value: Any) -> None:
-        """Set one setting, in its own transaction."""
+        """Set one setting, in its own transaction. New families renumber every case: the
+        stored item counts go with them."""
         text = _dumps(value)
-        self._write(lambda c: c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, text)))
+
+        def run(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, text))
+            if key == "families":
+                conn.execute("DELETE FROM case_stats")
+        self._write(run)
+        if key == "families":
+            self._sizes = None
+            self.analyses.clear()
         self._meta_all()[key] = json.loads(text)
         self._notify(Change("meta"))
 
@@ -483,6 +608,7 @@ class Session:
 
     # ------------------------------------------------------------------ cases
 
+    @reading
     def case_ids(self) -> list[str]:
         if self._ids is None:
             self._ids = [r[0] for r in self.conn.execute("SELECT id FROM cases ORDER BY pos")]
@@ -497,6 +623,7 @@ class Session:
         assert self._positions is not None
         return self._positions[case_id]
 
+    @reading
     def case_data(self, case_id: str) -> dict[str, Any]:
         """The stored case JSON, as it was copied in or imported."""
         row = self.conn.execute("SELECT data FROM cases WHERE id = ?", (case_id,)).fetchone()
@@ -505,6 +632,7 @@ class Session:
         data: dict[str, Any] = json.loads(row[0])
         return data
 
+    @reading
     def get_case(self, case_id: str) -> Case:
         """The case, parsed on first use."""
         case = self._case_cache.get(case_id)
@@ -523,6 +651,52 @@ class Session:
 
     def dataset(self) -> SessionDataset:
         return SessionDataset(self)
+
+    # ------------------------------------------------------------------ analysis
+
+    @property
+    def policy(self) -> Policy:
+        """The policy this session numbers citations under (its families)."""
+        return numbering_policy(self.families)
+
+    def analysed(self, case: str | Case, policy: Policy | None = None) -> AnalysedCase:
+        """The analysed case (numbering, resolution, claims; lint on demand) that every view of
+        this session reads. ``policy`` may re-grade lint, but the numbering always follows the
+        session's families. The case's item counts are stored the first time."""
+        if isinstance(case, str):
+            case = self.get_case(case)
+        pol = self.policy if policy is None else replace_families(policy, self.families)
+        found = analyse(case, pol, cache=self.analyses)
+        self.record_sizes(case.id, found.item_counts)
+        return found
+
+    @reading
+    def sizes(self) -> dict[str, tuple[int, ...]]:
+        """Per case analysed so far: the judgements each citation takes (numbering order)."""
+        if self._sizes is None:
+            got: dict[str, tuple[int, ...]] = {}
+            for cid, text in self.conn.execute("SELECT case_id, sizes FROM case_stats"):
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    continue  # unreadable: counted again
+                if isinstance(value, list) and all(type(v) is int for v in value):
+                    got[cid] = tuple(value)
+            self._sizes = got
+        return self._sizes
+
+    def record_sizes(self, case_id: str, sizes: Sequence[int]) -> None:
+        """Remember a case's item counts (stored unless read-only; kept in memory anyway)."""
+        known = self.sizes()
+        value = tuple(sizes)
+        if known.get(case_id) == value:
+            return
+        known[case_id] = value
+        if not (self.readonly or self.closed):
+            text = json.dumps(list(value))
+            self._write(lambda c: c.execute("INSERT OR REPLACE INTO case_stats VALUES (?, ?)",
+                                            (case_id, text)))
+        self._notify(Change("sizes", case_id))
 
     def add_cases(self, cases: Iterable[Case]) -> list[str]:
         """Copy in cases whose ids the session does not have yet (one transaction)."""
@@ -549,14 +723,17 @@ class Session:
                 self._write(lambda c: c.execute("UPDATE cases SET data = ? WHERE id = ?",
                                                 (data, case.id)))
         else:
-            result = reattach(anns, case_citations(case, self.families))
+            result = reattach(anns, citation_slots(self.analysed(case)))
 
             def run(conn: sqlite3.Connection) -> None:
                 conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
                 conn.execute("DELETE FROM annotations WHERE case_id = ?", (case.id,))
+                conn.execute("DELETE FROM case_stats WHERE case_id = ?", (case.id,))
                 for ann in [*result.placed, *result.orphaned]:
-                    _insert_annotation(conn, ann)
+                    insert_annotation(conn, ann)
             self._write(run)
+            if self._sizes is not None:
+                self._sizes.pop(case.id, None)
         self._case_cache.pop(case.id, None)
         self._notify(Change("case", case.id))
         return result
@@ -582,6 +759,7 @@ class Session:
 
     # ------------------------------------------------------------------ annotations
 
+    @reading
     def annotation(self, key: AnnotationKey, annotator: str | None = None) -> Annotation | None:
         """The (placed) annotation at ``key`` by ``annotator`` (default: this session's)."""
         who = self.annotator if annotator is None else annotator
@@ -613,8 +791,11 @@ class Session:
                + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid")
         # A live cursor: export streams 100,000 rows without holding them all.
-        for row in self.conn.execute(sql, args):
-            yield _annotation(row)
+        try:
+            for row in self.conn.execute(sql, args):
+                yield _annotation(row)
+        except (sqlite3.DatabaseError, ValueError, TypeError, RecursionError) as err:
+            raise damaged(self.path, _what(err)) from None
 
     def orphans(self, case_id: str | None = None) -> list[Annotation]:
         """Annotations whose citation was not found again after the answer changed."""
@@ -626,6 +807,7 @@ class Session:
         self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
                               None if ann.empty else ann)])
 
+    @reading
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         """The case review by ``annotator`` (default: this session's); not started if none."""
         who = self.annotator if annotator is None else annotator
@@ -634,6 +816,7 @@ class Session:
             (case_id, who)).fetchone()
         return _review(row) if row else CaseReview(case_id, who)
 
+    @reading
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
         sql = (f"SELECT {', '.join('r.' + c for c in _REV_COLS.split(', '))} FROM reviews r "
                "JOIN cases c ON c.id = r.case_id")
@@ -649,6 +832,7 @@ class Session:
         self.apply([RowChange("review", review.case_id, review.annotator, None, False,
                               None if review.empty else review)])
 
+    @reading
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         """Review state of every case that has one, for ``annotator``."""
         who = self.annotator if annotator is None else annotator
@@ -663,6 +847,7 @@ class Session:
                 return i
         return None
 
+    @reading
     def current_row(self, change: RowChange) -> Annotation | CaseReview | None:
         if change.kind == "annotation":
             assert change.key is not None
@@ -690,16 +875,13 @@ class Session:
                         (k.case_id, k.number, k.raw, k.source_id, ch.annotator,
                          int(ch.orphaned)))
                     if isinstance(ch.new, Annotation):
-                        _insert_annotation(conn, ch.new)
+                        insert_annotation(conn, ch.new)
                 else:
                     conn.execute("DELETE FROM reviews WHERE case_id = ? AND annotator = ?",
                                  (ch.case_id, ch.annotator))
                     if isinstance(ch.new, CaseReview):
-                        _insert_review(conn, ch.new)
-        try:
-            self._write(run)
-        except sqlite3.IntegrityError as err:
-            raise SessionError(f"{self.path}: cannot store the change ({err})") from None
+                        insert_review(conn, ch.new)
+        self._write(run)
         self._notify(*[Change(ch.kind, ch.case_id, ch.key) for ch in changes])
 
 
@@ -712,12 +894,36 @@ _ANN_COLS_A = ", ".join("a." + f for f in _ANN_FIELDS)
 _REV_COLS = "case_id, annotator, state, verdict, note, timestamp, extra"
 
 
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is {type(value).__name__}, not text")
+    return value
+
+
+def _extra(value: object, what: str) -> dict[str, Any]:
+    data = json.loads(_text(value, what))
+    if not isinstance(data, dict):
+        raise ValueError(f"{what} is not a JSON object")
+    return data
+
+
 def _annotation(row: Sequence[Any]) -> Annotation:
-    return Annotation(AnnotationKey(row[0], int(row[1]), row[2], row[3]), row[4], row[5], row[6],
-                      row[7], row[8], bool(row[9]), bool(row[10]), json.loads(row[11]))
+    number = row[1]
+    if type(number) is not int or number < 1:
+        raise ValueError(f"annotation of case {row[0]!r}: citation number {number!r} is not a "
+                         "positive integer")
+    verdict = row[5]
+    if verdict is not None:
+        _text(verdict, "a verdict")
+    return Annotation(AnnotationKey(_text(row[0], "a case id"), number,
+                                    _text(row[2], "an anchor"), _text(row[3], "a source id")),
+                      _text(row[4], "an annotator"), verdict, _text(row[6], "a note"),
+                      _text(row[7], "a timestamp"), _text(row[8], "a claim"), bool(row[9]),
+                      bool(row[10]), _extra(row[11], "an annotation's extra"))
 
 
-def _insert_annotation(conn: sqlite3.Connection, a: Annotation) -> None:
+def insert_annotation(conn: sqlite3.Connection, a: Annotation) -> None:
+    """Write one annotation row (inside the caller's transaction)."""
     k = a.key
     conn.execute(f"INSERT INTO annotations ({_ANN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                  (k.case_id, k.number, k.raw, k.source_id, a.annotator, a.verdict, a.note,
@@ -725,14 +931,40 @@ def _insert_annotation(conn: sqlite3.Connection, a: Annotation) -> None:
 
 
 def _review(row: Sequence[Any]) -> CaseReview:
-    return CaseReview(row[0], row[1], ReviewState(row[2]), row[3], row[4], row[5],
-                      json.loads(row[6]))
+    try:
+        state = ReviewState(row[2])
+    except ValueError:
+        raise ValueError(f"review of case {row[0]!r}: unknown state {row[2]!r}") from None
+    verdict = row[3]
+    if verdict is not None:
+        _text(verdict, "a case verdict")
+    return CaseReview(_text(row[0], "a case id"), _text(row[1], "an annotator"), state, verdict,
+                      _text(row[4], "a note"), _text(row[5], "a timestamp"),
+                      _extra(row[6], "a review's extra"))
 
 
-def _insert_review(conn: sqlite3.Connection, r: CaseReview) -> None:
+def insert_review(conn: sqlite3.Connection, r: CaseReview) -> None:
+    """Write one review row (inside the caller's transaction)."""
     conn.execute(f"INSERT INTO reviews ({_REV_COLS}) VALUES (?,?,?,?,?,?,?)",
                  (r.case_id, r.annotator, r.state.value, r.verdict, r.note, r.timestamp,
                   _dumps(r.extra)))
+
+
+def replace_families(policy: Policy, families: Sequence[str]) -> Policy:
+    """``policy`` reading ``families`` (a session numbers with its own family set)."""
+    fams = tuple(families)
+    return policy if policy.families == fams else dataclass_replace(policy, families=fams)
+
+
+def _deliver(calls: Iterator[tuple[Listener, Change]]) -> None:
+    """Make every call; one that raises does not stop the others (one broken view must not
+    stop the rest): they are made, then its error propagates (a later error chains onto it)."""
+    for listener, change in calls:
+        try:
+            listener(change)
+        except Exception:
+            _deliver(calls)
+            raise
 
 
 def _remove_db(path: str) -> None:

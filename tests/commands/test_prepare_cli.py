@@ -170,3 +170,20 @@ def test_acceptance_prepared_documents_cited_by_an_answer_lint_clean(unit, tmp_p
     path.write_text(json.dumps(broken, ensure_ascii=False), encoding="utf-8")
     code, out, _err = run(["lint", "--no-config", str(path)], capsys)
     assert "CV108" in out
+
+
+def test_a_citation_of_a_blank_line_number_is_in_range(tmp_path, capsys):
+    """The labels are the file's own line numbers: L2 of a file whose line 2 is blank exists
+    (it was unlabelled, so lint said line-out-of-range)."""
+    doc = tmp_path / "notes.txt"
+    doc.write_text("Remote work is capped at three days.\n\nExtra days need approval.\n",
+                   encoding="utf-8")
+    material = prepare_bytes([str(doc), "--unit", "line"], tmp_path).decode("utf-8")
+    assert "\n[L2]\n[L3] Extra days" in material
+    answer = (f"Remote work is capped.{marker('turn0file0', 'L1-L2')} "
+              f"Extra days need approval.{marker('turn0file0', 'L2-L3')}\n")
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps({"id": "c", "answer": answer, "tool_outputs": [material]},
+                               ensure_ascii=False), encoding="utf-8")
+    code, out, err = run(["lint", "--no-config", "--fail-on", "info", str(path)], capsys)
+    assert (code, err) == (0, ""), out

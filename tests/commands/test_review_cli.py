@@ -16,7 +16,7 @@ from citeview.cli import main
 sys.path.insert(0, str(Path(__file__).parent.parent / "session"))
 from _review_cases import PART, SUP, UNS, build, session_a, session_b  # noqa: E402
 
-from citeview.session import Session, case_citations  # noqa: E402
+from citeview.session import Annotation, Session, case_citations  # noqa: E402
 from citeview.session.merge import ADJUDICATED  # noqa: E402
 
 
@@ -106,7 +106,13 @@ def test_merge_then_adjudicate_then_report(two: tuple[str, str], tmp_path: Path,
             if r["case_id"] == "c1" and r["citation"] == 2]
     assert c1_2 == [(ADJUDICATED, PART), ("ana", PART), ("bo", UNS)]
     assert main(["merge", *two, "-o", str(out)]) == 2  # never overwritten silently
-    assert "already exists" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "already exists" in err and "--force" in err and err.count("\n") == 1
+    assert main(["merge", *two, "-o", str(out), "--force"]) == 0
+    # An input named as the output is refused even with --force, and --force is not offered.
+    assert main(["merge", *two, "-o", two[0]]) == 2
+    err = capsys.readouterr().err
+    assert "must be a new file" in err and "--force" not in err
 
 
 def test_missing_session_is_a_one_line_error(tmp_path: Path,
@@ -160,3 +166,27 @@ def test_export_option_errors(two: tuple[str, str], tmp_path: Path,
     assert main(["export", two[0], "--format", "csv", "--config",
                  str(tmp_path / "none.toml")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_agree_warns_when_the_rubrics_differ(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    a = build(tmp_path / "a.citeview", ["c1"], "ana", {}, "01")
+    a.set_labels(["yes", "no"])
+    for slot, v in zip(case_citations(a.get_case("c1")), ["yes", "no", "no"], strict=True):
+        a.put_annotation(Annotation(slot.keys("c1")[0], "ana", v, "", "2026-01-01T10:00Z",
+                                    slot.claim))
+    a.close()
+    session_b(tmp_path).close()
+    paths = [str(tmp_path / "a.citeview"), str(tmp_path / "b.citeview")]
+    assert main(["agree", *paths, "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    ag = json.loads(out)
+    assert ag["percent_agreement"] is None and ag["kappa"] is None and ag["items"] == 0
+    assert ag["labels"] == {"only_a": ["yes", "no"],
+                            "only_b": [SUP, PART, UNS, "cannot tell"]}
+    assert len(ag["not_compared"]) == 3 and len(ag["warnings"]) == 1
+    assert err == f"citeview: warning: {ag['warnings'][0]}\n"
+    assert main(["agree", *paths]) == 0
+    out, err = capsys.readouterr()
+    assert "Warning: A and B use different verdict labels" in out
+    assert "Percent agreement: n/a" in out and err.count("\n") == 1

@@ -73,7 +73,7 @@ def test_input_or_demo_is_required(qapp, capsys, tmp_path) -> None:
 
 
 def test_a_session_shows_its_verdicts(qapp, capsys, tmp_path) -> None:
-    from citeview.core.formats import load_input
+    from citeview.core.inputs import load_input
     from citeview.session.edits import set_verdict
     from citeview.session.model import case_citations
     from citeview.session.store import Session

@@ -9,7 +9,8 @@ import pytest
 
 from citeview.cli import main
 from citeview.commands import open as open_cmd
-from citeview.core.formats import Dataset, load_input
+from citeview.core.datasets import Dataset
+from citeview.core.inputs import load_input
 from citeview.session import Session, case_citations, edits
 
 DATA = Path(__file__).parent.parent / "data"
@@ -84,7 +85,8 @@ def test_export_then_import_round_trip(tmp_path: Path, capsys: pytest.CaptureFix
     assert json.loads(capsys.readouterr().out) == doc
     # Importing again over an existing session is refused unless --force.
     assert main(["import", str(out), "-o", str(tmp_path / "copy.citeview")]) == 2
-    assert "already exists" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "already exists" in err and "--force" in err and err.count("\n") == 1
     assert main(["import", str(out), "-o", str(tmp_path / "copy.citeview"), "--force"]) == 0
 
 

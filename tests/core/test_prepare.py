@@ -44,15 +44,30 @@ def test_line_unit_is_the_guides_line_level_shape():
     assert p.text == (
         f"Citation Marker: {S}cite{D}turn0file0{E}\n"
         "Title: Employee Handbook\nURL: https://company.example/h\nUpdated: 2026-03-01\n\n"
-        "[L1] # Employee Handbook\n\n"
+        "[L1] # Employee Handbook\n[L2]\n"
         "[L3] Employees may work remotely up to three days per week.\n"
         "[L4] Additional remote days require manager approval.\n"
     )
     (src,) = p.sources
     assert src.kind is SourceKind.LINE and src.title == "Employee Handbook"
     assert src.url == "https://company.example/h"
-    assert [ln.label for ln in src.lines] == [1, 3, 4]  # physical numbers; the empty line skipped
-    assert src.line_text(src.lines[2]) == "Additional remote days require manager approval."
+    assert [ln.label for ln in src.lines] == [1, 2, 3, 4]  # physical numbers, empty line too
+    assert src.line_text(src.lines[1]) == ""
+    assert src.line_text(src.lines[3]) == "Additional remote days require manager approval."
+
+
+def test_line_labels_are_the_documents_own_line_numbers_blank_lines_included():
+    """A reader who sees line 2 of the file cites L2: it must exist even when it is blank."""
+    doc = Document("notes.txt", "\n\nAlpha.\n\n  \nBeta.\nGamma.\n\n")
+    p = prepare_material([doc], "line")
+    assert p.text.endswith("\n\n[L3] Alpha.\n[L4]\n[L5]\n[L6] Beta.\n[L7] Gamma.\n")
+    (src,) = p.sources
+    assert [ln.label for ln in src.lines] == [3, 4, 5, 6, 7]  # leading/trailing blanks dropped
+    assert parse_tool_output(p.text, p.origin).sources == p.sources
+    res = resolve(extract_citations(f"x{S}cite{D}turn0file0{D}L4{E} "
+                                    f"y{S}cite{D}turn0file0{D}L3-L6{E}"), p.sources)
+    assert [r.targets[0].status for r in res] == [Status.OK, Status.OK]
+    assert res[1].targets[0].text == "Alpha.\n\n\nBeta."
 
 
 def test_ids_follow_argument_order_and_turn():
@@ -292,15 +307,18 @@ def _undo(text: str, unit: str) -> str:
 @settings(max_examples=100, deadline=None)
 @given(documents)
 def test_round_trip_keeps_each_documents_text_except_what_is_warned(docs):
-    # Line units: every non-empty physical line comes back under its own number.
+    # Line units: every physical line from the first non-empty one to the last comes back
+    # under its own number (whitespace-only lines empty).
     p = prepare_material(docs, "line")
     for src, i in zip(p.sources, p.documents, strict=True):
         lines = split_lines(docs[i].text)
         for ln in src.lines:
             expect = lines[ln.label - 1].translate(
                 {ord(c): REPLACEMENT for c in (START, DELIMITER, STOP)})
-            assert src.line_text(ln) == expect
-        assert len(src.lines) == sum(1 for x in lines if x.strip())
+            assert src.line_text(ln) == (expect if expect.strip() else "")
+        filled = [n for n, x in enumerate(lines, 1) if x.strip()]
+        assert [ln.label for ln in src.lines] == (
+            list(range(filled[0], filled[-1] + 1)) if filled else [])
     # Other units: the text is the document's, except lines warned about as escaped.
     for unit in ("block", "document", "context"):
         p = prepare_material(docs, unit)
@@ -320,7 +338,7 @@ def test_prepared_citations_resolve_to_the_cited_text():
     p = prepare_material(docs, "line")
     answer = (f"Remote work is capped at three days.{S}cite{D}turn0file0{D}L3{E} "
               f"Laptops are provided.{S}cite{D}turn0file1{D}L2{E} "
-              f"Bogus.{S}cite{D}turn0file0{D}L2{E}")
+              f"Bogus.{S}cite{D}turn0file0{D}L5{E}")
     res = resolve(extract_citations(answer), p.sources)
     assert [r.targets[0].status for r in res] == [Status.OK, Status.OK,
                                                  Status("line-out-of-range")]

@@ -46,8 +46,9 @@ def example_in(text: str) -> str:
 @pytest.mark.parametrize(("unit", "rl", "ms"), SETUPS)
 def test_instructions_cover_every_point_the_guide_lists(unit, rl, ms):
     text = instructions(unit, rl, ms)
-    # The exact marker syntax, with the real characters.
-    assert f"{S}cite{D}<source id>{E}" in text
+    # The exact marker syntax, with the real characters (with ranges required, with a range).
+    assert (f"{S}cite{D}<source id>{D}L<first>-L<last>{E}" if rl
+            else f"{S}cite{D}<source id>{E}") in text
     assert ("U+E200" in text) and ("U+E202" in text) and ("U+E201" in text)
     for heading in ("### How a citation is written", "### Where citations go",
                     "### When to cite, and when not", "### Several sources for one statement",
@@ -106,6 +107,48 @@ def test_the_instructions_example_lints_clean_under_the_matching_policy(unit, rl
     assert answer == example_answer(unit, rl, ms)
     assert len(extract_citations(answer)) >= 2
     assert codes(unit, answer, rl, ms) == []
+
+
+def example_groups(text: str) -> list[str]:
+    """Every example citation the instructions show: runs of adjacent markers the reference
+    parser reads (templates such as `<source id>` are not markers; the `Citation Marker:`
+    header of the material description is not a citation)."""
+    cits = [c for c in extract_citations(text)
+            if not text[:c.start].endswith("Citation Marker: ")]
+    groups: list[list] = []
+    for c in cits:
+        if groups and groups[-1][-1].end == c.start:
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    return ["".join(c.raw for c in g) for g in groups]
+
+
+@pytest.mark.parametrize(("unit", "rl", "ms"), SETUPS)
+def test_every_example_in_the_instructions_lints_clean_under_the_same_switches(unit, rl, ms):
+    """Not only the closing example: each marker shown in any section, cited after a sentence
+    as the instructions say, obeys the rules the instructions state (lint: no finding)."""
+    text = instructions(unit, rl, ms, extra_considerations=True)
+    groups = example_groups(text)
+    assert len(groups) >= 4
+    for group in groups:
+        answer = f"Remote work is capped at three days a week.{group}\n"
+        assert codes(unit, answer, rl, ms) == [], group
+
+
+@pytest.mark.parametrize("rl", [False, True])
+def test_line_units_cite_one_source_per_marker_unless_asked_otherwise(rl):
+    """The guide: for line-level material, one marker per source (a marker's range applies
+    to every id in it)."""
+    for ms in (None, "per-marker"):
+        text = instructions("line", rl, ms)
+        assert "Never put two or more source ids into one marker" in text
+        assert "Either write one marker per source" not in text
+        assert all(len(c.source_ids) == 1 for c in extract_citations(text))
+    assert instructions("line", rl) == instructions("line", rl, "per-marker")
+    combined = f"Both files cover releases.{S}cite{D}turn0file0{D}turn0file1{D}L1-L2{E}\n"
+    assert codes("line", combined, rl) == ["CV307"]
+    assert codes("line", combined, rl, "one-marker") == []
 
 
 def test_require_locators_agrees_with_lint():

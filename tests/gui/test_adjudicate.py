@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
-from citeview.core.formats import load_input
+from citeview.core.inputs import load_input
 from citeview.gui.adjudicate import AdjudicationDialog
 from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_ready, shown_dialog

@@ -11,7 +11,8 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor
 
 from citeview.core.cases import Case
-from citeview.core.formats import ListDataset, load_input
+from citeview.core.datasets import ListDataset
+from citeview.core.inputs import load_input
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.gui.app import demo_path
 from citeview.gui.find import FindScope
@@ -433,7 +434,7 @@ def test_plain_files_are_reviewed_in_a_session_and_reload_every_file(qtbot, win,
                                                                       tmp_path) -> None:
     """citeview open --material M --answer A: verdicts go to A's session, and a rewritten
     material file reloads with its new text (the answer alone would lose the material)."""
-    from citeview.core.formats import plain_files
+    from citeview.core.inputs import plain_files
 
     material = tmp_path / "m.txt"
     handbook = load_sample("handbook-line-level.case.json")["tool_outputs"][0]

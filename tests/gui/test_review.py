@@ -313,7 +313,7 @@ def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
 
 def test_a_session_open_elsewhere_is_told_not_shared(qtbot, tmp_path, dataset,
                                                      open_window, messages) -> None:
-    from citeview.core.formats import load_input
+    from citeview.core.inputs import load_input
     from citeview.session.store import open_for_input
 
     other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
@@ -391,7 +391,7 @@ def test_input_rewritten_on_disk_keeps_the_verdicts(qtbot, tmp_path, dataset,
 
 def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
                                                      open_window) -> None:
-    from citeview.core.formats import load_input
+    from citeview.core.inputs import load_input
     from citeview.session.store import open_for_input
 
     other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from citeview.core.cases import Case
-from citeview.core.formats import ListDataset
+from citeview.core.datasets import ListDataset
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 

@@ -9,7 +9,7 @@ import pytest
 from _review_cases import ANSWERS, CT, PART, SUP, UNS, build, cite, session_a, session_b
 
 from citeview.core.errors import InputError
-from citeview.session import Session, SessionError, case_citations
+from citeview.session import Annotation, Session, SessionError, case_citations
 from citeview.session.agree import compare, render_text
 from citeview.session.merge import (
     ADJUDICATED,
@@ -144,3 +144,54 @@ def test_merge_refuses_to_overwrite_an_input(tmp_path: Path) -> None:
         with pytest.raises(SessionError, match="already exists"):
             Session.create(str(tmp_path / "z.citeview"), []).close()
             merge_sessions(a, b, str(tmp_path / "z.citeview"))
+
+
+def _with_rubric(session: Session, labels: list[str]) -> Session:
+    session.set_labels(labels)
+    return session
+
+
+def test_different_rubrics_compare_only_labels_both_have(tmp_path: Path) -> None:
+    """A's rubric lacks "partially supported" and "cannot tell" and has "wrong source": pairs
+    with a one-sided label say nothing about agreement and are set apart, with a warning."""
+    wrong = "wrong source"
+    a = _with_rubric(build(tmp_path / "a.citeview", ["c1", "c2"], "ana", {}, "01"),
+                     [SUP, UNS, wrong])
+    for cid, verdicts in {"c1": [SUP, wrong, UNS], "c2": [SUP, UNS, UNS]}.items():
+        for slot, v in zip(case_citations(a.get_case(cid)), verdicts, strict=True):
+            a.put_annotation(Annotation(slot.keys(cid)[0], "ana", v, "",
+                                        "2026-01-01T10:00:00.000Z", slot.claim))
+    with a, session_b(tmp_path) as b:
+        ag = compare(a, b)
+    # B (default rubric): c1 sup uns uns; c2 sup ct part. Compared: c1 1 and 3, c2 1.
+    assert ag.pairs == [(SUP, SUP), (UNS, UNS), (SUP, SUP)]
+    assert [(d["case_id"], d["citation"]) for d in ag.not_compared] == [
+        ("c1", 2), ("c2", 2), ("c2", 3)]
+    assert (ag.labels_only_a, ag.labels_only_b) == ((wrong,), (PART, CT))
+    assert ag.percent == 1.0 and ag.kappa == pytest.approx(1.0)
+    assert ag.confusion.labels == (SUP, UNS)
+    (warning,) = ag.warnings
+    assert "different verdict labels" in warning and "3 not compared" in warning
+    text = render_text(ag)
+    assert f"Warning: {warning}" in text and "Percent agreement: 100.0%" in text
+    assert "c1 citation 2 [turn0file0]: A wrong source / B unsupported" in text
+
+
+def test_disjoint_rubrics_give_no_agreement_rather_than_zero(tmp_path: Path) -> None:
+    a = _with_rubric(build(tmp_path / "a.citeview", ["c1"], "ana", {}, "01"), ["yes", "no"])
+    for slot, v in zip(case_citations(a.get_case("c1")), ["yes", "no", "no"], strict=True):
+        a.put_annotation(Annotation(slot.keys("c1")[0], "ana", v, "",
+                                    "2026-01-01T10:00:00.000Z", slot.claim))
+    with a, session_b(tmp_path) as b:
+        ag = compare(a, b)
+    assert ag.pairs == [] and len(ag.not_compared) == 3
+    assert ag.percent is None and ag.kappa is None  # was 0% and kappa 0, unexplained
+    assert "no agreement is computed" in ag.warnings[0]
+    assert "Percent agreement: n/a" in render_text(ag)
+
+
+def test_same_rubric_in_another_order_is_no_mismatch(tmp_path: Path) -> None:
+    with session_a(tmp_path) as a, session_b(tmp_path) as b:
+        b.set_labels(list(reversed(b.labels)))
+        ag = compare(a, b)
+    assert ag.warnings == [] and ag.not_compared == [] and len(ag.pairs) == 6

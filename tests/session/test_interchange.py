@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citeview.core.datasets import ListDataset
 from citeview.core.errors import InputError
-from citeview.core.formats import ListDataset
 from citeview.session import Session, edits
 from citeview.session.interchange import (
     ANNOTATION_KEYS,
@@ -83,7 +83,7 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
     meta = {"name": draw(TEXT), "labels": labels, "blind": draw(st.booleans()),
             "families": ["cite"], "created": draw(TEXT)}
     meta.update(draw(extra(("name", "labels", "blind", "families", "created", "source"))))
-    doc = {"format": "citeview-session", "version": 1, "meta": meta, "cases": cases,
+    doc = {"format": "citeview-session", "version": 2, "meta": meta, "cases": cases,
            "reviews": reviews, "annotations": annotations}
     doc.update(draw(extra(("format", "version", "meta", "cases", "reviews", "annotations"))))
     return doc

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from _review_cases import MATERIAL, PART, SUP, UNS, D, E, S, case, cite, session_a
 
-from citeview.session import Annotation, case_citations
+from citeview.session import Annotation, Session, case_citations
 from citeview.session.rows import (
     COLUMNS,
     CSV_CELL_LIMIT,
@@ -143,8 +143,7 @@ def test_a_multi_source_citation_gives_a_row_per_source_with_its_own_status(
 def test_each_case_is_scanned_parsed_and_resolved_once(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     # Export and report of big sessions: the rows reuse what lint worked out.
-    import citeview.core.lint as core_lint
-    import citeview.session.rows as rows_mod
+    import citeview.core.analysis as core_analysis
     from citeview.session.rows import iter_case_rows
 
     calls: dict[str, int] = {}
@@ -158,21 +157,19 @@ def test_each_case_is_scanned_parsed_and_resolved_once(tmp_path: Path,
             return real(*args, **kwargs)
         monkeypatch.setattr(module, name, wrapper)
 
+    session_a(tmp_path).close()
     for name in ("scan", "case_material", "resolve"):
-        counted(core_lint, name)
-    for name in ("scan", "resolve"):
-        counted(rows_mod, name)
-    with session_a(tmp_path) as s:
+        counted(core_analysis, name)
+    with Session.open(str(tmp_path / "a.citeview"), readonly=True) as s:
         got = list(iter_case_rows(s, sentences=True, jobs=1))
     assert len(got) == 3
-    assert calls == {"citeview.core.lint.scan": 3, "citeview.core.lint.case_material": 3,
-                     "citeview.core.lint.resolve": 3}
+    assert calls == {"citeview.core.analysis.scan": 3, "citeview.core.analysis.case_material": 3,
+                     "citeview.core.analysis.resolve": 3}
 
 
-def test_rows_keep_the_session_numbering_when_lint_recovers_a_degraded_marker(
-        tmp_path: Path) -> None:
-    # "citememo2024" is a degraded marker only because the material defines memo2024: lint
-    # reports it (CV107), but the session (and its annotations) number only the real marker.
+def test_rows_number_a_degraded_marker_as_the_window_and_lint_do(tmp_path: Path) -> None:
+    # "citememo2024" is a degraded marker only because the material defines memo2024: the
+    # analysed case recovers it, so rows, window and lint all number it 2.
     from citeview.core.cases import Case
     from citeview.session import Session
     from citeview.session.rows import iter_case_rows
@@ -181,7 +178,7 @@ def test_rows_keep_the_session_numbering_when_lint_recovers_a_degraded_marker(
     c = Case("d", answer, None, [MATERIAL], documents={"memo2024": "Remote work on Fridays."})
     with Session.create(str(tmp_path / "d.citeview"), [c]) as s:
         (cr,) = iter_case_rows(s)
-    assert [(r.number, r.source_id, r.status) for r in cr.rows] == [
-        (1, "turn0file1", "whole-source")]
-    assert cr.citations == len(case_citations(c)) == 1
+    assert [(r.number, r.source_id, r.status, r.recovered) for r in cr.rows] == [
+        (1, "turn0file1", "whole-source", None), (2, "memo2024", "whole-source", "degraded")]
+    assert cr.citations == len(case_citations(c)) == 2
     assert "CV107" in cr.lint_codes

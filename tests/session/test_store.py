@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from citeview.core.cases import Case
-from citeview.core.formats import ListDataset, load_input
+from citeview.core.datasets import ListDataset
+from citeview.core.inputs import load_input
 from citeview.session import (
     AnnotationKey,
     ReadOnlySession,
@@ -23,6 +24,7 @@ from citeview.session import (
     SessionError,
     SessionInUse,
     case_citations,
+    citation_slots,
     edits,
     open_for_input,
     session_path_for,
@@ -33,7 +35,7 @@ SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 
 
 def first_key(session: Session, case_id: str, n: int = 0, src: int = 0) -> AnnotationKey:
-    slot = case_citations(session.get_case(case_id))[n]
+    slot = citation_slots(session.analysed(case_id))[n]
     return slot.keys(case_id)[src]
 
 
@@ -115,8 +117,8 @@ def test_undo_redo_restore_verdicts_notes_and_case_state(tmp_path: Path,
 def test_change_callbacks_are_plain_callables(tmp_path: Path, dataset: ListDataset) -> None:
     s = Session.create(str(tmp_path / "s.citeview"), dataset, annotator="ana")
     seen = []
+    key = first_key(s, "handbook-line-level")  # analyses the case: its counts are stored
     unsubscribe = s.subscribe(seen.append)
-    key = first_key(s, "handbook-line-level")
     edit = edits.set_verdict(s, key, "supported")
     assert [(c.kind, c.case_id) for c in seen] == [("annotation", "handbook-line-level"),
                                                     ("review", "handbook-line-level")]
@@ -206,7 +208,7 @@ def test_newer_session_version_opens_read_only_and_is_not_changed(
 @pytest.mark.parametrize(("content", "message"), [
     (b"", r"empty \(0 bytes\)"),
     (b"not a database at all\n", r"not a citeview session \(not an SQLite database\)"),
-    (b"SQLite format 3\x00" + b"\xff" * 200, r"damaged or unreadable session"),
+    (b"SQLite format 3\x00" + b"\xff" * 200, r"damaged session"),
 ])
 def test_bad_session_files(tmp_path: Path, content: bytes, message: str) -> None:
     path = tmp_path / "bad.citeview"
@@ -348,3 +350,51 @@ def test_a_lock_left_by_a_reused_pid_is_stale(tmp_path: Path, dataset: ListDatas
     conn.close()
     with pytest.raises(SessionInUse):  # no identity recorded: a live pid is taken as in use
         Session.open(path)
+
+
+def test_an_existing_session_beside_an_input_in_a_read_only_folder_is_opened_not_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    src = folder / "cases.jsonl"
+    src.write_bytes((SAMPLES / "policies.dataset.jsonl").read_bytes())
+    with open_for_input(str(src), load_input(str(src)), annotator="ana") as s:
+        key = first_key(s, s.case_ids()[0])
+        edits.set_verdict(s, key, "supported")
+    folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if os.fspath(p) in (
+        str(folder), str(folder / "cases.citeview")) and mode & os.W_OK else real(p, mode))
+    try:
+        path, in_data = session_path_for(str(src))
+        assert (path, in_data) == (str(folder / "cases.citeview"), False)
+        with open_for_input(str(src), load_input(str(src)), annotator="ana") as s:
+            assert s.readonly and "Save As" in (s.message or "")
+            assert s.annotation(key) is not None and s.annotation(key).verdict == "supported"
+    finally:
+        folder.chmod(stat.S_IRWXU)
+
+
+def test_a_failing_callback_does_not_stop_the_others(tmp_path: Path,
+                                                     dataset: ListDataset) -> None:
+    """Every listener hears of the change; then the error goes on (nothing is swallowed)."""
+    s = Session.create(str(tmp_path / "s.citeview"), dataset, annotator="ana")
+    seen: list[str] = []
+
+    def broken(change: object) -> None:
+        seen.append("broken")
+        raise KeyError("a bug in a view")
+
+    def also_broken(change: object) -> None:
+        seen.append("also broken")
+        raise ValueError("another bug")
+
+    s.subscribe(broken)
+    s.subscribe(lambda c: seen.append("fine"))
+    s.subscribe(also_broken)
+    with pytest.raises(ValueError, match="another bug") as info:
+        s.set_labels(["yes", "no"])
+    assert isinstance(info.value.__context__, KeyError)  # the first error is chained, not lost
+    assert seen == ["broken", "fine", "also broken"]
+    assert s.labels == ("yes", "no")  # committed before anyone was told
+    s.close()

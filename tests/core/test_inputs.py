@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -13,10 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeview.core.cases import Case
+from citeview.core.datasets import ListDataset, case_id_from_path
 from citeview.core.errors import InputError
-from citeview.core.formats import (
-    ListDataset,
-    case_id_from_path,
+from citeview.core.inputs import (
+    SQLITE_MAGIC,
+    InputLoader,
+    InputLoaders,
     load_input,
     parse_document_option,
     plain_files_case,
@@ -286,3 +290,90 @@ def test_escaped_lone_surrogates_become_replacement_characters(tmp_path: Path) -
         session = Session.create(str(tmp_path / f"{name}.citeview"), dataset)
         assert session.get_case(session.case_ids()[0]).answer == case.answer
         session.close()
+
+
+# --------------------------------------------------------------------------- binary loaders
+
+MAGIC = b"CVTEST\x00"
+
+
+def _fake_loader(name: str = "test format", calls: list[str] | None = None) -> InputLoader:
+    def load(path: str) -> ListDataset:
+        if calls is not None:
+            calls.append(path)
+        return ListDataset([Case(Path(path).stem, "loaded")], path, "test")
+    return InputLoader(name, MAGIC, load)
+
+
+def test_a_binary_format_is_read_by_the_loader_given(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    path.write_bytes(MAGIC + b"\x01\x02")
+    calls: list[str] = []
+    dataset = load_input(str(path), loaders=[_fake_loader(calls=calls)])
+    assert (dataset.kind, dataset.get(0).answer) == ("test", "loaded")
+    again = dataset.reload()  # read again with the same loaders, not the default registry
+    assert again.kind == "test" and calls == [str(path), str(path)]
+    with pytest.raises(InputError, match="binary file"):
+        load_input(str(path), loaders=[])
+
+
+def test_loaders_register_one_per_magic() -> None:
+    loaders = InputLoaders([_fake_loader()])
+    loaders.register(_fake_loader())  # the same name again (a module reloaded): replaced
+    assert len(loaders) == 1
+    with pytest.raises(ValueError, match="already reads"):
+        loaders.register(_fake_loader("another format"))
+    assert loaders.find(MAGIC + b"rest") is not None and loaders.find(b"SQLite") is None
+    loaders.unregister("test format")
+    assert len(loaders) == 0
+
+
+def test_a_session_without_the_session_loader_says_where_to_get_it(tmp_path: Path) -> None:
+    path = tmp_path / "s.citeview"
+    path.write_bytes(SQLITE_MAGIC + bytes(100))
+    with pytest.raises(InputError, match=r"a citeview session: open it with citeview\.session"):
+        load_input(str(path), loaders=[])
+
+
+def test_the_core_alone_registers_no_loader() -> None:
+    """Only importing citeview.session fills the default registry (nothing hidden in core)."""
+    code = ("import sys, citeview.core, citeview.core.inputs as i\n"
+            "print(len(i.DEFAULT_LOADERS), 'citeview.session' in sys.modules)\n"
+            "import citeview.session\n"
+            "print([x.name for x in i.DEFAULT_LOADERS])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["0 False", "['citeview session']"]
+
+
+def test_a_dataset_not_read_by_load_input_cannot_reload_itself() -> None:
+    with pytest.raises(InputError, match="not read from a file"):
+        ListDataset([Case("a", "x")]).reload()
+    with pytest.raises(InputError, match="not read by load_input"):
+        ListDataset([Case("a", "x")], "a.json").reload()
+
+
+def test_the_formats_facade_re_exports_the_public_names() -> None:
+    from citeview.core import datasets, files, formats, inputs, transcripts
+
+    homes = (datasets, files, inputs, transcripts)
+    for name in formats.__all__:
+        value = getattr(formats, name)
+        assert any(getattr(m, name, None) is value for m in homes), name
+
+
+def test_citeview_itself_never_imports_the_facade() -> None:
+    import ast
+
+    import citeview
+
+    package = Path(citeview.__file__).parent
+    users = []
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [f"{node.module}.{a.name}" for a in node.names]
+                     if isinstance(node, ast.ImportFrom) else [])
+            names += [n.rsplit(".", 1)[0] for n in names]
+            if "citeview.core.formats" in names:
+                users.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert users == []

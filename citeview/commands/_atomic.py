@@ -1,0 +1,99 @@
+"""Writing output files all or nothing: a failed write (a full disk, a quota, a vanished
+folder) leaves no partial file and an existing file untouched.
+
+The data go to a new temporary file in the target's folder, are flushed to the disk, and the
+temporary file is renamed over the target (``os.replace``, atomic on POSIX and Windows). On any
+failure the temporary file is removed; an :class:`OSError` becomes a one-line
+:class:`InputError` (exit status 2).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from collections.abc import Callable
+from typing import IO
+
+from citeview.core.errors import InputError
+
+_CHUNK = 1 << 20
+
+
+def _target(path: str) -> str:
+    """Where the data go: through a symbolic link to the file it names."""
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory")
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
+def _create_temp(target: str) -> tuple[str, int]:
+    """A new file beside ``target`` (mode 0666 less the umask, like ``open``), and its fd."""
+    folder, name = os.path.split(os.path.abspath(target))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return tmp, os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+
+
+def _write_all(fd: int, data: bytes | memoryview) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view[:_CHUNK])
+        view = view[n:]
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace (or create) ``path`` with ``data``, all or nothing."""
+    write_stream_atomically(path, lambda fd: _write_all(fd, data))
+
+
+def write_stream_atomically(path: str, fill: Callable[[int], None]) -> None:
+    """Replace (or create) ``path`` with what ``fill(fd)`` writes to the file descriptor
+    ``fd``, all or nothing. Exceptions of ``fill`` other than :class:`OSError` propagate
+    unchanged (after the temporary file is removed)."""
+    target = _target(path)
+    try:
+        tmp, fd = _create_temp(target)
+    except OSError as err:
+        raise InputError(f"{path}: cannot write ({err.strerror or err})") from None
+    try:
+        try:
+            fill(fd)
+            os.fsync(fd)  # a full disk can first show here, on delayed allocation
+            if os.path.exists(target):  # the replaced file keeps its permissions
+                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except OSError as err:
+        _discard(tmp)
+        raise InputError(f"{path}: cannot write ({err.strerror or err})") from None
+    except BaseException:  # a bug in fill, ^C: no partial file either, and it goes on
+        _discard(tmp)
+        raise
+
+
+def _discard(tmp: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(tmp)
+
+
+def write_text_atomically(path: str, write: Callable[[IO[str]], None]) -> None:
+    """Replace (or create) ``path`` with the UTF-8 text ``write(stream)`` writes (``\\n`` line
+    ends), all or nothing."""
+    def fill(fd: int) -> None:
+        # The descriptor stays ours (closefd=False): fsync and close are done above.
+        with open(fd, "w", encoding="utf-8", newline="\n", closefd=False,
+                  buffering=_CHUNK) as out:
+            write(out)
+            out.flush()
+
+    write_stream_atomically(path, fill)
+
+
+__all__ = ["write_atomically", "write_stream_atomically", "write_text_atomically"]

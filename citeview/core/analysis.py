@@ -1,0 +1,320 @@
+"""The analysed case: one case read once under one policy, the single owner of its numbering.
+
+Everything that shows, stores or reports a case's citations reads an :class:`AnalysedCase`: the
+window's view-model, the session (annotation keys, progress counts, rows, report, export, agree,
+merge) and ``citeview lint``. The numbering is therefore the same everywhere by construction.
+
+Computed at once (what the first paint needs): the material (parsed once), the scan of the answer
+(the policy's families, with the material's ids known, so a degraded marker naming a known id is
+recovered), the numbering, the resolution of every citation and its claim span. Computed lazily,
+once each, when first asked for: the lint diagnostics and the lexical support hints.
+
+Identity of a citation (the annotation key, documented in ``docs/ARCHITECTURE.md``):
+``(case id, number, anchor, source id)``. ``number`` is the 1-based reading-order number shown on
+the chip; ``anchor`` is the citation's own text: its raw marker text, or, for a citation that has
+no marker text (a provider's annotation), ``@START-END`` (its span in code points) after an
+optional type tag, see :func:`citation_anchor`. The anchor lets a verdict follow its citation
+when the answer changes and numbers move (:func:`citeview.session.model.reattach`).
+
+Pure: no I/O, no global state. :class:`AnalysisCache` is an explicit, caller-owned memo keyed
+by content, so a worker of a distributed lint run can keep one or none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from bisect import bisect_left, bisect_right
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citeview.core.cases import Case
+from citeview.core.claims import claim_spans
+from citeview.core.diagnostics import Diagnostic, Severity
+from citeview.core.markers import Citation, Recovery, ScanResult, scan
+from citeview.core.material import Material, case_material
+from citeview.core.policy import Policy
+from citeview.core.resolution import Resolution, Status, Target, resolve
+
+DEFAULT_POLICY = Policy()
+
+
+def citation_anchor(citation: Citation, kind: str = "") -> str:
+    """The anchor of a citation: its raw marker text; for one without marker text,
+    ``KIND@START-END`` (code points in the answer), e.g. ``url_citation@120-145``."""
+    if citation.raw:
+        return citation.raw
+    return f"{kind}@{citation.start}-{citation.end}"
+
+
+@dataclass(slots=True, frozen=True)
+class AnalysedCitation:
+    """One citation as numbered for everybody: its marker, resolution and claim."""
+
+    number: int  # from 1, in reading order (recovered citations included)
+    citation: Citation
+    resolution: Resolution
+    claim: tuple[int, int]  # code points in the answer
+    claim_text: str
+    anchor: str
+
+    @property
+    def index(self) -> int:
+        return self.number - 1
+
+    @property
+    def source_ids(self) -> tuple[str, ...]:
+        return self.citation.source_ids
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        return self.resolution.targets
+
+    @property
+    def recovered(self) -> Recovery | None:
+        return self.citation.recovered
+
+    @property
+    def items(self) -> int:
+        """How many judgements this citation takes: one per source id."""
+        return len(self.citation.source_ids)
+
+
+@dataclass(slots=True, frozen=True)
+class LintResult:
+    """The linter's findings for one case: about the answer (policy applied, sorted by
+    position, then code) and about the material (in material order)."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    material_diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def all(self) -> list[Diagnostic]:
+        """Answer diagnostics, then material diagnostics (what :func:`lint` returns)."""
+        return [*self.diagnostics, *self.material_diagnostics]
+
+
+class AnalysedCase:
+    """A case as analysed under ``policy`` (see the module docstring). Build with
+    :func:`analyse`. Lint and support are computed on first use and kept."""
+
+    __slots__ = ("case", "policy", "material", "scan_result", "citations", "_lint", "_support",
+                 "_lint_by_citation")
+
+    def __init__(self, case: Case, policy: Policy, material: Material, scan_result: ScanResult,
+                 citations: tuple[AnalysedCitation, ...]) -> None:
+        self.case = case
+        self.policy = policy
+        self.material = material
+        self.scan_result = scan_result
+        self.citations = citations
+        self._lint: LintResult | None = None
+        self._support: tuple[tuple[float | None, ...], ...] | None = None
+        self._lint_by_citation: tuple[tuple[Diagnostic, ...], ...] | None = None
+
+    # -- what everybody needs ---------------------------------------------------------------
+
+    @property
+    def answer(self) -> str:
+        return self.case.answer
+
+    @property
+    def resolutions(self) -> tuple[Resolution, ...]:
+        return tuple(c.resolution for c in self.citations)
+
+    @property
+    def scan_diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The marker scan's findings (CV1xx), before the policy: shown before lint is done."""
+        return tuple(self.scan_result.diagnostics)
+
+    @property
+    def item_counts(self) -> tuple[int, ...]:
+        """Judgements each citation takes (one per source id), in numbering order."""
+        return tuple(c.items for c in self.citations)
+
+    @property
+    def items(self) -> int:
+        return sum(c.items for c in self.citations)
+
+    def citation(self, number: int) -> AnalysedCitation | None:
+        """Citation ``number`` (from 1), or None."""
+        return self.citations[number - 1] if 0 < number <= len(self.citations) else None
+
+    # -- computed on first use --------------------------------------------------------------
+
+    @property
+    def lint(self) -> LintResult:
+        """The linter's findings under this analysis's policy (computed once)."""
+        if self._lint is None:
+            from citeview.core.lint import run_rules
+
+            answer, material = run_rules(self)
+            self._lint = LintResult(tuple(answer), tuple(material))
+        return self._lint
+
+    @property
+    def linted(self) -> bool:
+        return self._lint is not None
+
+    @property
+    def support(self) -> tuple[tuple[float | None, ...], ...]:
+        """Per citation, per source id: the lexical support score of a resolved source (a
+        triage hint, never a verdict), None where it cannot be computed."""
+        if self._support is None:
+            from citeview.core.support import SupportScorer
+
+            scorer = SupportScorer()
+            self._support = tuple(
+                tuple(scorer.score(c.claim_text, t.text) if t.ok else None for t in c.targets)
+                for c in self.citations)
+        return self._support
+
+    def citation_diagnostics(self, diagnostics: Sequence[Diagnostic] | None = None
+                             ) -> tuple[tuple[Diagnostic, ...], ...]:
+        """For each citation, the answer diagnostics touching its marker (default: lint's)."""
+        if diagnostics is None:
+            if self._lint_by_citation is None:
+                self._lint_by_citation = touching(self.citations, self.lint.diagnostics)
+            return self._lint_by_citation
+        return touching(self.citations, diagnostics)
+
+    def citation_number(self, d: Diagnostic) -> int | None:
+        """The number of the first citation a diagnostic about the answer touches, or None."""
+        found = _touched(self.citations, d)
+        return found[0] + 1 if found else None
+
+    def problem(self, number: int) -> bool:
+        """Whether citation ``number`` needs a look: recovered, unresolved, or an error on it."""
+        c = self.citations[number - 1]
+        if c.recovered is not None or not all(t.status.resolved for t in c.targets):
+            return True
+        if not c.targets and c.source_ids:
+            return True
+        diags = (self.citation_diagnostics()[number - 1] if self.linted
+                 else self.citation_diagnostics(self.scan_diagnostics)[number - 1])
+        return any(d.severity is Severity.ERROR for d in diags)
+
+
+def analyse(case: Case, policy: Policy | None = None, *,
+            cache: AnalysisCache | None = None) -> AnalysedCase:
+    """Analyse ``case`` under ``policy`` (default policy when None), through ``cache`` when
+    given (the same content and policy give the same object back)."""
+    pol = DEFAULT_POLICY if policy is None else policy
+    if cache is not None:
+        return cache.get(case, pol)
+    return _analyse(case, pol)
+
+
+def _analyse(case: Case, policy: Policy) -> AnalysedCase:
+    material = case_material(case)
+    answer = case.answer
+    result = scan(answer, policy.families, material.ids())
+    cits = result.citations
+    resolutions = resolve(cits, material)
+    spans = claim_spans(answer, cits)
+    items = tuple(
+        AnalysedCitation(n, c, r, (s, e), answer[s:e], citation_anchor(c))
+        for n, (c, r, (s, e)) in enumerate(zip(cits, resolutions, spans, strict=True), 1))
+    return AnalysedCase(case, policy, material, result, items)
+
+
+def touching(citations: Sequence[AnalysedCitation], diagnostics: Sequence[Diagnostic]
+             ) -> tuple[tuple[Diagnostic, ...], ...]:
+    """For each citation, the diagnostics whose span overlaps its marker (a zero-width one
+    touches the marker it sits in or at the start of). O((d + c) log c) for markers in order,
+    as scanned; recovered markers may nest, and then each one is looked at."""
+    out: list[list[Diagnostic]] = [[] for _ in citations]
+    for d in diagnostics:
+        if getattr(d, "origin", None) is not None:
+            continue  # a material diagnostic: offsets in the material, not in the answer
+        for i in _touched(citations, d):
+            out[i].append(d)
+    return tuple(tuple(x) for x in out)
+
+
+def _touched(citations: Sequence[AnalysedCitation], d: Diagnostic) -> list[int]:
+    starts = [c.citation.start for c in citations]
+    ends = [c.citation.end for c in citations]
+    ordered = all(ends[i] <= starts[i + 1] for i in range(len(starts) - 1))
+    if not ordered:
+        return [i for i, (s, e) in enumerate(zip(starts, ends, strict=True))
+                if (s <= d.start < e if d.start == d.end else d.start < e and s < d.end)]
+    lo = bisect_right(ends, d.start)
+    hi = bisect_right(starts, d.start) if d.start == d.end else bisect_left(starts, d.end)
+    return list(range(lo, hi))
+
+
+# --------------------------------------------------------------------------- memo
+
+
+def content_key(case: Case, policy: Policy) -> str:
+    """A digest of everything an analysis depends on: the case's answer and material and the
+    policy (the case id too, since diagnostics and rows name it)."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in (case.id, case.answer, case.context or "", *case.tool_outputs):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00\x01")
+    for k, v in sorted(case.documents.items()):
+        h.update(k.encode("utf-8", "surrogatepass") + b"\x00" + v.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00\x02")
+    h.update(policy_key(policy).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def policy_key(policy: Policy) -> str:
+    """A canonical text of a policy (Policy holds a mapping, so it is not hashable)."""
+    return json.dumps([
+        list(policy.families), policy.require_locators,
+        None if policy.multi_source is None else str(policy.multi_source),
+        None if policy.select is None else sorted(policy.select), sorted(policy.extend_select),
+        sorted(policy.ignore), sorted((k, v.value) for k, v in policy.severities.items()),
+        policy.fail_on.value, policy.weak_support_threshold,
+    ])
+
+
+def answer_key(case: Case, families: Sequence[str]) -> str:
+    """A digest of what the numbering depends on (answer, material ids, families): stored with
+    a case's item counts so they are recomputed only when it changes."""
+    return content_key(case, Policy(families=tuple(families)))
+
+
+class AnalysisCache:
+    """A caller-owned LRU memo of analyses, keyed by :func:`content_key`."""
+
+    __slots__ = ("_items", "_lock", "maxsize", "misses")
+
+    def __init__(self, maxsize: int = 32) -> None:
+        self._items: OrderedDict[str, AnalysedCase] = OrderedDict()
+        self._lock = threading.Lock()  # the window's worker and GUI thread share one
+        self.maxsize = maxsize
+        self.misses = 0
+
+    def get(self, case: Case, policy: Policy) -> AnalysedCase:
+        key = content_key(case, policy)
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+            self.misses += 1
+        made = _analyse(case, policy)
+        with self._lock:
+            made = self._items.setdefault(key, made)  # a racing thread's copy wins: one object
+            self._items.move_to_end(key)
+            while len(self._items) > self.maxsize:
+                self._items.popitem(last=False)
+        return made
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+__all__ = ["DEFAULT_POLICY", "AnalysedCase", "AnalysedCitation", "AnalysisCache", "LintResult",
+           "Status", "analyse", "answer_key", "citation_anchor", "content_key", "policy_key",
+           "touching"]

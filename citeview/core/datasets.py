@@ -1,0 +1,279 @@
+"""Datasets: an ordered collection of cases, loaded lazily (ids are cheap, a case is built when
+asked for). :class:`ListDataset` holds cases in memory (a case file, a JSON array, plain files);
+:class:`JsonlDataset` indexes a JSONL file by line offset and parses a record only when its case
+is needed. Where a record carries no case id, the id is the file name (:func:`case_id_from_path`)
+plus ``#N`` (the record number, from 1).
+
+Which file holds which dataset is decided by :func:`citeview.core.inputs.load_input`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from citeview.core.cases import Case
+from citeview.core.errors import InputError
+from citeview.core.files import decode_text, read_file_bytes
+from citeview.core.text import may_hold_surrogates, scrub_surrogates
+from citeview.core.transcripts import describe_value, detect_kind, record_id, record_to_case
+
+# Suffixes dropped from a file name to make a case id ("handbook.chat.json" -> "handbook").
+_ID_SUFFIXES = (".json", ".jsonl", ".ndjson", ".txt", ".md", ".case", ".chat", ".dataset",
+                ".responses", ".transcript")
+# Fast path for JSONL case lines written as {"id": "...", ...}: no JSON parse needed to list ids.
+_FAST_ID_RE = re.compile(rb'\A[ \t]*\{[ \t]*"id"[ \t]*:[ \t]*"([^"\\\x00-\x1f]+)"[ \t]*,')
+_T = TypeVar("_T")
+
+
+class Dataset:
+    """An ordered collection of cases, loaded lazily: ids are cheap, a case is built on demand."""
+
+    path: str | None
+    kind: str
+    #: Reads the input again: set by whoever read it (:func:`citeview.core.inputs.load_input`
+    #: sets it to load the same path with the same loaders). :meth:`reload` calls it.
+    reader: Callable[[], Dataset] | None = None
+
+    def __len__(self) -> int:
+        return len(self.case_ids())
+
+    def watch_paths(self) -> list[str]:
+        """The files this dataset was read from: a viewer reloads when one changes."""
+        return [self.path] if self.path else []
+
+    def reload(self) -> Dataset:
+        """The dataset read again from its files (after one changed on disk)."""
+        if self.reader is not None:
+            return self.reader()
+        if not self.path:
+            raise InputError("this input was not read from a file; nothing to reload")
+        raise InputError(f"{self.path}: not read by load_input, so it cannot read itself again")
+
+    def case_ids(self) -> list[str]:
+        raise NotImplementedError
+
+    def get(self, index: int) -> Case:
+        raise NotImplementedError
+
+    def index_of(self, case_id: str) -> int:
+        """Position of ``case_id``; :class:`KeyError` if absent."""
+        index = self._id_index().get(case_id)
+        if index is None:
+            raise KeyError(case_id)
+        return index
+
+    def _id_index(self) -> dict[str, int]:
+        cached: dict[str, int] | None = getattr(self, "_ids_cache", None)
+        if cached is None:
+            cached = {cid: i for i, cid in enumerate(self.case_ids())}
+            self._ids_cache = cached
+        return cached
+
+    def close(self) -> None:
+        """Release what the dataset holds open (a session's database); nothing by default."""
+
+    def iter_cases(self) -> Iterator[Case]:
+        """Every case in order (subclasses may read faster than ``get`` one by one)."""
+        return (self.get(i) for i in range(len(self)))
+
+    def __iter__(self) -> Iterator[Case]:
+        return self.iter_cases()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.kind} {self.path!r} ({len(self)} cases)>"
+
+
+class ListDataset(Dataset):
+    """Cases already in memory (a case file, a JSON array, plain files). ``files`` lists every
+    file the cases were read from when that is more than ``path`` (plain files)."""
+
+    def __init__(self, cases: list[Case], path: str | None = None, kind: str = "case", *,
+                 files: Sequence[str] | None = None,
+                 reader: Callable[[], Dataset] | None = None) -> None:
+        self.path = path
+        self.kind = kind
+        self.cases = list(cases)
+        self.files = list(files) if files is not None else None
+        self.reader = reader
+        self._ids = [c.id for c in self.cases]
+        self._ids_cache = _unique_index(self._ids, path)
+
+    def watch_paths(self) -> list[str]:
+        return list(self.files) if self.files is not None else super().watch_paths()
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def case_ids(self) -> list[str]:
+        return list(self._ids)
+
+    def get(self, index: int) -> Case:
+        return self.cases[index]
+
+
+class JsonlDataset(Dataset):
+    """A JSONL file: line offsets and ids are indexed once; a record is parsed when asked for.
+
+    Records may be cases, chat transcripts or Responses outputs (each line detected on its own).
+    """
+
+    _CACHE = 64
+
+    def __init__(self, path: str, data: bytes | None = None) -> None:
+        self.path = path
+        self.kind = "jsonl"
+        self._stem = case_id_from_path(path)
+        self._offsets: list[int] = []
+        self._lines: list[int] = []  # 1-based line number of each record (for messages)
+        self._ids: list[str] = []
+        self._cache: OrderedDict[int, Case] = OrderedDict()
+        if data is None:
+            data = read_file_bytes(path)
+        self._index(data)
+        self._ids_cache = _unique_index(self._ids, path, self._lines)
+
+    def _index(self, data: bytes) -> None:
+        pos = 0
+        lineno = 0
+        size = len(data)
+        if data.startswith(b"\xef\xbb\xbf"):
+            pos = 3
+        fast = _FAST_ID_RE.match
+        while pos < size:
+            nl = data.find(b"\n", pos)
+            end = size if nl < 0 else nl
+            lineno += 1
+            line = data[pos:end]
+            if line and not line.isspace():
+                number = len(self._offsets) + 1
+                m = fast(line)
+                if m is not None and (line.endswith((b"}", b"}\r"))
+                                      or line.rstrip().endswith(b"}")):
+                    try:
+                        cid = m.group(1).decode("utf-8")
+                    except UnicodeDecodeError:
+                        cid = decode_text(m.group(1), self.path, lineno)  # raises with the line
+                else:
+                    obj = parse_jsonl_line(line, self.path, lineno)
+                    cid = _with_context(f"{self.path} line {lineno}", record_id, obj,
+                                        f"{self._stem}#{number}")
+                self._offsets.append(pos)
+                self._lines.append(lineno)
+                self._ids.append(cid)
+            pos = end + 1
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    def case_ids(self) -> list[str]:
+        return list(self._ids)
+
+    def line_of(self, index: int) -> int:
+        return self._lines[index]
+
+    def iter_cases(self) -> Iterator[Case]:
+        """Every case in order, reading the file once (copying a dataset into a session)."""
+        assert self.path is not None
+        try:
+            with open(self.path, "rb") as fh:
+                for index, offset in enumerate(self._offsets):
+                    fh.seek(offset)
+                    yield self._build(index, fh.readline())
+        except OSError as err:
+            raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
+
+    def _build(self, index: int, line: bytes) -> Case:
+        lineno = self._lines[index]
+        obj = parse_jsonl_line(line, self.path, lineno)
+        case = _with_context(f"{self.path} line {lineno}", record_to_case, obj, self._ids[index])
+        case.id = self._ids[index]
+        return case
+
+    def get(self, index: int) -> Case:
+        cached = self._cache.get(index)
+        if cached is not None:
+            self._cache.move_to_end(index)
+            return cached
+        offset = self._offsets[index]
+        assert self.path is not None
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(offset)
+                line = fh.readline()
+        except OSError as err:
+            raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
+        case = self._build(index, line)
+        self._cache[index] = case
+        if len(self._cache) > self._CACHE:
+            self._cache.popitem(last=False)
+        return case
+
+
+def document_dataset(obj: object, path: str) -> Dataset:
+    """A dataset from one parsed JSON document (case, array, transcript or Responses output)."""
+    stem = case_id_from_path(path)
+    kind = detect_kind(obj)
+    if kind == "json-array":
+        assert isinstance(obj, list)
+        cases = []
+        for n, item in enumerate(obj, 1):
+            rkind = detect_kind(item)
+            if rkind not in ("case", "chat", "responses"):
+                raise InputError(f"{path}: item {n} of the array is not a case "
+                                 f"({describe_value(item)})")
+            cases.append(_with_context(f"{path} item {n}", record_to_case, item, f"{stem}#{n}"))
+        return ListDataset(cases, path, "json-array")
+    if kind == "unknown":
+        raise InputError(f"{path}: unknown format: {describe_value(obj)}")
+    return ListDataset([_with_context(path, record_to_case, obj, stem)], path, kind)
+
+
+def case_id_from_path(path: str) -> str:
+    """The id of a case that carries none: the file name without its known suffixes."""
+    name = Path(path).name
+    lowered = name.lower()
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _ID_SUFFIXES:
+            if lowered.endswith(suffix) and len(lowered) > len(suffix):
+                name, lowered = name[: -len(suffix)], lowered[: -len(suffix)]
+                changed = True
+    return name or "case"
+
+
+def parse_jsonl_line(line: bytes, path: str | None, lineno: int) -> object:
+    """One JSONL record, parsed; bad UTF-8 or JSON raises an InputError naming the line."""
+    text = decode_text(line, path, lineno)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"{path} line {lineno}: invalid JSON at column {err.colno}: "
+                         f"{err.msg}") from None
+    return scrub_surrogates(obj) if may_hold_surrogates(text) else obj
+
+
+def _unique_index(ids: Sequence[str], path: str | None,
+                  lines: Sequence[int] | None = None) -> dict[str, int]:
+    index: dict[str, int] = {}
+    for i, cid in enumerate(ids):
+        if cid in index:
+            where = (f"lines {lines[index[cid]]} and {lines[i]}" if lines
+                     else f"records {index[cid] + 1} and {i + 1}")
+            raise InputError(f"{path or 'dataset'}: duplicate case id {cid!r} ({where})")
+        index[cid] = i
+    return index
+
+
+def _with_context(where: str, build: Callable[[object, str], _T], obj: object,
+                  default_id: str) -> _T:
+    """``build(obj, default_id)``, its InputError message prefixed with where it happened."""
+    try:
+        return build(obj, default_id)
+    except InputError as err:
+        raise InputError(f"{where}: {err}") from None

@@ -1,0 +1,201 @@
+"""Inputs: detect what a file holds by its content and load it as a :class:`Dataset`.
+
+Text formats are built in: a case JSON, a JSONL dataset (lazily indexed), a JSON array of
+cases, Chat Completions transcripts, Responses API output (:mod:`citeview.core.transcripts`)
+and plain text (an answer on its own); plain files given separately make one case
+(:func:`plain_files`). Binary formats are read by :class:`InputLoader` s, recognised by the
+bytes a file starts with. The core has none of its own: :mod:`citeview.session` registers the
+loader of its ``.citeview`` sessions in :data:`DEFAULT_LOADERS` when it is imported (the core
+never imports the session package). A library user who wants no process-wide state passes
+``loaders`` to :func:`load_input`.
+
+A new input format goes here: a text format as a branch of :func:`load_input` (or a record kind
+in :mod:`citeview.core.transcripts`), a binary format as an :class:`InputLoader` registered by the
+package that reads it.
+
+Every failure is an :class:`InputError` with a one-line message naming the file (and line).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from citeview.core.cases import Case
+from citeview.core.datasets import (
+    Dataset,
+    JsonlDataset,
+    ListDataset,
+    case_id_from_path,
+    document_dataset,
+)
+from citeview.core.errors import InputError
+from citeview.core.files import (
+    check_file,
+    decode_text,
+    extra_data_error,
+    json_error_message,
+    read_file_bytes,
+    read_text_file,
+)
+from citeview.core.markers import SOURCE_ID_RE
+from citeview.core.text import may_hold_surrogates, scrub_surrogates
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+SESSION_SUFFIX = ".citeview"
+_NON_SPACE_RE = re.compile(r"\S")
+
+
+# --------------------------------------------------------------------------- loader registry
+
+
+@dataclass(frozen=True, slots=True)
+class InputLoader:
+    """Reads one binary input format: a file that starts with ``magic`` is ``load(path)``."""
+
+    name: str  # what it reads, for messages: "citeview session"
+    magic: bytes
+    load: Callable[[str], Dataset]
+
+
+class InputLoaders:
+    """The binary-format loaders :func:`load_input` tries, by the first bytes of the file,
+    before the built-in text formats. At most one loader per ``magic``."""
+
+    def __init__(self, loaders: Iterable[InputLoader] = ()) -> None:
+        self._loaders: dict[bytes, InputLoader] = {}
+        for loader in loaders:
+            self.register(loader)
+
+    def register(self, loader: InputLoader) -> None:
+        """Add ``loader``. It replaces a loader of the same name (a module imported again);
+        another loader already claiming the same magic bytes is a :class:`ValueError`."""
+        old = self._loaders.get(loader.magic)
+        if old is not None and old.name != loader.name:
+            raise ValueError(f"{old.name!r} already reads files starting with {loader.magic!r}")
+        self._loaders[loader.magic] = loader
+
+    def unregister(self, name: str) -> None:
+        """Remove the loader called ``name`` (if any)."""
+        self._loaders = {m: x for m, x in self._loaders.items() if x.name != name}
+
+    def find(self, head: bytes) -> InputLoader | None:
+        """The loader for a file whose first bytes are ``head``, or None."""
+        for magic, loader in self._loaders.items():
+            if head.startswith(magic):
+                return loader
+        return None
+
+    def __iter__(self) -> Iterator[InputLoader]:
+        return iter(list(self._loaders.values()))
+
+    def __len__(self) -> int:
+        return len(self._loaders)
+
+    def __repr__(self) -> str:
+        return f"InputLoaders({[x.name for x in self]!r})"
+
+
+#: The loaders :func:`load_input` uses when given none. Empty until a package registers one:
+#: importing :mod:`citeview.session` registers the session loader.
+DEFAULT_LOADERS = InputLoaders()
+
+
+def register_loader(loader: InputLoader) -> None:
+    """Add ``loader`` to :data:`DEFAULT_LOADERS`."""
+    DEFAULT_LOADERS.register(loader)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None = None) -> Dataset:
+    """Load any supported input, detected by content (the extension only breaks ties).
+
+    Binary files are read by ``loaders`` (default :data:`DEFAULT_LOADERS`); a session file with
+    no session loader is an InputError that says how to get one. The dataset's
+    :meth:`~Dataset.reload` reads the file again with the same loaders."""
+    registry = (DEFAULT_LOADERS if loaders is None
+                else loaders if isinstance(loaders, InputLoaders) else InputLoaders(loaders))
+    head = check_file(path)
+    loader = registry.find(head)
+    if loader is not None:
+        dataset = loader.load(path)
+    elif head.startswith(SQLITE_MAGIC):
+        raise InputError(f"{path}: a citeview session: open it with citeview.session "
+                         "(import citeview.session, or pass its SESSION_LOADER as loaders)")
+    elif path.lower().endswith(SESSION_SUFFIX):
+        raise InputError(f"{path}: not a citeview session (not an SQLite database)")
+    else:
+        dataset = _load_text(path)
+    if dataset.reader is None:
+        dataset.reader = lambda: load_input(path, registry)
+    return dataset
+
+
+def _load_text(path: str) -> Dataset:
+    data = read_file_bytes(path)
+    text = decode_text(data, path)
+    first_char = _NON_SPACE_RE.search(text)
+    if first_char is None:
+        raise InputError(f"{path}: file is empty (only whitespace)")
+    start = first_char.start()
+    if text[start] not in "{[":
+        if text[start] == "<" or path.lower().endswith((".json", ".jsonl")):
+            raise InputError(f"{path}: unknown format (expected JSON, JSONL or plain text)")
+        return ListDataset([Case(case_id_from_path(path), text)], path, "plain")
+    decoder = json.JSONDecoder()
+    try:
+        first, end = decoder.raw_decode(text, start)
+    except json.JSONDecodeError as err:
+        raise InputError(json_error_message(path, err, text)) from None
+    if may_hold_surrogates(text):
+        first = scrub_surrogates(first)
+    more = _NON_SPACE_RE.search(text, end)
+    if more is not None:
+        # More after the first value: a JSONL dataset if the first value ended its line.
+        if "\n" not in text[end:more.start()]:
+            raise InputError(json_error_message(path, extra_data_error(text, end), text))
+        return JsonlDataset(path, data)
+    if path.lower().endswith((".jsonl", ".ndjson")):
+        return JsonlDataset(path, data)
+    return document_dataset(first, path)
+
+
+# --------------------------------------------------------------------------- plain files
+
+
+def plain_files_case(materials: list[str], contexts: list[str], documents: dict[str, str],
+                     answer: str, case_id: str) -> Case:
+    """A case from plain text files (paths): each material file is one tool output in order,
+    context files are joined as injected context, ``documents`` maps a source id to a file given
+    whole as that source, ``answer`` is the answer file."""
+    read = read_text_file
+    outputs = [read(p) for p in materials]
+    context = "\n".join(read(p) for p in contexts) if contexts else None
+    docs = {doc_id: read(p) for doc_id, p in documents.items()}
+    for doc_id in docs:
+        if not SOURCE_ID_RE.fullmatch(doc_id):
+            raise InputError(f"--document {doc_id}: a source id is letters, digits, _ and -")
+    return Case(case_id, read(answer), None, outputs, context, docs, {"format": "plain"})
+
+
+def plain_files(materials: list[str], contexts: list[str], documents: dict[str, str],
+                answer: str, case_id: str) -> ListDataset:
+    """A one-case dataset from plain files that knows every file it read, so a viewer watches
+    them all and a reload reads them all again (not just the answer)."""
+    case = plain_files_case(materials, contexts, documents, answer, case_id)
+    return ListDataset([case], answer, "plain",
+                       files=[*materials, *contexts, *documents.values(), answer],
+                       reader=lambda: plain_files(materials, contexts, documents, answer,
+                                                  case_id))
+
+
+def parse_document_option(value: str) -> tuple[str, str]:
+    """``ID=PATH`` of ``--document`` as (id, path)."""
+    doc_id, sep, path = value.partition("=")
+    if not sep or not doc_id or not path:
+        raise InputError(f"--document {value}: expected ID=PATH")
+    return doc_id, path

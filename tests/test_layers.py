@@ -1,0 +1,64 @@
+"""The layers hold: import-linter's contracts (``[tool.importlinter]`` in pyproject.toml) pass on
+the package, and a forbidden import in a copy of it breaks the contract that forbids it."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+# lint-imports puts its working directory first on sys.path, so it analyses the package there.
+LINT = "import sys; from importlinter.cli import lint_imports_command; lint_imports_command()"
+
+
+def lint_imports(cwd: Path) -> tuple[int, str]:
+    """Exit status and output (one line per contract) of ``lint-imports`` run in ``cwd``."""
+    env = {**os.environ, "COLUMNS": "400", "NO_COLOR": "1"}
+    out = subprocess.run([sys.executable, "-c", LINT, "--no-cache", "--no-logo"], cwd=cwd,
+                         env=env, capture_output=True, text=True, timeout=60)
+    return out.returncode, re.sub(r"[ \t]*\n(?=\S)", " ", out.stdout + out.stderr)
+
+
+def test_the_package_keeps_every_contract() -> None:
+    status, output = lint_imports(ROOT)
+    assert status == 0, output
+    assert re.search(r"Contracts: \d+ kept, 0 broken", output), output
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package and its contracts in a folder of their own."""
+    root = tmp_path_factory.mktemp("layers")
+    shutil.copytree(ROOT / "citeview", root / "citeview",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+@pytest.mark.parametrize(("module", "line", "contract"), [
+    ("core/cases.py", "import citeview.gui", "citeview.core is the bottom layer"),
+    ("session/model.py", "from citeview.commands import lint", "citeview.session builds on"),
+    ("commands/parse.py", "from citeview.gui import state",
+     "The command line reaches the GUI (and Qt) only through citeview.gui.launch"),
+    ("core/text.py", "import PySide6", "never import Qt"),
+])
+def test_a_forbidden_import_breaks_its_contract(copy: Path, module: str, line: str,
+                                                contract: str) -> None:
+    path = copy / "citeview" / module
+    original = path.read_text(encoding="utf-8")
+    path.write_text(original + f"\n{line}  # injected by tests/test_layers.py\n",
+                    encoding="utf-8")
+    try:
+        status, output = lint_imports(copy)
+    finally:
+        path.write_text(original, encoding="utf-8")
+    assert status != 0, output
+    assert f"{contract}" in output and "BROKEN" in output, output
+    broken = output.split("Broken contracts", 1)[1]
+    assert f"citeview.{module[:-3].replace('/', '.')} ->" in broken, output
