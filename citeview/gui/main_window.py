@@ -3,7 +3,7 @@
 The window lays out the panes, menus and status bar, opens inputs and wires its parts together;
 each part is a module of its own:
 
-- :mod:`~citeview.gui.loader` shows a case (view-model built off the GUI thread, then lint),
+- :mod:`~citeview.gui.case_loader` shows a case (view-model built off the GUI thread, then lint),
 - :mod:`~citeview.gui.navigation` moves between citations, sources and cases,
 - :mod:`~citeview.gui.find` and :mod:`~citeview.gui.filters` are the find bar and table filters,
 - :mod:`~citeview.gui.watcher` reloads the input when it changes on disk,
@@ -55,9 +55,9 @@ from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
 from citeview.gui import dialogs, message
 from citeview.gui.answer_view import AnswerView, RawAnswerView
+from citeview.gui.case_loader import CaseLoader
 from citeview.gui.filters import Filters
 from citeview.gui.find import FindBar, FindScope
-from citeview.gui.loader import CaseLoader
 from citeview.gui.message import Message
 from citeview.gui.navigation import Navigator
 from citeview.gui.palette import color_roles

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from PySide6.QtWidgets import QMenu, QWidget
 
 from citeview.gui import ops
-from citeview.gui.loader import CASE_WORK
+from citeview.gui.case_loader import CASE_WORK
 from citeview.gui.message import Level, Message, bridge
 from citeview.gui.navigation import CHIP_MENU
 
