@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
+from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
+from citeview.core.policy import Policy
 from citeview.gui import message, ops
 from citeview.gui.answer_view import PreparedDocument, prepare_document
 from citeview.gui.navigation import select_row
@@ -32,10 +34,14 @@ if TYPE_CHECKING:
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
 
 
-def build_view(case: Case, dark: bool, font: str) -> tuple[CaseView, PreparedDocument]:
-    """The view-model and the answer document of ``case`` (both safe to build in a worker)."""
+def build_view(case: Case, dark: bool, font: str, policy: Policy | None = None,
+               cache: AnalysisCache | None = None) -> tuple[CaseView, PreparedDocument]:
+    """The view-model and the answer document of ``case`` (both safe to build in a worker),
+    from its analysed case under ``policy`` (the session's), through ``cache`` (the
+    session's: what the window shows is what the session stores)."""
     try:
-        view = build_case_view(case, dark=dark, with_lint=False)
+        analysed = analyse(case, policy, cache=cache)
+        view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed)
         return view, prepare_document(view.html, dark, font)
     except InputError:
         raise
@@ -44,9 +50,10 @@ def build_view(case: Case, dark: bool, font: str) -> tuple[CaseView, PreparedDoc
             f"cannot show case {case.id!r}: {type(err).__name__}: {err}") from err
 
 
-def lint(case: Case) -> list[Diagnostic]:
+def lint(case: Case, analysed: AnalysedCase | None = None) -> list[Diagnostic]:
+    """The lint findings of the case shown, computed once on its analysed case."""
     try:
-        return lint_case(case)
+        return lint_case(case, analysed=analysed)
     except Exception as err:  # told as an error; the case stays usable
         raise RuntimeError(
             f"lint failed on case {case.id!r}: {type(err).__name__}: {err}") from err
@@ -60,6 +67,7 @@ class CaseLoader(QObject):
     def __init__(self, win: MainWindow) -> None:
         super().__init__(win)
         self.win = win
+        self.analyses = AnalysisCache(16)  # without a session (a session brings its own)
         self._pending: tuple[int | None, int] | None = None  # (citation, source) once shown
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
@@ -74,6 +82,7 @@ class CaseLoader(QObject):
             message.error(str(err))
             return
         win.case_index = index
+        win.progress.showing = case.id
         win.view = None
         win.active = None
         self._pending = (citation, source)
@@ -86,7 +95,10 @@ class CaseLoader(QObject):
         self.caseChanged.emit(index)
         dark = color_roles(win.palette()).dark
         font = win.answer.font().toString()
-        (BackgroundOp(self, lambda: build_view(case, dark, font), key=CASE_WORK)
+        session = win.review_session.session
+        policy = session.policy if session is not None else None
+        cache = session.analyses if session is not None else self.analyses
+        (BackgroundOp(self, lambda: build_view(case, dark, font, policy, cache), key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=win.synchronous))
 
@@ -137,10 +149,14 @@ class CaseLoader(QObject):
                                             pending[1])
         elif view.sources and view.sources[0].source is not None:
             win.navigator.show_source_row(view.sources[0])
+        session = win.review_session.session
+        if session is not None and view.analysed is not None and not session.closed:
+            # First analysis of this case: its counts join the progress (stored once).
+            session.record_sizes(view.case.id, view.analysed.item_counts)
         message.clear()
         self.viewReady.emit()
-        case = view.case
-        (BackgroundOp(self, lambda: lint(case), key=CASE_WORK)
+        case, analysed = view.case, view.analysed
+        (BackgroundOp(self, lambda: lint(case, analysed), key=CASE_WORK)
          .success(self._on_linted).failure(lambda err: message.error(str(err)))
          .run(here=win.synchronous))
 

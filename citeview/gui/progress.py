@@ -1,31 +1,33 @@
-"""Review progress: how far the annotator is, which case comes next, which cases have problems.
+"""Review progress in the window: the session's counts shown, cases never counted counted in idle
+ticks, which cases have problems.
 
-:class:`ProgressTracker` keeps what the window shows about the session as a whole: each case's
-review state and overall verdict, "cases done" and "citations judged" (counted a chunk per idle
-tick, so a 10,000-case session never blocks the window), the next case not done, and which cases
-have a citation with a problem (checked in idle ticks once a filter asks). It also fills a case's
+The numbers themselves are the session's :class:`~citeview.session.progress.Progress` (kept
+change by change from item counts stored per case, so opening a session counts nothing again).
+:class:`ProgressTracker` adds what only the window needs: counting the cases whose counts are not
+stored yet in short idle ticks (never more than :data:`TICK_SECONDS` at a time), the case list's
+review column, which cases have a problem (checked once a filter asks), and filling a case's
 view-model with this annotator's verdicts (:meth:`ProgressTracker.decorate`).
-
-It reads the open :class:`~citeview.session.store.Session` and is told of its changes
-(:meth:`ProgressTracker.on_change`); :attr:`ProgressTracker.changed` says when the numbers moved.
 """
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from citeview.core.analysis import analyse
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.session.model import Annotation, ReviewState, case_citations
+from citeview.core.policy import Policy
+from citeview.session.model import Annotation, ReviewState
+from citeview.session.progress import Progress
 from citeview.session.store import Change, Session
 
 if TYPE_CHECKING:
     from citeview.gui.state import CaseView
 
-CHUNK = 200  # cases counted per idle tick (progress totals never block the window)
-PROBLEM_CHUNK = 20  # cases checked for problems per idle tick
+TICK_SECONDS = 0.03  # work per idle tick while counting or checking: the window stays smooth
 
 
 def progress_text(p: dict[str, int | bool], annotator: str = "", blind: bool = False) -> str:
@@ -46,11 +48,11 @@ class ProgressTracker(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session: Session | None = None
+        self.counts: Progress | None = None
+        # The case the window is building: its counts come with its view (not counted twice).
+        self.showing: str | None = None
         self._ids: list[str] = []  # row -> case id, read on every paint of the cases list
-        self._states: dict[str, ReviewState] = {}
         self._case_verdicts: dict[str, str | None] = {}
-        self._totals: dict[str, list[int]] = {}  # case id -> sources per citation
-        self._judged: dict[str, dict[int, set[str]]] = {}  # case id -> number -> judged sids
         self._problems: dict[str, bool] = {}
         self._count_queue: list[str] = []
         self._problem_queue: list[int] = []
@@ -68,71 +70,71 @@ class ProgressTracker(QObject):
         """Track ``session`` (None: nothing), starting over."""
         self._count_timer.stop()
         self._problem_timer.stop()
-        self._totals, self._judged, self._problems = {}, {}, {}
+        self._problems = {}
         self.session = session
         if session is None:
-            self._ids, self._states, self._case_verdicts = [], {}, {}
+            self.counts = None
+            self._ids, self._case_verdicts = [], {}
             self.changed.emit()
             return
+        self.counts = Progress(session)
         self._ids = session.case_ids()
-        self._load_states()
+        self._load_verdicts()
         self._start_counting()
 
     def recount(self) -> None:
-        """Count again (the annotator changed, or the session took in a changed input)."""
-        if self.session is None:
+        """Read the counts again (the annotator changed, or the session took in a changed
+        input)."""
+        s = self.session
+        if s is None:
             return
-        self._ids = self.session.case_ids()
-        self._totals = {}
-        self._load_states()
+        self.counts = Progress(s)
+        self._ids = s.case_ids()
+        self._load_verdicts()
         self._start_counting()
 
     def on_change(self, change: Change) -> None:
         """A change committed to the session: update what it touched."""
-        if self.session is None:
+        if self.session is None or self.counts is None:
             return
+        self.counts.on_change(change)
         if change.kind == "review":
-            self._load_states()
-        elif change.kind == "annotation" and change.case_id is not None:
-            self._recount_case(change.case_id)
+            self._load_verdicts()
+        elif change.kind == "cases":
+            self._ids = self.session.case_ids()
+            self._start_counting()
+        elif change.kind == "case" and change.case_id is not None:
+            self._problems.pop(change.case_id, None)
+            self._start_counting()
         self.changed.emit()
 
     # ------------------------------------------------------------------ state of the cases
 
-    def _load_states(self) -> None:
+    def _load_verdicts(self) -> None:
         s = self.session
         assert s is not None
-        self._states = s.states()
         self._case_verdicts = {r.case_id: r.verdict for r in s.reviews()
                                if r.annotator == s.annotator}
 
     def state_text(self, i: int) -> str:
         """The review column of case row ``i``: its state and this annotator's verdict."""
-        if self.session is None or not 0 <= i < len(self._ids):
+        if self.counts is None or not 0 <= i < len(self._ids):
             return ""
         cid = self._ids[i]
-        state = self._states.get(cid, ReviewState.NOT_STARTED)
+        state = self.counts.state(cid)
         text = "" if state is ReviewState.NOT_STARTED else state.value
         verdict = self._case_verdicts.get(cid)
         return f"{text} \u00b7 {verdict}" if verdict else text
 
     def case_state(self, case_id: str) -> ReviewState:
-        return self._states.get(case_id, ReviewState.NOT_STARTED)
+        return self.counts.state(case_id) if self.counts is not None else ReviewState.NOT_STARTED
 
     def case_verdict(self, case_id: str) -> str | None:
         return self._case_verdicts.get(case_id)
 
     def next_undone(self, after: int) -> int | None:
         """The first case not done after case ``after`` (wrapping around); None when all are."""
-        if self.session is None:
-            return None
-        ids = self.session.case_ids()
-        n = len(ids)
-        for step in range(1, n + 1):
-            i = (after + step) % n
-            if self._states.get(ids[i]) is not ReviewState.DONE:
-                return i
-        return None
+        return self.counts.next_not_done(after) if self.counts is not None else None
 
     def decorate(self, view: CaseView) -> list[int]:
         """Fill ``view``'s citations with this annotator's verdicts and notes (and, outside
@@ -159,75 +161,48 @@ class ProgressTracker(QObject):
             cv.others = tuple(others.get(cv.number, []))
             if cv.chip != before:
                 changed.append(cv.index)
-        self._totals[view.case.id] = [len(cv.citation.source_ids) for cv in view.citations]
-        self._judged[view.case.id] = {
-            n: {sid for (num, sid), a in mine.items() if num == n and a.verdict}
-            for n in {num for num, _ in mine}}
-        self.changed.emit()
         return changed
 
     # ------------------------------------------------------------------ counting
 
     def _start_counting(self) -> None:
-        """Totals for "citations judged / total" over the whole session, a chunk per idle tick
-        (a 10,000-case session keeps the window responsive)."""
-        s = self.session
-        assert s is not None
-        self._judged = {}
-        for a in s.iter_annotations(annotator=s.annotator, orphaned=False):
-            if a.verdict:
-                self._judged.setdefault(a.case_id, {}).setdefault(a.key.number, set()).add(
-                    a.key.source_id)
-        self._count_queue = list(reversed(s.case_ids()))
-        self._count_timer.start()
+        """Count the cases whose item counts the session does not hold yet (a session opened
+        before has them all: nothing to do), a few milliseconds per idle tick."""
+        if self.counts is None:
+            return
+        self._count_queue = list(reversed(self.counts.missing()))
+        if self._count_queue:
+            self._count_timer.start()
         self.changed.emit()
-
-    def _case_totals(self, case_id: str) -> list[int]:
-        s = self.session
-        assert s is not None
-        try:
-            case = s.get_case(case_id)
-        except InputError:
-            return []
-        return [len(slot.source_ids) for slot in case_citations(case, s.families)]
 
     def _count_some(self) -> None:
-        if self.session is None:
+        s, counts = self.session, self.counts
+        if s is None or counts is None or s.closed:
             self._count_timer.stop()
             return
-        for _ in range(CHUNK):
-            if not self._count_queue:
-                self._count_timer.stop()
-                break
+        policy = s.policy
+        found: dict[str, tuple[int, ...]] = {}
+        deadline = time.perf_counter() + TICK_SECONDS
+        while self._count_queue and time.perf_counter() < deadline:
             cid = self._count_queue.pop()
-            if cid not in self._totals:
-                self._totals[cid] = self._case_totals(cid)
+            if cid == self.showing:
+                continue
+            try:
+                # Not through the session's cache: a full scan must not push out the cases
+                # the reviewer is looking at.
+                found[cid] = analyse(s.get_case(cid), policy).item_counts
+            except InputError:
+                found[cid] = ()  # unreadable: nothing to judge there
+        if not self._count_queue:
+            self._count_timer.stop()
+        if found:
+            counts.add_many(found)
         self.changed.emit()
-
-    def _recount_case(self, case_id: str) -> None:
-        s = self.session
-        assert s is not None
-        judged: dict[int, set[str]] = {}
-        for a in s.iter_annotations(case_id, annotator=s.annotator, orphaned=False):
-            if a.verdict:
-                judged.setdefault(a.key.number, set()).add(a.key.source_id)
-        self._judged[case_id] = judged
 
     def progress(self) -> dict[str, int | bool]:
         """Cases done / total and citations judged / total (all sources of a citation have
         this annotator's verdict); ``complete`` once every case was counted."""
-        s = self.session
-        if s is None:
-            return {}
-        ids = s.case_ids()
-        done = sum(1 for cid in ids if self._states.get(cid) is ReviewState.DONE)
-        total = judged = 0
-        for cid, sizes in self._totals.items():
-            total += len(sizes)
-            got = self._judged.get(cid, {})
-            judged += sum(1 for n, k in enumerate(sizes, 1) if k and len(got.get(n, ())) >= k)
-        return {"cases_done": done, "cases": len(ids), "judged": judged, "citations": total,
-                "complete": len(self._totals) >= len(ids)}
+        return self.counts.counts().as_dict() if self.counts is not None else {}
 
     # ------------------------------------------------------------------ problems
 
@@ -241,29 +216,31 @@ class ProgressTracker(QObject):
         if dataset is None:
             return
         ids = dataset.case_ids()
+        self._ids = self._ids or ids
         self._problem_dataset = dataset
         self._problem_queue = [i for i in reversed(range(len(ids))) if ids[i] not in
                                self._problems]
         self._problem_timer.start()
 
     def _check_some_cases(self) -> None:
-        from citeview.gui.state import build_case_view
-
         ds = self._problem_dataset
         if ds is None:
             self._problem_timer.stop()
             return
         ids = ds.case_ids()
-        for _ in range(PROBLEM_CHUNK):
-            if not self._problem_queue:
-                self._problem_timer.stop()
-                break
+        policy = self.session.policy if self.session is not None else Policy()
+        deadline = time.perf_counter() + TICK_SECONDS
+        while self._problem_queue and time.perf_counter() < deadline:
             i = self._problem_queue.pop()
             try:
-                view = build_case_view(ds.get(i), with_lint=True, render=False)
-                self._problems[ids[i]] = any(c.problem for c in view.citations)
+                analysed = analyse(ds.get(i), policy)
+                analysed.lint  # noqa: B018 -- lint errors make a problem too: computed now
+                self._problems[ids[i]] = any(analysed.problem(c.number)
+                                             for c in analysed.citations)
             except InputError:  # an unreadable case is a problem to look at
                 self._problems[ids[i]] = True
+        if not self._problem_queue:
+            self._problem_timer.stop()
         self.problemsChecked.emit()
 
 

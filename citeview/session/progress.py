@@ -120,6 +120,13 @@ class Progress:
         if self._sizes.get(case_id) != sizes:  # not subscribed: take them here
             self.on_change(Change("sizes", case_id))
 
+    def add_many(self, sizes: dict[str, tuple[int, ...]]) -> None:
+        """:meth:`add_sizes` for many cases, stored in one transaction."""
+        self.session.record_sizes_many(sizes)
+        for cid in sizes:
+            if self._sizes.get(cid) != sizes[cid]:
+                self.on_change(Change("sizes", cid))
+
     def count_case(self, case_id: str) -> None:
         """Analyse one case (the session's numbering) and take its counts."""
         self.add_sizes(case_id, self.session.analysed(case_id).item_counts)

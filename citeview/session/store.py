@@ -687,16 +687,22 @@ class Session:
 
     def record_sizes(self, case_id: str, sizes: Sequence[int]) -> None:
         """Remember a case's item counts (stored unless read-only; kept in memory anyway)."""
+        self.record_sizes_many({case_id: tuple(sizes)})
+
+    def record_sizes_many(self, sizes: dict[str, tuple[int, ...]]) -> None:
+        """:meth:`record_sizes` for many cases in one transaction (a background count)."""
         known = self.sizes()
-        value = tuple(sizes)
-        if known.get(case_id) == value:
+        new = {cid: tuple(v) for cid, v in sizes.items() if known.get(cid) != tuple(v)}
+        if not new:
             return
-        known[case_id] = value
         if not (self.readonly or self.closed):
-            text = json.dumps(list(value))
-            self._write(lambda c: c.execute("INSERT OR REPLACE INTO case_stats VALUES (?, ?)",
-                                            (case_id, text)))
-        self._notify(Change("sizes", case_id))
+            rows = [(cid, json.dumps(list(v))) for cid, v in new.items()]
+            # Counts can always be worked out again: a full disk must not stop a read.
+            with contextlib.suppress(SessionWriteError):
+                self._write(lambda c: c.executemany(
+                    "INSERT OR REPLACE INTO case_stats VALUES (?, ?)", rows))
+        known.update(new)
+        self._notify(*[Change("sizes", cid) for cid in new])
 
     def add_cases(self, cases: Iterable[Case]) -> list[str]:
         """Copy in cases whose ids the session does not have yet (one transaction)."""

@@ -1,0 +1,85 @@
+"""The window reads the same analysed case as the session, export and lint: one numbering, one
+scan and one material parse per case opened."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from citeview.cli import main
+from citeview.core.cases import Case
+from citeview.gui.readback import is_settled
+from citeview.gui.review_session import ANNOTATOR_KEY
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
+
+S, D, T = "\ue200", "\ue202", "\ue201"
+CTX = ('<doc id="doc1">\nThe river floods every spring.\n</doc>\n'
+       '<doc id="doc2">\nThe bridge opened in 1931.\n</doc>')
+CITEDOC1 = Case("c", f"Floods come each spring citedoc1. The bridge opened in 1931 "
+                     f"{S}cite{D}doc2{T}.", "When?", context=CTX)
+
+
+def settings(tmp_path: Path) -> QSettings:
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    s.setValue(ANNOTATOR_KEY, "ana")
+    return s
+
+
+def test_citedoc1_verdict_in_the_window_lands_on_its_citation_in_export_and_lint(
+        qtbot, tmp_path: Path, new_window, messages, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "c.case.json"
+    path.write_text(json.dumps(CITEDOC1.to_dict()), encoding="utf-8")
+    win = new_window(settings(tmp_path))
+    assert win.open_path(str(path)), messages.errors
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
+    assert [(c.number, c.citation.raw) for c in win.view.citations] == [
+        (1, "citedoc1"), (2, f"{S}cite{D}doc2{T}")]
+    win.navigator.activate_citation(1)
+    qtbot.keyClick(win, Qt.Key.Key_1)  # supported, on the citation the window shows as 2
+    assert win.view.citations[1].verdicts == ("supported",)
+    win.close()
+    session = str(tmp_path / "c.case.citeview")
+    assert main(["export", session, "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["citation"], r["source_id"], r["status"], r["verdict"]) for r in rows] == [
+        (1, "doc1", "whole-source", None), (2, "doc2", "whole-source", "supported")]
+    assert main(["lint", str(path), "--format", "jsonl"]) == 1
+    found = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {(f["code"], f["citation"]) for f in found} >= {("CV107", 1)}
+
+
+def test_opening_a_case_parses_its_material_once_and_scans_its_answer_once(
+        qtbot, tmp_path: Path, new_window, messages, monkeypatch: pytest.MonkeyPatch) -> None:
+    import citeview.core.analysis as analysis
+
+    path = tmp_path / "c.case.json"
+    path.write_text(json.dumps(CITEDOC1.to_dict()), encoding="utf-8")
+    calls = {"scan": 0, "case_material": 0}
+
+    def counted(name: str):  # type: ignore[no-untyped-def]
+        real = getattr(analysis, name)
+
+        def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+            first = args[0]
+            if first == CITEDOC1.answer or getattr(first, "answer", None) == CITEDOC1.answer:
+                calls[name] += 1
+            return real(*args, **kwargs)
+        monkeypatch.setattr(analysis, name, wrapper)
+
+    for name in calls:
+        counted(name)
+    win = new_window(settings(tmp_path))
+    assert win.open_path(str(path)), messages.errors
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
+    qtbot.waitUntil(lambda: win.progress.progress().get("complete"), timeout=5000)
+    win.navigator.activate_citation(1)
+    qtbot.keyClick(win, Qt.Key.Key_1)  # a verdict reads the same analysis
+    assert win.view.diagnostics  # lint ran (on the same analysis)
+    assert calls == {"scan": 1, "case_material": 1}
+    assert win.progress_label.text().startswith("Cases done 0/1")
+    assert "Citations judged 1/2" in win.progress_label.text()
