@@ -83,3 +83,48 @@ def test_opening_a_case_parses_its_material_once_and_scans_its_answer_once(
     assert calls == {"scan": 1, "case_material": 1}
     assert win.progress_label.text().startswith("Cases done 0/1")
     assert "Citations judged 1/2" in win.progress_label.text()
+
+
+class _FullDisk:
+    """The session's connection on a full disk: every INSERT fails as SQLite says."""
+
+    def __init__(self, conn) -> None:  # type: ignore[no-untyped-def]
+        self._conn = conn
+
+    def execute(self, sql, *args):  # type: ignore[no-untyped-def]
+        import sqlite3
+
+        if sql.lstrip().upper().startswith("INSERT"):
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name):  # type: ignore[no-untyped-def]
+        return getattr(self._conn, name)
+
+
+def test_a_full_disk_in_the_window_is_shown_keeps_no_phantom_undo_and_keeps_earlier_work(
+        qtbot, tmp_path: Path, new_window, messages) -> None:
+    path = tmp_path / "c.case.json"
+    path.write_text(json.dumps(CITEDOC1.to_dict()), encoding="utf-8")
+    win = new_window(settings(tmp_path))
+    assert win.open_path(str(path)), messages.errors
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
+    stack = win.review.undo_stack
+    qtbot.keyClick(win, Qt.Key.Key_1)  # citation 1: supported, written
+    assert stack.count() == 1
+    session = win.review_session.session
+    real = session.conn
+    session.conn = _FullDisk(real)
+    win.navigator.activate_citation(1)
+    qtbot.keyClick(win, Qt.Key.Key_3)
+    assert any("could not save" in e for e in messages.errors), messages.errors
+    assert stack.count() == 1 and stack.index() == 1  # no phantom entry
+    assert win.view.citations[1].verdicts == (None,)
+    session.conn = real
+    from citeview.session.model import AnnotationKey
+
+    first = win.view.citations[0]
+    stored = session.annotation(AnnotationKey("c", 1, first.citation.raw, "doc1"))
+    assert stored is not None and stored.verdict == "supported"  # earlier work kept
+    stack.undo()  # and still undoable
+    assert session.annotation(AnnotationKey("c", 1, first.citation.raw, "doc1")) is None
