@@ -164,10 +164,11 @@ class Material:
 
 # Public: what the parser reads as structure at a line start (HEADER_LINE_RE, LABEL_RE,
 # BLOCK_RE) is also what citeview.core.prepare escapes in the text it labels.
+# A byte-order mark left at the start of the material (a file read as text) is not content.
 HEADER_LINE_RE = re.compile(
-    r"(?<![^\r\n])[ \t]*citation marker[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE
+    r"(?<![^\r\n])\ufeff?[ \t]*citation marker[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE
 )
-_LABEL_LINE_RE = re.compile(r"(?<![^\r\n])[ \t]*\[L\d+\]")
+_LABEL_LINE_RE = re.compile(r"(?<![^\r\n])\ufeff?[ \t]*\[L\d+\]")
 LABEL_RE = re.compile(r"[ \t]*\[L(\d+)\]")
 # On text whose breaks are all "\n", so `^` with MULTILINE is exactly a line start.
 _PREFIX_RE = re.compile(r"^[ \t]*\[L(\d+)\][ \t]?", re.MULTILINE)

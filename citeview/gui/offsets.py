@@ -1,7 +1,7 @@
 """The one place where Python code-point offsets become Qt document positions and back.
 
 Qt counts UTF-16 units, and ``QTextDocument.setPlainText`` turns ``\\r``, ``\\r\\n``, U+2029 and
-U+FDD0/U+FDD1 into block separators that count one position each. :class:`DocumentText` builds
+U+FDD0/U+FDD1 into block separators that count one position each, and drops a leading U+FEFF. :class:`DocumentText` builds
 the text to give Qt (line breaks as ``\\n``, the other separators replaced one-for-one so that a
 line of the material stays one block) and converts offsets both ways, through
 :class:`citeview.core.text.Utf16Map`.
@@ -44,6 +44,10 @@ class DocumentText:
         # Source offsets of the CR of each CRLF pair, and the doc offsets of their separators.
         self._crlf_src = crlf
         self._crlf_doc = [r - k for k, r in enumerate(crlf)]
+        if doc.startswith("\ufeff"):
+            # setPlainText drops a leading byte-order mark, which would shift every position
+            # by one: a zero-width word joiner (one unit too) keeps them.
+            doc = "\u2060" + doc[1:]
         self.qt_text = doc
         # Utf16Map scans for astral characters with a regex (0.5 s on 12 MB); the codec tells
         # in milliseconds whether there is any.

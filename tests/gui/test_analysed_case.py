@@ -128,3 +128,30 @@ def test_a_full_disk_in_the_window_is_shown_keeps_no_phantom_undo_and_keeps_earl
     assert stored is not None and stored.verdict == "supported"  # earlier work kept
     stack.undo()  # and still undoable
     assert session.annotation(AnnotationKey("c", 1, first.citation.raw, "doc1")) is None
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_a_byte_order_mark_before_the_answer_and_the_source_shifts_nothing(
+        qtbot, tmp_path: Path, new_window, messages, raw: bool) -> None:
+    tool = ("\ufeffCitation Marker: turn0file0\nTitle: Notes\n[L1] The first cited line.\n"
+            "[L2] The second line.")
+    case = Case("bom", f"\ufeffThe first claim {S}cite{D}turn0file0{D}L1{T}. And the second "
+                       f"{S}cite{D}turn0file0{D}L2{T}. A file {S}cite{D}notes{D}L2{T}.",
+                tool_outputs=[tool],
+                documents={"notes": "\ufeffA first file line.\nThe second file line."})
+    path = tmp_path / "bom.case.json"
+    path.write_text(json.dumps(case.to_dict()), encoding="utf-8")
+    win = new_window(settings(tmp_path))
+    assert win.open_path(str(path)), messages.errors
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
+    if raw:
+        win.set_raw_mode(True)
+    from citeview.gui.readback import view_state
+
+    for n, line in ((0, "The first cited line."), (1, "The second line."),
+                    (2, "The second file line.")):
+        win.navigator.activate_citation(n)
+        state = view_state(win)
+        assert state["highlighted_text"].strip() == line, state
+    win.navigator.activate_citation(0)
+    assert view_state(win)["claim"].strip().lstrip("\ufeff\u2060").startswith("The first claim")
