@@ -1,10 +1,10 @@
 """The one place where Python code-point offsets become Qt document positions and back.
 
 Qt counts UTF-16 units, and ``QTextDocument.setPlainText`` turns ``\\r``, ``\\r\\n``, U+2029 and
-U+FDD0/U+FDD1 into block separators that count one position each, and drops a leading U+FEFF. :class:`DocumentText` builds
-the text to give Qt (line breaks as ``\\n``, the other separators replaced one-for-one so that a
-line of the material stays one block) and converts offsets both ways, through
-:class:`citeview.core.text.Utf16Map`.
+U+FDD0/U+FDD1 into block separators that count one position each, and drops a leading U+FEFF.
+:class:`DocumentText` builds the text to give Qt (line breaks as ``\\n``, the other separators
+and a leading byte-order mark replaced one-for-one so that a line of the material stays one
+block) and converts offsets both ways, through :class:`citeview.core.text.Utf16Map`.
 """
 
 from __future__ import annotations
