@@ -272,6 +272,13 @@ class AnswerView(QTextBrowser):
             except ValueError:
                 return
             self.citationActivated.emit(index)
+            # A mouse click leaves Qt's link focus (a selection over the chip, drawn with the
+            # palette's highlight over our own chip colours): the chip showed blank in a dotted
+            # box. Drop the selection, keep the position (Tab goes on from this chip).
+            cursor = self.textCursor()
+            if cursor.hasSelection():
+                cursor.setPosition(cursor.selectionEnd())
+                self.setTextCursor(cursor)
 
     def viewportEvent(self, ev: QEvent) -> bool:  # noqa: N802
         # Tooltips arrive at the viewport, in viewport coordinates (what anchorAt expects).

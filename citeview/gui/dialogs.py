@@ -4,6 +4,8 @@ All text is plain (notes and case ids are typed or model text: never rich text).
 
 from __future__ import annotations
 
+from enum import Enum
+
 from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -96,16 +98,28 @@ def ask_annotator(parent: QWidget, current: str = "") -> str | None:
     return name if ok and name else None
 
 
-def session_in_use(parent: QWidget, message: str) -> bool:
-    """Tell that another citeview has the session open; True to open it read-only."""
+class InUse(Enum):
+    """What to do about a session another citeview has open."""
+
+    READ_ONLY = "read-only"
+    RETRY = "retry"
+    CANCEL = "cancel"
+
+
+def session_in_use(parent: QWidget, message: str) -> InUse:
+    """Tell that another citeview has the session open: open it read-only, try again (the
+    other one was just closed), or cancel (the input is then shown without review)."""
     box = QMessageBox(QMessageBox.Icon.Warning, "Session in use",
                       " ".join(message.split()), QMessageBox.StandardButton.Cancel, parent)
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setInformativeText("Two windows writing one session could mix up judgements. Close it "
-                           "in the other window, or look at it read-only here.")
+                           "in the other window and try again, or look at it read-only here.")
     ro = box.addButton("Open Read-Only", QMessageBox.ButtonRole.AcceptRole)
+    retry = box.addButton("Try Again", QMessageBox.ButtonRole.ActionRole)
+    box.setDefaultButton(retry)
     box.exec()
-    return box.clickedButton() is ro
+    clicked = box.clickedButton()
+    return InUse.READ_ONLY if clicked is ro else InUse.RETRY if clicked is retry else InUse.CANCEL
 
 
 class SummaryDialog(QDialog):

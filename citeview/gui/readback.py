@@ -86,6 +86,11 @@ class MessageLog:
     def errors(self) -> list[str]:
         return [m.text for m in self.messages if m.level is Level.ERROR]
 
+    @property
+    def texts(self) -> list[str]:
+        """Every message told, any level."""
+        return [m.text for m in self.messages]
+
     def last_error(self) -> str | None:
         errors = self.errors
         return errors[-1] if errors else None

@@ -43,8 +43,10 @@ class ReviewSession(QObject):
         self.prompt_annotator: Callable[[], str | None] = (
             lambda: dialogs.back_to(win, dialogs.ask_annotator(win)))
         # Another process has the session: True opens it read-only (a dialog; tests replace it).
-        self.ask_read_only: Callable[[str], bool] = (
-            lambda text: win.can_ask() and dialogs.session_in_use(win, text))
+        self.ask_in_use: Callable[[str], dialogs.InUse] = (
+            lambda text: dialogs.session_in_use(win, text) if win.can_ask()
+            else dialogs.InUse.CANCEL)
+        self.in_use: str | None = None  # why the last open found no session to review
         self.label = QLabel()  # the session's file name and where it is, in the status bar
         self.label.setTextFormat(Qt.TextFormat.PlainText)
 
@@ -76,11 +78,15 @@ class ReviewSession(QObject):
 
     def open_for(self, path: str, dataset: Dataset) -> Session | None:
         """The session of an input, or None (the reason told) when it cannot be opened."""
+        self.in_use = None
         try:
             session, where = open_review_session(path, dataset, self.annotator)
         except SessionInUse as err:
-            if not self.ask_read_only(str(err)):
-                message.error(str(err), dialog=False)  # the user was just asked about it
+            choice = self.ask_in_use(str(err))
+            if choice is dialogs.InUse.RETRY:
+                return self.open_for(path, dataset)
+            if choice is dialogs.InUse.CANCEL:
+                self.in_use = str(err)
                 return None
             try:
                 session, where = open_review_session(path, dataset, self.annotator,

@@ -262,6 +262,17 @@ def process_ident(pid: int) -> str:
     return f"{boot}:{start}"
 
 
+def _exited(pid: int) -> bool:
+    """A zombie (killed, not yet reaped by its parent) still answers ``kill(pid, 0)`` but
+    will never write again (Linux: state Z or X in ``/proc/PID/stat``)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    state = stat[stat.rindex(")") + 2:stat.rindex(")") + 3]
+    return state in ("Z", "X")
+
+
 def _alive(pid: int, host: str, ident: str) -> bool:
     """Whether the process that wrote a lock row may still run (other hosts: assume so)."""
     if host != socket.gethostname():
@@ -275,6 +286,8 @@ def _alive(pid: int, host: str, ident: str) -> bool:
     except PermissionError:
         pass
     except OSError:
+        return False
+    if _exited(pid):
         return False
     now = process_ident(pid)
     return not (ident and now and now != ident)

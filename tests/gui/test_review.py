@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from citeview.gui.dialogs import SummaryDialog
+from citeview.gui.dialogs import InUse, SummaryDialog
 from citeview.gui.filters import Filter, FilterKind
 from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled, shown_dialog
@@ -399,7 +399,7 @@ def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
         other.conn.execute("UPDATE lock SET token = 'another-process'")
         win = open_window(make_settings(tmp_path))
         asked: list[str] = []
-        win.review_session.ask_read_only = lambda message: asked.append(message) or True
+        win.review_session.ask_in_use = lambda message: asked.append(message) or InUse.READ_ONLY
         assert win.open_path(str(dataset))
         ready(qtbot, win)
         assert "already open in another citeview" in asked[0]
@@ -410,6 +410,66 @@ def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
         assert win.review.session.annotations() == []
     finally:
         other.close()
+
+
+def test_a_session_in_use_cancelled_still_shows_the_input_and_try_again_reviews_it(
+        qtbot, tmp_path, dataset, open_window, messages) -> None:
+    from citeview.core.inputs import load_input
+    from citeview.session.store import open_for_input
+
+    other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
+    other.conn.execute("UPDATE lock SET token = 'another-process'")
+    win = open_window(make_settings(tmp_path))
+    win.review_session.ask_in_use = lambda message: InUse.CANCEL
+    assert win.open_path(str(dataset))
+    ready(qtbot, win)
+    assert win.view is not None and win.view.case.id == THREE[0]  # not an empty window
+    assert win.review.session is None
+    assert any("Not reviewing" in m for m in messages.texts)
+    # The other one closes; "Try Again" then reviews it here.
+    answers = iter([InUse.RETRY])
+
+    def ask(message: str) -> InUse:
+        other.conn.execute("DELETE FROM lock")  # the other citeview quits
+        other.close()
+        return next(answers)
+    other.conn.execute("UPDATE lock SET token = 'another-process'")
+    win.review_session.ask_in_use = ask
+    assert win.open_path(str(dataset))
+    ready(qtbot, win)
+    assert win.review.session is not None and not win.review.session.readonly
+
+
+def test_a_lock_held_by_a_zombie_process_is_stale(tmp_path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from citeview.session.store import Session
+
+    path = str(tmp_path / "z.citeview")
+    from citeview.core.cases import Case
+    Session.create(path, [Case("c", "Claim.")]).close()
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from citeview.session.store import Session; "
+        f"s = Session.open({path!r}); print('ready', flush=True); time.sleep(60)")],
+        stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        child.send_signal(signal.SIGKILL)
+        import time
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:  # killed, not reaped: a zombie
+            with open(f"/proc/{child.pid}/stat") as fh:
+                if fh.read().split(") ")[1].startswith("Z"):
+                    break
+            time.sleep(0.02)
+        with Session.open(path) as s:  # not "already open in another citeview"
+            assert s.unclean
+    finally:
+        child.communicate()
 
 
 def test_review_keys_work_from_the_tables_but_not_in_text_fields(qtbot, tmp_path, dataset,
