@@ -5,7 +5,6 @@ All text is plain (notes and case ids are typed or model text: never rich text).
 from __future__ import annotations
 
 from enum import Enum
-
 from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QObject, Qt

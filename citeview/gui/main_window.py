@@ -468,8 +468,8 @@ class MainWindow(QMainWindow):
             # Not reviewing here (another citeview has the session), but never an empty
             # window: the input is shown, and opening it again retries.
             self.open_dataset(dataset, path=path, case_id=case_id)
-            message.warning("Not reviewing: the session is open in another citeview "
-                            "(File \u25b8 Open the input again to retry)", message.KEEP)
+            message.warning(f"Not reviewing here: {self.review_session.in_use} (open the "
+                            "input again to retry)", message.KEEP)
             return True
         self.input_dataset = dataset if dataset.kind != "session" else None
         self.open_session(session, path=path, case_id=case_id)

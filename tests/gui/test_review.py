@@ -321,8 +321,9 @@ def test_a_session_open_elsewhere_is_told_not_shared(qtbot, tmp_path, dataset,
         other._token = "another-process"  # the lock row now belongs to someone else
         other.conn.execute("UPDATE lock SET token = 'another-process'")
         win = open_window(make_settings(tmp_path))
-        assert not win.open_path(str(dataset))
-        assert "already open in another citeview" in messages.errors[-1]
+        assert win.open_path(str(dataset))  # shown, not reviewed
+        assert "already open in another citeview" in messages.texts[-1]
+        assert "Not reviewing" in messages.texts[-1]
         assert win.review.session is None
     finally:
         other.close()
