@@ -40,19 +40,63 @@ class ChipState:
 # Text that tells the state without colour (WCAG 1.4.1): problem "!", annotated check mark.
 STATE_GLYPH = {ChipState.RESOLVED: "", ChipState.PROBLEM: "!", ChipState.ANNOTATED: "\u2713"}
 
-# (background, foreground) per state, light and dark palettes.
+# A verdict's glyph and tone: the four default labels by name (wherever they appear), any other
+# label by its key number (1-9), so every verdict reads without colour too.
+VERDICT_GLYPHS = {"supported": "\u2713", "partially supported": "\u25d0",
+                  "unsupported": "\u2717", "cannot tell": "?"}
+VERDICT_TONES = {"supported": "good", "partially supported": "partial",
+                 "unsupported": "bad", "cannot tell": "unsure"}
+MIXED = "mixed"  # a multi-source citation whose sources got different verdicts
+
+# (background, foreground) per state or verdict tone, light and dark palettes.
 _CHIP_COLOURS = {
     False: {
         ChipState.RESOLVED: ("#dbe7fb", "#1a4a9c"),
         ChipState.PROBLEM: ("#fbdcdc", "#9c1a1a"),
         ChipState.ANNOTATED: ("#d9f2df", "#1b6b33"),
+        "good": ("#d9f2df", "#1b6b33"),
+        "partial": ("#fdf0c4", "#7a5600"),
+        "bad": ("#fde2d2", "#9a3412"),
+        "unsure": ("#e5e7eb", "#374151"),
+        "custom": ("#d5eef0", "#0f5560"),
+        MIXED: ("#ece4f7", "#553c9a"),
     },
     True: {
         ChipState.RESOLVED: ("#24395e", "#b9d1ff"),
         ChipState.PROBLEM: ("#5e2424", "#ffc2c2"),
         ChipState.ANNOTATED: ("#1f4a2b", "#b8f0c6"),
+        "good": ("#1f4a2b", "#b8f0c6"),
+        "partial": ("#4d3d0f", "#ffe08a"),
+        "bad": ("#5a2a14", "#ffc4a3"),
+        "unsure": ("#374151", "#e5e7eb"),
+        "custom": ("#12414a", "#b5eef5"),
+        MIXED: ("#3b2f5c", "#ddd0ff"),
     },
 }
+# The problem mark keeps its red on a judged chip.
+_PROBLEM_FG = {False: "#c01818", True: "#ff8a8a"}
+
+
+def verdict_glyph(label: str, labels: Sequence[str] = ()) -> str:
+    """How a verdict shows on a chip: the default labels' glyphs, else the label's key."""
+    if label in VERDICT_GLYPHS:
+        return VERDICT_GLYPHS[label]
+    if label in labels:
+        return str(labels.index(label) + 1)
+    return "\u2022"
+
+
+def verdict_marks(verdicts: Sequence[str | None], labels: Sequence[str] = ()
+                  ) -> tuple[str, str]:
+    """(glyphs, tone) of a citation's verdicts, one per source: "" while any source is
+    unjudged; several distinct verdicts read ``\u2713/\u2717`` in the mixed tone."""
+    if not verdicts or any(v is None for v in verdicts):
+        return "", ""
+    distinct = list(dict.fromkeys(v for v in verdicts if v is not None))
+    glyphs = "/".join(verdict_glyph(v, labels) for v in distinct)
+    if len(distinct) > 1:
+        return glyphs, MIXED
+    return glyphs, VERDICT_TONES.get(distinct[0], "custom")
 
 
 @dataclass(slots=True, frozen=True)
@@ -64,21 +108,41 @@ class Chip:
     n_sources: int = 1
     recovered: bool = False
     problem: bool = False  # also shown on an annotated chip
+    marks: str = ""  # the verdict glyphs (annotated chips)
+    tone: str = ""  # the verdict's colour key (annotated chips)
 
     @property
-    def text(self) -> str:
-        """Chip label: number, ``+k`` more sources, ``~`` recovered, then "!" for a problem and
-        a check mark once annotated."""
+    def label(self) -> str:
+        """Number, ``+k`` more sources, ``~`` recovered."""
         label = str(self.index + 1)
         if self.n_sources > 1:
             label += f"+{self.n_sources - 1}"
         if self.recovered:
             label = "~" + label
-        if self.problem or self.state == ChipState.PROBLEM:
-            label += STATE_GLYPH[ChipState.PROBLEM]
-        if self.state == ChipState.ANNOTATED:
-            label += STATE_GLYPH[ChipState.ANNOTATED]
         return label
+
+    @property
+    def flagged(self) -> bool:
+        return self.problem or self.state == ChipState.PROBLEM
+
+    @property
+    def text(self) -> str:
+        """Chip label, then "!" for a problem and the verdict's glyphs once annotated."""
+        text = self.label + (STATE_GLYPH[ChipState.PROBLEM] if self.flagged else "")
+        if self.state == ChipState.ANNOTATED:
+            text += self.marks or STATE_GLYPH[ChipState.ANNOTATED]
+        return text
+
+    def parts(self, dark: bool = False) -> list[tuple[str, str, str]]:
+        """``(text, background, foreground)`` runs: the problem mark in red on any chip."""
+        bg, fg = chip_colours(self.tone or self.state, dark)
+        if not self.flagged or self.state == ChipState.PROBLEM:
+            return [(self.text, bg, fg)]
+        marks = self.text[len(self.label) + 1:]
+        out = [(self.label, bg, fg), ("!", bg, _PROBLEM_FG[dark])]
+        if marks:
+            out.append((marks, bg, fg))
+        return out
 
 
 def chip_colours(state: str, dark: bool = False) -> tuple[str, str]:
@@ -86,10 +150,12 @@ def chip_colours(state: str, dark: bool = False) -> tuple[str, str]:
 
 
 def chip_html(chip: Chip, dark: bool = False) -> str:
-    bg, fg = chip_colours(chip.state, dark)
+    bg, fg = chip_colours(chip.tone or chip.state, dark)
+    runs = "".join(text_html if rfg == fg else f'<span style="color:{rfg};">{text_html}</span>'
+                   for text, _, rfg in chip.parts(dark) for text_html in [html.escape(text)])
     return (
         f'<a href="{CHIP_SCHEME}:{chip.index}" style="background-color:{bg}; color:{fg}; '
-        f'text-decoration:none; font-weight:600;">\u00a0{html.escape(chip.text)}\u00a0</a>'
+        f'text-decoration:none; font-weight:600;">\u00a0{runs}\u00a0</a>'
     )
 
 

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextBrowser, QTextEdit, QToolTip,
 
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.text import Utf16Map
-from citeview.gui.answer_render import CHIP_SCHEME, Chip, chip_colours, stylesheet
+from citeview.gui.answer_render import CHIP_SCHEME, Chip, stylesheet
 from citeview.gui.offsets import DocumentText
 from citeview.gui.palette import ColorRoles, color_roles
 
@@ -156,13 +156,17 @@ class AnswerView(QTextBrowser):
             if r is None:
                 continue
             c.setPosition(r[0] + 1)
-            fmt = QTextCharFormat(c.charFormat())
-            bg, fg = chip_colours(chip.state, self._dark)
-            fmt.setBackground(QBrush(QColor(bg)))
-            fmt.setForeground(QBrush(QColor(fg)))
+            base = QTextCharFormat(c.charFormat())
             c.setPosition(r[0])
             c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
-            c.insertText(f"\u00a0{chip.text}\u00a0", fmt)
+            runs = chip.parts(self._dark)
+            pieces = [("\u00a0", runs[0][1], runs[0][2]), *runs,
+                      ("\u00a0", runs[0][1], runs[0][2])]
+            for text, bg, fg in pieces:  # the first insert replaces the old chip
+                fmt = QTextCharFormat(base)
+                fmt.setBackground(QBrush(QColor(bg)))
+                fmt.setForeground(QBrush(QColor(fg)))
+                c.insertText(text, fmt)
         c.endEditBlock()
         self._chips = None
         self._raw = None

@@ -157,7 +157,7 @@ class ProgressTracker(QObject):
             before = cv.chip
             anns = [mine.get((cv.number, sid)) for sid in cv.citation.source_ids]
             cv.set_judgements([a.verdict if a else None for a in anns],
-                              [a.note if a else "" for a in anns])
+                              [a.note if a else "" for a in anns], s.labels)
             cv.others = tuple(others.get(cv.number, []))
             if cv.chip != before:
                 changed.append(cv.index)

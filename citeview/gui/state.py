@@ -16,7 +16,7 @@ from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.core.markers import DEFAULT_FAMILIES, Citation
 from citeview.core.policy import Policy
 from citeview.core.text import split_lines
-from citeview.gui.answer_render import Chip, ChipState, render_answer
+from citeview.gui.answer_render import Chip, ChipState, render_answer, verdict_marks
 
 if TYPE_CHECKING:
     from citeview.core.material import Source
@@ -51,12 +51,16 @@ class CitationView:
     # Lexical support per source (a triage hint, never a verdict); None when not computable.
     support: tuple[float | None, ...] = ()
     others: tuple[str, ...] = ()  # other annotators' verdicts, one line each (not when blind)
+    labels: tuple[str, ...] = ()  # the session's rubric: a custom label shows its key number
 
-    def set_judgements(self, verdicts: Sequence[str | None], notes: Sequence[str]) -> None:
+    def set_judgements(self, verdicts: Sequence[str | None], notes: Sequence[str],
+                       labels: Sequence[str] = ()) -> None:
         """This annotator's verdicts and notes per source; the chip shows annotated once every
         source has a verdict."""
         self.verdicts = tuple(verdicts)
         self.notes = tuple(notes)
+        if labels:
+            self.labels = tuple(labels)
         given = [v for v in self.verdicts if v]
         if given and len(given) == len(self.verdicts):
             self.verdict = " / ".join(dict.fromkeys(given))
@@ -107,8 +111,9 @@ class CitationView:
     def chip(self) -> Chip:
         state = (ChipState.ANNOTATED if self.verdict else
                  ChipState.PROBLEM if self.problem else ChipState.RESOLVED)
+        marks, tone = verdict_marks(self.verdicts, self.labels) if self.verdict else ("", "")
         return Chip(self.index, state, len(self.citation.source_ids),
-                    self.citation.recovered is not None, self.problem)
+                    self.citation.recovered is not None, self.problem, marks, tone)
 
     def tooltip_lines(self, blind: bool = False) -> list[str]:
         """Plain text lines: per source its title and the first cited lines, then problems.
