@@ -4,10 +4,11 @@ Verdicts are label strings; the default rubric is ``supported``, ``partially sup
 ``unsupported``, ``cannot tell``. A session with its own rubric still gets every count; the
 formulas below look for these four names and weigh any other label 0.
 
-- *judged*: a verdict other than ``cannot tell`` (no verdict is not judged).
-- *citation precision* = (supported + 0.5 x partially supported) / judged, over judged
-  (citation, source id) pairs; the *plain supported share* = supported / judged beside it.
-- *unsupported rate* of a source kind = unsupported / judged, over pairs citing that kind.
+- *decided*: a verdict other than ``cannot tell`` (no verdict is not decided). Progress, by
+  contrast, counts any verdict as *judged*, ``cannot tell`` included: one word, one meaning.
+- *citation precision* = (supported + 0.5 x partially supported) / decided, over decided
+  (citation, source id) pairs; the *plain supported share* = supported / decided beside it.
+- *unsupported rate* of a source kind = unsupported / decided, over pairs citing that kind.
 - *citation recall* (ALCE): over the answers' sentences (headings and code blocks excluded), a
   sentence is supported when at least one of its citations has a source judged ``supported``;
   an uncited sentence counts as unsupported. Recall = supported sentences / sentences.
@@ -40,7 +41,8 @@ UNSUPPORTED = "unsupported"
 CANNOT_TELL = "cannot tell"
 
 
-def is_judged(verdict: str | None) -> bool:
+def is_decided(verdict: str | None) -> bool:
+    """A verdict that decides: any but "cannot tell" (and none)."""
     return verdict is not None and verdict != CANNOT_TELL
 
 
@@ -53,53 +55,53 @@ def _ratio(num: float, den: int) -> float | None:
 
 @dataclass(slots=True, frozen=True)
 class Precision:
-    judged: int
+    decided: int
     supported: int
     partial: int
 
     @property
     def precision(self) -> float | None:
-        """(supported + 0.5 x partially supported) / judged."""
-        return _ratio(self.supported + 0.5 * self.partial, self.judged)
+        """(supported + 0.5 x partially supported) / decided."""
+        return _ratio(self.supported + 0.5 * self.partial, self.decided)
 
     @property
     def supported_share(self) -> float | None:
-        """supported / judged."""
-        return _ratio(self.supported, self.judged)
+        """supported / decided."""
+        return _ratio(self.supported, self.decided)
 
 
 def precision(verdicts: Iterable[str | None]) -> Precision:
     """Citation precision over one verdict per (citation, source id)."""
-    counts = Counter(v for v in verdicts if is_judged(v))
+    counts = Counter(v for v in verdicts if is_decided(v))
     return Precision(sum(counts.values()), counts[SUPPORTED], counts[PARTIAL])
 
 
 def precision_from_counts(counts: dict[str, int]) -> Precision:
     """:func:`precision` from verdict counts (``None`` and ``cannot tell`` keys are ignored)."""
-    judged = sum(n for v, n in counts.items() if is_judged(v))
-    return Precision(judged, counts.get(SUPPORTED, 0), counts.get(PARTIAL, 0))
+    decided = sum(n for v, n in counts.items() if is_decided(v))
+    return Precision(decided, counts.get(SUPPORTED, 0), counts.get(PARTIAL, 0))
 
 
 @dataclass(slots=True, frozen=True)
 class Rate:
-    judged: int
+    decided: int
     unsupported: int
 
     @property
     def rate(self) -> float | None:
-        return _ratio(self.unsupported, self.judged)
+        return _ratio(self.unsupported, self.decided)
 
 
 def unsupported_rates(pairs: Iterable[tuple[str, str | None]]) -> dict[str, Rate]:
     """Unsupported rate per source kind from ``(kind, verdict)`` pairs; kinds sorted."""
-    judged: Counter[str] = Counter()
+    decided: Counter[str] = Counter()
     unsupported: Counter[str] = Counter()
     for kind, verdict in pairs:
-        if is_judged(verdict):
-            judged[kind] += 1
+        if is_decided(verdict):
+            decided[kind] += 1
             if verdict == UNSUPPORTED:
                 unsupported[kind] += 1
-    return {k: Rate(judged[k], unsupported[k]) for k in sorted(judged)}
+    return {k: Rate(decided[k], unsupported[k]) for k in sorted(decided)}
 
 
 # --------------------------------------------------------------------------- sentences, recall

@@ -23,7 +23,7 @@ from citeview.core.metrics import (
     UNSUPPORTED,
     Recall,
     citation_recall,
-    is_judged,
+    is_decided,
     precision_from_counts,
     unsupported_rates,
 )
@@ -39,10 +39,10 @@ UNRESOLVED = "unresolved"  # source kind of a citation whose source is not in th
 EXAMPLES = 100  # unsupported citations listed in the report, at most
 
 DEFINITIONS = {
-    "judged": "has a verdict other than \"cannot tell\"",
-    "precision": "(supported + 0.5 x partially supported) / judged, per citation and source",
-    "supported_share": "supported / judged",
-    "unsupported_rate": "unsupported / judged, per kind of cited source",
+    "decided": "has a verdict other than \"cannot tell\" (progress counts any verdict)",
+    "precision": "(supported + 0.5 x partially supported) / decided, per citation and source",
+    "supported_share": "supported / decided",
+    "unsupported_rate": "unsupported / decided, per kind of cited source",
     "recall": "sentences (headings and code excluded) with a citation judged supported / "
               "all sentences, uncited ones included, over reviewed cases",
 }
@@ -128,7 +128,7 @@ def summarize(session: Session, policy: Policy | None = None, *,
     verdict_table[NO_VERDICT] = verdicts.get(NO_VERDICT, 0)
     given = {v: n for v, n in verdicts.items() if v != NO_VERDICT}
     prec = precision_from_counts(given)
-    judged = sum(n for v, n in given.items() if is_judged(v))
+    decided = sum(n for v, n in given.items() if is_decided(v))
     return {
         "citeview": __version__,
         "session": {"name": session.name, "path": session.path, "labels": labels,
@@ -138,13 +138,13 @@ def summarize(session: Session, policy: Policy | None = None, *,
                   "in_progress": states.get(ReviewState.IN_PROGRESS.value, 0),
                   "not_started": states.get(ReviewState.NOT_STARTED.value, 0)},
         "citations": {"markers": markers, "sources": pairs,
-                      "with_verdict": pairs - verdicts.get(NO_VERDICT, 0), "judged": judged,
+                      "with_verdict": pairs - verdicts.get(NO_VERDICT, 0), "decided": decided,
                       "orphaned_annotations": orphaned},
         "verdicts": verdict_table,
-        "precision": {"judged": prec.judged, "supported": prec.supported,
+        "precision": {"decided": prec.decided, "supported": prec.supported,
                       "partially_supported": prec.partial, "precision": prec.precision,
                       "supported_share": prec.supported_share},
-        "unsupported_by_kind": {k: {"judged": r.judged, "unsupported": r.unsupported,
+        "unsupported_by_kind": {k: {"decided": r.decided, "unsupported": r.unsupported,
                                     "rate": r.rate}
                                 for k, r in unsupported_rates(kinds).items()},
         "recall": {"cases": reviewed, "sentences": recall.sentences, "cited": recall.cited,
@@ -175,19 +175,19 @@ def render_text(s: Mapping[str, Any]) -> str:
         f"Cases: {c['done']} of {c['total']} done, {c['in_progress']} in progress, "
         f"{c['not_started']} not started",
         f"Citations: {cit['markers']} markers, {cit['sources']} cited sources, "
-        f"{cit['with_verdict']} with a verdict, {cit['judged']} judged"
+        f"{cit['with_verdict']} with a verdict, {cit['decided']} decided"
         + (f", {cit['orphaned_annotations']} orphaned annotations"
            if cit["orphaned_annotations"] else ""),
         "Verdicts:",
         *[f"  {label:<22} {n}" for label, n in s["verdicts"].items()],
         f"Citation precision: {_pct(p['precision'])} "
         f"(supported {p['supported']} + 0.5 x partially supported {p['partially_supported']}) "
-        f"/ judged {p['judged']}; supported share {_pct(p['supported_share'])}",
+        f"/ decided {p['decided']}; supported share {_pct(p['supported_share'])}",
         f"Citation recall: {_pct(r['recall'])} ({r['supported']} of {r['sentences']} sentences "
         f"supported, {r['uncited']} uncited, over {r['cases']} reviewed cases)",
         "Unsupported rate by source kind:",
-        *([f"  {k:<10} {_pct(v['rate'])} ({v['unsupported']} of {v['judged']})"
-           for k, v in s["unsupported_by_kind"].items()] or ["  (nothing judged)"]),
+        *([f"  {k:<10} {_pct(v['rate'])} ({v['unsupported']} of {v['decided']})"
+           for k, v in s["unsupported_by_kind"].items()] or ["  (nothing decided)"]),
         "Lint:",
         *([f"  {code} {v['name']:<32} {v['count']}" for code, v in s["lint"].items()]
           or ["  (no findings)"]),
@@ -246,7 +246,7 @@ def render_html(s: Mapping[str, Any]) -> str:
     who = f" &middot; annotator {e(s['annotator'])}" if s["annotator"] is not None else ""
     verdict_items = [(k, int(v)) for k, v in s["verdicts"].items()]
     lint_items = [(f"{k} {v['name']}", int(v["count"])) for k, v in s["lint"].items()]
-    kinds = [(k, _pct(v["rate"]), v["unsupported"], v["judged"])
+    kinds = [(k, _pct(v["rate"]), v["unsupported"], v["decided"])
              for k, v in s["unsupported_by_kind"].items()]
     examples = [(x["case_id"], x["citation"], x["source_id"], x["claim"], x["note"],
                  x["annotator"]) for x in s["unsupported_examples"]]
@@ -265,7 +265,7 @@ def render_html(s: Mapping[str, Any]) -> str:
 {table(["", "count"], [("cases", c["total"]), ("done", c["done"]),
                         ("in progress", c["in_progress"]), ("not started", c["not_started"]),
                         ("citation markers", cit["markers"]), ("cited sources", cit["sources"]),
-                        ("with a verdict", cit["with_verdict"]), ("judged", cit["judged"]),
+                        ("with a verdict", cit["with_verdict"]), ("decided", cit["decided"]),
                         ("orphaned annotations", cit["orphaned_annotations"])])}
 <h2>Verdicts</h2>
 {_bars(verdict_items, "Verdicts", "#4e79a7")}
@@ -273,14 +273,14 @@ def render_html(s: Mapping[str, Any]) -> str:
 {table(["measure", "value", "how"], [
         ("citation precision", _pct(p["precision"]),
          f"(supported {p['supported']} + 0.5 x partially supported "
-         f"{p['partially_supported']}) / judged {p['judged']}"),
-        ("supported share", _pct(p["supported_share"]), f"{p['supported']} / {p['judged']}"),
+         f"{p['partially_supported']}) / decided {p['decided']}"),
+        ("supported share", _pct(p["supported_share"]), f"{p['supported']} / {p['decided']}"),
         ("citation recall", _pct(r["recall"]),
          f"{r['supported']} of {r['sentences']} sentences supported ({r['uncited']} uncited), "
          f"over {r['cases']} reviewed cases")])}
 <h2>Unsupported rate by source kind</h2>
-{table(["source kind", "rate", "unsupported", "judged"], kinds) if kinds
-     else '<p class="empty">Nothing judged yet.</p>'}
+{table(["source kind", "rate", "unsupported", "decided"], kinds) if kinds
+     else '<p class="empty">Nothing decided yet.</p>'}
 <h2>Lint findings</h2>
 {_bars(lint_items, "Lint findings by code", "#e15759")}
 <h2>Unsupported citations{" (first " + str(EXAMPLES) + ")"

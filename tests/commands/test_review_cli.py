@@ -55,7 +55,7 @@ def test_report_formats(two: tuple[str, str], tmp_path: Path,
                         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", two[0], "--format", "json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    # (2 + 0.5 x 1) / 5 judged = 0.5; recall 2 of 6 sentences (see test_report.py)
+    # (2 + 0.5 x 1) / 5 decided = 0.5; recall 2 of 6 sentences (see test_report.py)
     assert rep["precision"]["precision"] == pytest.approx(0.5)
     assert rep["recall"]["recall"] == pytest.approx(2 / 6)
     assert main(["report", two[0]]) == 0

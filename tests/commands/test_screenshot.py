@@ -84,7 +84,7 @@ def test_a_session_shows_its_verdicts(qapp, capsys, tmp_path) -> None:
         set_verdict(s, slot.keys(case.id)[0], "unsupported")
     state = shoot(capsys, str(tmp_path / "t.citeview"), "--click", "3",
                   "--out", str(tmp_path / "s.png"))
-    assert state["active_citation"] == 3 and state["chip"] == "3\u2713"
+    assert state["active_citation"] == 3 and state["chip"] == "3\u2717"
     assert state["verdict"] == "unsupported"
     assert "Citations judged 1/4" in state["progress"]
     state = shoot(capsys, str(tmp_path / "t.citeview"), "--click", "1",

@@ -29,14 +29,14 @@ def test_precision_counts_partial_support_as_half() -> None:
     p = precision([SUP, SUP, SUP, PART, UNS, CT, None, PART])
     # judged = everything but "cannot tell" and None: 3 sup + 2 part + 1 uns = 6
     # precision = (3 + 0.5 * 2) / 6 = 4 / 6; plain supported share = 3 / 6
-    assert (p.judged, p.supported, p.partial) == (6, 3, 2)
+    assert (p.decided, p.supported, p.partial) == (6, 3, 2)
     assert p.precision == pytest.approx(4 / 6)
     assert p.supported_share == pytest.approx(0.5)
 
 
 def test_nothing_judged_is_not_applicable_rather_than_zero() -> None:
     p = precision([CT, None])
-    assert p.judged == 0 and p.precision is None and p.supported_share is None
+    assert p.decided == 0 and p.precision is None and p.supported_share is None
 
 
 def test_unsupported_rate_per_source_kind() -> None:
@@ -44,7 +44,7 @@ def test_unsupported_rate_per_source_kind() -> None:
                                ("block", CT), ("document", None)])
     # line: 1 unsupported of 3 judged; block: 1 of 1 ("cannot tell" is not judged);
     # document: nothing judged, so not listed
-    assert {k: (r.unsupported, r.judged) for k, r in rates.items()} == {
+    assert {k: (r.unsupported, r.decided) for k, r in rates.items()} == {
         "block": (1, 1), "line": (1, 3)}
     assert rates["line"].rate == pytest.approx(1 / 3)
 

@@ -20,18 +20,18 @@ def test_summary_numbers_match_the_definitions(tmp_path: Path) -> None:
         rep = summarize(s)
     # Progress: c1 done, c2 in progress, c3 not started.
     assert rep["cases"] == {"total": 3, "done": 1, "in_progress": 1, "not_started": 1}
-    # 3 + 3 + 1 citations, one source each; 6 with a verdict; judged = 6 - 1 "cannot tell"
-    assert rep["citations"] == {"markers": 7, "sources": 7, "with_verdict": 6, "judged": 5,
+    # 3 + 3 + 1 citations, one source each; 6 with a verdict; decided = 6 - 1 "cannot tell"
+    assert rep["citations"] == {"markers": 7, "sources": 7, "with_verdict": 6, "decided": 5,
                                 "orphaned_annotations": 0}
     assert rep["verdicts"] == {"supported": 2, "partially supported": 1, "unsupported": 2,
                                "cannot tell": 1, "(no verdict)": 1}
-    # precision = (2 supported + 0.5 x 1 partially supported) / 5 judged = 2.5 / 5 = 0.5
+    # precision = (2 supported + 0.5 x 1 partially supported) / 5 decided = 2.5 / 5 = 0.5
     # plain supported share = 2 / 5 = 0.4
     assert rep["precision"]["precision"] == pytest.approx(0.5)
     assert rep["precision"]["supported_share"] == pytest.approx(0.4)
-    # line sources: c1#1 sup, c1#2 part, c2#1 sup -> 0 unsupported of 3 judged;
-    # block sources: c1#3 uns, c2#3 uns -> 2 of 2. (c2#2 "cannot tell" is not judged.)
-    assert {k: (v["unsupported"], v["judged"]) for k, v in
+    # line sources: c1#1 sup, c1#2 part, c2#1 sup -> 0 unsupported of 3 decided;
+    # block sources: c1#3 uns, c2#3 uns -> 2 of 2. (c2#2 "cannot tell" is not decided.)
+    assert {k: (v["unsupported"], v["decided"]) for k, v in
             rep["unsupported_by_kind"].items()} == {"block": (2, 2), "line": (0, 3)}
     # Recall over the reviewed cases c1, c2 (c3: no verdict, not done):
     # c1: s1 [sup] yes, s2 [part] no, s3 [uns] no, s4 uncited no -> 1 of 4
@@ -55,7 +55,7 @@ def test_nothing_judged_reports_not_applicable(tmp_path: Path) -> None:
         rep = summarize(s)
         text = render_text(rep)
     assert rep["precision"]["precision"] is None and rep["recall"]["recall"] is None
-    assert "Citation precision: n/a" in text and "(nothing judged)" in text
+    assert "Citation precision: n/a" in text and "(nothing decided)" in text
 
 
 def test_text_report_states_the_arithmetic(tmp_path: Path) -> None:
@@ -64,7 +64,7 @@ def test_text_report_states_the_arithmetic(tmp_path: Path) -> None:
         write_report(s, out, "text")
     text = out.getvalue()
     assert "Cases: 1 of 3 done, 1 in progress, 1 not started" in text
-    assert ("Citation precision: 50.0% (supported 2 + 0.5 x partially supported 1) / judged 5;"
+    assert ("Citation precision: 50.0% (supported 2 + 0.5 x partially supported 1) / decided 5;"
             " supported share 40.0%") in text
     assert "Citation recall: 33.3% (2 of 6 sentences supported, 1 uncited" in text
     assert "CV201 unknown-source" in text
