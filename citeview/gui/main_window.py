@@ -112,6 +112,9 @@ class MainWindow(QMainWindow):
         self.watcher = InputWatcher(self)
         self.progress = ProgressTracker(self)
         self.review_session = ReviewSession(self)
+        from citeview.gui.advance import Advancer
+
+        self.advance = Advancer(self)
 
         self.setWindowTitle("citeview")
         self.setAcceptDrops(True)
@@ -122,6 +125,12 @@ class MainWindow(QMainWindow):
         self.review = ReviewController(self)
         self.go_menu.insertAction(self.go_menu.actions()[0], self.review.prev_action)
         self.go_menu.insertAction(self.review.prev_action, self.review.next_action)
+        self.go_menu.insertAction(self.review.next_action, self.review.prev_unjudged_action)
+        self.go_menu.insertAction(self.review.prev_unjudged_action,
+                                  self.review.next_unjudged_action)
+        self.review.advance_action.setChecked(self.advance.enabled)
+        self.review.advance_action.toggled.connect(self.advance.set_enabled)
+        self.loader.caseChanged.connect(lambda _i: setattr(self.review, "_confirm_done", None))
         self.filters.fill(())
         self.review_session.attached.connect(self._session_attached)
         self.review_session.changed.connect(self._session_changed)
@@ -488,6 +497,7 @@ class MainWindow(QMainWindow):
             elif ids:
                 case_id = ids[-1]
                 message.info("Every case is done", 8000)
+        self.advance.land("first")  # resume at the first unjudged citation of that case
         self.open_dataset(session.dataset(), path=path or session.path, case_id=case_id,
                           session=session)
         self.answer.setFocus()  # the review keys, not a filter box, get the first key press

@@ -5,9 +5,11 @@ an edit committed at once (there is nothing to save); the views learn of it thro
 changes (:attr:`citeview.gui.review_session.ReviewSession.changed`), so undo, redo and
 adjudication repaint the same way a key press does.
 
-Keys with a citation active: 1..9 the rubric's labels, 0 clears, N note, J/K (F8/Shift+F8)
-next/previous citation source, Shift+1..9 / Shift+0 / Shift+N the case's overall verdict and
-note, Ctrl+Enter marks the case done and opens the next case not done.
+Keys with a citation active: 1..9 the rubric's labels (then on to the next unjudged source:
+:mod:`citeview.gui.advance`), 0 clears, N note, J/K (F8/Shift+F8) next/previous citation source,
+Shift+J/Shift+K next/previous unjudged source in any case, Shift+1..9 / Shift+0 / Shift+N the
+case's overall verdict and note, Ctrl+Enter marks the case done and opens the next case not
+done (a first press on a case with unjudged sources goes to them instead).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from PySide6.QtWidgets import QLabel, QMenu, QToolBar
 
 from citeview.core.errors import InputError
 from citeview.gui import dialogs, message
+from citeview.gui.advance import unjudged
 from citeview.gui.undo import push_edit
-from citeview.session.edits import Edit, annotation_edit, review_edit
+from citeview.session.edits import Edit, annotation_edit, combine, review_edit
 from citeview.session.model import AnnotationKey, ReviewState
 from citeview.session.store import Session
 
@@ -45,6 +48,7 @@ class ReviewController(QObject):
             lambda title, prompt, text: dialogs.back_to(
                 win, dialogs.edit_note(win, title, prompt, text)))
         self.blind = False
+        self._confirm_done: str | None = None  # the case a Ctrl+Enter warned about
         self.verdict_actions: list[QAction] = []
         self.case_actions: list[QAction] = []
         self._build_actions()
@@ -111,6 +115,17 @@ class ReviewController(QObject):
                                      "Note on the shown source of the active citation (N)")
         self.next_action = self._act("Next Citation", nav.next_item, ["J", "F8"])
         self.prev_action = self._act("Previous Citation", nav.previous_item, ["K", "Shift+F8"])
+        self.next_unjudged_action = self._act(
+            "Next Unjudged", lambda: win.advance.jump(), ["Shift+J"],
+            "The next source or citation you have not judged, in any case (Shift+J)")
+        self.prev_unjudged_action = self._act(
+            "Previous Unjudged", lambda: win.advance.jump(backward=True), ["Shift+K"],
+            "The previous source or citation you have not judged, in any case (Shift+K)")
+        self.advance_action = self._act("Move On After a Verdict", lambda: None)
+        self.advance_action.setCheckable(True)
+        self.advance_action.setToolTip("After a verdict, go to the next unjudged source; "
+                                       "after the last one, mark the case done and open the "
+                                       "next (off: stay, J/K and Ctrl+Enter move)")
         self.case_clear_action = self._act("Clear Case Verdict",
                                            lambda: self.set_case_verdict(None), ["Shift+0"])
         self.case_note_action = self._act("Case Note\u2026", self.edit_case_note, ["Shift+N"])
@@ -163,6 +178,9 @@ class ReviewController(QObject):
         m.addSeparator()
         m.addAction(self.next_action)
         m.addAction(self.prev_action)
+        m.addAction(self.next_unjudged_action)
+        m.addAction(self.prev_unjudged_action)
+        m.addAction(self.advance_action)
         m.addSeparator()
         case_menu = m.addMenu("Case &Verdict")
         for a in self.case_actions:
@@ -310,16 +328,38 @@ class ReviewController(QObject):
         return view.case.answer[cv.claim[0]:cv.claim[1]] if view is not None else None
 
     def set_verdict(self, verdict: str | None) -> None:
+        """Record ``verdict`` on the shown source of the active citation, then move on to the
+        next unjudged item (:mod:`citeview.gui.advance`); the verdict that completes a case
+        marks it done in the same undo step."""
         found = self.key()
         if found is None or self.session is None:
+            self.sync_bar()
             return
         key, cv = found
         s = self.session
         claim = self._claim(cv)
-        if self._push(lambda: annotation_edit(s, key, verdict=verdict, claim=claim,
-                                              recovered=cv.citation.recovered is not None)):
-            message.info(f"Citation {key.number} ({key.source_id}): "
-                         f"{verdict if verdict is not None else 'verdict cleared'}")
+        advance = self.win.advance
+        item = advance.position()
+        completes = (verdict is not None and advance.enabled and item is not None
+                     and advance.completes_case(item)
+                     and not advance.case_done(key.case_id))
+
+        def make() -> Edit:
+            edit = annotation_edit(s, key, verdict=verdict, claim=claim,
+                                   recovered=cv.citation.recovered is not None)
+            if not completes:
+                return edit
+            done = review_edit(s, key.case_id, state=ReviewState.DONE)
+            return combine(f"{edit.text}; case done", edit, done)
+
+        if not self._push(make):
+            self.sync_bar()  # nothing recorded: no verdict button stays pressed
+            return
+        message.info(f"Citation {key.number} ({key.source_id}): "
+                     f"{verdict if verdict is not None else 'verdict cleared'}"
+                     + (" \u00b7 case done" if completes else ""))
+        if verdict is not None and advance.enabled and item is not None:
+            advance.after_verdict(item, completes)
 
     def edit_note(self) -> None:
         found = self.key()
@@ -357,18 +397,26 @@ class ReviewController(QObject):
         self._push(lambda: review_edit(s, cid, note=text))
 
     def done_and_next(self) -> None:
-        """Mark the shown case done and open the next case not done (after it, wrapping)."""
+        """Mark the shown case done and open the next case not done (after it, wrapping), at
+        its first unjudged citation. With citations still unjudged, the first press moves to
+        the first of them and says so; a second press marks the case done anyway."""
         s, view = self.session, self.win.view
         if s is None or view is None:
             return
         cid = view.case.id
+        todo = unjudged(view)
+        if todo and self._confirm_done != cid:
+            self._confirm_done = cid
+            self.win.advance.go(todo[0])
+            n = len(todo)
+            message.warning(f"{n} source{'s' if n != 1 else ''} of this case not judged yet: "
+                            "moved to the first. Ctrl+Enter again marks the case done anyway",
+                            8000)
+            return
+        self._confirm_done = None
         if not self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)):
             return
-        nxt = self.win.progress.next_undone(self.win.case_index)
-        if nxt is None:
-            message.info("All cases are done", 8000)
-            return
-        self.win.loader.show_case(nxt)
+        self.win.advance.open_next_case()
 
     def change_annotator(self) -> None:
         name = self.win.review_session.prompt_annotator()

@@ -68,6 +68,16 @@ def _slot(session: Session, key: AnnotationKey) -> AnalysedCitation | None:
     return None
 
 
+def combine(text: str, *edits: Edit) -> Edit:
+    """One undoable edit made of several, applied in order in one transaction (e.g. the verdict
+    that completes a case and the "done" mark it brings: one undo takes back both)."""
+    if not edits:
+        raise ValueError("nothing to combine")
+    before = [row for e in reversed(edits) for row in e.before]
+    after = [row for e in edits for row in e.after]
+    return Edit(edits[0].session, text, before, after)
+
+
 def annotation_edit(session: Session, key: AnnotationKey, *, verdict: object = _KEEP,
                     note: object = _KEEP, claim: str | None = None, recovered: bool = False,
                     annotator: str | None = None) -> Edit:

@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
+from citeview.gui.advance import ADVANCE_KEY
 from citeview.gui.dialogs import InUse, SummaryDialog
 from citeview.gui.filters import Filter, FilterKind
 from citeview.gui.main_window import MainWindow
@@ -36,10 +37,14 @@ def dataset(tmp_path: Path) -> Path:
     return path
 
 
-def make_settings(tmp_path: Path, name: str | None = "ana") -> QSettings:
+def make_settings(tmp_path: Path, name: str | None = "ana", advance: bool = False
+                  ) -> QSettings:
+    """Settings of a reviewer; these tests drive each key by hand (moving on after a verdict
+    off) unless ``advance`` (test_advance.py tests moving on)."""
     s = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     if name is not None:
         s.setValue(ANNOTATOR_KEY, name)
+    s.setValue(ADVANCE_KEY, advance)
     return s
 
 
@@ -225,7 +230,8 @@ def test_filters_not_judged_problems_and_verdict(qtbot, tmp_path, open_window) -
     win.navigator.activate_citation(0)
     key(qtbot, win, K.Key_J)
     assert win.active == 2
-    # Cases: done / not done / problems.
+    # Cases: done / not done / problems (unjudged citations: a second Ctrl+Enter confirms).
+    key(qtbot, win, K.Key_Return, CTRL)
     key(qtbot, win, K.Key_Return, CTRL)
     ready(qtbot, win)
     cases = win.cases_proxy
@@ -293,7 +299,9 @@ def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
     win = open_window(make_settings(tmp_path), dataset)
     win.loader.show_case(2)
     ready(qtbot, win)
-    key(qtbot, win, K.Key_Return, CTRL)  # case 3 done -> wraps to case 1
+    key(qtbot, win, K.Key_Return, CTRL)  # unjudged citations: the first press goes to them
+    assert win.case_index == 2
+    key(qtbot, win, K.Key_Return, CTRL)  # case 3 done anyway -> wraps to case 1
     ready(qtbot, win)
     assert win.case_index == 0
     key(qtbot, win, K.Key_Z, CTRL)  # undo "done": back on case 3, not done any more
@@ -304,9 +312,11 @@ def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
     key(qtbot, win, K.Key_Z, CTRL | SHIFT)
     win.loader.show_case(0)
     ready(qtbot, win)
+    key(qtbot, win, K.Key_Return, CTRL)
     key(qtbot, win, K.Key_Return, CTRL)  # case 1 done -> case 2 (case 3 is done)
     ready(qtbot, win)
     assert win.case_index == 1
+    key(qtbot, win, K.Key_Return, CTRL)
     key(qtbot, win, K.Key_Return, CTRL)
     assert "All cases are done" in win.statusBar().currentMessage()
 

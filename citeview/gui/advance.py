@@ -1,0 +1,178 @@
+"""Moving on: after a verdict, the next source or citation this annotator has not judged.
+
+One key per decision, then the next item (as Prodigy's accept/reject do): a verdict key records
+the verdict and :class:`Advancer` moves to the next unjudged source or citation of the case;
+after the last one the case is marked done (in the same undo step) and the next case not done
+opens at its first unjudged citation. Shift+J / Shift+K jump to the next / previous unjudged item
+across cases; opening a session lands on the first unjudged citation of the first case not done.
+Moving on can be turned off (Review menu, ``--no-advance``): J/K and Ctrl+Enter still work.
+
+An *item* is ``(citation index, source index)`` in the shown case; it is judged when this
+annotator's verdict for it is recorded (any verdict, "cannot tell" included).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from citeview.gui import message
+from citeview.session.model import ReviewState
+
+if TYPE_CHECKING:
+    from citeview.gui.main_window import MainWindow
+    from citeview.gui.state import CaseView
+
+ADVANCE_KEY = "review/advance"  # QSettings: move on after a verdict (default on)
+
+Item = tuple[int, int]
+
+
+def items(view: CaseView) -> list[Item]:
+    """Every (citation, source) of the case, in reading order."""
+    return [(i, k) for i, cv in enumerate(view.citations)
+            for k in range(len(cv.citation.source_ids))]
+
+
+def judged(view: CaseView, item: Item) -> bool:
+    cv = view.citations[item[0]]
+    return item[1] < len(cv.verdicts) and cv.verdicts[item[1]] is not None
+
+
+def unjudged(view: CaseView) -> list[Item]:
+    return [it for it in items(view) if not judged(view, it)]
+
+
+class Advancer(QObject):
+    def __init__(self, win: MainWindow) -> None:
+        super().__init__(win)
+        self.win = win
+        self._land: str | None = None  # "first" / "last": where to land when a case shows
+        win.loader.viewReady.connect(self._on_view_ready)
+
+    # -- the setting -------------------------------------------------------------------------
+
+    @property
+    def enabled(self) -> bool:
+        value = self.win.settings.value(ADVANCE_KEY, True)
+        return value not in (False, "false", "0", 0)
+
+    def set_enabled(self, on: bool) -> None:
+        self.win.settings.setValue(ADVANCE_KEY, bool(on))
+
+    # -- within the case ---------------------------------------------------------------------
+
+    def position(self) -> Item | None:
+        win = self.win
+        return None if win.active is None else (win.active, win.active_source)
+
+    def completes_case(self, item: Item) -> bool:
+        """Whether judging ``item`` leaves nothing unjudged in the shown case."""
+        view = self.win.view
+        return view is not None and all(it == item for it in unjudged(view))
+
+    def next_in_case(self, after: Item | None, backward: bool = False) -> Item | None:
+        """The next (previous) unjudged item of the shown case after ``after``, wrapping."""
+        view = self.win.view
+        if view is None:
+            return None
+        todo = unjudged(view)
+        if backward:
+            todo.reverse()
+        if not todo:
+            return None
+        if after is None:
+            return todo[0]
+        later = [it for it in todo if (it < after if backward else it > after)]
+        return later[0] if later else todo[0]
+
+    def go(self, item: Item) -> None:
+        self.win.navigator.activate_citation(*item)
+
+    def after_verdict(self, item: Item, completed: bool) -> None:
+        """A verdict was recorded on ``item``: move on (the case was marked done with it when
+        ``completed``)."""
+        if completed:
+            self.open_next_case()
+            return
+        nxt = self.next_in_case(item)
+        if nxt is not None and nxt != item:
+            self.go(nxt)
+        elif nxt is None:
+            message.info("Every citation of this case is judged (Ctrl+Enter: next case)")
+
+    # -- across cases ------------------------------------------------------------------------
+
+    def open_next_case(self) -> None:
+        """Open the next case not done, at its first unjudged citation."""
+        win = self.win
+        nxt = win.progress.next_undone(win.case_index)
+        if nxt is None:
+            message.info("All cases are done", 8000)
+            return
+        self.show_case(nxt, "first")
+
+    def show_case(self, index: int, land: str = "first") -> None:
+        self._land = land
+        self.win.loader.show_case(index, citation=None)
+
+    def land(self, where: str = "first") -> None:
+        """Land on the first (last) unjudged item once the case being shown is ready."""
+        self._land = where
+
+    def _on_view_ready(self) -> None:
+        where, self._land = self._land, None
+        view = self.win.view
+        if where is None or view is None:
+            return
+        item = self.next_in_case(None, backward=where == "last")
+        if item is None and view.citations:
+            item = (0, 0) if where == "first" else (len(view.citations) - 1, 0)
+        if item is not None:
+            self.go(item)
+
+    def jump(self, backward: bool = False) -> None:
+        """Shift+J / Shift+K: the next (previous) unjudged item, in this case or the cases
+        after (before) it, wrapping around."""
+        win = self.win
+        view = win.view
+        if view is None or win.dataset is None:
+            return
+        pos = self.position()
+        here = [it for it in unjudged(view)
+                if pos is None or (it < pos if backward else it > pos)]
+        if here:
+            self.go(here[-1] if backward else here[0])
+            return
+        counts = win.progress.counts
+        ids = win.dataset.case_ids()
+        n = len(ids)
+        for step in range(1, n + 1):
+            i = (win.case_index + (-step if backward else step)) % n
+            if counts is None or self._has_unjudged(ids[i]):
+                if i == win.case_index:
+                    break
+                self.show_case(i, "last" if backward else "first")
+                return
+        if unjudged(view):
+            self.go(unjudged(view)[-1 if backward else 0])
+            return
+        message.info("Nothing left to judge")
+
+    def _has_unjudged(self, case_id: str) -> bool:
+        counts = self.win.progress.counts
+        if counts is None:
+            return True
+        sizes = counts.session.sizes().get(case_id)
+        if sizes is None:
+            counts.count_case(case_id)
+            sizes = counts.session.sizes().get(case_id, ())
+        return any(len(counts.judged_sources(case_id, n)) < k
+                   for n, k in enumerate(sizes, 1) if k)
+
+    def case_done(self, case_id: str) -> bool:
+        return self.win.progress.case_state(case_id) is ReviewState.DONE
+
+
+__all__ = ["ADVANCE_KEY", "Advancer", "items", "judged", "unjudged"]

@@ -1,0 +1,176 @@
+"""One key per verdict: a verdict moves on to the next unjudged source; the last one of a case
+marks it done and opens the next case not done; undo, resume, Shift+J/K, Ctrl+Enter."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from citeview.gui.advance import ADVANCE_KEY, unjudged
+from citeview.gui.main_window import MainWindow
+from citeview.gui.readback import is_settled
+from citeview.gui.review_session import ANNOTATOR_KEY
+from citeview.session.model import ReviewState
+from tests.conftest import load_sample
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
+
+K = Qt.Key
+CTRL = Qt.KeyboardModifier.ControlModifier
+SHIFT = Qt.KeyboardModifier.ShiftModifier
+# 2, 2 and 4 citations (the second of the last cites two sources): 9 sources to judge.
+THREE = ("handbook-line-level", "contract-block-level", "transit-multi-turn")
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    path = tmp_path / "three.jsonl"
+    path.write_text("".join(json.dumps(load_sample(f"{n}.case.json")) + "\n" for n in THREE),
+                    encoding="utf-8")
+    return path
+
+
+def settings(tmp_path: Path, name: str | None = "ana", advance: bool = True) -> QSettings:
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    if name is not None:
+        s.setValue(ANNOTATOR_KEY, name)
+    s.setValue(ADVANCE_KEY, advance)
+    return s
+
+
+@pytest.fixture
+def open_window(qtbot, new_window, messages):  # type: ignore[no-untyped-def]
+    def make(s: QSettings, path: Path) -> MainWindow:
+        win = new_window(s)
+        assert win.open_path(str(path)), messages.errors
+        ready(qtbot, win)
+        return win
+    return make
+
+
+def ready(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    qtbot.waitUntil(lambda: is_settled(win) and win.active is not None, timeout=5000)
+
+
+def press(qtbot, win: MainWindow, k: Qt.Key, mod=Qt.KeyboardModifier.NoModifier) -> None:  # type: ignore[no-untyped-def]
+    qtbot.keyClick(win, k, mod)
+
+
+def where(win: MainWindow) -> tuple[str, int, int]:
+    assert win.view is not None and win.active is not None
+    return win.view.case.id, win.active, win.active_source
+
+
+def test_one_key_per_verdict_through_every_case(qtbot, tmp_path, dataset, open_window,
+                                                messages) -> None:
+    win = open_window(settings(tmp_path), dataset)
+    assert where(win) == ("handbook-line-level", 0, 0)
+    keys = 0
+    seen = []
+    while win.review.session is not None and win.progress.progress()["cases_done"] < 3:
+        seen.append(where(win))
+        press(qtbot, win, K.Key_1)
+        keys += 1
+        if win.view is None or not is_settled(win):
+            ready(qtbot, win)
+        assert keys <= 9
+    assert keys == 9  # nine sources, nine keys, no J and no Ctrl+Enter
+    assert seen == [("handbook-line-level", 0, 0), ("handbook-line-level", 1, 0),
+                    ("contract-block-level", 0, 0), ("contract-block-level", 1, 0),
+                    ("transit-multi-turn", 0, 0), ("transit-multi-turn", 1, 0),
+                    ("transit-multi-turn", 1, 1), ("transit-multi-turn", 2, 0),
+                    ("transit-multi-turn", 3, 0)]
+    s = win.review.session
+    assert all(s.review(cid).state is ReviewState.DONE for cid in THREE)
+    assert len([a for a in s.annotations() if a.verdict == "supported"]) == 9
+    assert "All cases are done" in " ".join(messages.texts)
+
+
+def test_one_undo_takes_back_the_verdict_and_the_automatic_done_together(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    win = open_window(settings(tmp_path), dataset)
+    press(qtbot, win, K.Key_1)
+    press(qtbot, win, K.Key_3)  # the last of case 1: done, case 2 opens
+    ready(qtbot, win)
+    assert where(win) == ("contract-block-level", 0, 0)
+    s = win.review.session
+    assert s.review("handbook-line-level").state is ReviewState.DONE
+    press(qtbot, win, K.Key_Z, CTRL)
+    ready(qtbot, win)
+    assert where(win) == ("handbook-line-level", 1, 0)  # back on the item it undid
+    assert s.review("handbook-line-level").state is ReviewState.IN_PROGRESS
+    assert win.view.citations[1].verdicts == (None,)
+    assert win.view.citations[0].verdicts == ("supported",)
+
+
+def test_ctrl_enter_with_unjudged_sources_goes_to_them_then_marks_done_anyway(
+        qtbot, tmp_path, dataset, open_window, messages) -> None:
+    win = open_window(settings(tmp_path), dataset)
+    win.navigator.activate_citation(1)
+    press(qtbot, win, K.Key_2)  # citation 2 judged; citation 1 is not
+    assert where(win) == ("handbook-line-level", 0, 0)  # moved on, wrapping, to citation 1
+    win.navigator.activate_citation(1)
+    press(qtbot, win, K.Key_Return, CTRL)
+    assert where(win) == ("handbook-line-level", 0, 0)
+    assert "not judged yet" in messages.texts[-1]
+    assert win.review.session.review("handbook-line-level").state is not ReviewState.DONE
+    press(qtbot, win, K.Key_Return, CTRL)
+    ready(qtbot, win)
+    assert win.view.case.id == "contract-block-level"
+    assert win.review.session.review("handbook-line-level").state is ReviewState.DONE
+
+
+def test_resume_lands_on_the_first_unjudged_citation_of_the_first_case_not_done(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    s = settings(tmp_path)
+    win = open_window(s, dataset)
+    for k in (K.Key_1, K.Key_1, K.Key_4):  # case 1 done, case 2 citation 1 judged
+        press(qtbot, win, k)
+        ready(qtbot, win)
+    assert where(win) == ("contract-block-level", 1, 0)
+    win.close()
+    again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
+    assert where(again) == ("contract-block-level", 1, 0)
+
+
+def test_shift_j_and_shift_k_jump_to_unjudged_items_across_cases(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    win = open_window(settings(tmp_path, advance=False), dataset)
+    press(qtbot, win, K.Key_1)  # citation 1 of case 1, moving on is off: stays
+    assert where(win) == ("handbook-line-level", 0, 0)
+    press(qtbot, win, K.Key_J, SHIFT)
+    assert where(win) == ("handbook-line-level", 1, 0)
+    press(qtbot, win, K.Key_J, SHIFT)
+    ready(qtbot, win)
+    assert where(win) == ("contract-block-level", 0, 0)
+    press(qtbot, win, K.Key_K, SHIFT)
+    ready(qtbot, win)
+    assert where(win) == ("handbook-line-level", 1, 0)  # the judged citation 1 is skipped
+    press(qtbot, win, K.Key_K, SHIFT)
+    ready(qtbot, win)
+    assert where(win) == ("transit-multi-turn", 3, 0)  # wraps to the last unjudged
+
+
+def test_cancelling_the_annotator_prompt_leaves_no_verdict_button_pressed(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    win = open_window(settings(tmp_path, name=None), dataset)
+    win.review_session.prompt_annotator = lambda: None  # the reviewer cancels
+    press(qtbot, win, K.Key_3)
+    assert win.review.session.annotations() == []
+    assert not any(a.isChecked() for a in win.review.verdict_actions)
+    win.review.verdict_actions[2].trigger()  # the toolbar button, clicked
+    assert not any(a.isChecked() for a in win.review.verdict_actions)
+
+
+def test_moving_on_can_be_turned_off_from_the_menu(qtbot, tmp_path, dataset,
+                                                   open_window) -> None:
+    s = settings(tmp_path)
+    win = open_window(s, dataset)
+    win.review.advance_action.setChecked(False)
+    press(qtbot, win, K.Key_1)
+    assert where(win) == ("handbook-line-level", 0, 0)
+    assert s.value(ADVANCE_KEY) in (False, "false")
+    assert unjudged(win.view) == [(1, 0)]
