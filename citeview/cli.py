@@ -56,6 +56,9 @@ def build_gui_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", help="a case, dataset, transcript or session to open")
     parser.add_argument("--demo", action="store_true", help="open the bundled demo dataset")
     parser.add_argument("--case", help="open this case id")
+    parser.add_argument("--no-advance", action="store_true",
+                        help="stay on a citation after a verdict (default: move on to the "
+                             "next unjudged one; also in the Review menu)")
     return parser
 
 

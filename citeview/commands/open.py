@@ -18,13 +18,15 @@ HELP = "open a case, dataset, chat transcript, Responses output, session or plai
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     parser.add_argument("--case", metavar="ID", help="show this case first")
+    parser.add_argument("--no-advance", action="store_true",
+                        help="stay on a citation after a verdict (default: move on)")
 
 
-def launch(dataset: Dataset, case_id: str | None) -> int:
+def launch(dataset: Dataset, case_id: str | None, advance: bool = True) -> int:
     """Start the GUI on ``dataset`` (a seam tests replace)."""
     from citeview.gui.launch import run_gui_dataset
 
-    return int(run_gui_dataset(dataset, case_id=case_id))
+    return int(run_gui_dataset(dataset, case_id=case_id, advance=advance))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,4 +37,4 @@ def run(args: argparse.Namespace) -> int:
         except KeyError:
             raise InputError(f"--case {args.case}: no such case in "
                              f"{dataset.path or 'the input'}") from None
-    return launch(dataset, args.case)
+    return launch(dataset, args.case, advance=not args.no_advance)

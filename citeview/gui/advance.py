@@ -49,17 +49,31 @@ class Advancer(QObject):
         super().__init__(win)
         self.win = win
         self._land: str | None = None  # "first" / "last": where to land when a case shows
+        self._override: bool | None = None  # --no-advance: for this run, not remembered
         win.loader.viewReady.connect(self._on_view_ready)
 
     # -- the setting -------------------------------------------------------------------------
 
     @property
     def enabled(self) -> bool:
+        if self._override is not None:
+            return self._override
         value = self.win.settings.value(ADVANCE_KEY, True)
         return value not in (False, "false", "0", 0)
 
     def set_enabled(self, on: bool) -> None:
+        """The menu's setting (remembered)."""
+        self._override = None
         self.win.settings.setValue(ADVANCE_KEY, bool(on))
+
+    def override(self, on: bool) -> None:
+        """``--no-advance``: this window only; the menu shows it and can change it back."""
+        self._override = bool(on)
+        action = getattr(getattr(self.win, "review", None), "advance_action", None)
+        if action is not None:
+            action.blockSignals(True)
+            action.setChecked(self._override)
+            action.blockSignals(False)
 
     # -- within the case ---------------------------------------------------------------------
 

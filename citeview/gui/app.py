@@ -75,6 +75,8 @@ def run_gui(args: argparse.Namespace) -> int:
     from citeview.gui.main_window import MainWindow
 
     win = MainWindow(settings=user_settings())
+    if getattr(args, "no_advance", False):
+        win.advance.override(False)
     win.show()
     path = str(demo_path()) if getattr(args, "demo", False) else getattr(args, "file", None)
     if path:
@@ -82,12 +84,15 @@ def run_gui(args: argparse.Namespace) -> int:
     return int(app.exec())
 
 
-def run_gui_dataset(dataset: Dataset, case_id: str | None = None) -> int:
+def run_gui_dataset(dataset: Dataset, case_id: str | None = None,
+                    advance: bool = True) -> int:
     """The window on an already loaded dataset (``citeview open``)."""
     app = application()
     from citeview.gui.main_window import MainWindow
 
     win = MainWindow(settings=user_settings())
+    if not advance:
+        win.advance.override(False)
     win.show()
     win.open_input(dataset, case_id=case_id)  # reviewed in NAME.citeview like any input
     return int(app.exec())

@@ -22,8 +22,10 @@ PLAIN = DATA / "formats" / "plain"
 def opened(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Dataset, str | None]]:
     calls: list[tuple[Dataset, str | None]] = []
 
-    def fake(dataset: Dataset, case_id: str | None) -> int:
+    def fake(dataset: Dataset, case_id: str | None, advance: bool = True) -> int:
         calls.append((dataset, case_id))
+        if not advance:
+            calls.append((dataset, "--no-advance"))
         return 0
     monkeypatch.setattr(open_cmd, "launch", fake)
     return calls
@@ -35,6 +37,11 @@ def test_open_dataset_starts_the_gui_on_it(opened: list) -> None:
     (dataset, case_id), = opened
     assert dataset.kind == "jsonl" and case_id == "transit-multi-turn"
     assert len(dataset) == 5
+
+
+def test_open_no_advance_reaches_the_window(opened: list) -> None:
+    assert main(["open", str(SAMPLES / "policies.dataset.jsonl"), "--no-advance"]) == 0
+    assert [c for _, c in opened] == [None, "--no-advance"]
 
 
 def test_open_plain_files(opened: list) -> None:
