@@ -1,7 +1,9 @@
 """Find: the bar under the answer, looking in the answer, the source or every case.
 
-Enter or F3 finds the next match (Shift+F3 the previous one), wrapping around; "All cases"
-opens the next case whose answer or question holds the text.
+Enter or F3 finds the next match (Shift+F3 the previous one), wrapping around, and the bar says
+which match it is ("3 of 12") or "Not found"; "All cases" opens the next case whose answer or
+question holds the text ("case 4: 2 of 7 cases"). Escape closes the bar, clears the match and
+gives the keyboard back to the answer, so the next verdict key is a verdict again.
 """
 
 from __future__ import annotations
@@ -10,7 +12,17 @@ from enum import IntEnum
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor, QTextDocument
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTextEdit,
+    QToolButton,
+    QWidget,
+)
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
@@ -69,7 +81,12 @@ class FindBar(QWidget):
         next_btn.clicked.connect(lambda: self.find_next())
         close_btn = QToolButton()
         close_btn.setText("\u2715")
-        close_btn.clicked.connect(self.hide)
+        close_btn.setToolTip("Close (Escape)")
+        close_btn.clicked.connect(self.close_bar)
+        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        escape.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        escape.activated.connect(self.close_bar)
+        self.edit.textChanged.connect(lambda _t: self._forget_match())
         self.status = QLabel()
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         for w in (self.edit, self.scope, prev_btn, next_btn, self.status):
@@ -86,19 +103,44 @@ class FindBar(QWidget):
         self.edit.setFocus()
         self.edit.selectAll()
 
+    def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
+        if ev.key() == Qt.Key.Key_Escape:
+            self.close_bar()
+            return
+        super().keyPressEvent(ev)
+
+    def close_bar(self) -> None:
+        """Hide the bar, clear its match and give the keyboard back to the answer."""
+        self._forget_match()
+        self.hide()
+        self.win.answer.setFocus()
+
+    def _edits(self) -> list[QTextEdit | QPlainTextEdit]:
+        win = self.win
+        return [win.answer, win.raw, win.source.text_edit()]
+
+    def _forget_match(self) -> None:
+        """The match selected by the last find is no longer highlighted."""
+        self.status.setText("")
+        for edit in self._edits():
+            c = edit.textCursor()
+            if c.hasSelection():
+                c.clearSelection()
+                edit.setTextCursor(c)
+
     def find_next(self, backward: bool = False) -> bool:
         text = self.edit.text()
         if not text:
             return False
         win = self.win
         scope = FindScope(self.scope.currentIndex())
-        if scope is FindScope.ANSWER:
-            found = (win.raw if win.raw_mode else win.answer).find_text(text, backward)
-        elif scope is FindScope.SOURCE:
-            found = win.source.find_text(text, backward)
-        else:
-            found = self._find_in_cases(text, backward)
-        self.status.setText("" if found else "Not found")
+        if scope is FindScope.ALL_CASES:
+            return self._find_in_cases(text, backward)
+        edit = (win.raw if win.raw_mode else win.answer) if scope is FindScope.ANSWER \
+            else win.source.text_edit()
+        found = (win.raw if win.raw_mode else win.answer).find_text(text, backward) \
+            if scope is FindScope.ANSWER else win.source.find_text(text, backward)
+        self.status.setText(match_count(edit, text) if found else "Not found")
         return found
 
     def _find_in_cases(self, text: str, backward: bool) -> bool:
@@ -107,9 +149,31 @@ class FindBar(QWidget):
             return False
         i = find_case(win.dataset, win.case_index, text, backward)
         if i is None:
+            self.status.setText("Not found in any case")
             return False
+        self.status.setText(f"case {i + 1} of {len(win.dataset)}")
         win.loader.show_case(i)
         return True
 
 
-__all__ = ["FindBar", "FindScope", "find_case"]
+MAX_COUNTED = 999  # matches counted at most ("999+"): counting never stalls the window
+
+
+def match_count(edit: QTextEdit | QPlainTextEdit, text: str) -> str:
+    """"k of n": which match of ``text`` the selection of ``edit`` is (case-insensitive)."""
+    doc: QTextDocument = edit.document()
+    here = edit.textCursor().selectionStart()
+    cursor = QTextCursor(doc)
+    n = k = 0
+    while n <= MAX_COUNTED:
+        cursor = doc.find(text, cursor)
+        if cursor.isNull():
+            break
+        n += 1
+        if cursor.selectionStart() <= here:
+            k = n
+    total = f"{MAX_COUNTED}+" if n > MAX_COUNTED else str(n)
+    return f"{k} of {total}" if n else "Not found"
+
+
+__all__ = ["MAX_COUNTED", "FindBar", "FindScope", "find_case", "match_count"]

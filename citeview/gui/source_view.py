@@ -724,6 +724,10 @@ class QtSourceView(QWidget):
         elif steps < 0:
             self._text.zoomOut(-steps)
 
+    def text_edit(self) -> QPlainTextEdit:
+        """The text widget showing the source (find selects in it)."""
+        return self._text
+
     def find_text(self, text: str, backward: bool = False) -> bool:
         """Select the next occurrence of ``text`` in the source (wrapping around)."""
         if not text or self._source is None:

@@ -174,3 +174,33 @@ def test_moving_on_can_be_turned_off_from_the_menu(qtbot, tmp_path, dataset,
     assert where(win) == ("handbook-line-level", 0, 0)
     assert s.value(ADVANCE_KEY) in (False, "false")
     assert unjudged(win.view) == [(1, 0)]
+
+
+def test_find_counts_matches_says_not_found_and_escape_gives_the_keys_back(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    win = open_window(settings(tmp_path, advance=False), dataset)
+    qtbot.keyClick(win, K.Key_F, CTRL)
+    bar = win.find_bar
+    assert bar.isVisible() and bar.edit.hasFocus()
+    answer_text = win.answer.toPlainText().casefold()
+    word = "man"  # manager, managers
+    n = answer_text.count(word)
+    assert n >= 2
+    qtbot.keyClicks(bar.edit, word)
+    qtbot.keyClick(bar.edit, K.Key_Return)
+    assert bar.status.text() == f"1 of {n}"
+    qtbot.keyClick(bar.edit, K.Key_Return)
+    assert bar.status.text() == f"2 of {n}"
+    assert win.answer.textCursor().hasSelection()
+    bar.edit.setText("no such words anywhere")
+    qtbot.keyClick(bar.edit, K.Key_Return)
+    assert bar.status.text() == "Not found"
+    bar.edit.setText(word)
+    qtbot.keyClick(bar.edit, K.Key_Return)
+    qtbot.keyClick(bar.edit, K.Key_Escape)
+    assert not bar.isVisible()
+    assert win.answer.hasFocus()
+    assert not win.answer.textCursor().hasSelection()  # the old match is not left highlighted
+    qtbot.keyClick(win.answer, K.Key_2)  # a verdict again, not a letter in the field
+    assert win.view.citations[0].verdicts == ("partially supported",)
+    assert bar.edit.text() == word
