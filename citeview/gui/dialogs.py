@@ -4,16 +4,19 @@ All text is plain (notes and case ids are typed or model text: never rich text).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
+    QCompleter,
     QDialog,
     QDialogButtonBox,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QMessageBox,
     QPlainTextEdit,
     QVBoxLayout,
@@ -95,6 +98,24 @@ def ask_annotator(parent: QWidget, current: str = "") -> str | None:
         parent, "Annotator", "Your name, recorded with every verdict you give:", text=current)
     name = " ".join(name.split())
     return name if ok and name else None
+
+
+def ask_case(parent: QWidget, ids: Sequence[str]) -> str | None:
+    """Ask for a case: an id, completed as it is typed (any part of it), or a row number."""
+    dlg = QInputDialog(parent)
+    dlg.setWindowTitle("Go to case")
+    dlg.setLabelText(f"Case id, its beginning, or a number (1\u2013{len(ids)}):")
+    dlg.setInputMode(QInputDialog.InputMode.TextInput)
+    edit = dlg.findChild(QLineEdit)
+    if edit is not None:
+        completer = QCompleter(list(ids), dlg)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setMaxVisibleItems(12)
+        edit.setCompleter(completer)
+    if dlg.exec() != QDialog.DialogCode.Accepted:
+        return None
+    return dlg.textValue()
 
 
 class InUse(Enum):

@@ -10,13 +10,13 @@ what it is in the status bar; :attr:`Navigator.citationChanged` tells the review
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, Signal
-from PySide6.QtWidgets import QInputDialog, QMenu, QTableView
+from PySide6.QtWidgets import QMenu, QTableView
 
-from citeview.gui import message
+from citeview.gui import dialogs, message
 from citeview.gui.state import SourceRow
 from citeview.gui.tables import KEY_ROLE, FilterProxy
 from citeview.gui.untrusted import menu_text, safe_title
@@ -282,22 +282,50 @@ class Navigator(QObject):
             win.loader.show_case(win.case_index - 1)
 
     def goto_case_dialog(self) -> None:
-        if self.win.dataset is None:
+        """Ctrl+G: a case id (completed as you type), a unique prefix of one, or a row
+        number."""
+        win = self.win
+        if win.dataset is None:
             return
-        text, ok = QInputDialog.getText(self.win, "Go to case", "Case id:")
-        if ok and text.strip():
+        text = dialogs.ask_case(win, win.dataset.case_ids())
+        if text is not None and text.strip():
             self.goto_case(text.strip())
 
-    def goto_case(self, case_id: str) -> bool:
+    def goto_case(self, text: str) -> bool:
+        """Show the case ``text`` names (:func:`resolve_case`); say why when none."""
         win = self.win
         if win.dataset is None:
             return False
-        try:
-            win.loader.show_case(win.dataset.index_of(case_id))
-        except KeyError:
-            message.error(f"no case with id {safe_title(case_id, 60)!r}")
+        index, why = resolve_case(win.dataset.case_ids(), text)
+        if index is None:
+            message.error(why)
             return False
+        win.loader.show_case(index)
         return True
 
 
-__all__ = ["CHIP_MENU", "Navigator", "select_row"]
+def resolve_case(ids: Sequence[str], text: str) -> tuple[int | None, str]:
+    """Which case ``text`` names: an exact id; else a bare number is the row number (1 is the
+    first case); else the one id it is a prefix of (case-insensitive). ``(None, why)`` when
+    none or several."""
+    exact = [i for i, cid in enumerate(ids) if cid == text]
+    if exact:
+        return exact[0], ""
+    if text.isdigit():
+        row = int(text)
+        if 1 <= row <= len(ids):
+            return row - 1, ""
+        return None, f"no case number {row} (the cases are 1\u2013{len(ids)})"
+    folded = text.casefold()
+    starts = [i for i, cid in enumerate(ids) if cid.casefold().startswith(folded)]
+    if len(starts) == 1:
+        return starts[0], ""
+    shown = safe_title(text, 60)
+    if not starts:
+        return None, f"no case id starts with {shown!r}"
+    some = ", ".join(safe_title(ids[i], 40) for i in starts[:5])
+    more = f" and {len(starts) - 5} more" if len(starts) > 5 else ""
+    return None, f"{len(starts)} cases start with {shown!r}: {some}{more}"
+
+
+__all__ = ["CHIP_MENU", "Navigator", "resolve_case", "select_row"]

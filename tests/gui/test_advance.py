@@ -204,3 +204,42 @@ def test_find_counts_matches_says_not_found_and_escape_gives_the_keys_back(
     qtbot.keyClick(win.answer, K.Key_2)  # a verdict again, not a letter in the field
     assert win.view.citations[0].verdicts == ("partially supported",)
     assert bar.edit.text() == word
+
+
+def test_go_to_case_takes_an_id_a_unique_prefix_or_a_row_number() -> None:
+    from citeview.gui.navigation import resolve_case
+
+    ids = ["alpha-1", "alpha-2", "beta", "7", "gamma"]
+    assert resolve_case(ids, "beta") == (2, "")
+    assert resolve_case(ids, "GAM")[0] == 4  # a unique prefix, any case
+    assert resolve_case(ids, "2")[0] == 1  # a bare number is the row number...
+    assert resolve_case(ids, "7")[0] == 3  # ...unless a case has exactly that id
+    index, why = resolve_case(ids, "alpha")
+    assert index is None and "2 cases start with 'alpha'" in why
+    assert resolve_case(ids, "9")[1] == "no case number 9 (the cases are 1\u20135)"
+    assert resolve_case(ids, "zeta")[1] == "no case id starts with 'zeta'"
+
+
+def test_go_to_case_completes_ids_as_you_type(qtbot, tmp_path, dataset, open_window) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
+
+    win = open_window(settings(tmp_path, advance=False), dataset)
+    seen: list[list[str]] = []
+
+    def type_and_accept() -> None:
+        dlg = QApplication.activeModalWidget()
+        assert isinstance(dlg, QInputDialog)
+        edit = dlg.findChild(QLineEdit)
+        qtbot.keyClicks(edit, "block")
+        completer = edit.completer()
+        completer.setCompletionPrefix("block")
+        model = completer.completionModel()
+        seen.append([model.index(r, 0).data() for r in range(model.rowCount())])
+        edit.setText("contr")
+        qtbot.keyClick(edit, K.Key_Return)
+    QTimer.singleShot(0, type_and_accept)
+    qtbot.keyClick(win, K.Key_G, CTRL)
+    ready(qtbot, win)
+    assert seen == [["contract-block-level"]]
+    assert win.view.case.id == "contract-block-level"
