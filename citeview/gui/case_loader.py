@@ -21,6 +21,7 @@ from citeview.core.errors import InputError
 from citeview.core.policy import Policy
 from citeview.gui import message, ops
 from citeview.gui.answer_view import PreparedDocument, prepare_document
+from citeview.gui.elided import plural
 from citeview.gui.navigation import select_row
 from citeview.gui.ops import BackgroundOp
 from citeview.gui.palette import color_roles
@@ -197,12 +198,12 @@ class CaseLoader(QObject):
             return
         c = win.view.counts()
         parts = [f"Case {win.case_index + 1}/{len(win.dataset)}",
-                 f"{c['citations']} citations", f"{c['problems']} with problems",
-                 f"{c['sources']} sources"]
+                 plural(c["citations"], "citation"), plural(c["problems"], "problem"),
+                 plural(c["sources"], "source")]
         if c["missing"]:
             parts.append(f"{c['missing']} missing")
-        parts.append(f"{c['errors']} errors, {c['warnings']} warnings")
-        win.counts_label.setText("  \u00b7  ".join(parts))
+        parts += [plural(c["errors"], "error"), plural(c["warnings"], "warning")]
+        win.counts_label.setText(" \u00b7 ".join(parts))
 
 
 __all__ = ["CASE_WORK", "CaseLoader", "build_view", "lint"]

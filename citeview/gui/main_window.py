@@ -56,6 +56,7 @@ from citeview.core.errors import InputError
 from citeview.gui import dialogs, message
 from citeview.gui.answer_view import AnswerView, RawAnswerView
 from citeview.gui.case_loader import CaseLoader
+from citeview.gui.elided import QtElidedLabel
 from citeview.gui.filters import Filters
 from citeview.gui.find import FindBar, FindScope
 from citeview.gui.message import Message
@@ -227,11 +228,10 @@ class MainWindow(QMainWindow):
         self.split_right.setSizes([560, 200])
         self.setCentralWidget(self.split_main)
 
-        self.counts_label = QLabel()  # the shown case's counts
-        self.counts_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.progress_label = QLabel()  # the review's progress
-        self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.progress_label.setToolTip(
+        # Permanent labels that give way: the message on the left always has room.
+        self.counts_label = QtElidedLabel(0.27)  # the shown case's counts
+        self.progress_label = QtElidedLabel(0.25)  # the review's progress
+        self.progress_label.set_detail(
             "Your progress. A citation counts as judged once each of its sources has your "
             "verdict (\u201ccannot tell\u201d included); Review \u25b8 Summary gives the "
             "report's numbers, per cited source.")

@@ -35,10 +35,10 @@ def progress_text(p: dict[str, int | bool], annotator: str = "", blind: bool = F
     if not p:
         return ""
     more = "" if p["complete"] else "+"
-    return (f"Cases done {p['cases_done']}/{p['cases']}  \u00b7  "
+    return (f"Cases done {p['cases_done']}/{p['cases']} \u00b7 "
             f"Citations judged {p['judged']}/{p['citations']}{more}"
-            + (f"  \u00b7  {annotator}" if annotator else "")
-            + ("  \u00b7  BLIND" if blind else ""))
+            + (f" \u00b7 {annotator}" if annotator else "")
+            + (" \u00b7 BLIND" if blind else ""))
 
 
 class ProgressTracker(QObject):

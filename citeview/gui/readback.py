@@ -44,8 +44,8 @@ def view_state(win: MainWindow) -> dict[str, Any]:
         "highlighted_text": win.source.highlighted_text(),
         "raw": win.raw_mode,
         # The review bar: the pressed verdict button of the shown source, and progress.
-        "verdict": next((a.text().split(" \u00b7 ", 1)[1]
-                         for a in review.verdict_actions if a.isChecked()), None),
+        "verdict": next((str(a.data()) for a in review.verdict_actions if a.isChecked()),
+                        None),
         "progress": win.progress_label.text(),
     }
 

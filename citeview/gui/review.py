@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QLabel, QMenu, QToolBar
 from citeview.core.errors import InputError
 from citeview.gui import dialogs, message
 from citeview.gui.advance import unjudged
+from citeview.gui.answer_render import VERDICT_GLYPHS
 from citeview.gui.undo import push_edit
 from citeview.session.edits import Edit, annotation_edit, combine, review_edit
 from citeview.session.model import AnnotationKey, ReviewState
@@ -109,9 +110,9 @@ class ReviewController(QObject):
             edit_menu.insertSeparator(first)
 
         nav = win.navigator
-        self.clear_action = self._act("0 \u00b7 clear", lambda: self.set_verdict(None), ["0"],
+        self.clear_action = self._act("0 clear", lambda: self.set_verdict(None), ["0"],
                                       "Clear the verdict of the shown source (0)")
-        self.note_action = self._act("N \u00b7 note\u2026", self.edit_note, ["N"],
+        self.note_action = self._act("N note\u2026", self.edit_note, ["N"],
                                      "Note on the shown source of the active citation (N)")
         self.next_action = self._act("Next Citation", nav.next_item, ["J", "F8"])
         self.prev_action = self._act("Previous Citation", nav.previous_item, ["K", "Shift+F8"])
@@ -129,7 +130,7 @@ class ReviewController(QObject):
         self.case_clear_action = self._act("Clear Case Verdict",
                                            lambda: self.set_case_verdict(None), ["Shift+0"])
         self.case_note_action = self._act("Case Note\u2026", self.edit_case_note, ["Shift+N"])
-        self.done_action = self._act("Ctrl+Enter \u00b7 done \u25b8 next case",
+        self.done_action = self._act("Done \u25b8 next case",
                                      self.done_and_next,
                                      ["Ctrl+Return", "Ctrl+Enter"],
                                      "Mark the case done and open the next case not done "
@@ -161,8 +162,11 @@ class ReviewController(QObject):
             a.deleteLater()
         self.verdict_actions, self.case_actions = [], []
         for k, label in enumerate(labels[:MAX_KEYED_LABELS], 1):
-            a = self._act(f"{k} \u00b7 {label}", self._verdict_slot(label), [str(k)],
+            glyph = VERDICT_GLYPHS.get(label)  # the chip's glyph beside its key
+            a = self._act(f"{k} {glyph} {label}" if glyph else f"{k} {label}",
+                          self._verdict_slot(label), [str(k)],
                           f"Verdict of the shown source: {label} ({k})")
+            a.setData(label)
             a.setCheckable(True)
             self.verdict_group.addAction(a)
             self.verdict_actions.append(a)
@@ -243,29 +247,31 @@ class ReviewController(QObject):
         cur = self.current()
         view = self.win.view
         if cur is None or view is None:
-            self.citation_label.setText("  No citation  ")
+            self.citation_label.setText(" No citation ")
             for a in self.verdict_actions:
                 a.setChecked(False)
         else:
             cv, k = cur
             n = len(cv.citation.source_ids)
             sid = cv.citation.source_ids[k] if n else ""
-            more = f", source {k + 1}/{n}" if n > 1 else ""
-            self.citation_label.setText(
-                f"  Citation {cv.number}/{len(view.citations)} {sid}{more}:  ")
+            more = f" ({k + 1}/{n})" if n > 1 else ""
+            self.citation_label.setText(f" {cv.number}/{len(view.citations)}{more}: ")
+            self.citation_label.setToolTip(f"Citation {cv.number} of {len(view.citations)}, "
+                                           f"source {sid}: its verdict (1\u2013"
+                                           f"{len(self._labels())}, 0 clears)")
             verdict = cv.verdicts[k] if k < len(cv.verdicts) else None
             for a, label in zip(self.verdict_actions, self._labels(), strict=False):
                 a.setChecked(label == verdict)
             note = cv.notes[k] if k < len(cv.notes) else ""
-            self.note_action.setText("N \u00b7 note \u270e" if note else "N \u00b7 note\u2026")
+            self.note_action.setText("N note \u270e" if note else "N note\u2026")
         if view is not None:
             cid = view.case.id
             progress = self.win.progress
             verdict = progress.case_verdict(cid)
             state = progress.case_state(cid).value
             note = " \u270e" if self.session is not None and self.session.review(cid).note else ""
-            self.case_label.setText(f"  Case: {state}"
-                                    + (f", {verdict}" if verdict else "") + note + "  ")
+            self.case_label.setText(f" Case: {state}"
+                                    + (f", {verdict}" if verdict else "") + note + " ")
             self.case_label.setToolTip("The whole case: Shift+1\u2026Shift+4 overall verdict, "
                                        "Shift+0 clears it, Shift+N note, Ctrl+Enter done")
         else:

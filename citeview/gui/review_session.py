@@ -13,12 +13,12 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QObject, Signal
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.gui import dialogs, message
+from citeview.gui.elided import QtElidedLabel
 from citeview.gui.session_adapter import SessionAdapter
 from citeview.session.location import open_review_session
 from citeview.session.store import Session, SessionInUse
@@ -47,8 +47,7 @@ class ReviewSession(QObject):
             lambda text: dialogs.session_in_use(win, text) if win.can_ask()
             else dialogs.InUse.CANCEL)
         self.in_use: str | None = None  # why the last open found no session to review
-        self.label = QLabel()  # the session's file name and where it is, in the status bar
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label = QtElidedLabel(0.13)  # the session's file name; where it is on hover
 
     # ------------------------------------------------------------------ the annotator
 
@@ -149,12 +148,13 @@ class ReviewSession(QObject):
         s = self.session
         if s is None:
             return
-        name = os.path.basename(s.path)
-        text = f"{name} ({self.where})" if self.where != "opened" else name
+        usual = ("", "opened", "beside the input")
+        where = f" ({self.where})" if self.where not in usual else ""
+        text = os.path.basename(s.path) + where  # never an empty "()"
         if s.readonly:
             text += " \u00b7 READ-ONLY"
         self.label.setText(text)
-        self.label.setToolTip(s.path + (f"\n{s.message}" if s.message else ""))
+        self.label.set_detail(s.path + (f"\n{s.message}" if s.message else ""))
         if s.message:
             message.warning(s.message, 10000)
 

@@ -91,8 +91,8 @@ def test_annotate_three_cases_with_the_keyboard_alone_then_resume(qtbot, tmp_pat
     assert win.view.case.id == "handbook-line-level" and win.active == 0
     assert win.review.toolbar.isVisible()
     assert [a.text() for a in win.review.verdict_actions] == [
-        "1 \u00b7 supported", "2 \u00b7 partially supported", "3 \u00b7 unsupported",
-        "4 \u00b7 cannot tell"]
+        "1 \u2713 supported", "2 \u25d0 partially supported", "3 \u2717 unsupported",
+        "4 ? cannot tell"]
 
     # Case 1: supported, then unsupported with a note; case verdict; done -> case 2.
     key(qtbot, win, K.Key_1)
