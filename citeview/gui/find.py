@@ -117,7 +117,7 @@ class FindBar(QWidget):
 
     def _edits(self) -> list[QTextEdit | QPlainTextEdit]:
         win = self.win
-        return [win.answer, win.raw, win.source.text_edit()]
+        return [win.answer, win.raw, win.source.text_view()]
 
     def _forget_match(self) -> None:
         """The match selected by the last find is no longer highlighted."""
@@ -137,7 +137,7 @@ class FindBar(QWidget):
         if scope is FindScope.ALL_CASES:
             return self._find_in_cases(text, backward)
         edit = (win.raw if win.raw_mode else win.answer) if scope is FindScope.ANSWER \
-            else win.source.text_edit()
+            else win.source.text_view()
         found = (win.raw if win.raw_mode else win.answer).find_text(text, backward) \
             if scope is FindScope.ANSWER else win.source.find_text(text, backward)
         self.status.setText(match_count(edit, text) if found else "Not found")

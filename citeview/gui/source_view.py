@@ -211,6 +211,9 @@ class _Gutter(QWidget):
         self._view.paint_gutter(event)
 
 
+TAB_WIDTH = 4  # spaces a tab stands for in the source pane
+
+
 class QtSourceText(QPlainTextEdit):
     """Read-only text with a gutter of the material's own line labels, a faint tint painted
     under tinted lines and one strong highlight (an ``ExtraSelection``)."""
@@ -225,6 +228,7 @@ class QtSourceText(QPlainTextEdit):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setCenterOnScroll(False)
         self.setCursorWidth(0)  # read-only: the highlight, not a caret, marks the place
+        self._set_tab_stops()
         self.roles: ColorRoles = color_roles()
         self.loaded: _Loaded | None = None
         # Tinted block ranges, merged and sorted: starts and ends (inclusive) in block numbers.
@@ -236,6 +240,10 @@ class QtSourceText(QPlainTextEdit):
         self.blockCountChanged.connect(self._update_gutter_width)
         self.updateRequest.connect(self._update_gutter)
         self._update_gutter_width()
+
+    def _set_tab_stops(self) -> None:
+        # Qt's default tab stop is 80 px: code lines wrapped that fit in an editor.
+        self.setTabStopDistance(QFontMetrics(self.font()).horizontalAdvance(" ") * TAB_WIDTH)
 
     # -- gutter ---------------------------------------------------------------------------------
 
@@ -264,6 +272,7 @@ class QtSourceText(QPlainTextEdit):
         super().changeEvent(event)
         if event.type() in (event.Type.FontChange, event.Type.PaletteChange):
             self.roles = color_roles(self.palette())
+            self._set_tab_stops()  # zoom: a tab keeps its width in spaces
             self._update_gutter_width()
             self.viewport().update()
 
@@ -724,10 +733,6 @@ class QtSourceView(QWidget):
         elif steps < 0:
             self._text.zoomOut(-steps)
 
-    def text_edit(self) -> QPlainTextEdit:
-        """The text widget showing the source (find selects in it)."""
-        return self._text
-
     def find_text(self, text: str, backward: bool = False) -> bool:
         """Select the next occurrence of ``text`` in the source (wrapping around)."""
         if not text or self._source is None:
@@ -919,20 +924,35 @@ class QtSourceView(QWidget):
             text.setTextCursor(cursor)
             text.verticalScrollBar().setValue(0)
             return
-        # Centre the middle of the span; a span taller than the view starts at the top.
+        # Centre the whole span, wrapped lines included, with context above it; a span taller
+        # than the view starts at the top. (centerCursor centres one line of one block: a
+        # wrapped span near the end was left at the bottom edge, its continuation cut off.)
         fb = doc.findBlockByNumber(first)
         lb = doc.findBlockByNumber(last)
         span_h = (text.blockBoundingGeometry(lb).bottom()
                   - text.blockBoundingGeometry(fb).top())
-        cursor = QTextCursor(fb)
-        if span_h >= text.viewport().height():
-            text.setTextCursor(cursor)
+        text.setTextCursor(QTextCursor(fb))
+        view_h = text.viewport().height()
+        if span_h >= view_h:
             text.verticalScrollBar().setValue(first)
             return
-        mid = doc.findBlockByNumber((first + last) // 2)
-        cursor = QTextCursor(mid)
-        text.setTextCursor(cursor)
-        text.centerCursor()
+        room = (view_h - span_h) / 2  # context above the span
+        top = fb
+        while top.previous().isValid():
+            above = top.previous()
+            room -= text.blockBoundingRect(above).height()
+            if room < 0:
+                break
+            top = above
+        bar = text.verticalScrollBar()
+        bar.setValue(top.blockNumber())
+        # Blocks off screen are laid out lazily (one row each until shown): once the span is
+        # on screen its real height is known. Scroll on until its last row shows too.
+        while bar.value() < first:
+            bottom = text.blockBoundingGeometry(lb).translated(text.contentOffset()).bottom()
+            if bottom <= text.viewport().height():
+                break
+            bar.setValue(bar.value() + 1)
 
     def _user_scrolled(self, *_: object) -> None:
         self._keep_centred = None

@@ -477,3 +477,30 @@ def test_a_huge_unbroken_line_wraps_anywhere(source_view: QtSourceView) -> None:
     source_view.highlight(target(file_source("prose", "short words\nmore"), "L1"))
     assert (source_view.text_view().document().defaultTextOption().wrapMode()
             == QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+
+
+def test_tabs_are_four_spaces_wide_not_qts_80_pixels(source_view) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QFontMetrics
+
+    text = source_view.text_view()
+    space = QFontMetrics(text.font()).horizontalAdvance(" ")
+    assert text.tabStopDistance() == pytest.approx(4 * space)
+    font = text.font()
+    font.setPointSizeF(font.pointSizeF() * 2)  # zoomed: still four spaces
+    text.setFont(font)
+    assert text.tabStopDistance() == pytest.approx(
+        4 * QFontMetrics(text.font()).horizontalAdvance(" "))
+
+
+def test_a_wrapped_span_near_the_end_is_shown_whole_with_context(source_view) -> None:  # type: ignore[no-untyped-def]
+    long = " ".join(["the cited line goes on and on"] * 12)  # wraps over several rows
+    lines = [f"line {n} of the document" for n in range(1, 60)] + [long, "last line"]
+    src = file_source("doc", "\n".join(lines))
+    source_view.show_source(src)
+    source_view.highlight(target(src, "L60"))
+    text = source_view.text_view()
+    block = text.document().findBlockByNumber(59)
+    geo = text.blockBoundingGeometry(block).translated(text.contentOffset())
+    assert geo.height() > 3 * text.fontMetrics().height()  # it does wrap
+    assert geo.top() >= 0 and geo.bottom() <= text.viewport().height()  # all of it shows
+    assert geo.top() > 2 * text.fontMetrics().height()  # with lines above it for context
