@@ -14,12 +14,13 @@ import html
 from collections.abc import Callable, Sequence
 from typing import Any  # Pygments (untyped): its lexer and token types
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
     QFontDatabase,
+    QKeyEvent,
     QMouseEvent,
     QResizeEvent,
     QTextCharFormat,
@@ -43,6 +44,7 @@ class AnswerView(QTextBrowser):
 
     citationActivated = Signal(int)
     chipMenuRequested = Signal(int, QPoint)
+    chipStep = Signal(int)  # Left/Right: the previous (-1) or next (+1) chip
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -301,6 +303,14 @@ class AnswerView(QTextBrowser):
                 self.chipMenuRequested.emit(index, ev.globalPos())  # type: ignore[attr-defined]
                 return True
         return super().viewportEvent(ev)
+
+    def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
+        # Left/Right move between chips (a read-only pane has no caret to move); Up/Down and
+        # the page keys still scroll.
+        if ev.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right) and not ev.modifiers():
+            self.chipStep.emit(-1 if ev.key() == Qt.Key.Key_Left else 1)
+            return
+        super().keyPressEvent(ev)
 
     def mouseReleaseEvent(self, ev: QMouseEvent) -> None:  # noqa: N802
         super().mouseReleaseEvent(ev)

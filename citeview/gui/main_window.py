@@ -137,6 +137,11 @@ class MainWindow(QMainWindow):
         self.review_session.changed.connect(self._session_changed)
         self.progress.changed.connect(self._show_progress)
         self.progress.problemsChecked.connect(self.cases_proxy.invalidate_rows)
+        from citeview.gui import focus
+
+        focus.install(self)
+        self.answer.chipStep.connect(
+            lambda d: self.navigator.next_item() if d > 0 else self.navigator.previous_item())
         self._restore_settings()
 
     # ------------------------------------------------------------------------------ layout
@@ -306,6 +311,7 @@ class MainWindow(QMainWindow):
         self._action(m, "Zoom &Out", lambda: self.set_zoom(self.zoom - 1),
                      QKeySequence.StandardKey.ZoomOut)
         self._action(m, "&Actual Size", lambda: self.set_zoom(0), "Ctrl+0")
+        self._action(m, "Open Source &URL", self.source.open_url, "Ctrl+L")
 
         m = bar.addMenu("&Go")
         self.go_menu = m  # the review adds Next/Previous Citation (J/K, F8/Shift+F8)

@@ -416,7 +416,8 @@ class _LinkLabel(_ElidedLabel):
         self.setFont(font)
         self.setCursor(Qt.CursorShape.PointingHandCursor if clickable
                        else Qt.CursorShape.ArrowCursor)
-        self.setFocusPolicy(Qt.FocusPolicy.TabFocus if clickable else Qt.FocusPolicy.NoFocus)
+        # Not a Tab stop (Tab moves between the panes): View > Open Source URL (Ctrl+L).
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus if clickable else Qt.FocusPolicy.NoFocus)
 
     def is_clickable(self) -> bool:
         return self._clickable

@@ -243,3 +243,30 @@ def test_go_to_case_completes_ids_as_you_type(qtbot, tmp_path, dataset, open_win
     ready(qtbot, win)
     assert seen == [["contract-block-level"]]
     assert win.view.case.id == "contract-block-level"
+
+
+def test_tab_moves_between_the_four_panes_and_arrows_move_between_chips(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    win = open_window(settings(tmp_path, advance=False), dataset)
+    order = [win.cases_table, win.answer, win.source.text_view(), win.citations_table]
+    win.cases_table.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is win.cases_table)
+    seen = []
+    for _ in range(4):
+        qtbot.keyClick(QApplication.focusWidget(), K.Key_Tab)
+        seen.append(QApplication.focusWidget())
+    assert seen == [*order[1:], order[0]]  # round and round, no hidden stop, no cell walk
+    back = []
+    for _ in range(4):
+        qtbot.keyClick(QApplication.focusWidget(), K.Key_Backtab, SHIFT)
+        back.append(QApplication.focusWidget())
+    assert back == [order[3], order[2], order[1], order[0]]
+    win.answer.setFocus()
+    assert "border: 2px solid" in win.answer.styleSheet()  # the pane shows its focus
+    assert win.active == 0
+    qtbot.keyClick(win.answer, K.Key_Right)
+    assert win.active == 1
+    qtbot.keyClick(win.answer, K.Key_Left)
+    assert win.active == 0

@@ -1,0 +1,63 @@
+"""Keyboard focus between the panes: Tab and Shift+Tab move case list -> answer -> source ->
+citations table (and round), every pane shows that it has the focus, and nothing else takes a
+Tab stop (filters, the sources list and the find bar's neighbours are a click away).
+
+Inside the answer, Tab used to walk every chip and then an invisible stop; now the arrow keys
+(Left/Right) and J/K move between chips, and Tab leaves the pane. Tables move row by row, not
+cell by cell, on Tab: Tab leaves them too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QPlainTextEdit,
+    QTextBrowser,
+    QTextEdit,
+    QWidget,
+)
+
+if TYPE_CHECKING:
+    from citeview.gui.main_window import MainWindow
+
+PANE = "pane"  # object-name prefix styled with a focus frame
+
+
+def panes(win: MainWindow) -> list[QWidget]:
+    """The Tab stops, in order (hidden ones are skipped by Qt)."""
+    return [win.cases_table, win.answer, win.raw, win.source.text_view(), win.citations_table]
+
+
+def install(win: MainWindow) -> None:
+    """Tab order, Tab stops and focus frames for ``win`` (once its widgets exist)."""
+    stops = panes(win)
+    keep = set(stops)
+    find_bar = win.find_bar
+    for w in win.findChildren(QWidget):
+        if w in keep or find_bar.isAncestorOf(w):
+            continue
+        if w.focusPolicy() & Qt.FocusPolicy.TabFocus:
+            w.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+    for w in stops:
+        w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        if isinstance(w, QAbstractItemView):
+            w.setTabKeyNavigation(False)
+        if isinstance(w, (QTextEdit, QPlainTextEdit)):
+            w.setTabChangesFocus(True)
+        if isinstance(w, QTextBrowser):  # Tab walked the links: chips move with arrows, J/K
+            w.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                      | Qt.TextInteractionFlag.LinksAccessibleByMouse)
+    for a, b in zip(stops, stops[1:], strict=False):
+        QWidget.setTabOrder(a, b)
+    roles_highlight = win.palette().color(win.palette().ColorRole.Highlight).name()
+    for k, w in enumerate(stops):
+        w.setObjectName(w.objectName() or f"{PANE}{k}")
+        name = w.objectName()
+        w.setStyleSheet(f"#{name} {{ border: 2px solid transparent; }}"
+                        f"#{name}:focus {{ border: 2px solid {roles_highlight}; }}")
+
+
+__all__ = ["install", "panes"]
