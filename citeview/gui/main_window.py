@@ -135,6 +135,7 @@ class MainWindow(QMainWindow):
         self.filters.fill(())
         self.review_session.attached.connect(self._session_attached)
         self.review_session.changed.connect(self._session_changed)
+        self.review_session.followed.connect(self.refresh_review)
         self.progress.changed.connect(self._show_progress)
         self.progress.problemsChecked.connect(self.cases_proxy.invalidate_rows)
         from citeview.gui import focus
@@ -615,6 +616,11 @@ class MainWindow(QMainWindow):
         if self.review_session.session is None:
             return
         self.progress.recount()
+        model = self.cases_model
+        if model.rowCount():  # review states may have changed anywhere
+            model.dataChanged.emit(model.index(0, 0),
+                                   model.index(model.rowCount() - 1, model.columnCount() - 1))
+        self.cases_proxy.invalidate_rows()
         if self.view is not None:
             for i in self.progress.decorate(self.view):
                 self.loader.refresh_citation(i)

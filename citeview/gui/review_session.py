@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
@@ -29,9 +29,13 @@ if TYPE_CHECKING:
 ANNOTATOR_KEY = "review/annotator"
 
 
+FOLLOW_MS = 1000  # how often a read-only window looks for the writer's changes
+
+
 class ReviewSession(QObject):
     attached = Signal(object)  # the Session now reviewed, or None
     changed = Signal(object)  # a citeview.session.store.Change, after it was committed
+    followed = Signal()  # read-only: another citeview changed the session; views read again
 
     def __init__(self, win: MainWindow) -> None:
         super().__init__(win)
@@ -39,6 +43,9 @@ class ReviewSession(QObject):
         self.session: Session | None = None
         self.adapter: SessionAdapter | None = None
         self.where = ""  # where the session lives, for the label
+        self._follow = QTimer(self)  # read-only: follow the window that writes
+        self._follow.setInterval(FOLLOW_MS)
+        self._follow.timeout.connect(self.follow_now)
         # Ask the annotator's name (a dialog; tests replace it).
         self.prompt_annotator: Callable[[], str | None] = (
             lambda: dialogs.back_to(win, dialogs.ask_annotator(win)))
@@ -116,10 +123,23 @@ class ReviewSession(QObject):
             self.adapter = SessionAdapter(session, self)
             self.adapter.changed.connect(self.changed)
             self.show_where()
+            if session.readonly:
+                session.changed_elsewhere()  # the version seen now
+                self._follow.start()
         self.attached.emit(session)
+
+    def follow_now(self) -> bool:
+        """A read-only session: take in what the writing window committed meanwhile (polled
+        every :data:`FOLLOW_MS`, and on Reload). Returns whether anything changed."""
+        s = self.session
+        if s is None or not s.readonly or s.closed or not s.changed_elsewhere():
+            return False
+        self.followed.emit()
+        return True
 
     def detach(self) -> None:
         """Stop reviewing: the session is closed (every verdict is already committed)."""
+        self._follow.stop()
         if self.adapter is not None:
             self.adapter.detach()
             self.adapter = None

@@ -72,6 +72,8 @@ class InputWatcher(QObject):
         win = self.win
         if not win.path or self._stopped:
             return
+        if win.review_session.follow_now():  # F5 on a read-only window: the writer's changes
+            message.info("Reloaded: the session changed in another citeview", 5000)
         watched = self.watched_files(win.dataset)
         if not os.path.exists(win.path) or any(not os.path.exists(p) for p in watched):
             self._timer.start()  # being rewritten: try again shortly

@@ -313,6 +313,7 @@ class Session:
         self.analyses = AnalysisCache(64)
         self._sizes: dict[str, tuple[int, ...]] | None = None
         self.unclean = False  # the last writer left without closing (its lock row was stale)
+        self._data_version: int | None = None
         self.closed = False
 
     # ------------------------------------------------------------------ opening and closing
@@ -468,6 +469,23 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another connection committed since the last call (``PRAGMA data_version``);
+        when it did, what this session keeps in memory is read again on next use. A read-only
+        window polls this to follow the writer."""
+        try:
+            version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            return False
+        seen, self._data_version = self._data_version, version
+        if seen is None or seen == version:
+            return False
+        self._meta = None
+        self._ids = self._positions = None
+        self._case_cache.clear()
+        self._sizes = None
+        return True
 
     def integrity_check(self) -> str:
         """``PRAGMA integrity_check``: "ok" for a sound file."""

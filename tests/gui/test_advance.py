@@ -270,3 +270,31 @@ def test_tab_moves_between_the_four_panes_and_arrows_move_between_chips(
     assert win.active == 1
     qtbot.keyClick(win.answer, K.Key_Left)
     assert win.active == 0
+
+
+def test_a_read_only_window_follows_the_window_that_writes(qtbot, tmp_path, dataset,
+                                                            open_window) -> None:
+    from citeview.gui.dialogs import InUse
+
+    writer = open_window(settings(tmp_path, advance=False), dataset)
+    other = tmp_path / "other.ini"
+    s2 = QSettings(str(other), QSettings.Format.IniFormat)
+    s2.setValue(ANNOTATOR_KEY, "ana")
+    s2.setValue(ADVANCE_KEY, False)
+    from citeview.gui.main_window import MainWindow
+
+    reader = MainWindow(settings=s2)
+    qtbot.addWidget(reader)
+    reader.show()
+    reader.review_session.ask_in_use = lambda message: InUse.READ_ONLY
+    assert reader.open_path(str(dataset))
+    ready(qtbot, reader)
+    assert reader.review.session.readonly
+    writer.review.verdict_actions[2].trigger()  # the writer judges citation 1 of case 1
+    qtbot.waitUntil(lambda: reader.view.citations[0].verdicts == ("unsupported",),
+                    timeout=4000)  # followed within a few seconds, no key pressed
+    assert "Citations judged 1/" in reader.progress_label.text()
+    writer.review.done_action.trigger()
+    writer.review.done_action.trigger()  # case 1 done anyway
+    reader.watcher.reload()  # F5 takes it in at once
+    assert reader.progress.case_state("handbook-line-level") is ReviewState.DONE
