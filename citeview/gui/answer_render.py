@@ -99,6 +99,22 @@ def verdict_marks(verdicts: Sequence[str | None], labels: Sequence[str] = ()
     return glyphs, VERDICT_TONES.get(distinct[0], "custom")
 
 
+def merged_marks(per_annotator: Sequence[Sequence[str | None]], labels: Sequence[str] = ()
+                 ) -> tuple[str, str]:
+    """A merged session's chip: each annotator's glyphs side by side (``\u2713|\u2717``, "\u00b7"
+    for one who has not judged it), in the agreed verdict's tone, else the mixed one."""
+    parts = []
+    summaries: list[str | None] = []
+    for verdicts in per_annotator:
+        glyphs, _tone = verdict_marks(verdicts, labels)
+        parts.append(glyphs or "\u00b7")
+        given = list(dict.fromkeys(v for v in verdicts if v is not None))
+        summaries.append(given[0] if glyphs and len(given) == 1 else None)
+    agreed = summaries[0] if summaries and all(x == summaries[0] for x in summaries) else None
+    tone = VERDICT_TONES.get(agreed, "custom") if agreed is not None else MIXED
+    return "|".join(parts), tone
+
+
 @dataclass(slots=True, frozen=True)
 class Chip:
     """How one citation shows in the answer."""

@@ -630,7 +630,8 @@ class MainWindow(QMainWindow):
     def _show_progress(self) -> None:
         s = self.review_session.session
         self.progress_label.setText(progress_text(
-            self.progress.progress(), s.annotator if s is not None else "", self.review.blind))
+            self.progress.progress(), s.annotator if s is not None else "", self.review.blind,
+            self.progress.merged_text()))
 
     def blind_changed(self) -> None:
         """Blind mode toggled: hide or show lint findings and hints everywhere."""

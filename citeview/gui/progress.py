@@ -12,6 +12,7 @@ view-model with this annotator's verdicts (:meth:`ProgressTracker.decorate`).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -21,7 +22,7 @@ from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy
 from citeview.session.model import Annotation, ReviewState
-from citeview.session.progress import Progress
+from citeview.session.progress import Progress, ProgressCounts
 from citeview.session.store import Change, Session
 
 if TYPE_CHECKING:
@@ -30,10 +31,20 @@ if TYPE_CHECKING:
 TICK_SECONDS = 0.03  # work per idle tick while counting or checking: the window stays smooth
 
 
-def progress_text(p: dict[str, int | bool], annotator: str = "", blind: bool = False) -> str:
-    """The status bar's summary of :meth:`ProgressTracker.progress` ('' without a session)."""
+def merged_text(counts: Sequence[tuple[str, ProgressCounts]]) -> str:
+    """A merged session's progress, per annotator: ``ana 10/23 \u00b7 bo 12/23 judged``."""
+    return " \u00b7 ".join(f"{name or '(no name)'} {c.judged}/{c.citations}"
+                           for name, c in counts) + " judged"
+
+
+def progress_text(p: dict[str, int | bool], annotator: str = "", blind: bool = False,
+                  merged: str = "") -> str:
+    """The status bar's summary of :meth:`ProgressTracker.progress` ('' without a session);
+    a merged session's annotators' progress (``merged``) first."""
     if not p:
         return ""
+    if merged:
+        return merged + (" \u00b7 BLIND" if blind else "")
     more = "" if p["complete"] else "+"
     return (f"Cases done {p['cases_done']}/{p['cases']} \u00b7 "
             f"Citations judged {p['judged']}/{p['citations']}{more}"
@@ -49,6 +60,7 @@ class ProgressTracker(QObject):
         super().__init__(parent)
         self.session: Session | None = None
         self.counts: Progress | None = None
+        self.merged: list[tuple[str, Progress]] = []  # a merged session's annotators
         # The case the window is building: its counts come with its view (not counted twice).
         self.showing: str | None = None
         self._ids: list[str] = []  # row -> case id, read on every paint of the cases list
@@ -78,9 +90,23 @@ class ProgressTracker(QObject):
             self.changed.emit()
             return
         self.counts = Progress(session)
+        self._merge_counts()
         self._ids = session.case_ids()
         self._load_verdicts()
         self._start_counting()
+
+    def _merge_counts(self) -> None:
+        """A merged session: each merged annotator's progress beside this window's."""
+        from citeview.session.merge import MERGE_META, merged_annotators
+
+        s = self.session
+        self.merged = []
+        if s is not None and MERGE_META in s.meta:
+            self.merged = [(name, Progress(s, name)) for name in merged_annotators(s)
+                           if name != s.annotator]
+
+    def merged_text(self) -> str:
+        return merged_text([(n, p.counts()) for n, p in self.merged]) if self.merged else ""
 
     def recount(self) -> None:
         """Read the counts again (the annotator changed, or the session took in a changed
@@ -89,6 +115,7 @@ class ProgressTracker(QObject):
         if s is None:
             return
         self.counts = Progress(s)
+        self._merge_counts()
         self._ids = s.case_ids()
         self._load_verdicts()
         self._start_counting()
@@ -98,6 +125,8 @@ class ProgressTracker(QObject):
         if self.session is None or self.counts is None:
             return
         self.counts.on_change(change)
+        for _name, other in self.merged:
+            other.on_change(change)
         if change.kind == "review":
             self._load_verdicts()
         elif change.kind == "cases":
@@ -144,7 +173,11 @@ class ProgressTracker(QObject):
             return []
         mine: dict[tuple[int, str], Annotation] = {}
         others: dict[int, list[str]] = {}
+        names = [n for n, _ in self.merged]
+        theirs: dict[tuple[str, int, str], str] = {}
         for a in s.iter_annotations(view.case.id, orphaned=False):
+            if a.annotator in names and a.verdict:
+                theirs[(a.annotator, a.key.number, a.key.source_id)] = a.verdict
             if a.annotator == s.annotator:
                 mine[(a.key.number, a.key.source_id)] = a
             elif a.verdict:
@@ -159,6 +192,8 @@ class ProgressTracker(QObject):
             cv.set_judgements([a.verdict if a else None for a in anns],
                               [a.note if a else "" for a in anns], s.labels)
             cv.others = tuple(others.get(cv.number, []))
+            cv.merged = tuple((n, tuple(theirs.get((n, cv.number, sid))
+                                        for sid in cv.citation.source_ids)) for n in names)
             if cv.chip != before:
                 changed.append(cv.index)
         return changed

@@ -16,7 +16,13 @@ from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.core.markers import DEFAULT_FAMILIES, Citation
 from citeview.core.policy import Policy
 from citeview.core.text import split_lines
-from citeview.gui.answer_render import Chip, ChipState, render_answer, verdict_marks
+from citeview.gui.answer_render import (
+    Chip,
+    ChipState,
+    merged_marks,
+    render_answer,
+    verdict_marks,
+)
 
 if TYPE_CHECKING:
     from citeview.core.material import Source
@@ -52,6 +58,9 @@ class CitationView:
     support: tuple[float | None, ...] = ()
     others: tuple[str, ...] = ()  # other annotators' verdicts, one line each (not when blind)
     labels: tuple[str, ...] = ()  # the session's rubric: a custom label shows its key number
+    # A merged session: each merged annotator's verdicts per source (shown on the chip when
+    # this window's annotator has not judged it), in the merge's order.
+    merged: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
 
     def set_judgements(self, verdicts: Sequence[str | None], notes: Sequence[str],
                        labels: Sequence[str] = ()) -> None:
@@ -109,9 +118,13 @@ class CitationView:
 
     @property
     def chip(self) -> Chip:
-        state = (ChipState.ANNOTATED if self.verdict else
-                 ChipState.PROBLEM if self.problem else ChipState.RESOLVED)
         marks, tone = verdict_marks(self.verdicts, self.labels) if self.verdict else ("", "")
+        judged = bool(self.verdict)
+        if not judged and self.merged and any(any(v) for _, v in self.merged):
+            marks, tone = merged_marks([v for _, v in self.merged], self.labels)
+            judged = True
+        state = (ChipState.ANNOTATED if judged else
+                 ChipState.PROBLEM if self.problem else ChipState.RESOLVED)
         return Chip(self.index, state, len(self.citation.source_ids),
                     self.citation.recovered is not None, self.problem, marks, tone)
 

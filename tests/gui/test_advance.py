@@ -298,3 +298,32 @@ def test_a_read_only_window_follows_the_window_that_writes(qtbot, tmp_path, data
     writer.review.done_action.trigger()  # case 1 done anyway
     reader.watcher.reload()  # F5 takes it in at once
     assert reader.progress.case_state("handbook-line-level") is ReviewState.DONE
+
+
+def test_a_merged_session_shows_both_annotators_verdicts_and_progress(
+        qtbot, tmp_path, dataset, new_window, messages) -> None:
+    from citeview.core.inputs import load_input
+    from citeview.session.edits import set_verdict
+    from citeview.session.merge import merge_sessions
+    from citeview.session.model import citation_slots
+    from citeview.session.store import Session
+
+    cases = list(load_input(str(dataset)).iter_cases())
+    a = Session.create(str(tmp_path / "a.citeview"), cases, annotator="ana")
+    b = Session.create(str(tmp_path / "b.citeview"), cases, annotator="bo")
+    for s, verdicts in ((a, ("supported", "supported")), (b, ("supported", "unsupported"))):
+        slots = citation_slots(s.analysed(THREE[0]))
+        for slot, v in zip(slots, verdicts, strict=True):
+            set_verdict(s, slot.keys(THREE[0])[0], v)
+    with a, b:
+        merged, _report = merge_sessions(a, b, str(tmp_path / "m.citeview"))
+    merged.close()
+    win = new_window(settings(tmp_path, name="carl"))
+    assert win.open_path(str(tmp_path / "m.citeview")), messages.errors
+    ready(qtbot, win)
+    chips = [c.chip for c in win.view.citations]
+    assert [c.text for c in chips] == ["1\u2713|\u2713", "2\u2713|\u2717"]
+    assert chips[0].tone == "good" and chips[1].tone == "mixed"
+    assert win.answer.chip_text(1) == "2\u2713|\u2717"
+    label = win.progress_label.text()
+    assert "ana 2/" in label and "bo 2/" in label and "judged" in label
