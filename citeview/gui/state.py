@@ -16,7 +16,7 @@ from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.core.markers import DEFAULT_FAMILIES, Citation
 from citeview.core.policy import Policy
 from citeview.core.text import split_lines
-from citeview.gui.answer_render import Chip, ChipState, render_answer
+from citeview.gui.answer_render import Chip, ChipState, render_answer, visible_text
 
 if TYPE_CHECKING:
     from citeview.core.material import Source
@@ -51,6 +51,9 @@ class CitationView:
     # Lexical support per source (a triage hint, never a verdict); None when not computable.
     support: tuple[float | None, ...] = ()
     others: tuple[str, ...] = ()  # other annotators' verdicts, one line each (not when blind)
+    # A provider's claim as the rendered answer shows it (None: a marker's, found from its raw
+    # text); its span is explicit and may be mostly Markdown syntax (a link).
+    shown_claim: str | None = None
 
     def set_judgements(self, verdicts: Sequence[str | None], notes: Sequence[str]) -> None:
         """This annotator's verdicts and notes per source; the chip shows annotated once every
@@ -287,8 +290,8 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
                 if span is not None and _status(v.targets[k]) in OK_STATUSES:
                     cited_spans.setdefault(sid, []).append((span[0], span[1]))
     rows = [
-        SourceRow(s.id, str(getattr(s.kind, "value", s.kind)),
-                  s.title or getattr(s, "label", None) or "", counts.get(s.id, 0), s)
+        SourceRow(s.id, str(getattr(s.kind, "value", s.kind)), _row_title(s),
+                  counts.get(s.id, 0), s)
         for s in analysed.material.sources
     ]
     rows += [SourceRow(sid, "missing", "not in the material", counts[sid], None)
@@ -304,6 +307,14 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     return cv
 
 
+def _row_title(source: Source) -> str:
+    """The sources list's title: a web result's title with its URL."""
+    title = source.title or getattr(source, "label", None) or ""
+    if str(getattr(source.kind, "value", source.kind)) == "web" and source.url:
+        return f"{title} \u2014 {source.url}" if title else source.url
+    return title
+
+
 def lint_case(case: Case, policy: Policy | None = None, *,
               cache: AnalysisCache | None = None,
               analysed: AnalysedCase | None = None) -> list[Diagnostic]:
@@ -317,6 +328,10 @@ def lint_case(case: Case, policy: Policy | None = None, *,
 def _attach(analysed: AnalysedCase, diagnostics: Sequence[Sequence[Diagnostic]],
             verdicts: dict[int, str]) -> list[CitationView]:
     """One view per analysed citation, with the diagnostics touching it."""
-    return [CitationView(c.index, c.citation, c.targets, c.claim, tuple(diags),
-                         verdicts.get(c.index))
-            for c, diags in zip(analysed.citations, diagnostics, strict=True)]
+    views = [CitationView(c.index, c.citation, c.targets, c.claim, tuple(diags),
+                          verdicts.get(c.index))
+             for c, diags in zip(analysed.citations, diagnostics, strict=True)]
+    for v, c in zip(views, analysed.citations, strict=True):
+        if not c.citation.raw:
+            v.shown_claim = visible_text(c.claim_text)
+    return views
