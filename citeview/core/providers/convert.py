@@ -170,9 +170,9 @@ def to_marker_case(analysed: AnalysedCase) -> tuple[dict[str, Any], list[str]]:
     for c in analysed.citations:
         if c.citation.raw:
             rows.append((shifted(c.citation.start, end=False), 0, None))
-    for k, (p, _, _, (s, e)) in enumerate(inserts):
-        rows.append((p + cumulative[k], 1, [shifted(s, end=False) if s < e else
-                                            shifted(s, end=True), shifted(e, end=True)]))
+    for k, (p, _, _, (cs, ce)) in enumerate(inserts):
+        rows.append((p + cumulative[k], 1, [shifted(cs, end=False) if cs < ce else
+                                            shifted(cs, end=True), shifted(ce, end=True)]))
     rows.sort(key=lambda r: (r[0], r[1]))
     material = _material(sources, new_id, edited)
     out: dict[str, Any] = {"id": case.id}
