@@ -442,8 +442,8 @@ def _page_target(doc: _Doc, a: int, b: int, cited: str | None, problems: list[Pr
         problems.append(Problem("CV608", f"page_location in {src.id}: {reason}; the provider's "
                                 "cited text is shown, not checked"))
         return Target(src.id, src, Status.UNCHECKED, (), span,
-                      f"{label}: {reason}: showing the provider's cited text, which could not "
-                      "be checked", unit="pages", cited_text=cited, pages=pages)
+                      f"{reason}: showing the provider's cited text, which could not be "
+                      "checked", unit="pages", cited_text=cited, pages=pages)
     differs = _compare(cited, src.text[span[0]:span[1]],
                        lambda x, y: _squeeze(x) in _squeeze(y))
     if differs:
