@@ -132,6 +132,9 @@ class CitationView:
                 continue
             title = getattr(source, "title", None) or getattr(source, "label", None) or sid
             out.append(f"{sid} \u2014 {title}")
+            where = getattr(target, "where", "")
+            if where:  # a provider's citation: what it points at, in its own unit
+                out.append(f"  {where}")
             status = _status(target)
             if status not in OK_STATUSES:
                 detail = getattr(target, "detail", "") or status
