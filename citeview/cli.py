@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "merge": "citeview.commands.merge",
     "prepare": "citeview.commands.prepare",
     "prompt": "citeview.commands.prompt",
+    "convert": "citeview.commands.convert",
 }
 
 

@@ -30,6 +30,15 @@ def test_every_resources_folder_is_packaged() -> None:
         assert package_data.get(name) == ["*"], f"{name} has no package-data entry"
 
 
+def test_every_python_package_is_packaged() -> None:
+    """A subpackage missing from [tool.setuptools] packages is left out of the wheel."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    packages = set(config["setuptools"]["packages"])
+    for init in (ROOT / "citeview").rglob("__init__.py"):
+        name = ".".join(init.parent.relative_to(ROOT).parts)
+        assert name in packages, f"{name} is not in [tool.setuptools] packages"
+
+
 def test_resources_are_found_through_importlib() -> None:
     try:
         root = resources.files("citeview.resources")

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from citeview.commands._common import add_families
 from citeview.commands._inputs import add_input_arguments, dataset_from_args
 from citeview.commands._io import read_text
-from citeview.core.analysis import analyse
+from citeview.core.analysis import AnalysedCitation, analyse
 from citeview.core.cases import Case
 from citeview.core.datasets import Dataset, ListDataset
 from citeview.core.errors import InputError
@@ -75,7 +75,7 @@ def abbreviate(text: str, width: int = _SHOWN) -> str:
 
 
 def _row(res: Resolution, t: Target) -> list[str]:
-    loc = res.citation.locator or "-"
+    loc = res.citation.locator or t.where or "-"
     rec = f" ({res.citation.recovered.value})" if res.citation.recovered is not None else ""
     text = f'"{abbreviate(t.text)}"' if t.text else "-"
     return [str(res.index + 1), t.source_id, loc, t.status.value, t.detail + rec, text]
@@ -103,10 +103,11 @@ def run(args: argparse.Namespace) -> int:
     many = args.case is None and len(dataset) > 1
     out: list[dict[str, object]] = []
     for case in cases:
-        resolutions = _resolve_case(case, args.families)
+        analysed = _resolve_case(case, args.families)
+        resolutions = [c.resolution for c in analysed]
         if args.json:
-            for r in resolutions:
-                d = r.to_dict()
+            for c in analysed:
+                d = {**c.resolution.to_dict(), **claim_dict(c)}
                 out.append({"case": case.id, **d} if many else d)
             continue
         if not resolutions:
@@ -122,8 +123,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _resolve_case(case: Case, families: tuple[str, ...]) -> list[Resolution]:
-    """Resolutions of ``case``; material diagnostics go to stderr with their position."""
+def claim_dict(c: AnalysedCitation) -> dict[str, object]:
+    """What ``resolve --json`` adds to a resolution: the citation's anchor and kind, and its
+    claim (span in code points of the answer, and text)."""
+    kind = "marker" if c.citation.raw else c.citation.family
+    return {"anchor": c.anchor, "kind": kind, "claim": list(c.claim), "claim_text": c.claim_text}
+
+
+def _resolve_case(case: Case, families: tuple[str, ...]) -> list[AnalysedCitation]:
+    """The analysed citations of ``case``; material diagnostics go to stderr with their
+    position."""
     analysed = analyse(case, Policy(families=families))
     material = analysed.material
     texts = {f"tool_outputs[{i}]": t for i, t in enumerate(case.tool_outputs)}
@@ -137,4 +146,4 @@ def _resolve_case(case: Case, families: tuple[str, ...]) -> list[Resolution]:
             where = f"{origin}:{line}:{col}"
         msg = d.message.removeprefix(f"{origin}: ") if origin else d.message
         print(f"citeview: {d.severity.value}: {where}: {d.code} {d.name}: {msg}", file=sys.stderr)
-    return list(analysed.resolutions)
+    return list(analysed.citations)

@@ -32,10 +32,12 @@ from dataclasses import dataclass
 
 from citeview.core.cases import Case
 from citeview.core.claims import claim_spans
-from citeview.core.diagnostics import Diagnostic, Severity
+from citeview.core.diagnostics import RULES, CitationDiagnostic, Diagnostic, Severity, make
 from citeview.core.markers import Citation, Recovery, ScanResult, scan
 from citeview.core.material import Material, case_material
 from citeview.core.policy import Policy
+from citeview.core.providers import case_reading, payload_key
+from citeview.core.providers.model import Problem
 from citeview.core.resolution import Resolution, Status, Target, resolve
 
 DEFAULT_POLICY = Policy()
@@ -100,16 +102,20 @@ class AnalysedCase:
     """A case as analysed under ``policy`` (see the module docstring). Build with
     :func:`analyse`. Lint and support are computed on first use and kept."""
 
-    __slots__ = ("case", "policy", "material", "scan_result", "citations", "_lint", "_support",
-                 "_lint_by_citation")
+    __slots__ = ("case", "policy", "material", "scan_result", "citations", "provider_diagnostics",
+                 "_lint", "_support", "_lint_by_citation")
 
     def __init__(self, case: Case, policy: Policy, material: Material, scan_result: ScanResult,
-                 citations: tuple[AnalysedCitation, ...]) -> None:
+                 citations: tuple[AnalysedCitation, ...],
+                 provider_diagnostics: tuple[Diagnostic, ...] = ()) -> None:
         self.case = case
         self.policy = policy
         self.material = material
         self.scan_result = scan_result
         self.citations = citations
+        # What reading a provider's citations found (CV6xx): CitationDiagnostics naming their
+        # citation's number, or about the whole response. Lint reports them.
+        self.provider_diagnostics = provider_diagnostics
         self._lint: LintResult | None = None
         self._support: tuple[tuple[float | None, ...], ...] | None = None
         self._lint_by_citation: tuple[tuple[Diagnostic, ...], ...] | None = None
@@ -182,7 +188,9 @@ class AnalysedCase:
 
     def citation_number(self, d: Diagnostic) -> int | None:
         """The number of the first citation a diagnostic about the answer touches, or None."""
-        found = _touched(self.citations, d)
+        if isinstance(d, CitationDiagnostic):
+            return d.number
+        found = [i for i in _touched(self.citations, d) if self.citations[i].citation.raw]
         return found[0] + 1 if found else None
 
     def problem(self, number: int) -> bool:
@@ -210,14 +218,58 @@ def analyse(case: Case, policy: Policy | None = None, *,
 def _analyse(case: Case, policy: Policy) -> AnalysedCase:
     material = case_material(case)
     answer = case.answer
+    reading = case_reading(case)  # a provider's citations (core.providers), or None
     result = scan(answer, policy.families, material.ids())
     cits = result.citations
+    if reading is not None:
+        material.sources.extend(reading.sources)
     resolutions = resolve(cits, material)
-    spans = claim_spans(answer, cits)
-    items = tuple(
-        AnalysedCitation(n, c, r, (s, e), answer[s:e], citation_anchor(c))
-        for n, (c, r, (s, e)) in enumerate(zip(cits, resolutions, spans, strict=True), 1))
-    return AnalysedCase(case, policy, material, result, items)
+    spans = _explicit_claims(case, cits) or claim_spans(answer, cits)
+    if reading is None:
+        items = tuple(
+            AnalysedCitation(n, c, r, (s, e), answer[s:e], citation_anchor(c))
+            for n, (c, r, (s, e)) in enumerate(zip(cits, resolutions, spans, strict=True), 1))
+        return AnalysedCase(case, policy, material, result, items)
+    # Markers and provider citations in one numbering: reading order, a provider citation at
+    # its claim's end (where its chip goes), a marker at its start.
+    rows: list[tuple[int, int, Citation, tuple[Target, ...], tuple[int, int], str,
+                     Sequence[Problem]]] = []
+    for c, r, span in zip(cits, resolutions, spans, strict=True):
+        rows.append((c.start, len(rows), c, r.targets, span, citation_anchor(c), ()))
+    for pc in reading.citations:
+        pos = pc.position
+        c = Citation("", pc.type, tuple(t.source_id for t in pc.targets), None, pos, pos)
+        rows.append((pos, len(rows), c, pc.targets, pc.claim, citation_anchor(c, pc.type),
+                     pc.problems))
+    rows.sort(key=lambda row: (row[0], row[1]))
+    items_list: list[AnalysedCitation] = []
+    found: list[Diagnostic] = [make(p.code, p.message, 0, 0) for p in reading.problems]
+    for n, (_, _, c, targets, (s, e), anchor, problems) in enumerate(rows, 1):
+        items_list.append(AnalysedCitation(n, c, Resolution(n - 1, c, targets), (s, e),
+                                           answer[s:e], anchor))
+        found.extend(CitationDiagnostic(p.code, RULES[p.code].severity, p.message, s, e, n)
+                     for p in problems)
+    return AnalysedCase(case, policy, material, result, tuple(items_list), tuple(found))
+
+
+def _explicit_claims(case: Case, cits: Sequence[Citation]) -> list[tuple[int, int]] | None:
+    """Claim spans a case gives for its markers (``"claims"``: per marker in reading order,
+    ``[start, end]`` in code points or null; what ``citeview convert`` writes so a provider's
+    claims survive as markers). A missing or unusable entry takes the guide's claim."""
+    given = case.extra.get("claims")
+    if not isinstance(given, list) or not cits:
+        return None
+    size = len(case.answer)
+    guide = claim_spans(case.answer, cits)
+    out = []
+    for i, span in enumerate(guide):
+        x = given[i] if i < len(given) else None
+        if (isinstance(x, list) and len(x) == 2 and all(type(v) is int for v in x)
+                and 0 <= x[0] <= x[1] <= size):
+            out.append((x[0], x[1]))
+        else:
+            out.append(span)
+    return out
 
 
 def touching(citations: Sequence[AnalysedCitation], diagnostics: Sequence[Diagnostic]
@@ -229,8 +281,13 @@ def touching(citations: Sequence[AnalysedCitation], diagnostics: Sequence[Diagno
     for d in diagnostics:
         if getattr(d, "origin", None) is not None:
             continue  # a material diagnostic: offsets in the material, not in the answer
+        if isinstance(d, CitationDiagnostic):  # about one (provider) citation, by number
+            if 0 < d.number <= len(out):
+                out[d.number - 1].append(d)
+            continue
         for i in _touched(citations, d):
-            out[i].append(d)
+            if citations[i].citation.raw:  # a provider's citation has no marker to touch
+                out[i].append(d)
     return tuple(tuple(x) for x in out)
 
 
@@ -250,8 +307,9 @@ def _touched(citations: Sequence[AnalysedCitation], d: Diagnostic) -> list[int]:
 
 
 def content_key(case: Case, policy: Policy) -> str:
-    """A digest of everything an analysis depends on: the case's answer and material and the
-    policy (the case id too, since diagnostics and rows name it)."""
+    """A digest of everything an analysis depends on: the case's answer and material, a
+    provider's response and request and explicit claims, and the policy (the case id too, since
+    diagnostics and rows name it)."""
     h = hashlib.blake2b(digest_size=16)
     for part in (case.id, case.answer, case.context or "", *case.tool_outputs):
         h.update(part.encode("utf-8", "surrogatepass"))
@@ -260,6 +318,9 @@ def content_key(case: Case, policy: Policy) -> str:
         h.update(k.encode("utf-8", "surrogatepass") + b"\x00" + v.encode("utf-8", "surrogatepass"))
         h.update(b"\x00\x02")
     h.update(policy_key(policy).encode("utf-8", "surrogatepass"))
+    payload = payload_key(case)  # a provider's response and request, explicit claims
+    if payload:
+        h.update(b"\x00\x03" + payload.encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 

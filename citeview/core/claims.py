@@ -80,6 +80,31 @@ def claim_texts(answer: str, citations: Sequence[Spanned]) -> list[str]:
     return [answer[s:e] for s, e in claim_spans(answer, citations)]
 
 
+_ENDERS = set(".!?\u2026\u3002\uff01\uff1f" + _CLOSERS)
+
+
+def sentence_at(answer: str, position: int) -> tuple[int, int]:
+    """The sentence that contains ``position`` or ends at it (its final punctuation kept,
+    whitespace trimmed): the claim of a citation that marks a single position, such as an
+    OpenAI ``file_citation`` (whose index is usually the claim's full stop). Sentences are
+    those of :data:`SENTENCE_BOUNDARY_RE`."""
+    position = max(0, min(position, len(answer)))
+    start, end = 0, len(answer)
+    for m in SENTENCE_BOUNDARY_RE.finditer(answer):
+        if m.end() <= position:
+            start = m.end()
+            continue
+        end = m.start()
+        while end < m.end() and answer[end] in _ENDERS:
+            end += 1
+        break
+    while end > start and answer[end - 1].isspace():
+        end -= 1
+    while start < end and answer[start].isspace():
+        start += 1
+    return start, end
+
+
 def _claim(answer: str, lo: int, marker: int) -> tuple[int, int]:
     lo = min(lo, marker)
     e = marker

@@ -19,6 +19,7 @@ from typing import TypeVar
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
 from citeview.core.files import decode_text, read_file_bytes
+from citeview.core.providers import RECORD_KINDS
 from citeview.core.text import may_hold_surrogates, scrub_surrogates
 from citeview.core.transcripts import describe_value, detect_kind, record_id, record_to_case
 
@@ -223,7 +224,7 @@ def document_dataset(obj: object, path: str) -> Dataset:
         cases = []
         for n, item in enumerate(obj, 1):
             rkind = detect_kind(item)
-            if rkind not in ("case", "chat", "responses"):
+            if rkind not in ("case", "chat", "responses", *RECORD_KINDS):
                 raise InputError(f"{path}: item {n} of the array is not a case "
                                  f"({describe_value(item)})")
             cases.append(_with_context(f"{path} item {n}", record_to_case, item, f"{stem}#{n}"))

@@ -2,7 +2,8 @@
 
 Codes are stable: tools and CI configurations refer to them. CV1xx concern marker syntax in the
 answer alone, CV2xx resolution against the material, CV3xx placement in the Markdown answer,
-CV4xx support, CV5xx the material itself.
+CV4xx support, CV5xx the material itself, CV6xx the citations of a provider's response
+(OpenAI, Anthropic, Gemini annotations: :mod:`citeview.core.providers`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,15 @@ RULES: dict[str, Rule] = {
         Rule("CV501", "repeated-line-label", _W, summary="The material repeats a line label."),
         Rule("CV502", "malformed-material", _W, summary="Material that could not be read as written."),
         Rule("CV503", "literal-escape-in-material", _I, summary="A material marker written as ASCII escapes."),
+        Rule("CV601", "offset-out-of-range", _E, summary="A provider's offset lies outside the text it indexes, or its range is reversed."),
+        Rule("CV602", "offset-inside-character", _E, summary="A UTF-8 byte offset falls inside a multi-byte character."),
+        Rule("CV603", "segment-text-mismatch", _E, summary="A Gemini segment.text differs from the answer at its offsets."),
+        Rule("CV604", "cited-text-mismatch", _E, summary="A provider's cited_text is not the document text at its location."),
+        Rule("CV605", "unknown-provider-index", _E, summary="An index into chunks, documents, results or parts that does not exist."),
+        Rule("CV606", "file-not-in-results", _W, summary="A file_citation whose file is not among the search results."),
+        Rule("CV607", "overlapping-citation-spans", _W, summary="Provider citation spans that cross or repeat."),
+        Rule("CV608", "unchecked-cited-text", _I, summary="Cited text that could not be checked (no text layer, no request)."),
+        Rule("CV609", "answer-not-response-text", _E, summary="The case's answer is not the text of its provider response."),
     )
 }
 
@@ -97,6 +107,33 @@ class Diagnostic:
             "start": self.start,
             "end": self.end,
         }
+
+
+class CitationDiagnostic(Diagnostic):
+    """A diagnostic about one numbered citation (a provider's, which has no marker text to
+    locate it by): ``number`` is the citation's number, ``start``/``end`` its claim in the
+    answer. A plain subclass, like ``MaterialDiagnostic``."""
+
+    __slots__ = ("number",)
+    number: int
+
+    def __init__(self, code: str, severity: Severity, message: str, start: int, end: int,
+                 number: int = 0) -> None:
+        Diagnostic.__init__(self, code, severity, message, start, end)
+        object.__setattr__(self, "number", number)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (CitationDiagnostic, (self.code, self.severity, self.message, self.start,
+                                     self.end, self.number))
+
+    def __repr__(self) -> str:
+        return (f"CitationDiagnostic({self.code!r}, {self.message!r}, {self.start}, {self.end}, "
+                f"number={self.number})")
+
+    def to_dict(self) -> dict[str, object]:
+        d = Diagnostic.to_dict(self)
+        d["citation"] = self.number
+        return d
 
 
 def make(code: str, message: str, start: int, end: int) -> Diagnostic:

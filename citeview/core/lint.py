@@ -84,12 +84,22 @@ def run_rules(analysed: AnalysedCase) -> tuple[list[Diagnostic], list[Diagnostic
     result = analysed.scan_result
     citations = [c.citation for c in analysed.citations]
     resolutions = analysed.resolutions
+    # A provider's citations (no marker text) have no marker to misplace; their checks are
+    # the CV6xx findings made when they were read.
+    markers = [c for c in citations if c.raw]
+    provider_at = [c.start for c in citations if not c.raw]
     diags = list(result.diagnostics)
     malformed = [(d.start, d.end) for d in result.diagnostics if d.code == "CV110"]
-    diags.extend(_resolution_diagnostics(resolutions, policy, malformed))
+    diags.extend(_resolution_diagnostics([r for r in resolutions if r.citation.raw], policy,
+                                         malformed))
     if any(policy.enabled(code) for code in _PLACEMENT):
         stray = [(d.start, d.end) for d in result.diagnostics if d.code in ("CV101", "CV105")]
-        diags.extend(check_placement(answer, citations, stray, policy.multi_source))
+        found = check_placement(answer, markers, stray, policy.multi_source)
+        if provider_at:  # a paragraph a provider's citation cites is not uncited
+            found = [d for d in found if d.code != "CV308"
+                     or not any(d.start <= p <= d.end for p in provider_at)]
+        diags.extend(found)
+    diags.extend(analysed.provider_diagnostics)
     if policy.enabled("CV401"):
         diags.extend(weak_support_diagnostics(answer, citations, resolutions,
                                               [c.claim for c in analysed.citations],

@@ -44,6 +44,7 @@ class SourceKind(StrEnum):
     CONTEXT = "context"  # a unit of injected context (<tag id="...">)
     DOCUMENT = "document"  # tool output without labels: cited whole
     FILE = "file"  # a file given directly; its physical lines are L1..Ln
+    WEB = "web"  # a provider's web result (citeview.core.providers): a URL, maybe excerpts
 
 
 @dataclass(slots=True, frozen=True)
@@ -71,6 +72,10 @@ class Source:
     origin: str = ""
     origin_span: tuple[int, int] = (0, 0)
     tag: str | None = None  # the tag name of a context unit
+    # A provider's document (citeview.core.providers): the span in ``text`` of each PDF page
+    # (page n is pages[n - 1]) and of each content block.
+    pages: list[tuple[int, int]] = field(default_factory=list)
+    blocks: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def updated(self) -> str | None:

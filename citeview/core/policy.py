@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from citeview.core.diagnostics import RULES, Diagnostic, Severity
+from citeview.core.diagnostics import RULES, CitationDiagnostic, Diagnostic, Severity
 from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.core.material import MaterialDiagnostic
@@ -174,6 +174,8 @@ class Policy:
 def _regrade(d: Diagnostic, severity: Severity) -> Diagnostic:
     if isinstance(d, MaterialDiagnostic):  # keep the origin it is located in
         return MaterialDiagnostic(d.code, severity, d.message, d.start, d.end, d.origin)
+    if isinstance(d, CitationDiagnostic):  # keep the citation it is about
+        return CitationDiagnostic(d.code, severity, d.message, d.start, d.end, d.number)
     return Diagnostic(d.code, severity, d.message, d.start, d.end)
 
 

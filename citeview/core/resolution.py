@@ -25,6 +25,13 @@ class Status(StrEnum):
     OUT_OF_RANGE = "line-out-of-range"
     REVERSED = "reversed-range"
     NO_LINES = "line-locator-on-unlined-source"
+    # A provider's citation (citeview.core.providers): the cited text could not be checked (a
+    # PDF page without a text layer, the request with the documents not in the case); the
+    # provider's cited text differs from the document at the location; the location (character,
+    # page or block index) is outside the document.
+    UNCHECKED = "unchecked"
+    MISMATCH = "cited-text-differs"
+    BAD_LOCATION = "location-out-of-range"
 
     @property
     def rank(self) -> int:
@@ -43,8 +50,9 @@ class Status(StrEnum):
 
 
 _RANK = {
-    Status.OK: 0, Status.WHOLE_SOURCE: 1, Status.NO_LINES: 2, Status.REVERSED: 3,
-    Status.OUT_OF_RANGE: 4, Status.UNKNOWN_SOURCE: 5,
+    Status.OK: 0, Status.WHOLE_SOURCE: 1, Status.UNCHECKED: 2, Status.NO_LINES: 2,
+    Status.MISMATCH: 3, Status.REVERSED: 3, Status.BAD_LOCATION: 4, Status.OUT_OF_RANGE: 4,
+    Status.UNKNOWN_SOURCE: 5,
 }
 _CODES = {
     Status.UNKNOWN_SOURCE: "CV201", Status.OUT_OF_RANGE: "CV202", Status.REVERSED: "CV203",
@@ -59,6 +67,13 @@ class Target:
     ``lines`` are the cited lines in text order; ``span`` runs from the first cited line's start
     to the last one's end (the whole text when the source is cited whole), None when nothing
     can be shown. ``out_of_range_end`` says which end of the locator is not a label.
+
+    A provider's citation (no marker) says what its span is in ``unit``: ``chars`` (``span`` is
+    exactly the cited characters; ``lines`` the lines they touch), ``pages`` (``pages``: first
+    and last page, 1-based), ``blocks`` (``blocks``: first and last content block, 0-based),
+    ``url`` (a web result: the URL, and the provider's excerpt when it gave one) or ``whole``;
+    ``cited_text`` is the provider's own copy of the cited text, when it gave one. A marker's
+    target has no ``unit`` (its lines are what its locator names).
     """
 
     source_id: str
@@ -71,6 +86,10 @@ class Target:
     locator: Locator | None = None
     duplicates: int = 0  # other sources defining the same id (not used)
     suggestion: str | None = None  # a known id close to an unknown one
+    unit: str | None = None  # provider citations: chars, pages, blocks, url or whole
+    pages: tuple[int, int] | None = None
+    blocks: tuple[int, int] | None = None
+    cited_text: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -87,6 +106,24 @@ class Target:
     def labels(self) -> tuple[int, ...]:
         return tuple(line.label for line in self.lines)
 
+    @property
+    def where(self) -> str:
+        """Where a provider's citation points, in its own unit ("page 2", "blocks 0-1",
+        "characters 13-58"); empty for a marker's target."""
+        if self.pages is not None:
+            a, b = self.pages
+            return f"page {a}" if a == b else f"pages {a}-{b}"
+        if self.blocks is not None:
+            a, b = self.blocks
+            return f"block {a}" if a == b else f"blocks {a}-{b}"
+        if self.unit == "chars" and self.span is not None:
+            return f"characters {self.span[0]}-{self.span[1]}"
+        if self.unit == "url":
+            return "web result"
+        if self.unit == "whole":
+            return "whole source"
+        return ""
+
     def to_dict(self) -> dict[str, object]:
         src = self.source
         return {
@@ -102,7 +139,16 @@ class Target:
             "span": list(self.span) if self.span is not None else None,
             "out_of_range_end": self.out_of_range_end,
             "text": self.text,
+            **self._provider_dict(),
         }
+
+    def _provider_dict(self) -> dict[str, object]:
+        if self.unit is None:
+            return {}
+        return {"unit": self.unit, "where": self.where,
+                "pages": list(self.pages) if self.pages is not None else None,
+                "blocks": list(self.blocks) if self.blocks is not None else None,
+                "cited_text": self.cited_text}
 
 
 @dataclass(slots=True, frozen=True)
@@ -197,7 +243,7 @@ def _kind_word(source: Source) -> str:
     if source.kind is SourceKind.CONTEXT:
         return f"context unit <{source.tag}>" if source.tag else "context unit"
     return {SourceKind.DOCUMENT: "document", SourceKind.FILE: "file",
-            SourceKind.LINE: "source"}[source.kind]
+            SourceKind.LINE: "source", SourceKind.WEB: "web result"}[source.kind]
 
 
 def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, list[Source]],

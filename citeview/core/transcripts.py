@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from citeview.core import providers
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
 
@@ -27,7 +28,8 @@ _CONTEXT_TAG_RE = re.compile(r"<[A-Za-z][\w.-]*\s[^<>]*\bid\s*=\s*[\"']?[^\s\"'<
 
 
 def detect_kind(obj: object) -> str:
-    """"case", "chat", "responses", "json-array" or "unknown" for a parsed JSON value."""
+    """"case", "chat", "responses", "json-array", a provider's kind
+    (:data:`citeview.core.providers.RECORD_KINDS`) or "unknown" for a parsed JSON value."""
     if isinstance(obj, Mapping):
         if "answer" in obj:
             return "case"
@@ -35,13 +37,15 @@ def detect_kind(obj: object) -> str:
             return "chat"
         if "output" in obj and isinstance(obj.get("output"), list):
             return "responses"
-        return "unknown"
+        return providers.record_kind(obj) or "unknown"
     if isinstance(obj, list):
         if not obj:
             return "unknown"
         dicts = [o for o in obj if isinstance(o, Mapping)]
         if len(dicts) != len(obj):
             return "json-array" if all(isinstance(o, (list, Mapping)) for o in obj) else "unknown"
+        if all(providers.record_kind(o) for o in dicts):
+            return "json-array"  # provider responses (an Anthropic one has "type": "message")
         if any(o.get("type") in _RESPONSES_TYPES and "answer" not in o for o in dicts):
             return "responses"
         if all("role" in o and "answer" not in o for o in dicts):
@@ -54,12 +58,28 @@ def record_to_case(obj: object, default_id: str) -> Case:
     """One record (case, chat transcript or Responses output) as a :class:`Case`."""
     kind = detect_kind(obj)
     if kind == "case":
-        return Case.from_dict(obj, default_id)
+        case = Case.from_dict(obj, default_id)
+        providers.check_case_payload(case)
+        return case
     if kind == "chat":
-        return chat_case(obj, default_id)
+        case = chat_case(obj, default_id)
+        _with_payload(case, providers.chat_answer_response(
+            obj.get("messages") if isinstance(obj, Mapping) else obj))
+        return case
     if kind == "responses":
-        return responses_case(obj, default_id)
+        payload = providers.responses_payload(obj)  # checks annotations before they are used
+        case = responses_case(obj, default_id)
+        _with_payload(case, payload)
+        return case
+    if kind in providers.RECORD_KINDS:
+        return providers.provider_case(obj, default_id)
     raise InputError(f"unknown format: {describe_value(obj)}")
+
+
+def _with_payload(case: Case, response: object | None) -> None:
+    """Keep a transcript's provider response in the case: the analysis reads its citations."""
+    if response is not None:
+        case.extra["response"] = response
 
 
 def record_id(obj: object, default_id: str) -> str:
@@ -77,6 +97,8 @@ def record_id(obj: object, default_id: str) -> str:
     if kind in ("chat", "responses"):
         meta = obj.get("metadata") if isinstance(obj, Mapping) else None
         return _meta_id(meta if isinstance(meta, Mapping) else {}, obj, default_id)
+    if kind in providers.RECORD_KINDS:
+        return providers.record_case_id(obj, default_id)
     raise InputError(f"not a case, chat transcript or Responses output ({describe_value(obj)})")
 
 

@@ -255,6 +255,16 @@ def _replace_sentinels(body: str, chips: Sequence[Chip], dark: bool) -> str:
     return "".join(parts)
 
 
+_TAG_RE = re.compile(r"<[^>]*>")
+
+
+def visible_text(fragment: str) -> str:
+    """The text a fragment of the answer shows once rendered (Markdown syntax and link targets
+    gone): what the answer pane finds a provider's claim by, whose span may be all syntax, such
+    as a link ``([site](https://site/page))``."""
+    return html.unescape(_TAG_RE.sub("", _md().renderInline(fragment.translate(_VISIBLE))))
+
+
 def stylesheet(dark: bool = False) -> str:
     """Default stylesheet of the answer document (Qt's rich-text CSS subset)."""
     code_bg = "#2a2d33" if dark else "#f3f4f6"

@@ -131,7 +131,9 @@ class CaseLoader(QObject):
         win = self.win
         view, prepared = result
         win.view = view
-        claims = [(view.case.answer[s:e], (s, e)) for s, e in (c.claim for c in view.citations)]
+        claims = [(c.shown_claim if c.shown_claim is not None
+                   else view.case.answer[c.claim[0]:c.claim[1]], c.claim)
+                  for c in view.citations]
         win.answer.set_prepared(prepared, claims)
         judged = win.progress.decorate(view)
         if judged:

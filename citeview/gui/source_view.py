@@ -84,6 +84,19 @@ def plain_tooltip(text: str) -> str:
     return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>" if text else ""
 
 
+def provider_banner(target: Target) -> str | None:
+    """What a provider's citation points at, for the banner ("Cites page 2 of 3"); None for a
+    marker's target (its lines show in the gutter)."""
+    if getattr(target, "unit", None) is None:
+        return None
+    text = f"Cites {target.detail}" if target.detail else f"Cites {target.where}"
+    if target.cited_text and target.unit in ("pages", "blocks", "url"):
+        quote = " ".join(target.cited_text.split())
+        quote = quote if len(quote) <= 300 else quote[:299] + "\u2026"
+        text += f" \u2014 cited text: \u201c{quote}\u201d"
+    return text
+
+
 def _status_value(status: object) -> str:
     return str(getattr(status, "value", status))
 
@@ -235,6 +248,7 @@ class QtSourceText(QPlainTextEdit):
         self._tint_first: list[int] = []
         self._tint_last: list[int] = []
         self.strong_blocks: tuple[int, int] | None = None
+        self.strong_exact = False  # the highlight is exact characters, not whole lines
         self._gutter = _Gutter(self)
         self._gutter_w = 0
         self.blockCountChanged.connect(self._update_gutter_width)
@@ -356,8 +370,11 @@ class QtSourceText(QPlainTextEdit):
                 for block, top, bottom in self._visible_blocks():
                     number = block.blockNumber()
                     if strong is not None and strong[0] <= number <= strong[1]:
+                        # Exact characters (a provider's character span): the lines only
+                        # tinted, the ExtraSelection marks the characters.
                         painter.fillRect(QRectF(0, top, width, bottom - top),
-                                         self.roles.highlight)
+                                         self.roles.tint if self.strong_exact
+                                         else self.roles.highlight)
                     elif self.is_tinted(number):
                         painter.fillRect(QRectF(0, top, width, bottom - top), self.roles.tint)
             finally:
@@ -666,9 +683,10 @@ class QtSourceView(QWidget):
             self._clear_highlight()
         else:
             last_start = max(ln.start for ln in lines) if lines else None
+            self._text.strong_exact = getattr(target, "unit", None) == "chars"
             self._set_strong(loaded, span, top=whole, last_line_start=last_start)
         if status in ("ok", "whole-source"):
-            self._set_banner(None)
+            self._set_banner(provider_banner(target))
         else:
             title = _STATUS_TITLES.get(status, status.replace("-", " ").capitalize())
             msg = f"⚠ {title}: {target.detail}" if target.detail else f"⚠ {title}"

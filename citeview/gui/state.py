@@ -22,6 +22,7 @@ from citeview.gui.answer_render import (
     merged_marks,
     render_answer,
     verdict_marks,
+    visible_text,
 )
 
 if TYPE_CHECKING:
@@ -61,6 +62,9 @@ class CitationView:
     # A merged session: each merged annotator's verdicts per source (shown on the chip when
     # this window's annotator has not judged it), in the merge's order.
     merged: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
+    # A provider's claim as the rendered answer shows it (None: a marker's, found from its raw
+    # text); its span is explicit and may be mostly Markdown syntax (a link).
+    shown_claim: str | None = None
 
     def set_judgements(self, verdicts: Sequence[str | None], notes: Sequence[str],
                        labels: Sequence[str] = ()) -> None:
@@ -147,6 +151,9 @@ class CitationView:
                 continue
             title = getattr(source, "title", None) or getattr(source, "label", None) or sid
             out.append(f"{sid} \u2014 {title}")
+            where = getattr(target, "where", "")
+            if where:  # a provider's citation: what it points at, in its own unit
+                out.append(f"  {where}")
             status = _status(target)
             if status not in OK_STATUSES:
                 detail = getattr(target, "detail", "") or status
@@ -305,8 +312,8 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
                 if span is not None and _status(v.targets[k]) in OK_STATUSES:
                     cited_spans.setdefault(sid, []).append((span[0], span[1]))
     rows = [
-        SourceRow(s.id, str(getattr(s.kind, "value", s.kind)),
-                  s.title or getattr(s, "label", None) or "", counts.get(s.id, 0), s)
+        SourceRow(s.id, str(getattr(s.kind, "value", s.kind)), _row_title(s),
+                  counts.get(s.id, 0), s)
         for s in analysed.material.sources
     ]
     rows += [SourceRow(sid, "missing", "not in the material", counts[sid], None)
@@ -322,6 +329,14 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     return cv
 
 
+def _row_title(source: Source) -> str:
+    """The sources list's title: a web result's title with its URL."""
+    title = source.title or getattr(source, "label", None) or ""
+    if str(getattr(source.kind, "value", source.kind)) == "web" and source.url:
+        return f"{title} \u2014 {source.url}" if title else source.url
+    return title
+
+
 def lint_case(case: Case, policy: Policy | None = None, *,
               cache: AnalysisCache | None = None,
               analysed: AnalysedCase | None = None) -> list[Diagnostic]:
@@ -335,6 +350,10 @@ def lint_case(case: Case, policy: Policy | None = None, *,
 def _attach(analysed: AnalysedCase, diagnostics: Sequence[Sequence[Diagnostic]],
             verdicts: dict[int, str]) -> list[CitationView]:
     """One view per analysed citation, with the diagnostics touching it."""
-    return [CitationView(c.index, c.citation, c.targets, c.claim, tuple(diags),
-                         verdicts.get(c.index))
-            for c, diags in zip(analysed.citations, diagnostics, strict=True)]
+    views = [CitationView(c.index, c.citation, c.targets, c.claim, tuple(diags),
+                          verdicts.get(c.index))
+             for c, diags in zip(analysed.citations, diagnostics, strict=True)]
+    for v, c in zip(views, analysed.citations, strict=True):
+        if not c.citation.raw:
+            v.shown_claim = visible_text(c.claim_text)
+    return views
