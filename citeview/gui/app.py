@@ -78,6 +78,7 @@ def run_gui(args: argparse.Namespace) -> int:
     if getattr(args, "no_advance", False):
         win.advance.override(False)
     win.show()
+    win.activateWindow()  # the keyboard is the reviewer's from the first key (no click)
     path = str(demo_path()) if getattr(args, "demo", False) else getattr(args, "file", None)
     if path:
         win.open_path(path, case_id=getattr(args, "case", None))
@@ -94,5 +95,6 @@ def run_gui_dataset(dataset: Dataset, case_id: str | None = None,
     if not advance:
         win.advance.override(False)
     win.show()
+    win.activateWindow()
     win.open_input(dataset, case_id=case_id)  # reviewed in NAME.citeview like any input
     return int(app.exec())

@@ -31,6 +31,7 @@ from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
+    QGuiApplication,
     QKeySequence,
     QShowEvent,
 )
@@ -141,8 +142,9 @@ class MainWindow(QMainWindow):
         from citeview.gui import focus
 
         focus.install(self)
-        self.answer.chipStep.connect(
-            lambda d: self.navigator.next_item() if d > 0 else self.navigator.previous_item())
+        self.answer.chipStep.connect(  # chip to chip (J/K also visit each source)
+            lambda d: self.navigator.next_citation() if d > 0
+            else self.navigator.previous_citation())
         self._restore_settings()
 
     # ------------------------------------------------------------------------------ layout
@@ -329,6 +331,8 @@ class MainWindow(QMainWindow):
         geometry = s.value("window/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
+        else:
+            self._fit_screen()
         self._splitters_restored = False
         for split in (self.split_main, self.split_right, self.split_left, self.split_panes):
             state = s.value(f"splitters/{split.objectName()}")
@@ -338,6 +342,15 @@ class MainWindow(QMainWindow):
             self.set_zoom(int(str(s.value("view/zoom", 0))))
         except (TypeError, ValueError):
             self.set_zoom(0)
+
+    def _fit_screen(self) -> None:
+        """First start: 1400x860, or what the screen has room for (a 1024x640 display shows
+        the whole window, not its left part)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        room = screen.availableGeometry()
+        self.resize(min(1400, room.width()), min(860, room.height()))
 
     def save_settings(self) -> None:
         s = self.settings

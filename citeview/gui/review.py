@@ -50,10 +50,13 @@ class ReviewController(QObject):
                 win, dialogs.edit_note(win, title, prompt, text)))
         self.blind = False
         self._confirm_done: str | None = None  # the case a Ctrl+Enter warned about
+        self._typed_ahead: list[str | None] = []  # verdict keys pressed while a case loads
         self.verdict_actions: list[QAction] = []
         self.case_actions: list[QAction] = []
         self._build_actions()
         win.navigator.citationChanged.connect(lambda _i: self.sync_bar())
+        win.loader.viewReady.connect(self._apply_typed_ahead)
+        win.loader.caseChanged.connect(lambda _i: self.sync_bar())
         self._set_enabled(False)
 
     @property
@@ -337,6 +340,11 @@ class ReviewController(QObject):
         """Record ``verdict`` on the shown source of the active citation, then move on to the
         next unjudged item (:mod:`citeview.gui.advance`); the verdict that completes a case
         marks it done in the same undo step."""
+        if self.win.view is None and self.session is not None and self.win.dataset is not None:
+            # The next case is still being built: keep the key for it (a reviewer who knows
+            # the next answer is quicker than the window; nothing typed is lost).
+            self._typed_ahead.append(verdict)
+            return
         found = self.key()
         if found is None or self.session is None:
             self.sync_bar()
@@ -366,6 +374,12 @@ class ReviewController(QObject):
                      + (" \u00b7 case done" if completes else ""))
         if verdict is not None and advance.enabled and item is not None:
             advance.after_verdict(item, completes)
+
+    def _apply_typed_ahead(self) -> None:
+        """The case is shown: the keys typed while it loaded, in order (one that opens the
+        next case leaves the rest for that one)."""
+        while self._typed_ahead and self.win.view is not None:
+            self.set_verdict(self._typed_ahead.pop(0))
 
     def edit_note(self) -> None:
         found = self.key()

@@ -1,0 +1,151 @@
+"""Reviewing in a real X server, keys sent through X (xdotool): one key per verdict."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citeview.core.analysis import analyse
+from citeview.core.inputs import load_input
+from citeview.core.policy import Policy
+from tests.conftest import load_sample
+from tests.gui.xserver import App, xvfb
+
+pytestmark = pytest.mark.slow
+
+SAMPLES = ["handbook-line-level", "contract-block-level", "transit-multi-turn",
+           "opinion-injected-context", "handbook-rule-breaking"]
+
+
+def thirty_cases(path: Path) -> Path:
+    """30 cases: multi-source citations (transit), problem cases (rule-breaking: unknown
+    sources, bad ranges, recovered markers) and three with no citation at all."""
+    lines = []
+    for i in range(30):
+        if i % 10 == 4:
+            case = {"id": f"c{i:02d}-none", "question": "Anything?",
+                    "answer": "No sources were needed for this one."}
+        else:
+            case = load_sample(f"{SAMPLES[i % len(SAMPLES)]}.case.json")
+            case["id"] = f"c{i:02d}-{SAMPLES[i % len(SAMPLES)]}"
+        lines.append(json.dumps(case))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_thirty_cases_reviewed_with_the_keyboard_alone_at_under_1_2_keys_per_verdict(
+        tmp_path: Path) -> None:
+    data = thirty_cases(tmp_path / "thirty.jsonl")
+    items = {c.id: analyse(c, Policy()).items for c in load_input(str(data)).iter_cases()}
+    verdicts = sum(items.values())
+    assert verdicts > 60 and sum(1 for n in items.values() if n == 0) == 3
+    with xvfb() as display:
+        app = App(display, tmp_path / "home", str(data))
+        try:
+            app.wait(lambda: app.title().startswith("c00-"), what="the first case")
+            time.sleep(1)  # a reviewer reads the first answer before the first key
+            given = 0
+            for case_id, n in items.items():
+                app.wait(lambda cid=case_id: app.title().startswith(cid + " "),
+                         what=f"case {case_id}")
+                if n == 0:
+                    app.key("ctrl+Return")  # nothing to judge: done, next
+                    continue
+                for _ in range(n):
+                    app.key("1")
+                    given += 1
+                    if given == 1:  # fresh settings: the annotator's name is asked once
+                        app.wait(lambda: len(app.windows("Annotator")) > 0,
+                                 what="the annotator prompt")
+                        app.type("qa")
+                        app.key("Return")
+                        app.wait(lambda: not app.windows("Annotator"), what="the prompt to close")
+        finally:
+            app.wait(lambda: True)
+            out = app.quit()
+    assert "Traceback" not in out, out
+    assert given == verdicts
+    ratio = app.keys / verdicts
+    assert ratio <= 1.2, f"{app.keys} keys for {verdicts} verdicts: {ratio:.2f}"
+    # Every verdict stored and every case done, as the export and the report tell it.
+    session = data.with_suffix(".citeview")
+    rows = subprocess.run([sys.executable, "-m", "citeview", "export", str(session),
+                           "--format", "jsonl"], capture_output=True, text=True, check=True)
+    exported = [json.loads(line) for line in rows.stdout.splitlines()]
+    judged = [r for r in exported if r["verdict"] == "supported" and r["annotator"] == "qa"]
+    assert len(judged) == verdicts and all(r["status"] != "orphaned" for r in exported)
+    report = subprocess.run([sys.executable, "-m", "citeview", "report", str(session),
+                             "--format", "json"], capture_output=True, text=True, check=True)
+    assert json.loads(report.stdout)["cases"]["done"] == 30
+
+
+def chip_boxes(image_path: Path, width: int = 840, height: int = 640
+               ) -> list[tuple[int, int, int, int]]:
+    """Chips on screen, in reading order: connected areas of the chip colours (resolved
+    background, active background) in a screenshot's answer area."""
+    from collections import deque
+
+    from PySide6.QtGui import QColor, QImage
+
+    image = QImage(str(image_path))
+    wanted = {QColor("#dbe7fb").rgb(), QColor("#1a4a9c").rgb()}
+    hit = {(x, y) for y in range(min(height, image.height()))
+           for x in range(min(width, image.width())) if image.pixel(x, y) in wanted}
+    boxes = []
+    while hit:
+        todo = deque([hit.pop()])
+        xs, ys = [], []
+        while todo:
+            x, y = todo.popleft()
+            xs.append(x)
+            ys.append(y)
+            for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if n in hit:
+                    hit.discard(n)
+                    todo.append(n)
+        if len(xs) > 40 and max(ys) - min(ys) >= 8:
+            boxes.append((min(xs), min(ys), max(xs), max(ys)))
+    boxes.sort(key=lambda b: (b[1] // 10, b[0]))
+    return boxes
+
+
+def test_a_chip_clicked_with_the_mouse_looks_as_when_reached_with_the_keyboard(
+        tmp_path: Path, qapp) -> None:  # type: ignore[no-untyped-def]
+    case = Path(__file__).parent.parent / "data" / "samples" / "transit-multi-turn.case.json"
+    data = tmp_path / "transit.case.json"
+    data.write_bytes(case.read_bytes())
+    with xvfb("1280x800") as display:
+        app = App(display, tmp_path / "home", str(data))
+        try:
+            app.wait(lambda: app.title().startswith("transit"), what="the case")
+            time.sleep(1.5)
+            app.screenshot(tmp_path / "start.png")
+            boxes = chip_boxes(tmp_path / "start.png")
+            assert len(boxes) == 4, boxes  # the answer's four chips
+            x0, y0, x1, y1 = boxes[2]
+            app.click((x0 + x1) // 2, (y0 + y1) // 2)  # the real mouse, on chip 3
+            time.sleep(0.5)
+            app.xdotool("mousemove", "1270", "790")  # then out of the way
+            time.sleep(0.5)
+            app.screenshot(tmp_path / "mouse.png")
+            app.key("Left")  # chip 2, then back to chip 3 from the keyboard
+            time.sleep(0.3)
+            app.key("Right")
+            time.sleep(0.7)
+            app.screenshot(tmp_path / "keyboard.png")
+        finally:
+            app.quit()
+    from PySide6.QtGui import QImage
+
+    mouse, keyboard = QImage(str(tmp_path / "mouse.png")), QImage(str(tmp_path / "keyboard.png"))
+    assert mouse == keyboard, f"the screens differ: {tmp_path}"
+    dark = QImage(str(tmp_path / "mouse.png")).copy(x0, y0, x1 - x0 + 1, y1 - y0 + 1)
+    from PySide6.QtGui import QColor
+
+    fills = {dark.pixel(x, y) for x in range(dark.width()) for y in range(dark.height())}
+    assert QColor("#1a4a9c").rgb() in fills  # the active chip's colour, not a blank box

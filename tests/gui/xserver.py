@@ -1,0 +1,119 @@
+"""A real X server for tests: Xvfb on a free display, citeview started on it as a user would,
+real key presses and clicks sent with xdotool, screenshots with ImageMagick's ``import``.
+
+Skipped where Xvfb or xdotool is missing (``.ci/run`` installs both). pytest-qt's key clicks go
+straight to a widget and skip X's focus routing; these go through the X server.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+NEEDED = ("Xvfb", "xdotool")
+
+
+def skip_without_x() -> None:
+    missing = [tool for tool in NEEDED if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (Debian: xvfb, xdotool)")
+
+
+@contextmanager
+def xvfb(size: str = "1280x800") -> Iterator[str]:
+    """A fresh Xvfb; yields its DISPLAY (":N")."""
+    skip_without_x()
+    read, write = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", f"{size}x24",
+                             "-nolisten", "tcp"], pass_fds=(write,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    try:
+        with os.fdopen(read) as fh:
+            number = fh.readline().strip()
+        if not number:
+            pytest.skip("Xvfb did not start")
+        display = f":{number}"
+        deadline = time.monotonic() + 10
+        while subprocess.run(["xdotool", "getmouselocation"], env={**os.environ,
+                             "DISPLAY": display}, capture_output=True).returncode != 0:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                pytest.fail(f"Xvfb on {display} does not answer")
+            time.sleep(0.05)
+        yield display
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+class App:
+    """citeview running on ``display`` with a fresh home (settings, data folder)."""
+
+    def __init__(self, display: str, home: Path, *args: str) -> None:
+        self.display = display
+        self.env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb",
+                    "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                    "XDG_DATA_HOME": str(home / ".local" / "share"),
+                    "CITEVIEW_DATA_DIR": str(home / "data"),
+                    "PYTHONPATH": os.pathsep.join(sys.path)}
+        self.proc = subprocess.Popen([sys.executable, "-m", "citeview", *args], env=self.env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.keys = 0  # key presses sent, as a reviewer would count them
+
+    def xdotool(self, *args: str) -> str:
+        out = subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True,
+                             timeout=20)
+        return out.stdout.strip()
+
+    def windows(self, name: str = "citeview") -> list[str]:
+        return [w for w in self.xdotool("search", "--onlyvisible", "--name", name).split() if w]
+
+    def title(self) -> str:
+        wins = self.windows()
+        return self.xdotool("getwindowname", wins[-1]) if wins else ""
+
+    def wait(self, predicate, timeout: float = 20.0, what: str = "") -> None:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError(f"citeview exited: {self.proc.stdout.read()}")  # type: ignore[union-attr]
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}; title {self.title()!r}")
+
+    def key(self, *keys: str, count: bool = True) -> None:
+        """Press keys (xdotool names, e.g. ``1``, ``ctrl+Return``), one press each."""
+        self.xdotool("key", "--delay", "30", *keys)
+        if count:
+            self.keys += len(keys)
+
+    def type(self, text: str) -> None:
+        self.xdotool("type", "--delay", "30", text)
+        self.keys += len(text)
+
+    def click(self, x: int, y: int) -> None:
+        self.xdotool("mousemove", str(x), str(y), "click", "1")
+
+    def screenshot(self, path: Path) -> None:
+        subprocess.run(["import", "-window", "root", str(path)], env=self.env, check=True,
+                       timeout=30)
+
+    def quit(self) -> str:
+        """Quit with Ctrl+Q (killed if it hangs); what it printed."""
+        if self.proc.poll() is None:
+            self.key("ctrl+q", count=False)
+        try:
+            out, _ = self.proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, _ = self.proc.communicate(timeout=5)
+        return out or ""
