@@ -2,7 +2,7 @@
 
 Codes are stable: tools and CI configurations refer to them. CV1xx concern marker syntax in the
 answer alone, CV2xx resolution against the material, CV3xx placement in the Markdown answer,
-CV4xx support, CV5xx the material itself.
+CV4xx support, CV5xx the material and the input itself (CV504: an input that cannot be read).
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ RULES: dict[str, Rule] = {
         Rule("CV501", "repeated-line-label", _W, summary="The material repeats a line label."),
         Rule("CV502", "malformed-material", _W, summary="Material that could not be read as written."),
         Rule("CV503", "literal-escape-in-material", _I, summary="A material marker written as ASCII escapes."),
+        Rule("CV504", "unreadable-input", _E, summary="An input or record that could not be read (always on)."),
     )
 }
 
