@@ -13,5 +13,6 @@ def read_bytes(path: str) -> bytes:
 
 
 def read_text(path: str) -> str:
-    """Text of ``path`` (or standard input for ``-``), UTF-8."""
-    return decode_text(read_bytes(path), input_name(path))
+    """Text of ``path`` (or standard input for ``-``), UTF-8; binary data is refused as soon
+    as it is read."""
+    return decode_text(read_input(path, text=True), input_name(path))

@@ -276,9 +276,9 @@ def plain_records(args: argparse.Namespace) -> Iterator[Record]:
 
 
 def expand_paths(paths: list[str]) -> list[str]:
-    """``paths`` with each folder replaced by its :data:`FOLDER_SUFFIXES` files, recursively and
-    sorted (hidden folders and files skipped). A missing path, or a folder with no such file,
-    is an InputError (before any output)."""
+    """``paths`` with each folder replaced by its :data:`FOLDER_SUFFIXES` files, recursively,
+    sorted by path (hidden folders and files skipped). A missing path, or a folder with no
+    such file, is an InputError (before any output)."""
     out: list[str] = []
     for path in paths:
         if path == STDIN:
@@ -297,7 +297,7 @@ def expand_paths(paths: list[str]) -> list[str]:
         if not found:
             raise InputError(f"{path}: a folder with no {', '.join(FOLDER_SUFFIXES)} file to "
                              "lint")
-        out += found
+        out += sorted(found, key=lambda p: os.path.relpath(p, path).split(os.sep))
     return out
 
 

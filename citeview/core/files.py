@@ -92,6 +92,10 @@ def input_limit(size: int | None) -> Iterator[None]:
         _limit_override = old
 
 
+def binary_file(name: str) -> InputError:
+    return InputError(f"{name}: binary file (contains NUL bytes), not text")
+
+
 def too_large(name: str, limit: int) -> InputError:
     return InputError(f"{name}: input too large (more than {limit} bytes; raise the limit with "
                       f"--max-input-size or {MAX_INPUT_ENV})")
@@ -209,11 +213,14 @@ class InputSource:
                 raise too_large(self.name, self.limit)
         return self._pending[:n]
 
-    def read_all(self) -> bytes:
+    def read_all(self, *, text: bool = False) -> bytes:
         """Every byte of the input not handed out by :meth:`lines` yet, refused with an
-        InputError when the input passes the size limit."""
+        InputError when the input passes the size limit. ``text``: a NUL byte is refused as
+        soon as it is read (a device of zeros fails at once, not at the limit)."""
         parts = [self._pending] if self._pending else []
         total = self._given + len(self._pending)
+        if text and b"\x00" in self._pending:
+            raise binary_file(self.name)
         self._pending = b""
         while True:
             want = max(self._size + 1 - total, _CHUNK) if self._size else _CHUNK
@@ -221,6 +228,8 @@ class InputSource:
             chunk = self._raw_read(want) if want > 0 else b""
             if not chunk:
                 break
+            if text and b"\x00" in chunk:
+                raise binary_file(self.name)
             parts.append(chunk)
             total += len(chunk)
             if total > self.limit:
@@ -256,11 +265,12 @@ class InputSource:
         return line
 
 
-def read_input(path: str) -> bytes:
+def read_input(path: str, *, text: bool = False) -> bytes:
     """All bytes of ``path`` (``-``: standard input), read once; missing, directory,
-    unreadable and too large inputs raise a one-line InputError. An empty input is fine."""
+    unreadable and too large inputs raise a one-line InputError. An empty input is fine.
+    ``text``: binary data (a NUL byte) is refused as soon as it is read."""
     with InputSource(path) as src:
-        return src.read_all()
+        return src.read_all(text=text)
 
 
 def check_file(path: str) -> bytes:
@@ -283,8 +293,8 @@ def decode_text(data: bytes, path: str | None, lineno: int | None = None) -> str
     anywhere) or invalid UTF-8 raises a one-line InputError naming ``path`` (and the line)."""
     where = f"{path} line {lineno}" if lineno else f"{path}"
     if b"\x00" in data:
-        raise InputError(f"{where}: binary data (contains NUL bytes), not text" if lineno
-                         else f"{where}: binary file (contains NUL bytes), not text")
+        raise (InputError(f"{where}: binary data (contains NUL bytes), not text") if lineno
+               else binary_file(where))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -295,7 +305,7 @@ def decode_text(data: bytes, path: str | None, lineno: int | None = None) -> str
 def read_text_file(path: str) -> str:
     """The text of a non-empty input (``-``: standard input), checked and decoded by the rules
     above."""
-    data = read_input(path)
+    data = read_input(path, text=True)
     if not data:
         raise InputError(f"{input_name(path)}: file is empty (0 bytes)")
     return decode_text(data, input_name(path))

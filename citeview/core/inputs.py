@@ -148,7 +148,7 @@ def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None =
             raise InputError(f"{src.name}: not a citeview session (not an SQLite database)")
         if loader is None and b"\x00" in head:  # binary: no need to read the rest
             raise InputError(f"{src.name}: binary file (contains NUL bytes), not text")
-        data = src.read_all() if loader is None else b""
+        data = src.read_all(text=True) if loader is None else b""
         regular = src.regular
     if loader is not None:
         dataset = loader.load(path)

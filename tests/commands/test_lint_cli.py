@@ -295,3 +295,47 @@ def test_other_input_formats_lint_too(tmp_path: Path, capsys: pytest.CaptureFixt
     txt.write_text("Remote work is allowed." + M("turn0file0") + "\n", encoding="utf-8")
     code, out, _ = run(capsys, str(txt))
     assert code == 1 and out.splitlines()[0].startswith(f"{txt}:answer:1:24: CV201 ")
+
+
+# --------------------------------------------------------------------------- plain files, folders
+
+
+def test_lint_plain_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    material = tmp_path / "m.txt"
+    material.write_text(TOOL, encoding="utf-8")
+    answer = tmp_path / "a.txt"
+    answer.write_text("Remote work is allowed." + M("turn0file0", "L1") + " And more."
+                      + M("turn0file0", "L9") + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "--material", str(material), "--answer", str(answer),
+                       "--format", "jsonl")
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert code == 1 and [(r["path"], r["case_id"], r["code"]) for r in rows] == [
+        (str(answer), "a", "CV202")]
+    doc = tmp_path / "d.txt"
+    doc.write_text("[L1] A line.\n", encoding="utf-8")
+    answer.write_text("A line." + M("doc1", "L1") + "\n", encoding="utf-8")
+    assert run(capsys, "--document", f"doc1={doc}", "--answer", str(answer))[0] == 0
+    for args, message in ((["--material", str(material)], "plain files need --answer"),
+                          ([CLEAN, "--answer", str(answer)], "either PATH or plain files"),
+                          ([], "nothing to lint")):
+        code, out, err = run(capsys, *args)
+        assert code == 2 and out == "" and message in err
+
+
+def test_lint_a_folder_recursively(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "runs"
+    (root / "b" / "deeper").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    (root / "a.json").write_text(json.dumps(case("a", "Bad." + M("turn9file9"))))
+    write_jsonl(root / "b" / "set.jsonl", [case("b1", "Fine." + M("turn0file0", "L1")),
+                                           case("b2", "Bad." + M("turn9file9"))])
+    (root / "b" / "deeper" / "c.ndjson").write_text(json.dumps(case("c", "x")) + "\n")
+    (root / "b" / "notes.txt").write_text("not linted")
+    (root / ".hidden" / "h.json").write_text("{}")
+    (root / "b" / "set.citeview").write_bytes(b"SQLite format 3\x00")  # a review session
+    code, out, err = run(capsys, str(root), "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and err == ""
+    assert [(c["path"], c["case_id"]) for c in doc["cases"]] == [
+        (str(root / "a.json"), "a"), (str(root / "b" / "deeper" / "c.ndjson"), "c"),
+        (str(root / "b" / "set.jsonl"), "b1"), (str(root / "b" / "set.jsonl"), "b2")]
