@@ -21,6 +21,7 @@ upward::
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -198,7 +199,10 @@ def parse_threshold(value: object, where: str = "weak-support-threshold") -> flo
     """A support threshold: a number from 0 to 1 (a TOML number, or its text on the CLI)."""
     number: float | None = None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int too large for a float: out of range anyway
+            number = None
     elif isinstance(value, str):
         try:
             number = float(value.strip())
@@ -221,13 +225,31 @@ def parse_multi_source(value: object, where: str = "policy") -> MultiSource | No
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML document of ``path``; any file that is not valid, readable TOML raises a
+    one-line :class:`InputError` naming it."""
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as err:
-        raise InputError(f"{path}: invalid TOML ({str(err).splitlines()[0]})") from None
+        raw = path.read_bytes()
     except OSError as err:
         raise InputError(f"{path}: cannot read ({err.strerror or err})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise InputError(f"{path}: not UTF-8 (byte 0x{raw[err.start]:02x} on line {line}); "
+                         "TOML files must be UTF-8") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"{path}: invalid TOML ({str(err).splitlines()[0]})") from None
+    except ValueError as err:
+        # tomllib turns integer text into int unguarded: past the interpreter's digit limit
+        # that raises a plain ValueError.
+        what = (f"an integer longer than {sys.get_int_max_str_digits()} digits"
+                if "integer string conversion" in str(err) else str(err).splitlines()[0])
+        raise InputError(f"{path}: invalid TOML ({what})") from None
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables recursively.
+        raise InputError(f"{path}: invalid TOML (arrays or tables nested too deeply)") from None
 
 
 def _tool_table(data: Mapping[str, Any], path: Path) -> Mapping[str, Any] | None:
@@ -251,6 +273,8 @@ def read_config(path: str | os.PathLike[str]) -> Policy:
     """The policy of one TOML file: its ``[tool.citeview]`` table, or else its top-level keys
     (a ``citeview.toml``)."""
     p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{p}: is a directory, not a configuration file")
     if not p.is_file():
         raise InputError(f"{p}: no such file")
     data = _read_toml(p)

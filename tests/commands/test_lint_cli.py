@@ -297,6 +297,32 @@ def test_other_input_formats_lint_too(tmp_path: Path, capsys: pytest.CaptureFixt
     assert code == 1 and out.splitlines()[0].startswith(f"{txt}:answer:1:24: CV201 ")
 
 
+@pytest.mark.parametrize("data", [
+    b"[tool.citeview]\n# caf\xe9\n",
+    b"[tool.citeview]\nx = " + b"9" * 5000 + b"\n",
+    b"[tool.citeview]\nx = " + b"[" * 5000 + b"]" * 5000 + b"\n",
+], ids=["not-utf8", "huge-int", "deep"])
+def test_a_hostile_pyproject_found_upward_is_a_one_line_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        data: bytes) -> None:
+    (tmp_path / "pyproject.toml").write_bytes(data)
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    answer = deep / "answer.txt"
+    answer.write_text("Plain text.\n", encoding="utf-8")
+    monkeypatch.chdir(deep)
+    code, out, err = run(capsys, str(answer))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"citeview: error: {tmp_path / 'pyproject.toml'}: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_config_option_naming_a_directory(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = run(capsys, "--config", str(tmp_path), str(tmp_path / "x.txt"))
+    assert code == 2 and "is a directory" in err and "no such file" not in err
+
+
 # --------------------------------------------------------------------------- plain files, folders
 
 

@@ -121,3 +121,41 @@ def test_read_config_file(tmp_path: Path) -> None:
     pp.write_text('[project]\nname = "z"\n')
     with pytest.raises(InputError, match=r"no \[tool.citeview\] table"):
         read_config(pp)
+
+
+# Files tomllib cannot read as TOML and says so with something other than TOMLDecodeError.
+HOSTILE_TOML = [
+    pytest.param(b'[tool.citeview]\nignore = ["CV308"]\n# caf\xe9\n',
+                 r"not UTF-8 \(byte 0xe9 on line 3\)", id="latin-1"),
+    pytest.param(b"\xff\xfe[\x00t\x00", r"not UTF-8 \(byte 0xff on line 1\)", id="utf-16"),
+    pytest.param(b"[tool.citeview]\nx = " + b"9" * 5000 + b"\n",
+                 r"invalid TOML \(an integer longer than \d+ digits\)", id="huge-int"),
+    pytest.param(b"[tool.citeview]\nx = " + b"[" * 5000 + b"]" * 5000 + b"\n",
+                 r"invalid TOML \(arrays or tables nested too deeply\)", id="deep-arrays"),
+    pytest.param(b"x = " + b"{a = " * 5000 + b"1" + b"}" * 5000 + b"\n",
+                 r"invalid TOML \(arrays or tables nested too deeply\)", id="deep-tables"),
+]
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "citeview.toml"])
+@pytest.mark.parametrize(("data", "message"), HOSTILE_TOML)
+def test_hostile_config_files_are_one_line_input_errors(tmp_path: Path, name: str, data: bytes,
+                                                       message: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    for read in (lambda: Policy.discover(tmp_path),
+                 lambda: read_config(path)):
+        with pytest.raises(InputError, match=message) as info:
+            read()
+        assert str(info.value).startswith(f"{path}: ") and "\n" not in str(info.value)
+
+
+def test_a_huge_integer_threshold_is_out_of_range_not_a_crash() -> None:
+    with pytest.raises(InputError, match="must be a number from 0 to 1"):
+        Policy.from_mapping({"weak-support-threshold": 10 ** 400})
+
+
+def test_read_config_of_a_directory_says_it_is_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="is a directory") as info:
+        read_config(tmp_path)
+    assert "no such file" not in str(info.value)
