@@ -385,6 +385,8 @@ class Session:
                 app, version = application_id(conn), user_version(conn)
                 if app != APPLICATION_ID:
                     raise SessionError(f"{path}: an SQLite database, but not a citeview session")
+                if version < 0:  # the header's version field is damaged
+                    raise damaged(path, f"session version {version}")
             finally:
                 conn.close()
             if version > SCHEMA_VERSION:
@@ -398,7 +400,7 @@ class Session:
                 if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
                     raise SessionError(f"{path}: cannot use the WAL journal here")
                 migrate(conn)
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a damaged schema's text
             raise damaged(path, _what(err)) from None
         session = cls(conn, path, readonly=readonly, message=message, annotator=annotator)
         try:
@@ -411,7 +413,7 @@ class Session:
                     found = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
                     if found != ["ok"]:
                         raise damaged(path, "; ".join(found[:3]))
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as err:
             conn.close()
             raise damaged(path, _what(err)) from None
         except BaseException:
@@ -635,6 +637,8 @@ class Session:
         """The stored case JSON, as it was copied in or imported."""
         row = self.conn.execute("SELECT data FROM cases WHERE id = ?", (case_id,)).fetchone()
         if row is None:
+            if self._positions is not None and case_id in self._positions:  # a damaged index
+                raise damaged(self.path, f"case {case_id!r} is listed but cannot be read")
             raise KeyError(case_id)
         data: dict[str, Any] = json.loads(row[0])
         return data
