@@ -35,6 +35,7 @@ from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
+from citeview.core.files import STDIN, STDIN_NAME, is_regular_file
 from citeview.core.inputs import SQLITE_MAGIC
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.core.policy import Policy
@@ -169,10 +170,16 @@ def session_path_for(input_path: str) -> tuple[str, bool]:
 
 
 def _check_session_file(path: str) -> None:
+    if path == STDIN:
+        raise SessionError(f"{STDIN_NAME}: a citeview session cannot be read from standard "
+                           "input; give its file name")
     if not os.path.exists(path):
         raise SessionError(f"{path}: no such file")
     if os.path.isdir(path):
         raise SessionError(f"{path}: is a directory, not a file")
+    if not is_regular_file(path):  # SQLite opens the file by name, again and again
+        raise SessionError(f"{path}: a citeview session cannot be read from a pipe or a "
+                           "device; give its file name")
     try:
         with open(path, "rb") as fh:
             head = fh.read(len(SQLITE_MAGIC))

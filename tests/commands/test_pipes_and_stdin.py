@@ -275,3 +275,25 @@ def test_stdin_can_be_given_once(stdin: Callable[[bytes], None],
     assert code == 2 and "standard input (-) can be given only once" in err
     code, _, err = run(capsys, "lint", "-", "-")
     assert code == 2 and "standard input (-) can be given only once" in err
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+def test_a_session_through_a_pipe_or_stdin_is_refused_clearly(
+        pipe_of: Pipe, stdin: Callable[[bytes], None], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    session = tmp_path / "s.citeview"
+    assert main(["import", pipe_of(_export([big_case("a")])), "-o", str(session)]) == 0
+    data = session.read_bytes()
+    capsys.readouterr()
+    for command in (["export"], ["report"], ["agree", str(session)],
+                    ["merge", str(session), "-o", str(tmp_path / "m.citeview")],
+                    ["resolve"], ["open"], ["parse"]):
+        code, _, err = run(capsys, *command, pipe_of(data))
+        assert code == 2 and err.count("\n") == 1, err
+        assert "a citeview session cannot be read from a pipe" in err and "damaged" not in err
+        stdin(data)
+        code, _, err = run(capsys, *command, "-")
+        assert code == 2 and "citeview session cannot be read from" in err, err
+        assert "standard input" in err and "no such file" not in err
