@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from citeview import __version__
 from citeview.core.errors import InputError
+from citeview.core.files import DEFAULT_MAX_INPUT_BYTES, MAX_INPUT_ENV, input_limit, parse_size
 
 # name -> module; order is the order of `citeview --help`.
 COMMANDS: dict[str, str] = {
@@ -42,8 +43,24 @@ def build_parser(name: str) -> argparse.ArgumentParser:
     mod = importlib.import_module(COMMANDS[name])
     p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
     mod.add_arguments(p)
+    add_limit_argument(p)
     p.set_defaults(_run=mod.run)
     return parser
+
+
+def _size(value: str) -> int:
+    try:
+        return parse_size(value, "--max-input-size")
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err).removeprefix("--max-input-size: ")) from None
+
+
+def add_limit_argument(parser: argparse.ArgumentParser) -> None:
+    """--max-input-size: every command reads inputs within this limit."""
+    parser.add_argument("--max-input-size", type=_size, default=None, metavar="SIZE",
+                        help="refuse an input larger than this (e.g. 2G; default "
+                        f"{DEFAULT_MAX_INPUT_BYTES >> 20}M, or the {MAX_INPUT_ENV} "
+                        "environment variable)")
 
 
 def build_gui_parser() -> argparse.ArgumentParser:
@@ -60,7 +77,16 @@ def build_gui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-advance", action="store_true",
                         help="stay on a citation after a verdict (default: move on to the "
                              "next unjudged one; also in the Review menu)")
+    add_limit_argument(parser)
     return parser
+
+
+def open_file(path: str, case_id: str | None, advance: bool = True) -> int:
+    """``citeview FILE [--case ID] [--no-advance]``: what ``citeview open`` does with FILE."""
+    case = ["--case", case_id] if case_id is not None else []
+    stay = [] if advance else ["--no-advance"]
+    args = build_parser("open").parse_args(["open", *case, *stay, "--", path])
+    return int(args._run(args))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,11 +94,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args_list and args_list[0] in COMMANDS:
             args = build_parser(args_list[0]).parse_args(args_list)
-            return int(args._run(args))
+            with input_limit(args.max_input_size):
+                return int(args._run(args))
         gui_args = build_gui_parser().parse_args(args_list)
-        from citeview.gui.launch import run_gui
+        with input_limit(gui_args.max_input_size):
+            if gui_args.file and not gui_args.demo:
+                # Exactly `citeview open FILE`: the input is read and checked before the
+                # window opens, so a missing, binary or unreadable file is a one-line error.
+                return open_file(gui_args.file, gui_args.case, not gui_args.no_advance)
+            from citeview.gui.launch import run_gui
 
-        return run_gui(gui_args)
+            return run_gui(gui_args)
     except InputError as err:
         print(f"citeview: error: {err}", file=sys.stderr)
         return 2

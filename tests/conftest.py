@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,66 @@ def samples_dir() -> Path:
 def load_sample(name: str) -> dict:
     """The JSON of ``tests/data/samples/<name>`` (a copy of the shared samples)."""
     return json.loads((SAMPLES / name).read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- real pipes
+
+
+def _feed(fd: int, data: bytes) -> None:
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError:  # the reader went away (an input refused before its end)
+        pass
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def pipe_of() -> Iterator[Callable[[bytes], str]]:
+    """``pipe_of(data)``: a ``/dev/fd/N`` path that reads ``data`` once through a real pipe,
+    written by a thread as the reader reads (what ``<(cat file)`` gives a command)."""
+    import threading
+
+    made: list[tuple[int, threading.Thread]] = []
+
+    def make(data: bytes) -> str:
+        r, w = os.pipe()
+        thread = threading.Thread(target=_feed, args=(w, data), daemon=True)
+        thread.start()
+        made.append((r, thread))
+        return f"/dev/fd/{r}"
+
+    yield make
+    for r, thread in made:
+        os.close(r)
+        thread.join(10)
+
+
+@pytest.fixture
+def fifo_of(tmp_path: Path) -> Iterator[Callable[[bytes], str]]:
+    """``fifo_of(data)``: a named pipe (``mkfifo``) that a thread writes ``data`` into once a
+    reader opens it."""
+    import threading
+
+    made: list[tuple[str, threading.Thread]] = []
+
+    def write(path: str, data: bytes) -> None:
+        _feed(os.open(path, os.O_WRONLY), data)
+
+    def make(data: bytes) -> str:
+        path = str(tmp_path / f"fifo{len(made)}")
+        os.mkfifo(path)
+        thread = threading.Thread(target=write, args=(path, data), daemon=True)
+        thread.start()
+        made.append((path, thread))
+        return path
+
+    yield make
+    for path, thread in made:
+        if thread.is_alive():  # never opened by the reader: let the writer through
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            thread.join(0.2)
+            os.close(fd)
+        thread.join(10)

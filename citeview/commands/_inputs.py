@@ -1,5 +1,6 @@
-"""The one-input options shared by ``citeview open`` and ``citeview resolve``: FILE (any input
-format, sessions included) or plain files."""
+"""The one-input options shared by ``citeview open``, ``resolve`` and ``lint``: FILE (any input
+format, sessions included; ``-`` for standard input) or plain files; and :func:`load_path`,
+how every command loads an input path."""
 
 from __future__ import annotations
 
@@ -11,10 +12,41 @@ from citeview.core.errors import InputError
 from citeview.core.inputs import load_input, parse_document_option, plain_files
 
 
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    """FILE or the plain-file options (shared by commands that read one input)."""
-    parser.add_argument("file", nargs="?", help="a case JSON, JSONL dataset, JSON array, chat "
-                        "transcript, Responses output, plain answer text or .citeview session")
+def load_path(path: str) -> Dataset:
+    """The dataset of the input ``path`` (``-``: standard input, read once like a pipe), any
+    format :func:`~citeview.core.inputs.load_input` reads, sessions included."""
+    return load_input(path)
+
+
+#: Dataset kinds that hold one case however they are written (a plain answer, a case JSON, a
+#: transcript, a Responses output); other kinds are datasets of many.
+SINGLE_CASE_KINDS = ("plain", "case", "chat", "responses")
+
+
+def load_answers(path: str) -> Dataset:
+    """The input of a command that reads answers (``parse``, ``strip``): structured inputs as
+    their cases, any other text (even empty) as one plain answer."""
+    return load_input(path, plain_text=True)
+
+
+def is_dataset(dataset: Dataset) -> bool:
+    """True for an input that holds a dataset of cases (JSONL, a JSON array, a session), so
+    output names each case; False for one case, however it was written."""
+    return dataset.kind not in SINGLE_CASE_KINDS
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, file: bool = True) -> None:
+    """FILE (unless ``file`` is False) and the plain-file options (shared by commands that read
+    one input)."""
+    if file:
+        parser.add_argument("file", nargs="?", help="a case JSON, JSONL dataset, JSON array, "
+                            "chat transcript, Responses output, plain answer text or .citeview "
+                            "session; - for standard input")
+    add_plain_arguments(parser)
+
+
+def add_plain_arguments(parser: argparse.ArgumentParser) -> None:
+    """--material, --context, --document and --answer: one case from plain files."""
     parser.add_argument("--material", action="append", default=[], metavar="FILE",
                         help="plain files: a tool output (repeatable, in order)")
     parser.add_argument("--context", action="append", default=[], metavar="FILE",
@@ -31,10 +63,20 @@ def dataset_from_args(args: argparse.Namespace) -> Dataset:
         raise InputError("give either FILE or plain files (--answer with --material, --context, "
                          "--document), not both")
     if args.file:
-        return load_input(args.file)
+        return load_path(args.file)
     if not plain:
         raise InputError("nothing to open: give FILE, or --answer A.txt with --material, "
                          "--context or --document")
+    return plain_dataset(args)
+
+
+def has_plain_files(args: argparse.Namespace) -> bool:
+    """True when the plain-file options name a file."""
+    return bool(args.material or args.context or args.document or args.answer)
+
+
+def plain_dataset(args: argparse.Namespace) -> Dataset:
+    """The one case of the plain-file options."""
     if not args.answer:
         raise InputError("plain files need --answer FILE (the answer text)")
     documents: dict[str, str] = {}

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import sys
-
-from citeview.core.errors import InputError
-from citeview.core.files import decode_text, read_file_bytes
+from citeview.core.files import decode_text, input_name, read_input
 
 
 def read_bytes(path: str) -> bytes:
-    """The bytes of ``path`` (standard input for ``-``). Unlike a dataset, an empty file is
-    fine: an answer without text has no citations."""
-    if path == "-":
-        return sys.stdin.buffer.read()
-    if not os.path.exists(path):
-        raise InputError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory, not a file")
-    return read_file_bytes(path)  # the size limit and OS errors, as for every input
+    """The bytes of ``path`` (standard input for ``-``; a pipe too), read once, within the
+    size limit. Unlike a dataset, an empty file is fine: an answer without text has no
+    citations."""
+    return read_input(path)
 
 
 def read_text(path: str) -> str:
-    """Text of ``path`` (or standard input for ``-``), UTF-8."""
-    return decode_text(read_bytes(path), "<stdin>" if path == "-" else path)
+    """Text of ``path`` (or standard input for ``-``), UTF-8; binary data is refused as soon
+    as it is read."""
+    return decode_text(read_input(path, text=True), input_name(path))

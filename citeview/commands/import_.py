@@ -8,13 +8,15 @@ import os
 import sys
 
 from citeview.core.errors import InputError
+from citeview.core.files import STDIN, input_name, is_regular_file
 from citeview.session.interchange import import_document, read_document
 
 HELP = "read a session exported as JSON into a new .citeview session"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a session exported with citeview export --format json")
+    parser.add_argument("file", help="a session exported with citeview export --format json "
+                        "(- for standard input: then give -o)")
     parser.add_argument("-o", "--output", metavar="SESSION",
                         help="the new session (default: FILE with .citeview instead of .json)")
     parser.add_argument("--force", action="store_true", help="replace SESSION if it exists")
@@ -22,6 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out = args.output
+    stream = args.file == STDIN or (os.path.exists(args.file) and not os.path.isdir(args.file)
+                                    and not is_regular_file(args.file))
+    if out is None and stream:
+        what = "standard input" if args.file == STDIN else "a pipe or device"
+        raise InputError(f"{input_name(args.file)}: reading {what}, so give the new session "
+                         "with -o SESSION")
     if out is None:
         base, ext = os.path.splitext(args.file)
         out = (base if ext.lower() == ".json" else args.file) + ".citeview"

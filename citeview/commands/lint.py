@@ -1,8 +1,12 @@
 """citeview lint: check answers against the guide's citation rules, like a code linter.
 
 Inputs are case JSON files or JSONL datasets (one case a line), read as a stream so memory does
-not grow with the file. ``--jobs N`` lints in N processes; output stays in input order.
-Exit status: 0 when nothing is at or above ``--fail-on``, 1 when something is, 2 on bad input.
+not grow with the file; folders (their JSON and JSONL files, recursively), standard input, other
+input formats, or one case from plain files (``--material`` ... ``--answer``). ``--jobs N`` lints
+in N processes; output stays in input order. An input or record that cannot be read is a finding
+(CV504 unreadable-input) and the run goes on, so the output is always complete.
+Exit status: 0 when nothing is at or above ``--fail-on``, 1 when something is (an unreadable
+input always is), 2 on bad usage (an unknown option, a missing PATH, a bad configuration).
 """
 
 from __future__ import annotations
@@ -14,18 +18,27 @@ import multiprocessing
 import os
 import sys
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from itertools import chain
+from typing import Any
 
+from citeview.commands._inputs import add_plain_arguments, has_plain_files, plain_dataset
 from citeview.core.analysis import analyse
 from citeview.core.cases import Case
 from citeview.core.datasets import case_id_from_path
 from citeview.core.diagnostics import Severity
 from citeview.core.errors import InputError
-from citeview.core.files import decode_text
-from citeview.core.inputs import SQLITE_MAGIC, load_input
-from citeview.core.lint_output import FORMATS, CaseReport, Summary, locate_analysed, make_writer
+from citeview.core.files import STDIN, InputSource, decode_text, input_name, parse_json
+from citeview.core.inputs import SNIFF_BYTES, SQLITE_MAGIC, load_input, load_text
+from citeview.core.lint_output import (
+    FORMATS,
+    CaseReport,
+    Summary,
+    locate_analysed,
+    make_writer,
+    unreadable_report,
+)
 from citeview.core.policy import (
     MULTI_SOURCE_STYLES,
     Policy,
@@ -35,8 +48,7 @@ from citeview.core.policy import (
     read_config,
 )
 from citeview.core.support import DEFAULT_THRESHOLD
-from citeview.core.text import may_hold_surrogates, scrub_surrogates
-from citeview.core.transcripts import detect_kind, record_to_case
+from citeview.core.transcripts import describe_value, detect_kind, record_to_case
 
 HELP = "check answers against the guide's citation rules (CV codes), like a code linter"
 
@@ -47,9 +59,11 @@ IN_FLIGHT_PER_JOB = 4
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH",
+    parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="case JSON, JSONL dataset (one case or transcript a line, streamed), "
-                        "JSON array, chat transcript, plain answer or session; - for stdin")
+                        "JSON array, chat transcript, plain answer or session; - for stdin; a "
+                        "folder: its *.json, *.jsonl and *.ndjson files, recursively")
+    add_plain_arguments(parser)
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="output format (default: text)")
     parser.add_argument("--select", action="append", metavar="CODES",
@@ -118,13 +132,17 @@ def build_policy(args: argparse.Namespace) -> Policy:
 
 # --------------------------------------------------------------------------- reading
 
+#: What a folder given as PATH contributes, recursively (sessions are named explicitly: a review
+#: session beside its input would lint the same cases twice).
+FOLDER_SUFFIXES = (".json", ".jsonl", ".ndjson")
+
 
 @dataclass(slots=True, frozen=True)
 class Record:
     """One case to lint: its raw JSON text (a JSONL line, parsed in the worker), or a ready
     :class:`Case` (a JSON document already parsed here, or inputs that
-    :func:`~citeview.core.formats.load_input` reads), or the error that made the record
-    unreadable; and where it came from."""
+    :func:`~citeview.core.inputs.load_input` reads), or the error that made the record (or the
+    whole input, ``record`` None) unreadable; and where it came from."""
 
     path: str
     record: int | None
@@ -132,16 +150,6 @@ class Record:
     default_id: str
     error: str | None = None
     case: Case | None = None
-
-
-def _decode(line: bytes) -> str:
-    return line.decode("utf-8").removeprefix("\ufeff")
-
-
-def _loads(text: str) -> Any:
-    """Parsed JSON with lone surrogates scrubbed, as :mod:`citeview.core.formats` reads it."""
-    data = json.loads(text)
-    return scrub_surrogates(data) if may_hold_surrogates(text) else data
 
 
 def _built(path: str, n: int | None, obj: object, default_id: str) -> Record:
@@ -152,40 +160,82 @@ def _built(path: str, n: int | None, obj: object, default_id: str) -> Record:
         return Record(path, n, None, default_id, error=str(err))
 
 
+def _unprefixed(message: str, name: str) -> str:
+    return message.removeprefix(f"{name}: ")
+
+
 def iter_records(path: str) -> Iterator[Record]:
-    """The cases of ``path`` one at a time.
+    """The cases of ``path`` (``-``: standard input) one at a time, read once from the start
+    (a pipe works like a file).
 
     JSON and JSONL inputs are streamed here: a JSONL file line by line (memory does not grow
     with the file), a JSON document (a case, a transcript, an array of cases) whole. Each record
     may be a case, a chat transcript or a Responses output. Other inputs (plain text answers,
-    citeview sessions) go through :func:`~citeview.core.formats.load_input`."""
-    stem = "stdin" if path == "-" else case_id_from_path(path)
-    fh: IO[bytes]
-    if path == "-":
-        fh = sys.stdin.buffer
-    else:
-        if not os.path.exists(path):
-            raise InputError(f"{path}: no such file")
-        if os.path.isdir(path):
-            raise InputError(f"{path}: is a directory, not a file")
-        try:
-            fh = open(path, "rb")  # noqa: SIM115 - closed below, after streaming
-        except OSError as err:
-            raise InputError(f"{path}: cannot read ({err.strerror or err})") from None
+    citeview sessions) go through :func:`~citeview.core.inputs.load_input`. An input that cannot
+    be read (or stops being readable part way) ends with a record holding the error."""
+    stem = case_id_from_path(path)
+    name = input_name(path)
     try:
-        yield from _records(fh, path, stem)
-    finally:
-        if fh is not sys.stdin.buffer:
-            fh.close()
+        with InputSource(path) as src:
+            yield from _records(src, path, stem)
+    except InputError as err:
+        yield Record(path, None, None, stem, error=_unprefixed(str(err), name))
 
 
-def _loaded(path: str, stem: str, data: bytes | None) -> Iterator[Record]:
-    """Records of an input that is not JSON: a session database or a plain text answer."""
-    if path == "-":
-        assert data is not None
-        # Decoded as any text the CLI reads (NUL bytes refused, as load_input does for a file).
-        yield Record(path, None, None, stem, case=Case(stem, decode_text(data, "<stdin>")))
+def _records(src: InputSource, path: str, stem: str) -> Iterator[Record]:
+    head = src.head(SNIFF_BYTES)
+    if head.startswith(SQLITE_MAGIC):
+        if not src.regular:
+            raise InputError(f"{src.name}: a citeview session cannot be read from a pipe or "
+                             "standard input; give its file name")
+        src.close()
+        yield from _loaded(path)
         return
+    if b"\x00" in head:
+        raise InputError(f"{src.name}: binary file (contains NUL bytes), not text")
+    lines = src.lines()
+    first: list[tuple[int, bytes]] = []  # the first non-blank lines, to decide the format
+    seen: list[bytes] = []  # every line read so far (blank ones too)
+    lineno = 0
+    for raw in lines:
+        lineno += 1
+        seen.append(raw)
+        if raw.strip():
+            first.append((lineno, raw))
+            if len(first) == 2:
+                break
+    if not first:
+        raise InputError(f"{src.name}: empty file, no case to lint")
+    lead = first[0][1].lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not lead.startswith((b"{", b"[")):
+        # Not JSON: a plain text answer (read as load_input reads it), or something unreadable.
+        data = b"".join(seen) + src.read_all()
+        dataset = load_text(data, src.name, stream=not src.regular)
+        for i, case in enumerate(dataset.iter_cases(), start=1):
+            yield Record(path, i if len(dataset) > 1 else None, None, case.id, case=case)
+        return
+    value: Any = None
+    with contextlib.suppress(InputError):
+        value = parse_json(decode_text(first[0][1], src.name), src.name)
+    first_ok = isinstance(value, dict)
+    jsonl = path.lower().endswith((".jsonl", ".ndjson")) or (first_ok and len(first) == 2)
+    if not jsonl and not first_ok:
+        # A pretty-printed case or an array of cases: one JSON document.
+        yield from _document(b"".join(seen) + src.read_all(), src.name, path, stem)
+        return
+    if not jsonl:
+        yield _built(path, None, value, stem)
+        return
+    for n, raw in first:
+        yield _line_record(path, n, raw, stem)
+    for raw in lines:
+        lineno += 1
+        if raw.strip():
+            yield _line_record(path, lineno, raw, stem)
+
+
+def _loaded(path: str) -> Iterator[Record]:
+    """Records of a session database, through load_input."""
     import citeview.session  # noqa: F401  (registers the session loader: sessions lint too)
 
     dataset = load_input(path)
@@ -197,72 +247,58 @@ def _loaded(path: str, stem: str, data: bytes | None) -> Iterator[Record]:
         dataset.close()
 
 
-def _records(fh: IO[bytes], path: str, stem: str) -> Iterator[Record]:
-    lines = iter(fh)
-    head: list[tuple[int, bytes]] = []  # the first non-blank lines, to decide the format
-    lineno = 0
-    for raw in lines:
-        lineno += 1
-        if raw.strip():
-            head.append((lineno, raw))
-            if len(head) == 2:
-                break
-    if not head:
-        raise InputError(f"{path}: empty file, no case to lint")
-    lead = head[0][1].lstrip().removeprefix(b"\xef\xbb\xbf")
-    if not lead.startswith((b"{", b"[")):
-        # Not JSON: a session database, a plain text answer, or something unreadable.
-        if b"\x00" in head[0][1] and not lead.startswith(SQLITE_MAGIC):
-            raise InputError(f"{path}: binary file (contains NUL bytes), not text")
-        rest = b"".join(raw for _, raw in head) + b"".join(lines) if path == "-" else None
-        yield from _loaded(path, stem, rest)
-        return
-    first: Any = None
-    with contextlib.suppress(UnicodeDecodeError, ValueError):
-        first = _loads(_decode(head[0][1]))
-    first_ok = isinstance(first, dict)
-    jsonl = path.lower().endswith((".jsonl", ".ndjson")) or (first_ok and len(head) == 2)
-    if not jsonl and not first_ok:
-        # A pretty-printed case or an array of cases: one JSON document.
-        rest = b"".join(raw for _, raw in head) + b"".join(lines)
-        yield from _document(rest, path, stem)
-        return
-    if not jsonl:
-        yield _built(path, None, first, stem)
-        return
-    for n, raw in head:
-        yield _line_record(path, n, raw, stem)
-    for raw in lines:
-        lineno += 1
-        if raw.strip():
-            yield _line_record(path, lineno, raw, stem)
-
-
 def _line_record(path: str, n: int, raw: bytes, stem: str) -> Record:
     try:
-        return Record(path, n, _decode(raw), f"{stem}#{n}")
-    except UnicodeDecodeError as err:
-        return Record(path, n, None, f"{stem}#{n}", f"invalid UTF-8 at byte {err.start}")
+        text = decode_text(raw, path, n)
+    except InputError as err:
+        return Record(path, n, None, f"{stem}#{n}", _unprefixed(str(err), f"{path} line {n}"))
+    return Record(path, n, text, f"{stem}#{n}")
 
 
-def _document(data: bytes, path: str, stem: str) -> Iterator[Record]:
-    try:
-        text = _decode(data)
-    except UnicodeDecodeError as err:
-        raise InputError(f"{path}: invalid UTF-8 at byte {err.start}") from None
-    try:
-        doc = _loads(text)
-    except ValueError as err:
-        raise InputError(f"{path}: not a case JSON or JSONL dataset ({err})") from None
+def _document(data: bytes, name: str, path: str, stem: str) -> Iterator[Record]:
+    text = decode_text(data, name)
+    doc = parse_json(text, name)
     kind = detect_kind(doc)
     if kind == "json-array":
         for i, item in enumerate(doc, start=1):
             yield _built(path, i, item, f"{stem}#{i}")
     elif kind == "unknown":
-        what = "an object without \"answer\"" if isinstance(doc, dict) else type(doc).__name__
-        raise InputError(f"{path}: not a case, transcript or dataset ({what})")
+        raise InputError(f"{name}: not a case, transcript or dataset ({describe_value(doc)})")
     else:
         yield _built(path, None, doc, stem)
+
+
+def plain_records(args: argparse.Namespace) -> Iterator[Record]:
+    """The one case of ``--material/--context/--document/--answer``."""
+    dataset = plain_dataset(args)
+    case = dataset.get(0)
+    yield Record(args.answer, None, None, case.id, case=case)
+
+
+def expand_paths(paths: list[str]) -> list[str]:
+    """``paths`` with each folder replaced by its :data:`FOLDER_SUFFIXES` files, recursively,
+    sorted by path (hidden folders and files skipped). A missing path, or a folder with no
+    such file, is an InputError (before any output)."""
+    out: list[str] = []
+    for path in paths:
+        if path == STDIN:
+            out.append(path)
+            continue
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such file")
+        if not os.path.isdir(path):
+            out.append(path)
+            continue
+        found: list[str] = []
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            found += [os.path.join(folder, f) for f in sorted(files)
+                      if not f.startswith(".") and f.lower().endswith(FOLDER_SUFFIXES)]
+        if not found:
+            raise InputError(f"{path}: a folder with no {', '.join(FOLDER_SUFFIXES)} file to "
+                             "lint")
+        out += sorted(found, key=lambda p: os.path.relpath(p, path).split(os.sep))
+    return out
 
 
 # --------------------------------------------------------------------------- linting
@@ -270,8 +306,11 @@ def _document(data: bytes, path: str, stem: str) -> Iterator[Record]:
 
 @dataclass(slots=True, frozen=True)
 class Invalid:
+    """A record (or a whole input, ``record`` None) that could not be read."""
+
     path: str
     record: int | None
+    case_id: str
     message: str
 
     def __str__(self) -> str:
@@ -283,16 +322,18 @@ def lint_record(rec: Record, policy: Policy) -> CaseReport | Invalid:
     case = rec.case
     if case is None:
         if rec.raw is None:
-            return Invalid(rec.path, rec.record, rec.error or "unreadable record")
+            return Invalid(rec.path, rec.record, rec.default_id,
+                           rec.error or "unreadable record")
         try:
-            data: Any = _loads(rec.raw)
-        except ValueError as err:
-            return Invalid(rec.path, rec.record, f"invalid JSON ({err})")
-        try:
+            data = parse_json(rec.raw, "", syntax=_syntax_message)
             case = record_to_case(data, rec.default_id)
         except InputError as err:
-            return Invalid(rec.path, rec.record, str(err))
+            return Invalid(rec.path, rec.record, rec.default_id, str(err).removeprefix(": "))
     return CaseReport(rec.path, rec.record, case.id, locate_analysed(analyse(case, policy)))
+
+
+def _syntax_message(err: json.JSONDecodeError) -> str:
+    return f"invalid JSON at column {err.colno}: {err.msg}"
 
 
 _worker_policy: Policy | None = None
@@ -308,14 +349,13 @@ def _lint_batch(batch: list[Record]) -> list[CaseReport | Invalid]:
     return [lint_record(r, _worker_policy) for r in batch]
 
 
-def _batches(paths: list[str]) -> Iterator[list[Record]]:
+def _batches(records: Iterable[Record]) -> Iterator[list[Record]]:
     batch: list[Record] = []
-    for path in paths:
-        for rec in iter_records(path):
-            batch.append(rec)
-            if len(batch) >= BATCH:
-                yield batch
-                batch = []
+    for rec in records:
+        batch.append(rec)
+        if len(batch) >= BATCH:
+            yield batch
+            batch = []
     if batch:
         yield batch
 
@@ -324,16 +364,21 @@ def lint_stream(paths: list[str], policy: Policy, jobs: int = 1
                 ) -> Iterator[CaseReport | Invalid]:
     """Reports for every case of ``paths`` in input order, with at most a bounded number of
     records in memory (and in flight to the workers)."""
+    return lint_records(chain.from_iterable(iter_records(p) for p in paths), policy, jobs)
+
+
+def lint_records(records: Iterable[Record], policy: Policy, jobs: int = 1
+                 ) -> Iterator[CaseReport | Invalid]:
+    """Reports for ``records`` in their order (see :func:`lint_stream`)."""
     if jobs <= 1:
-        for path in paths:
-            for rec in iter_records(path):
-                yield lint_record(rec, policy)
+        for rec in records:
+            yield lint_record(rec, policy)
         return
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(policy,)) as pool:
         window: deque[Any] = deque()
-        for batch in _batches(paths):
+        for batch in _batches(records):
             window.append(pool.apply_async(_lint_batch, (batch,)))
             if len(window) >= jobs * IN_FLIGHT_PER_JOB:
                 yield from window.popleft().get()
@@ -344,28 +389,33 @@ def lint_stream(paths: list[str], policy: Policy, jobs: int = 1
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
+    if args.paths and has_plain_files(args):
+        raise InputError("give either PATH or plain files (--answer with --material, "
+                         "--context, --document), not both")
+    if not args.paths and not has_plain_files(args):
+        raise InputError("nothing to lint: give PATH, or --answer A.txt with --material, "
+                         "--context or --document")
+    if args.paths.count(STDIN) > 1:
+        raise InputError("standard input (-) can be given only once")
     policy = build_policy(args)
-    for path in args.paths:  # fail fast, before any output
-        if path != "-" and not os.path.exists(path):
-            raise InputError(f"{path}: no such file")
-        if os.path.isdir(path):
-            raise InputError(f"{path}: is a directory, not a file")
+    records: Iterable[Record]
+    if args.paths:
+        paths = expand_paths(list(args.paths))  # fail fast, before any output
+        records = chain.from_iterable(iter_records(p) for p in paths)
+    else:
+        records = list(plain_records(args))  # read before any output: errors exit 2
     writer = make_writer(args.format)
     summary = Summary()
     out = sys.stdout
     out.write(writer.begin())
-    for item in lint_stream(list(args.paths), policy, args.jobs):
-        if isinstance(item, Invalid):
-            summary.invalid_records += 1
-            print(f"citeview: error: {item}", file=sys.stderr)
-            continue
-        summary.add(item)
-        piece = writer.case(item)
+    for item in lint_records(records, policy, args.jobs):
+        report = unreadable_report(item.path, item.record, item.case_id, item.message) \
+            if isinstance(item, Invalid) else item
+        summary.add(report)
+        piece = writer.case(report)
         if piece:
             out.write(piece)
     out.write(writer.end(summary))
     out.flush()
-    if summary.invalid_records:
-        return 2
     worst = summary.worst()
     return 1 if worst is not None and worst.rank >= policy.fail_on.rank else 0

@@ -8,6 +8,7 @@ import sys
 from citeview.commands._atomic import write_atomically
 from citeview.commands._io import read_text
 from citeview.core.errors import InputError
+from citeview.core.files import printable
 from citeview.core.prepare import Document, Split, Unit, prepare_material
 
 HELP = "turn text or Markdown documents into citable material (line, block, context, document)"
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--split applies to --unit line only")
     if args.block_lines is not None and args.unit not in (Unit.BLOCK.value, Unit.CONTEXT.value):
         raise InputError("--block-lines applies to --unit block and context only")
-    docs = [Document("stdin" if path == "-" else path, read_text(path),
+    docs = [Document("stdin" if path == "-" else printable(path), read_text(path),
                      markdown=True if path == "-" else None) for path in args.documents]
     prepared = prepare_material(docs, unit=args.unit, turn=args.turn,
                                 split=args.split or Split.LINES.value,

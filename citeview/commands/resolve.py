@@ -8,17 +8,17 @@ import sys
 from collections.abc import Iterable
 
 from citeview.commands._common import add_families
-from citeview.commands._inputs import add_input_arguments, dataset_from_args
+from citeview.commands._inputs import add_input_arguments, dataset_from_args, load_path
 from citeview.commands._io import read_text
 from citeview.core.analysis import AnalysedCitation, analyse
 from citeview.core.cases import Case
 from citeview.core.datasets import Dataset, ListDataset
 from citeview.core.errors import InputError
-from citeview.core.inputs import load_input, parse_document_option
+from citeview.core.files import STDIN
+from citeview.core.inputs import parse_document_option
 from citeview.core.policy import Policy
 from citeview.core.resolution import Resolution, Target
-from citeview.core.text import LineIndex, may_hold_surrogates, scrub_surrogates
-from citeview.core.transcripts import record_to_case
+from citeview.core.text import LineIndex
 
 HELP = "resolve every citation of a case to its source and cited lines"
 
@@ -35,26 +35,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _dataset(args: argparse.Namespace) -> Dataset:
-    """FILE (any input format, or - for a case JSON on stdin) or plain files. ``--document``
-    with FILE adds that file as a source to every case."""
+    """FILE (any input format; - for standard input, read like a file) or plain files.
+    ``--document`` with FILE adds that file as a source to every case."""
     plain = bool(args.material or args.context or args.answer)
-    if args.file == "-" and not plain:
-        text = read_text("-")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InputError(f"<stdin>: not valid JSON (line {err.lineno}, column {err.colno}: "
-                             f"{err.msg})") from None
-        if may_hold_surrogates(text):
-            data = scrub_surrogates(data)
-        dataset: Dataset = ListDataset([record_to_case(data, "case")], None, "case")
-    elif args.file and args.document and not plain:
-        dataset = load_input(args.file)
-    else:
+    if not (args.file and args.document and not plain):
         return dataset_from_args(args)
     extra = dict(parse_document_option(v) for v in args.document)
-    if not extra:
-        return dataset
+    if [args.file, *extra.values()].count(STDIN) > 1:
+        raise InputError("standard input (-) can be given only once")
+    dataset = load_path(args.file)
     docs = {sid: read_text(path) for sid, path in extra.items()}
     cases = list(dataset.iter_cases())  # a JSONL file read once, not reopened per case
     for case in cases:

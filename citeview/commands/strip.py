@@ -1,19 +1,27 @@
-"""citeview strip: print the answer without its citation markers."""
+"""citeview strip: print the answer without its citation markers.
+
+A plain text answer is printed without its markers; a structured input (a case JSON, a
+transcript, a Responses output) prints its answer without them; a dataset (JSONL, a JSON array,
+a session) prints one JSON line per case: ``{"case": ID, "answer": TEXT}``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from citeview.commands._common import add_families
-from citeview.commands._io import read_text
+from citeview.commands._inputs import is_dataset, load_answers
 from citeview.core.markers import extract_citations, scan, strip_all, strip_citations
 
 HELP = "print the answer without citation markers"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", nargs="?", default="-", help="answer text file, or - for stdin")
+    parser.add_argument("file", nargs="?", default="-",
+                        help="an answer text file, or a case, transcript or dataset (its "
+                        "answers); - for stdin")
     add_families(parser)
     parser.add_argument(
         "--all", action="store_true",
@@ -22,12 +30,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    text = read_text(args.file)
+def _clean(text: str, args: argparse.Namespace) -> str:
     if args.all:
-        clean = strip_all(text, scan(text, args.families))
-    else:
-        clean = strip_citations(text, extract_citations(text, args.families))
-    sys.stdout.write(clean)
+        return strip_all(text, scan(text, args.families))
+    return strip_citations(text, extract_citations(text, args.families))
+
+
+def run(args: argparse.Namespace) -> int:
+    dataset = load_answers(args.file)
+    try:
+        if is_dataset(dataset):
+            for case in dataset.iter_cases():
+                line = json.dumps({"case": case.id, "answer": _clean(case.answer, args)},
+                                  ensure_ascii=False)
+                sys.stdout.write(line + "\n")
+        else:
+            sys.stdout.write(_clean(dataset.get(0).answer, args))
+    finally:
+        dataset.close()
     sys.stdout.flush()
     return 0

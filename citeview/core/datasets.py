@@ -18,9 +18,15 @@ from typing import TypeVar
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
-from citeview.core.files import decode_text, read_file_bytes
+from citeview.core.files import (
+    STDIN,
+    STDIN_NAME,
+    decode_text,
+    parse_json,
+    printable,
+    read_input,
+)
 from citeview.core.providers import RECORD_KINDS
-from citeview.core.text import may_hold_surrogates, scrub_surrogates
 from citeview.core.transcripts import describe_value, detect_kind, record_id, record_to_case
 
 # Suffixes dropped from a file name to make a case id ("handbook.chat.json" -> "handbook").
@@ -121,12 +127,15 @@ class JsonlDataset(Dataset):
     """A JSONL file: line offsets and ids are indexed once; a record is parsed when asked for.
 
     Records may be cases, chat transcripts or Responses outputs (each line detected on its own).
+    ``stream``: ``data`` came from a pipe or standard input (named ``path`` in messages), so it
+    is kept in memory and the dataset has no path; a file is read again by offset instead.
     """
 
     _CACHE = 64
 
-    def __init__(self, path: str, data: bytes | None = None) -> None:
-        self.path = path
+    def __init__(self, path: str, data: bytes | None = None, *, stream: bool = False) -> None:
+        self.path = None if stream else path
+        self.name = path
         self.kind = "jsonl"
         self._stem = case_id_from_path(path)
         self._offsets: list[int] = []
@@ -134,7 +143,8 @@ class JsonlDataset(Dataset):
         self._ids: list[str] = []
         self._cache: OrderedDict[int, Case] = OrderedDict()
         if data is None:
-            data = read_file_bytes(path)
+            data = read_input(path)
+        self._data = data if stream else None
         self._index(data)
         self._ids_cache = _unique_index(self._ids, path, self._lines)
 
@@ -158,10 +168,10 @@ class JsonlDataset(Dataset):
                     try:
                         cid = m.group(1).decode("utf-8")
                     except UnicodeDecodeError:
-                        cid = decode_text(m.group(1), self.path, lineno)  # raises with the line
+                        cid = decode_text(m.group(1), self.name, lineno)  # raises with the line
                 else:
-                    obj = parse_jsonl_line(line, self.path, lineno)
-                    cid = _with_context(f"{self.path} line {lineno}", record_id, obj,
+                    obj = parse_jsonl_line(line, self.name, lineno)
+                    cid = _with_context(f"{self.name} line {lineno}", record_id, obj,
                                         f"{self._stem}#{number}")
                 self._offsets.append(pos)
                 self._lines.append(lineno)
@@ -177,8 +187,17 @@ class JsonlDataset(Dataset):
     def line_of(self, index: int) -> int:
         return self._lines[index]
 
+    def _line_in_memory(self, offset: int) -> bytes:
+        assert self._data is not None
+        end = self._data.find(b"\n", offset)
+        return self._data[offset:] if end < 0 else self._data[offset:end + 1]
+
     def iter_cases(self) -> Iterator[Case]:
         """Every case in order, reading the file once (copying a dataset into a session)."""
+        if self._data is not None:
+            for index, offset in enumerate(self._offsets):
+                yield self._build(index, self._line_in_memory(offset))
+            return
         assert self.path is not None
         try:
             with open(self.path, "rb") as fh:
@@ -190,8 +209,8 @@ class JsonlDataset(Dataset):
 
     def _build(self, index: int, line: bytes) -> Case:
         lineno = self._lines[index]
-        obj = parse_jsonl_line(line, self.path, lineno)
-        case = _with_context(f"{self.path} line {lineno}", record_to_case, obj, self._ids[index])
+        obj = parse_jsonl_line(line, self.name, lineno)
+        case = _with_context(f"{self.name} line {lineno}", record_to_case, obj, self._ids[index])
         case.id = self._ids[index]
         return case
 
@@ -201,13 +220,16 @@ class JsonlDataset(Dataset):
             self._cache.move_to_end(index)
             return cached
         offset = self._offsets[index]
-        assert self.path is not None
-        try:
-            with open(self.path, "rb") as fh:
-                fh.seek(offset)
-                line = fh.readline()
-        except OSError as err:
-            raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
+        if self._data is not None:
+            line = self._line_in_memory(offset)
+        else:
+            assert self.path is not None
+            try:
+                with open(self.path, "rb") as fh:
+                    fh.seek(offset)
+                    line = fh.readline()
+            except OSError as err:
+                raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
         case = self._build(index, line)
         self._cache[index] = case
         if len(self._cache) > self._CACHE:
@@ -235,8 +257,11 @@ def document_dataset(obj: object, path: str) -> Dataset:
 
 
 def case_id_from_path(path: str) -> str:
-    """The id of a case that carries none: the file name without its known suffixes."""
-    name = Path(path).name
+    """The id of a case that carries none: the file name without its known suffixes (bytes of
+    the name that are not UTF-8 become U+FFFD); ``stdin`` for standard input."""
+    if path in (STDIN, STDIN_NAME):
+        return "stdin"
+    name = printable(Path(path).name)
     lowered = name.lower()
     changed = True
     while changed:
@@ -251,12 +276,11 @@ def case_id_from_path(path: str) -> str:
 def parse_jsonl_line(line: bytes, path: str | None, lineno: int) -> object:
     """One JSONL record, parsed; bad UTF-8 or JSON raises an InputError naming the line."""
     text = decode_text(line, path, lineno)
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path} line {lineno}: invalid JSON at column {err.colno}: "
-                         f"{err.msg}") from None
-    return scrub_surrogates(obj) if may_hold_surrogates(text) else obj
+
+    def syntax(err: json.JSONDecodeError) -> str:
+        return f"{path} line {lineno}: invalid JSON at column {err.colno}: {err.msg}"
+
+    return parse_json(text, f"{path} line {lineno}", syntax=syntax)
 
 
 def _unique_index(ids: Sequence[str], path: str | None,

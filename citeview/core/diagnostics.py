@@ -2,8 +2,9 @@
 
 Codes are stable: tools and CI configurations refer to them. CV1xx concern marker syntax in the
 answer alone, CV2xx resolution against the material, CV3xx placement in the Markdown answer,
-CV4xx support, CV5xx the material itself, CV6xx the citations of a provider's response
-(OpenAI, Anthropic, Gemini annotations: :mod:`citeview.core.providers`).
+CV4xx support, CV5xx the material and the input itself (CV504: an input that cannot be read),
+CV6xx the citations of a provider's response (OpenAI, Anthropic, Gemini annotations:
+:mod:`citeview.core.providers`).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ RULES: dict[str, Rule] = {
         Rule("CV501", "repeated-line-label", _W, summary="The material repeats a line label."),
         Rule("CV502", "malformed-material", _W, summary="Material that could not be read as written."),
         Rule("CV503", "literal-escape-in-material", _I, summary="A material marker written as ASCII escapes."),
+        Rule("CV504", "unreadable-input", _E, summary="An input or record that could not be read (always on)."),
         Rule("CV601", "offset-out-of-range", _E, summary="A provider's offset lies outside the text it indexes, or its range is reversed."),
         Rule("CV602", "offset-inside-character", _E, summary="A UTF-8 byte offset falls inside a multi-byte character."),
         Rule("CV603", "segment-text-mismatch", _E, summary="A Gemini segment.text differs from the answer at its offsets."),

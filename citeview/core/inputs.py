@@ -18,7 +18,6 @@ Every failure is an :class:`InputError` with a one-line message naming the file 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -33,18 +32,24 @@ from citeview.core.datasets import (
 )
 from citeview.core.errors import InputError
 from citeview.core.files import (
-    check_file,
+    STDIN,
+    InputSource,
     decode_text,
     extra_data_error,
+    is_regular_file,
     json_error_message,
-    read_file_bytes,
+    json_value,
     read_text_file,
 )
 from citeview.core.markers import SOURCE_ID_RE
-from citeview.core.text import may_hold_surrogates, scrub_surrogates
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SESSION_SUFFIX = ".citeview"
+# Bytes read first to tell a binary input (a loader's magic, NUL bytes) without reading it all.
+SNIFF_BYTES = 8192
+_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
+# Text that can only be meant as JSON: an object with a key (or empty), an array of values.
+_LOOKS_LIKE_JSON_RE = re.compile(r'\s*(?:\{\s*["}]|\[\s*[\[{"\]])')
 _NON_SPACE_RE = re.compile(r"\S")
 
 
@@ -111,57 +116,94 @@ def register_loader(loader: InputLoader) -> None:
 # --------------------------------------------------------------------------- loading
 
 
-def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None = None) -> Dataset:
+def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None = None, *,
+               plain_text: bool = False) -> Dataset:
     """Load any supported input, detected by content (the extension only breaks ties).
+
+    ``path`` may be ``-`` (standard input), a pipe or a process substitution: every input is
+    read once, from its first byte. Such a dataset has no ``path`` (there is no file to watch,
+    read again or keep a review session beside); its messages name it (``<stdin>``).
+
+    ``plain_text`` (how ``citeview parse`` and ``strip`` read): text that is no structured input
+    is one plain answer, even when it is empty or starts like markup or a bracket; text that
+    looks like JSON (or a ``.json`` / ``.jsonl`` file) must still be a valid input.
 
     Binary files are read by ``loaders`` (default :data:`DEFAULT_LOADERS`); a session file with
     no session loader is an InputError that says how to get one. The dataset's
     :meth:`~Dataset.reload` reads the file again with the same loaders."""
     registry = (DEFAULT_LOADERS if loaders is None
                 else loaders if isinstance(loaders, InputLoaders) else InputLoaders(loaders))
-    head = check_file(path)
-    loader = registry.find(head)
+    with InputSource(path) as src:
+        head = src.head(SNIFF_BYTES)
+        if not head and not plain_text:
+            raise InputError(f"{src.name}: file is empty (0 bytes)")
+        loader = registry.find(head)
+        if loader is None and head.startswith(SQLITE_MAGIC):
+            raise InputError(f"{src.name}: a citeview session: open it with citeview.session "
+                             "(import citeview.session, or pass its SESSION_LOADER as loaders)")
+        if loader is not None and not src.regular:
+            raise InputError(f"{src.name}: a {loader.name} cannot be read from a pipe or "
+                             "standard input; give its file name")
+        if loader is None and path.lower().endswith(SESSION_SUFFIX):
+            raise InputError(f"{src.name}: not a citeview session (not an SQLite database)")
+        if loader is None and b"\x00" in head:  # binary: no need to read the rest
+            raise InputError(f"{src.name}: binary file (contains NUL bytes), not text")
+        data = src.read_all(text=True) if loader is None else b""
+        regular = src.regular
     if loader is not None:
         dataset = loader.load(path)
-    elif head.startswith(SQLITE_MAGIC):
-        raise InputError(f"{path}: a citeview session: open it with citeview.session "
-                         "(import citeview.session, or pass its SESSION_LOADER as loaders)")
-    elif path.lower().endswith(SESSION_SUFFIX):
-        raise InputError(f"{path}: not a citeview session (not an SQLite database)")
+    elif plain_text:
+        dataset = _load_answer_text(data, src.name, stream=not regular)
     else:
-        dataset = _load_text(path)
-    if dataset.reader is None:
-        dataset.reader = lambda: load_input(path, registry)
+        dataset = load_text(data, src.name, stream=not regular)
+    if dataset.reader is None and regular:
+        dataset.reader = lambda: load_input(path, registry, plain_text=plain_text)
     return dataset
 
 
-def _load_text(path: str) -> Dataset:
-    data = read_file_bytes(path)
-    text = decode_text(data, path)
+def _load_answer_text(data: bytes, name: str, *, stream: bool) -> Dataset:
+    text = decode_text(data, name)
+    first = _NON_SPACE_RE.search(text)
+    if first is not None and text[first.start()] in "{[":
+        try:
+            return load_text(data, name, stream=stream)
+        except InputError:
+            if _LOOKS_LIKE_JSON_RE.match(text) or name.lower().endswith(_JSON_SUFFIXES):
+                raise
+    return ListDataset([Case(case_id_from_path(name), text)], None if stream else name,
+                       "plain")
+
+
+def load_text(data: bytes, name: str, *, stream: bool = False) -> Dataset:
+    """The dataset of a text input's bytes ``data`` (a case, a JSONL dataset, a JSON array, a
+    transcript, Responses output or a plain answer), named ``name`` in messages.
+
+    ``stream``: the bytes came from a pipe or standard input, so the dataset keeps what it needs
+    in memory and has no ``path``."""
+    text = decode_text(data, name)
     first_char = _NON_SPACE_RE.search(text)
     if first_char is None:
-        raise InputError(f"{path}: file is empty (only whitespace)")
+        raise InputError(f"{name}: file is empty (only whitespace)")
     start = first_char.start()
+    dataset: Dataset
     if text[start] not in "{[":
-        if text[start] == "<" or path.lower().endswith((".json", ".jsonl")):
-            raise InputError(f"{path}: unknown format (expected JSON, JSONL or plain text)")
-        return ListDataset([Case(case_id_from_path(path), text)], path, "plain")
-    decoder = json.JSONDecoder()
-    try:
-        first, end = decoder.raw_decode(text, start)
-    except json.JSONDecodeError as err:
-        raise InputError(json_error_message(path, err, text)) from None
-    if may_hold_surrogates(text):
-        first = scrub_surrogates(first)
-    more = _NON_SPACE_RE.search(text, end)
-    if more is not None:
-        # More after the first value: a JSONL dataset if the first value ended its line.
-        if "\n" not in text[end:more.start()]:
-            raise InputError(json_error_message(path, extra_data_error(text, end), text))
-        return JsonlDataset(path, data)
-    if path.lower().endswith((".jsonl", ".ndjson")):
-        return JsonlDataset(path, data)
-    return document_dataset(first, path)
+        if text[start] == "<" or name.lower().endswith(_JSON_SUFFIXES):
+            raise InputError(f"{name}: unknown format (expected JSON, JSONL or plain text)")
+        dataset = ListDataset([Case(case_id_from_path(name), text)], name, "plain")
+    else:
+        first, end = json_value(text, name, start)
+        more = _NON_SPACE_RE.search(text, end)
+        if more is not None:
+            # More after the first value: a JSONL dataset if the first value ended its line.
+            if "\n" not in text[end:more.start()]:
+                raise InputError(json_error_message(name, extra_data_error(text, end), text))
+            return JsonlDataset(name, data, stream=stream)
+        if name.lower().endswith((".jsonl", ".ndjson")):
+            return JsonlDataset(name, data, stream=stream)
+        dataset = document_dataset(first, name)
+    if stream:
+        dataset.path = None
+    return dataset
 
 
 # --------------------------------------------------------------------------- plain files
@@ -169,26 +211,31 @@ def _load_text(path: str) -> Dataset:
 
 def plain_files_case(materials: list[str], contexts: list[str], documents: dict[str, str],
                      answer: str, case_id: str) -> Case:
-    """A case from plain text files (paths): each material file is one tool output in order,
-    context files are joined as injected context, ``documents`` maps a source id to a file given
-    whole as that source, ``answer`` is the answer file."""
+    """A case from plain text files (paths; ``-`` is standard input, once): each material file
+    is one tool output in order, context files are joined as injected context, ``documents``
+    maps a source id to a file given whole as that source, ``answer`` is the answer file."""
+    for doc_id in documents:
+        if not SOURCE_ID_RE.fullmatch(doc_id):
+            raise InputError(f"--document {doc_id}: a source id is letters, digits, _ and -")
+    if [*materials, *contexts, *documents.values(), answer].count(STDIN) > 1:
+        raise InputError("standard input (-) can be given only once")
     read = read_text_file
     outputs = [read(p) for p in materials]
     context = "\n".join(read(p) for p in contexts) if contexts else None
     docs = {doc_id: read(p) for doc_id, p in documents.items()}
-    for doc_id in docs:
-        if not SOURCE_ID_RE.fullmatch(doc_id):
-            raise InputError(f"--document {doc_id}: a source id is letters, digits, _ and -")
     return Case(case_id, read(answer), None, outputs, context, docs, {"format": "plain"})
 
 
 def plain_files(materials: list[str], contexts: list[str], documents: dict[str, str],
                 answer: str, case_id: str) -> ListDataset:
     """A one-case dataset from plain files that knows every file it read, so a viewer watches
-    them all and a reload reads them all again (not just the answer)."""
+    them all and a reload reads them all again (not just the answer). When one of them is a
+    pipe or standard input, nothing can be read again: the dataset has no path."""
     case = plain_files_case(materials, contexts, documents, answer, case_id)
-    return ListDataset([case], answer, "plain",
-                       files=[*materials, *contexts, *documents.values(), answer],
+    files = [*materials, *contexts, *documents.values(), answer]
+    if not all(is_regular_file(p) for p in files):
+        return ListDataset([case], None, "plain")
+    return ListDataset([case], answer, "plain", files=files,
                        reader=lambda: plain_files(materials, contexts, documents, answer,
                                                   case_id))
 

@@ -18,6 +18,7 @@ from citeview import __version__
 from citeview.core.analysis import AnalysedCase
 from citeview.core.cases import Case
 from citeview.core.diagnostics import RULES, Diagnostic, Severity
+from citeview.core.files import printable
 from citeview.core.text import LineIndex
 
 FORMAT = "citeview-lint"
@@ -72,6 +73,7 @@ class CaseReport:
     record: int | None
     case_id: str
     findings: list[Finding] = field(default_factory=list)
+    unreadable: bool = False  # an input or record that could not be read (CV504)
 
 
 def origin_text(case: Case, origin: str) -> str | None:
@@ -116,6 +118,20 @@ def locate_analysed(analysed: AnalysedCase) -> list[Finding]:
     return locate(analysed.case, found.diagnostics, found.material_diagnostics, numbers)
 
 
+#: The ``origin`` of a finding about the input itself (CV504), not the answer or the material.
+INPUT_ORIGIN = "input"
+
+
+def unreadable_report(path: str, record: int | None, case_id: str, message: str) -> CaseReport:
+    """The report of an input (``record`` None) or a record that could not be read: one CV504
+    unreadable-input finding, always an error (no policy turns it off: an input that cannot
+    be read never passes)."""
+    rule = RULES["CV504"]
+    finding = Finding("CV504", rule.name, rule.severity, printable(message), 0, 0, 1, 1, 1, 1,
+                      INPUT_ORIGIN)
+    return CaseReport(path, record, case_id, [finding], unreadable=True)
+
+
 def _finding(d: Diagnostic, index: LineIndex, origin: str | None,
              citation: int | None = None) -> Finding:
     line, col = index.line_col(d.start)
@@ -133,8 +149,12 @@ class Summary:
     severities: dict[str, Severity] = field(default_factory=dict)  # code -> as reported
 
     def add(self, report: CaseReport) -> None:
-        self.cases += 1
-        if report.findings:
+        """Count ``report``: a case, or an unreadable input or record (``invalid_records``)."""
+        if report.unreadable:
+            self.invalid_records += 1
+        else:
+            self.cases += 1
+        if report.findings and not report.unreadable:
             self.cases_with_findings += 1
         for f in report.findings:
             self.counts[f.code] += 1
@@ -168,7 +188,7 @@ class Writer(Protocol):
 
 def _where(report: CaseReport) -> str:
     rec = f":{report.record}" if report.record is not None else ""
-    return f"{report.path}{rec}:{report.case_id}"
+    return f"{printable(report.path)}{rec}:{report.case_id}"
 
 
 def _one_line(text: str) -> str:
@@ -200,7 +220,8 @@ class TextWriter:
                 f"{summary.cases_with_findings} of {summary.cases} case"
                 f"{'s' if summary.cases != 1 else ''}")
         if summary.invalid_records:
-            head += f"; {summary.invalid_records} invalid record" + (
+            head += f"; {summary.invalid_records} unreadable input" + (
+                "s" if summary.invalid_records != 1 else "") + " or record" + (
                 "s" if summary.invalid_records != 1 else "")
         lines = [head + "\n"]
         for code in sorted(summary.counts):
@@ -225,7 +246,7 @@ class JsonWriter:
         sep = "" if self._first else ",\n"
         self._first = False
         return sep + json.dumps({
-            "path": report.path, "record": report.record, "case_id": report.case_id,
+            "path": printable(report.path), "record": report.record, "case_id": report.case_id,
             "diagnostics": [f.to_dict() for f in report.findings],
         }, ensure_ascii=False)
 
@@ -240,7 +261,7 @@ class JsonlWriter:
         return ""
 
     def case(self, report: CaseReport) -> str:
-        base = {"version": FORMAT_VERSION, "path": report.path, "record": report.record,
+        base = {"version": FORMAT_VERSION, "path": printable(report.path), "record": report.record,
                 "case_id": report.case_id}
         return "".join(json.dumps({**base, **f.to_dict()}, ensure_ascii=False) + "\n"
                        for f in report.findings)
@@ -250,14 +271,19 @@ class JsonlWriter:
 
 
 def artifact_uri(path: str) -> str:
-    """A URI reference for ``path``: relative paths stay relative, POSIX separators."""
+    """A URI reference for ``path``: relative paths stay relative, POSIX separators; the bytes of
+    a file name that is not UTF-8 are percent-encoded as they are."""
     if path == "-":
         return "stdin"
     p = PurePath(path)
     posix = p.as_posix()
-    if p.is_absolute():
-        return "file://" + quote(posix if posix.startswith("/") else "/" + posix)
-    return quote(posix)
+    if p.is_absolute() and not posix.startswith("/"):
+        posix = "/" + posix
+    try:
+        raw = posix.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = printable(posix).encode("utf-8")
+    return ("file://" if p.is_absolute() else "") + quote(raw)
 
 
 class SarifWriter:

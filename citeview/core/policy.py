@@ -58,7 +58,7 @@ def expand_codes(items: Iterable[str], where: str = "") -> frozenset[str]:
         matched = {code for code in RULES if code.startswith(up)} if up.startswith("CV") else set()
         if not matched:
             prefix = f"{where}: " if where else ""
-            raise InputError(f"{prefix}unknown rule {item!r} (rules are CV101-CV503, "
+            raise InputError(f"{prefix}unknown rule {item!r} (rules are CV101-CV504, "
                              "a prefix such as CV3, or a name such as unknown-source)")
         out.update(matched)
     return frozenset(out)

@@ -46,12 +46,17 @@ def detect_kind(obj: object) -> str:
             return "json-array" if all(isinstance(o, (list, Mapping)) for o in obj) else "unknown"
         if all(providers.record_kind(o) for o in dicts):
             return "json-array"  # provider responses (an Anthropic one has "type": "message")
-        if any(o.get("type") in _RESPONSES_TYPES and "answer" not in o for o in dicts):
+        if any(_is_responses_item(o) for o in dicts):
             return "responses"
         if all("role" in o and "answer" not in o for o in dicts):
             return "chat"
         return "json-array"
     return "unknown"
+
+
+def _is_responses_item(item: Mapping[str, Any]) -> bool:
+    kind = item.get("type")
+    return isinstance(kind, str) and kind in _RESPONSES_TYPES and "answer" not in item
 
 
 def record_to_case(obj: object, default_id: str) -> Case:
@@ -233,7 +238,11 @@ def responses_case(obj: object, default_id: str) -> Case:
         text = part.get("text")
         if not isinstance(text, str):
             raise InputError("Responses output: an output_text part has no \"text\" string")
-        for ann in part.get("annotations") or []:
+        anns = part.get("annotations")
+        if anns is not None and not isinstance(anns, list):
+            raise InputError("Responses output: an output_text part's \"annotations\" must be "
+                             f"a list, not {describe_value(anns)}")
+        for ann in anns or []:
             annotations.append(_shift_annotation(ann, offset))
         answer_parts.append(text)
         offset += len(text)
@@ -287,8 +296,9 @@ def _shift_annotation(ann: object, offset: int) -> object:
         return ann
     out = dict(ann)
     for key in ("start_index", "end_index", "index"):
-        if isinstance(out.get(key), int):
-            out[key] += offset
+        value = out.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[key] = value + offset
     return out
 
 

@@ -23,8 +23,11 @@ from typing import IO, Any
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
-from citeview.core.files import check_file, decode_text, json_error_message, read_file_bytes
-from citeview.core.text import may_hold_surrogates, scrub_surrogates
+from citeview.core.files import (
+    input_name,
+    parse_json,
+    read_text_file,
+)
 from citeview.resource_files import resource_path
 from citeview.session.jsonio import dumps_json
 from citeview.session.migrations import renumber_annotations
@@ -115,19 +118,13 @@ def write_json(session: Session, out: IO[str]) -> None:
 
 
 def read_document(path: str) -> dict[str, Any]:
-    """Parse and check an exported session; InputError names the first problem."""
-    check_file(path)
-    text = decode_text(read_file_bytes(path), path)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(json_error_message(path, err, text)) from None
-    if may_hold_surrogates(text):
-        doc = scrub_surrogates(doc)
+    """Parse and check an exported session (``-``: standard input); InputError names the
+    first problem."""
+    doc = parse_json(read_text_file(path), input_name(path))  # read once: a pipe works too
     try:
         validate_document(doc)
     except InputError as err:
-        raise InputError(f"{path}: {err}") from None
+        raise InputError(f"{input_name(path)}: {err}") from None
     assert isinstance(doc, dict)
     return doc
 

@@ -35,6 +35,7 @@ from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
+from citeview.core.files import STDIN, STDIN_NAME, is_regular_file
 from citeview.core.inputs import SQLITE_MAGIC
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.core.policy import Policy
@@ -169,10 +170,16 @@ def session_path_for(input_path: str) -> tuple[str, bool]:
 
 
 def _check_session_file(path: str) -> None:
+    if path == STDIN:
+        raise SessionError(f"{STDIN_NAME}: a citeview session cannot be read from standard "
+                           "input; give its file name")
     if not os.path.exists(path):
         raise SessionError(f"{path}: no such file")
     if os.path.isdir(path):
         raise SessionError(f"{path}: is a directory, not a file")
+    if not is_regular_file(path):  # SQLite opens the file by name, again and again
+        raise SessionError(f"{path}: a citeview session cannot be read from a pipe or a "
+                           "device; give its file name")
     try:
         with open(path, "rb") as fh:
             head = fh.read(len(SQLITE_MAGIC))
@@ -399,6 +406,8 @@ class Session:
                 app, version = application_id(conn), user_version(conn)
                 if app != APPLICATION_ID:
                     raise SessionError(f"{path}: an SQLite database, but not a citeview session")
+                if version < 0:  # the header's version field is damaged
+                    raise damaged(path, f"session version {version}")
             finally:
                 conn.close()
             if version > SCHEMA_VERSION:
@@ -412,7 +421,7 @@ class Session:
                 if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
                     raise SessionError(f"{path}: cannot use the WAL journal here")
                 migrate(conn)
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a damaged schema's text
             raise damaged(path, _what(err)) from None
         session = cls(conn, path, readonly=readonly, message=message, annotator=annotator)
         try:
@@ -425,7 +434,7 @@ class Session:
                     found = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
                     if found != ["ok"]:
                         raise damaged(path, "; ".join(found[:3]))
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as err:
             conn.close()
             raise damaged(path, _what(err)) from None
         except BaseException:
@@ -659,6 +668,8 @@ class Session:
         """The stored case JSON, as it was copied in or imported."""
         row = self.conn.execute("SELECT data FROM cases WHERE id = ?", (case_id,)).fetchone()
         if row is None:
+            if self._positions is not None and case_id in self._positions:  # a damaged index
+                raise damaged(self.path, f"case {case_id!r} is listed but cannot be read")
             raise KeyError(case_id)
         data: dict[str, Any] = json.loads(row[0])
         return data

@@ -81,7 +81,7 @@ def test_select_and_ignore(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0  # only info left
     code, _, err = run(capsys, BREAKING, "--select", "CV999")
     assert code == 2 and err.strip() == ("citeview: error: --select: unknown rule 'CV999' "
-                                         "(rules are CV101-CV503, a prefix such as CV3, or a "
+                                         "(rules are CV101-CV504, a prefix such as CV3, or a "
                                          "name such as unknown-source)")
 
 
@@ -123,7 +123,7 @@ def test_weak_support_threshold_from_the_configuration(tmp_path: Path,
     assert run(capsys, str(path), "--weak-support-threshold", "0.5", "--format", "jsonl")[1] == ""
 
 
-def test_jsonl_records_are_line_numbers_and_bad_records_exit_2(
+def test_jsonl_records_are_line_numbers_and_bad_records_are_findings(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = write_jsonl(tmp_path / "set.jsonl", [
         case("a", "Fine claim here." + M("turn0file0", "L1")),
@@ -134,17 +134,16 @@ def test_jsonl_records_are_line_numbers_and_bad_records_exit_2(
         case("d", "Also bad." + M("turn0file0", "L9")),
     ])
     code, out, err = run(capsys, str(f))
-    assert code == 2
-    assert err.splitlines() == [
-        f"citeview: error: {f}:4: invalid JSON (Expecting property name enclosed in double "
-        "quotes: line 1 column 2 (char 1))",
-        f"citeview: error: {f}:5: unknown format: an object with keys 'id'",
-    ]
+    assert code == 1 and err == ""
     lines = out.splitlines()
     assert lines[0].startswith(f"{f}:3:b:1:11: CV201 unknown-source ")
-    assert lines[1].startswith(f"{f}:6:d:1:10: CV202 line-out-of-range ")
-    assert lines[2] == ("2 findings (2 error, 0 warning, 0 info) in 2 of 3 cases; "
-                        "2 invalid records")
+    assert lines[1] == (f"{f}:4:set#4:1:1: CV504 unreadable-input invalid JSON at column 2: "
+                        "Expecting property name enclosed in double quotes [in input]")
+    assert lines[2] == (f"{f}:5:set#5:1:1: CV504 unreadable-input unknown format: an object "
+                        "with keys 'id' [in input]")
+    assert lines[3].startswith(f"{f}:6:d:1:10: CV202 line-out-of-range ")
+    assert lines[4] == ("4 findings (4 error, 0 warning, 0 info) in 2 of 3 cases; "
+                        "2 unreadable inputs or records")
 
 
 def test_missing_ids_default_to_file_and_record(tmp_path: Path,
@@ -169,21 +168,40 @@ def test_pretty_case_json_and_json_arrays(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("make", "message"), [
-    (lambda p: None, "no such file"),
-    (lambda p: p.mkdir(), "is a directory, not a file"),
     (lambda p: p.write_text("\n\n"), "empty file, no case to lint"),
-    (lambda p: p.write_text("[1, 2"), "not a case JSON or JSONL dataset"),
+    (lambda p: p.write_text("[1, 2"), "truncated JSON"),
     (lambda p: p.write_bytes(b"\x00\x01binary"), "binary file"),
     (lambda p: p.write_text("42"), "unknown format"),
     (lambda p: p.write_text('{"question": "q"}'), "unknown format: an object with keys"),
     (lambda p: p.write_text('{\n"question": "q"}'), "not a case, transcript or dataset"),
 ])
-def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                         make: object, message: str) -> None:
+def test_an_unreadable_input_is_a_finding_and_the_run_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], make: object, message: str) -> None:
     p = tmp_path / "input.json"
     make(p)  # type: ignore[operator]
-    code, _, err = run(capsys, str(p))
-    assert code == 2
+    code, out, err = run(capsys, str(p), CLEAN, "--format", "json")
+    assert code == 1 and err == ""
+    doc = json.loads(out)  # a complete document
+    assert [c["path"] for c in doc["cases"]] == [str(p), CLEAN]
+    [finding] = doc["cases"][0]["diagnostics"]
+    assert (finding["code"], finding["name"], finding["severity"]) == (
+        "CV504", "unreadable-input", "error")
+    assert message in finding["message"] and doc["cases"][1]["diagnostics"] == []
+    assert doc["summary"]["invalid_records"] == 1 and doc["summary"]["cases"] == 1
+    # --fail-on decides the exit status; CV504 is an error, so every threshold fails.
+    assert run(capsys, str(p), "--fail-on", "info")[0] == 1
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda p: None, "no such file"),
+    (lambda p: p.mkdir(), "a folder with no .json, .jsonl, .ndjson file to lint"),
+])
+def test_a_missing_path_exits_2_before_any_output(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], make: object, message: str) -> None:
+    p = tmp_path / "input.json"
+    make(p)  # type: ignore[operator]
+    code, out, err = run(capsys, CLEAN, str(p), "--format", "json")
+    assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
 
 
@@ -303,3 +321,47 @@ def test_config_option_naming_a_directory(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = run(capsys, "--config", str(tmp_path), str(tmp_path / "x.txt"))
     assert code == 2 and "is a directory" in err and "no such file" not in err
+
+
+# --------------------------------------------------------------------------- plain files, folders
+
+
+def test_lint_plain_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    material = tmp_path / "m.txt"
+    material.write_text(TOOL, encoding="utf-8")
+    answer = tmp_path / "a.txt"
+    answer.write_text("Remote work is allowed." + M("turn0file0", "L1") + " And more."
+                      + M("turn0file0", "L9") + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "--material", str(material), "--answer", str(answer),
+                       "--format", "jsonl")
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert code == 1 and [(r["path"], r["case_id"], r["code"]) for r in rows] == [
+        (str(answer), "a", "CV202")]
+    doc = tmp_path / "d.txt"
+    doc.write_text("[L1] A line.\n", encoding="utf-8")
+    answer.write_text("A line." + M("doc1", "L1") + "\n", encoding="utf-8")
+    assert run(capsys, "--document", f"doc1={doc}", "--answer", str(answer))[0] == 0
+    for args, message in ((["--material", str(material)], "plain files need --answer"),
+                          ([CLEAN, "--answer", str(answer)], "either PATH or plain files"),
+                          ([], "nothing to lint")):
+        code, out, err = run(capsys, *args)
+        assert code == 2 and out == "" and message in err
+
+
+def test_lint_a_folder_recursively(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "runs"
+    (root / "b" / "deeper").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    (root / "a.json").write_text(json.dumps(case("a", "Bad." + M("turn9file9"))))
+    write_jsonl(root / "b" / "set.jsonl", [case("b1", "Fine." + M("turn0file0", "L1")),
+                                           case("b2", "Bad." + M("turn9file9"))])
+    (root / "b" / "deeper" / "c.ndjson").write_text(json.dumps(case("c", "x")) + "\n")
+    (root / "b" / "notes.txt").write_text("not linted")
+    (root / ".hidden" / "h.json").write_text("{}")
+    (root / "b" / "set.citeview").write_bytes(b"SQLite format 3\x00")  # a review session
+    code, out, err = run(capsys, str(root), "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and err == ""
+    assert [(c["path"], c["case_id"]) for c in doc["cases"]] == [
+        (str(root / "a.json"), "a"), (str(root / "b" / "deeper" / "c.ndjson"), "c"),
+        (str(root / "b" / "set.jsonl"), "b1"), (str(root / "b" / "set.jsonl"), "b2")]

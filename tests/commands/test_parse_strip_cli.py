@@ -83,3 +83,62 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path, make, message: str, comman
     assert message in err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert proc.stdout == b""
+
+
+# --------------------------------------------------------------------------- structured inputs
+
+
+def test_parse_and_strip_read_a_case_json_as_its_answer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "x.case.json"
+    f.write_text(json.dumps({"id": "x", "question": "Q?", "answer": ANSWER}, indent=2))
+    assert main(["parse", str(f)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # Offsets count in the answer, not in the JSON text around it.
+    assert [(c["start"], c["end"]) for c in out] == [(23, 43)]
+    assert main(["strip", str(f)]) == 0
+    assert capsys.readouterr().out == "Remote work is allowed. Travel too.citeturn0file1\n"
+    # A chat transcript: its answer is the last assistant message.
+    chat = tmp_path / "t.chat.json"
+    chat.write_text(json.dumps({"messages": [{"role": "user", "content": "Q?"},
+                                             {"role": "assistant", "content": ANSWER}]}))
+    assert main(["parse", "--scan", str(chat)]) == 0
+    assert [d["code"] for d in json.loads(capsys.readouterr().out)["diagnostics"]] == ["CV107"]
+
+
+def test_parse_and_strip_of_a_dataset_name_each_case(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "set.jsonl"
+    f.write_text(json.dumps({"id": "a", "answer": ANSWER}) + "\n"
+                 + json.dumps({"id": "b", "answer": "No citation."}) + "\n")
+    assert main(["parse", str(f)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(x["case"], [c["start"] for c in x["citations"]]) for x in out] == [
+        ("a", [23]), ("b", [])]
+    assert main(["parse", "--scan", str(f)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(x["case"], len(x["citations"]), len(x["diagnostics"])) for x in out] == [
+        ("a", 2, 1), ("b", 0, 0)]
+    assert main(["strip", "--all", str(f)]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rows == [{"case": "a", "answer": "Remote work is allowed. Travel too.\n"},
+                    {"case": "b", "answer": "No citation."}]
+
+
+@pytest.mark.parametrize("text", ["[1] A bracketed note." + ANSWER, "[1]", "{curly} text",
+                                  "<p>markup</p>", "", "   \n"])
+def test_plain_text_stays_as_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   text: str) -> None:
+    f = tmp_path / "a.txt"
+    f.write_text(text, encoding="utf-8")
+    assert main(["strip", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert out == text.replace(f"{S}cite{D}turn0file0{D}L1{E}", "")
+
+
+def test_text_that_is_meant_as_json_must_be_valid(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "a.txt"
+    f.write_text('{"answer": "x"', encoding="utf-8")  # truncated: not an answer to parse
+    assert main(["parse", str(f)]) == 2
+    assert "truncated JSON" in capsys.readouterr().err
