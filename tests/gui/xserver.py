@@ -27,24 +27,26 @@ def skip_without_x() -> None:
         pytest.skip(f"needs {', '.join(missing)} (Debian: xvfb, xdotool)")
 
 
+def _free_display() -> int:
+    """A display number no X server holds (lock files), away from the usual :0 and :99."""
+    for n in range(200 + os.getpid() % 300, 1000):
+        if not os.path.exists(f"/tmp/.X{n}-lock") and not os.path.exists(f"/tmp/.X11-unix/X{n}"):
+            return n
+    pytest.skip("no free X display number")
+
+
 @contextmanager
 def xvfb(size: str = "1280x800") -> Iterator[str]:
-    """A fresh Xvfb; yields its DISPLAY (":N")."""
+    """A fresh Xvfb; yields its DISPLAY (":N") once it answers."""
     skip_without_x()
-    read, write = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", f"{size}x24",
-                             "-nolisten", "tcp"], pass_fds=(write,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
+    display = f":{_free_display()}"
+    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{size}x24", "-nolisten", "tcp",
+                             "-ac"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {k: v for k, v in os.environ.items() if k != "XAUTHORITY"}
     try:
-        with os.fdopen(read) as fh:
-            number = fh.readline().strip()
-        if not number:
-            pytest.skip("Xvfb did not start")
-        display = f":{number}"
         deadline = time.monotonic() + 10
-        while subprocess.run(["xdotool", "getmouselocation"], env={**os.environ,
-                             "DISPLAY": display}, capture_output=True).returncode != 0:
+        while subprocess.run(["xdotool", "getmouselocation"], env={**env, "DISPLAY": display},
+                             capture_output=True).returncode != 0:
             if time.monotonic() > deadline or proc.poll() is not None:
                 pytest.fail(f"Xvfb on {display} does not answer")
             time.sleep(0.05)
@@ -59,7 +61,9 @@ class App:
 
     def __init__(self, display: str, home: Path, *args: str) -> None:
         self.display = display
-        self.env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb",
+        # This server takes any client (-ac): an XAUTHORITY of another server is not asked for.
+        base = {k: v for k, v in os.environ.items() if k != "XAUTHORITY"}
+        self.env = {**base, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb",
                     "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
                     "XDG_DATA_HOME": str(home / ".local" / "share"),
                     "CITEVIEW_DATA_DIR": str(home / "data"),
