@@ -33,3 +33,33 @@ def test_counts_are_pluralised() -> None:
     assert plural(1, "citation") == "1 citation"
     assert plural(0, "citation") == "0 citations"
     assert plural(2, "match", "matches") == "2 matches"
+
+
+def test_the_review_bar_fits_1024_pixels_without_an_overflow_menu(qtbot, tmp_path) -> None:
+    import json
+
+    from PySide6.QtWidgets import QToolButton
+
+    from citeview.gui.main_window import MainWindow
+    from citeview.gui.review_session import ANNOTATOR_KEY
+    from tests.conftest import load_sample
+
+    data = tmp_path / "t.jsonl"
+    data.write_text(json.dumps(load_sample("transit-multi-turn.case.json")) + "\n")
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    settings.setValue(ANNOTATOR_KEY, "ana")
+    win = MainWindow(settings=settings)
+    qtbot.addWidget(win)
+    win.resize(1024, 640)
+    win.show()
+    qtbot.waitExposed(win)
+    assert win.open_path(str(data))
+    qtbot.waitUntil(lambda: win.view is not None and win.active is not None)
+    bar = win.review.toolbar
+    qtbot.waitUntil(lambda: bar.width() <= 1024)
+    ext = bar.findChild(QToolButton, "qt_toolbar_ext_button")
+    assert ext is None or not ext.isVisible()  # no "\u00bb": every button shows
+    for action in (win.review.done_action, win.review.blind_action):
+        button = bar.widgetForAction(action)
+        assert button is not None and button.isVisible()
+        assert button.geometry().right() <= bar.width()
