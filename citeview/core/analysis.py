@@ -101,7 +101,7 @@ class AnalysedCase:
     :func:`analyse`. Lint and support are computed on first use and kept."""
 
     __slots__ = ("case", "policy", "material", "scan_result", "citations", "_lint", "_support",
-                 "_lint_by_citation")
+                 "_lint_by_citation", "_spans")
 
     def __init__(self, case: Case, policy: Policy, material: Material, scan_result: ScanResult,
                  citations: tuple[AnalysedCitation, ...]) -> None:
@@ -113,6 +113,7 @@ class AnalysedCase:
         self._lint: LintResult | None = None
         self._support: tuple[tuple[float | None, ...], ...] | None = None
         self._lint_by_citation: tuple[tuple[Diagnostic, ...], ...] | None = None
+        self._spans: _Spans | None = None
 
     # -- what everybody needs ---------------------------------------------------------------
 
@@ -182,7 +183,9 @@ class AnalysedCase:
 
     def citation_number(self, d: Diagnostic) -> int | None:
         """The number of the first citation a diagnostic about the answer touches, or None."""
-        found = _touched(self.citations, d)
+        if self._spans is None:
+            self._spans = _Spans(self.citations)
+        found = self._spans.touched(d)
         return found[0] + 1 if found else None
 
     def problem(self, number: int) -> bool:
@@ -226,24 +229,33 @@ def touching(citations: Sequence[AnalysedCitation], diagnostics: Sequence[Diagno
     touches the marker it sits in or at the start of). O((d + c) log c) for markers in order,
     as scanned; recovered markers may nest, and then each one is looked at."""
     out: list[list[Diagnostic]] = [[] for _ in citations]
+    spans = _Spans(citations)
     for d in diagnostics:
         if getattr(d, "origin", None) is not None:
             continue  # a material diagnostic: offsets in the material, not in the answer
-        for i in _touched(citations, d):
+        for i in spans.touched(d):
             out[i].append(d)
     return tuple(tuple(x) for x in out)
 
 
-def _touched(citations: Sequence[AnalysedCitation], d: Diagnostic) -> list[int]:
-    starts = [c.citation.start for c in citations]
-    ends = [c.citation.end for c in citations]
-    ordered = all(ends[i] <= starts[i + 1] for i in range(len(starts) - 1))
-    if not ordered:
-        return [i for i, (s, e) in enumerate(zip(starts, ends, strict=True))
-                if (s <= d.start < e if d.start == d.end else d.start < e and s < d.end)]
-    lo = bisect_right(ends, d.start)
-    hi = bisect_right(starts, d.start) if d.start == d.end else bisect_left(starts, d.end)
-    return list(range(lo, hi))
+class _Spans:
+    """The citations' marker spans, computed once for many look-ups."""
+
+    __slots__ = ("ends", "ordered", "starts")
+
+    def __init__(self, citations: Sequence[AnalysedCitation]) -> None:
+        self.starts = [c.citation.start for c in citations]
+        self.ends = [c.citation.end for c in citations]
+        self.ordered = all(map(int.__le__, self.ends[:-1], self.starts[1:]))
+
+    def touched(self, d: Diagnostic) -> list[int]:
+        starts, ends = self.starts, self.ends
+        if not self.ordered:
+            return [i for i, (s, e) in enumerate(zip(starts, ends, strict=True))
+                    if (s <= d.start < e if d.start == d.end else d.start < e and s < d.end)]
+        lo = bisect_right(ends, d.start)
+        hi = bisect_right(starts, d.start) if d.start == d.end else bisect_left(starts, d.end)
+        return list(range(lo, hi))
 
 
 # --------------------------------------------------------------------------- memo
