@@ -86,7 +86,7 @@ class CaseLoader(QObject):
         win.view = None
         win.active = None
         self._pending = (citation, source)
-        select_row(win.cases_table, win.cases_proxy, lambda k: k == index)
+        select_row(win.cases_table, win.cases_proxy, index)
         win.setWindowTitle(self._title(case.id))
         win.question.setText(case.question or "")
         win.question.setVisible(bool(case.question))

@@ -48,6 +48,7 @@ class _RowsModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[Any] = []
         self._roles: ColorRoles | None = None
+        self._key_rows: dict[Any, int] | None = None  # key -> first row, built on first use
 
     @property
     def roles(self) -> ColorRoles:
@@ -81,7 +82,17 @@ class _RowsModel(QAbstractTableModel):
     def set_rows(self, rows: Sequence[Any]) -> None:
         self.beginResetModel()
         self._rows = list(rows)
+        self._key_rows = None
         self.endResetModel()
+
+    def row_of_key(self, key: Any) -> int:
+        """The first row whose :data:`KEY_ROLE` is ``key`` (-1: none), without a scan."""
+        if self._key_rows is None:
+            found: dict[Any, int] = {}
+            for r, row in enumerate(self._rows):
+                found.setdefault(self.key(row), r)
+            self._key_rows = found
+        return self._key_rows.get(key, -1)
 
     def row(self, r: int) -> Any:
         return self._rows[r]
@@ -260,10 +271,7 @@ class CitationsModel(_RowsModel):
         return [f"{d.code} {d.name} ({d.severity.value})", d.message]
 
     def row_of_citation(self, index: int) -> int:
-        for r, row in enumerate(self._rows):
-            if row.citation is not None and row.citation.index == index:
-                return r
-        return -1
+        return self.row_of_key(("citation", index))
 
     def refresh_citation(self, index: int) -> None:
         r = self.row_of_citation(index)
@@ -337,6 +345,13 @@ class FilterProxy(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(-1)
         self.row_filter: Callable[[Any], bool] | None = None
+
+    def index_of_key(self, key: Any) -> QModelIndex:
+        """The proxy index of the first row whose key is ``key`` (invalid when it is not there
+        or the filter hides it)."""
+        model = self.sourceModel()
+        r = model.row_of_key(key) if isinstance(model, _RowsModel) else -1
+        return self.mapFromSource(model.index(r, 0)) if r >= 0 else QModelIndex()
 
     def set_row_filter(self, predicate: Callable[[Any], bool] | None) -> None:
         self._begin()
