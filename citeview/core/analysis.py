@@ -275,6 +275,12 @@ def content_key(case: Case, policy: Policy) -> str:
     return h.hexdigest()
 
 
+def _parts(case: Case) -> tuple[object, ...]:
+    """The objects a case's content key reads (compared by identity: strings are immutable)."""
+    return (case.id, case.answer, case.context, *case.tool_outputs,
+            *(x for kv in case.documents.items() for x in kv))
+
+
 def policy_key(policy: Policy) -> str:
     """A canonical text of a policy (Policy holds a mapping, so it is not hashable)."""
     return json.dumps([
@@ -295,16 +301,36 @@ def answer_key(case: Case, families: Sequence[str]) -> str:
 class AnalysisCache:
     """A caller-owned LRU memo of analyses, keyed by :func:`content_key`."""
 
-    __slots__ = ("_items", "_lock", "maxsize", "misses")
+    __slots__ = ("_items", "_keys", "_lock", "maxsize", "misses")
 
     def __init__(self, maxsize: int = 32) -> None:
         self._items: OrderedDict[str, AnalysedCase] = OrderedDict()
+        # id(case) -> (case, its parts, policy key, content key): the same Case object asked
+        # again (a verdict on a case with a 17 MB source) is not hashed again.
+        self._keys: OrderedDict[int, tuple[Case, tuple[object, ...], str, str]] = OrderedDict()
         self._lock = threading.Lock()  # the window's worker and GUI thread share one
         self.maxsize = maxsize
         self.misses = 0
 
-    def get(self, case: Case, policy: Policy) -> AnalysedCase:
+    def _key(self, case: Case, policy: Policy) -> str:
+        parts = _parts(case)
+        pkey = policy_key(policy)
+        with self._lock:
+            memo = self._keys.get(id(case))
+        if (memo is not None and memo[0] is case and memo[2] == pkey
+                and len(memo[1]) == len(parts)
+                and all(a is b for a, b in zip(memo[1], parts, strict=True))):
+            return memo[3]
         key = content_key(case, policy)
+        with self._lock:
+            self._keys[id(case)] = (case, parts, pkey, key)
+            self._keys.move_to_end(id(case))
+            while len(self._keys) > self.maxsize:
+                self._keys.popitem(last=False)
+        return key
+
+    def get(self, case: Case, policy: Policy) -> AnalysedCase:
+        key = self._key(case, policy)
         with self._lock:
             found = self._items.get(key)
             if found is not None:
@@ -322,6 +348,7 @@ class AnalysisCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._keys.clear()
 
     def __len__(self) -> int:
         return len(self._items)

@@ -11,7 +11,9 @@ Positions in the document are UTF-16 units; the one conversion is
 from __future__ import annotations
 
 import html
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Any  # Pygments (untyped): its lexer and token types
 
 from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QUrl, Signal
@@ -147,10 +149,12 @@ class AnswerView(QTextBrowser):
 
     def update_chips(self, chips: Sequence[Chip]) -> None:
         """Restyle chips in place (lint or a verdict changed their state) without re-rendering.
-        Edited from the last to the first, so earlier chip positions stay valid."""
-        self._chip_index()
+        Edited from the last to the first, so earlier chip positions stay valid; the positions
+        of the chips after an edited one move by the change in its length (no new scan)."""
+        known = self._chip_index()
         c = QTextCursor(self.document())
         c.beginEditBlock()
+        edits: list[tuple[int, int]] = []  # (old end, change in length), last first
         for chip in sorted(chips, key=lambda ch: ch.index, reverse=True):
             r = self.chip_range(chip.index)
             if r is None:
@@ -162,11 +166,22 @@ class AnswerView(QTextBrowser):
             fmt.setForeground(QBrush(QColor(fg)))
             c.setPosition(r[0])
             c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
-            c.insertText(f"\u00a0{chip.text}\u00a0", fmt)
+            text = f"\u00a0{chip.text}\u00a0"
+            c.insertText(text, fmt)
+            length = len(text.encode("utf-16-le")) // 2
+            known[chip.index] = (r[0], r[0] + length)
+            edits.append((r[1], length - (r[1] - r[0])))
         c.endEditBlock()
-        self._chips = None
-        self._raw = None
-        self._u16 = None
+        if any(d for _, d in edits):
+            ends = [e for e, _ in reversed(edits)]
+            shifts = list(accumulate(d for _, d in reversed(edits)))
+            for i, (s, e) in enumerate(known):
+                k = bisect_right(ends, s) - 1  # edits wholly before this chip
+                if s >= 0 and k >= 0 and shifts[k]:
+                    known[i] = (s + shifts[k], e + shifts[k])
+        if edits:
+            self._raw = None
+            self._u16 = None
         if self._active is not None:
             self.set_active(self._active, scroll=False)
 

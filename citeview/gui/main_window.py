@@ -575,8 +575,8 @@ class MainWindow(QMainWindow):
         elif change.kind == "annotation" and change.case_id is not None:
             view = self.view
             if view is not None and view.case.id == change.case_id:
-                changed = self.progress.decorate(view)
                 key = change.key
+                changed = self.progress.decorate(view, key.number if key is not None else None)
                 if key is not None and 0 < key.number <= len(view.citations):
                     changed.append(key.number - 1)
                 for i in sorted(set(changed)):

@@ -136,15 +136,18 @@ class ProgressTracker(QObject):
         """The first case not done after case ``after`` (wrapping around); None when all are."""
         return self.counts.next_not_done(after) if self.counts is not None else None
 
-    def decorate(self, view: CaseView) -> list[int]:
-        """Fill ``view``'s citations with this annotator's verdicts and notes (and, outside
-        blind mode, the others'); returns those whose chip changed."""
+    def decorate(self, view: CaseView, number: int | None = None) -> list[int]:
+        """Fill ``view``'s citations (only citation ``number`` when given: one changed) with
+        this annotator's verdicts and notes (and, outside blind mode, the others'); returns
+        those whose chip changed."""
         s = self.session
         if s is None:
             return []
+        if number is not None and not 0 < number <= len(view.citations):
+            return []
         mine: dict[tuple[int, str], Annotation] = {}
         others: dict[int, list[str]] = {}
-        for a in s.iter_annotations(view.case.id, orphaned=False):
+        for a in s.iter_annotations(view.case.id, orphaned=False, number=number):
             if a.annotator == s.annotator:
                 mine[(a.key.number, a.key.source_id)] = a
             elif a.verdict:
@@ -153,9 +156,16 @@ class ProgressTracker(QObject):
                 others.setdefault(a.key.number, []).append(
                     f"{who}: {a.verdict} ({a.key.source_id}){note}")
         changed = []
-        for cv in view.citations:
-            before = cv.chip
+        cited = view.citations if number is None else view.citations[number - 1:number]
+        for cv in cited:
             anns = [mine.get((cv.number, sid)) for sid in cv.citation.source_ids]
+            if (not any(anns) and cv.number not in others and not any(cv.verdicts)
+                    and not any(cv.notes) and not cv.others):
+                # Nothing recorded and nothing shown: the chip stays as it is (no chip
+                # compared: 10,000 citations decorate at once).
+                cv.set_judgements([None] * len(anns), [""] * len(anns))
+                continue
+            before = cv.chip
             cv.set_judgements([a.verdict if a else None for a in anns],
                               [a.note if a else "" for a in anns])
             cv.others = tuple(others.get(cv.number, []))

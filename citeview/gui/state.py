@@ -51,6 +51,7 @@ class CitationView:
     # Lexical support per source (a triage hint, never a verdict); None when not computable.
     support: tuple[float | None, ...] = ()
     others: tuple[str, ...] = ()  # other annotators' verdicts, one line each (not when blind)
+    _statuses: list[str] | None = field(default=None, repr=False, compare=False)
 
     def set_judgements(self, verdicts: Sequence[str | None], notes: Sequence[str]) -> None:
         """This annotator's verdicts and notes per source; the chip shows annotated once every
@@ -83,9 +84,10 @@ class CitationView:
 
     @property
     def statuses(self) -> list[str]:
-        if not self.targets:
-            return ["unknown-source"] * len(self.citation.source_ids)
-        return [_status(t) for t in self.targets]
+        if self._statuses is None:  # targets never change: worked out once
+            self._statuses = ([_status(t) for t in self.targets] if self.targets else
+                              ["unknown-source"] * len(self.citation.source_ids))
+        return self._statuses
 
     @property
     def problem(self) -> bool:

@@ -781,12 +781,18 @@ class Session:
         return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
 
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
-                         orphaned: bool | None = None) -> Iterator[Annotation]:
+                         orphaned: bool | None = None,
+                         number: int | None = None) -> Iterator[Annotation]:
+        """Annotations in case then citation order; ``number``: of that citation only (with a
+        ``case_id``)."""
         where: list[str] = []
         args: list[object] = []
         if case_id is not None:
             where.append("a.case_id = ?")
             args.append(case_id)
+        if number is not None:
+            where.append("a.number = ?")
+            args.append(number)
         if annotator is not None:
             where.append("a.annotator = ?")
             args.append(annotator)
