@@ -201,17 +201,20 @@ class AnalysedCase:
 
 
 def analyse(case: Case, policy: Policy | None = None, *,
-            cache: AnalysisCache | None = None) -> AnalysedCase:
+            cache: AnalysisCache | None = None,
+            material: Material | None = None) -> AnalysedCase:
     """Analyse ``case`` under ``policy`` (default policy when None), through ``cache`` when
-    given (the same content and policy give the same object back)."""
+    given (the same content and policy give the same object back). ``material``: the case's
+    material already parsed (``case_material(case)``), not parsed again."""
     pol = DEFAULT_POLICY if policy is None else policy
     if cache is not None:
-        return cache.get(case, pol)
-    return _analyse(case, pol)
+        return cache.get(case, pol, material)
+    return _analyse(case, pol, material)
 
 
-def _analyse(case: Case, policy: Policy) -> AnalysedCase:
-    material = case_material(case)
+def _analyse(case: Case, policy: Policy, material: Material | None = None) -> AnalysedCase:
+    if material is None:
+        material = case_material(case)
     answer = case.answer
     result = scan(answer, policy.families, material.ids())
     cits = result.citations
@@ -329,7 +332,14 @@ class AnalysisCache:
                 self._keys.popitem(last=False)
         return key
 
-    def get(self, case: Case, policy: Policy) -> AnalysedCase:
+    def peek(self, case: Case, policy: Policy) -> AnalysedCase | None:
+        """The analysis kept for ``case`` under ``policy``, or None (nothing computed)."""
+        key = self._key(case, policy)
+        with self._lock:
+            return self._items.get(key)
+
+    def get(self, case: Case, policy: Policy, material: Material | None = None
+            ) -> AnalysedCase:
         key = self._key(case, policy)
         with self._lock:
             found = self._items.get(key)
@@ -337,7 +347,7 @@ class AnalysisCache:
                 self._items.move_to_end(key)
                 return found
             self.misses += 1
-        made = _analyse(case, policy)
+        made = _analyse(case, policy, material)
         with self._lock:
             made = self._items.setdefault(key, made)  # a racing thread's copy wins: one object
             self._items.move_to_end(key)

@@ -17,12 +17,14 @@ as diagnostics (CV206, CV501-CV503), never raised: material is untrusted text.
 
 from __future__ import annotations
 
+import operator
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
+from itertools import accumulate, repeat
 from typing import TYPE_CHECKING
 
 from citeview.core.diagnostics import RULES, Diagnostic, Severity
@@ -168,6 +170,8 @@ class Material:
 HEADER_LINE_RE = re.compile(
     r"(?<![^\r\n])\ufeff?[ \t]*citation marker[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE
 )
+# A line break and a header line after it (find_headers; the header ends on that line).
+_AFTER_BREAK_RE = re.compile(r"[\r\n]\ufeff?[ \t]*citation marker[ \t]*:", re.IGNORECASE)
 _LABEL_LINE_RE = re.compile(r"(?<![^\r\n])\ufeff?[ \t]*\[L\d+\]")
 LABEL_RE = re.compile(r"[ \t]*\[L(\d+)\]")
 # On text whose breaks are all "\n", so `^` with MULTILINE is exactly a line start.
@@ -230,20 +234,21 @@ def _read_body(material: str, start: int, end: int, labelled: bool = True) -> _B
     norm = normalize_breaks(raw)
     lines: list[SourceLine] = []
     repeats_norm: list[tuple[int, int, int]] = []
+    text = norm
     if labelled and "[" in norm:
-        append = lines.append
-        removed = 0  # prefix characters removed before the current line
-        seen: set[int] = set()
-        for m in _LABELLED_RE.finditer(norm):
-            cs, ce = m.span(2)
-            removed += cs - m.start()
-            label = int(m.group(1))
-            append(SourceLine(label, cs - removed, ce - removed))
-            if label in seen:
-                repeats_norm.append((label, m.start(), ce))
-            else:
-                seen.add(label)
-    text = _PREFIX_RE.sub("", norm) if lines else norm
+        found = _strip_labels(norm)
+        if found.labels:
+            text = found.text
+            lines = list(map(SourceLine, found.labels, found.starts, found.ends))
+            if len(set(found.labels)) != len(found.labels):
+                seen: set[int] = set()
+                for k, label in enumerate(found.labels):
+                    if label in seen:
+                        repeats_norm.append((label, found.prefix_starts[k],
+                                             found.prefix_starts[k] + found.prefix_lens[k]
+                                             + found.ends[k] - found.starts[k]))
+                    else:
+                        seen.add(label)
     repeats: list[tuple[int, int, int]] = []
     if repeats_norm:
         # Normalised offset -> material offset: each collapsed "\r\n" before it adds one.
@@ -252,6 +257,69 @@ def _read_body(material: str, start: int, end: int, labelled: bool = True) -> _B
             repeats.append((label, s + a + bisect_right(collapsed, a - 1),
                             s + b + bisect_right(collapsed, b - 1)))
     return _Body(text, lines, s, e, repeats)
+
+
+# Labelled text is read in pieces of about this many characters, cut after line breaks: each
+# regex call holds the GIL for milliseconds, not for the whole material (the window's worker
+# parses material while the GUI thread paints).
+_PIECE = 1 << 20
+_PREFIX_SPLIT_RE = re.compile(r"^([ \t]*\[L(\d+)\][ \t]?)", re.MULTILINE)
+
+
+@dataclass(slots=True)
+class _Labels:
+    """Text without its ``[L#]`` prefixes and, per labelled line: label, start and end of its
+    text in ``text``, start and length of its prefix in the text read."""
+
+    text: str
+    labels: list[int]
+    starts: list[int]
+    ends: list[int]
+    prefix_starts: list[int]
+    prefix_lens: list[int]
+
+
+def _strip_labels(norm: str) -> _Labels:
+    """``norm`` (breaks all ``\\n``) without the ``[L#]`` prefixes at its line starts, with
+    C-speed passes only (a regex split per piece, ``map`` and ``accumulate``): 200,000 lines
+    must not cost a Python loop each."""
+    out: list[str] = []
+    found = _Labels("", [], [], [], [], [])
+    pos = 0
+    out_len = 0
+    n = len(norm)
+    while pos < n:
+        cut = norm.find("\n", pos + _PIECE) if n - pos > _PIECE else -1
+        cut = n if cut < 0 else cut + 1
+        parts = _PREFIX_SPLIT_RE.split(norm, 0) if (pos, cut) == (0, n) else \
+            _PREFIX_SPLIT_RE.split(norm[pos:cut])
+        # [text before the first prefix, then per prefix: prefix, label, text after it]
+        texts = parts[0::3]
+        prefixes = parts[1::3]
+        rests = texts[1:]
+        lens = list(map(len, texts))
+        plens = list(map(len, prefixes))
+        cum = list(accumulate(lens, initial=out_len))  # cum[i]: where texts[i] starts
+        rest_starts = cum[1:-1]
+        cum_p = list(accumulate(plens, initial=0))
+        found.prefix_starts.extend(
+            map(operator.add, rest_starts, map(operator.sub, cum_p[1:], plens)))
+        if pos != out_len:
+            shift = pos - out_len
+            k = len(found.prefix_starts) - len(rest_starts)
+            found.prefix_starts[k:] = [p + shift for p in found.prefix_starts[k:]]
+        line_lens = list(map(str.find, rests, repeat("\n")))
+        if line_lens and line_lens[-1] < 0:
+            line_lens[-1] = len(rests[-1])  # the last line has no break
+        found.starts.extend(rest_starts)
+        found.ends.extend(map(operator.add, rest_starts, line_lens))
+        found.labels.extend(map(int, parts[2::3]))
+        found.prefix_lens.extend(plens)
+        out.extend(texts)
+        out_len = cum[-1]
+        pos = cut
+    found.text = "".join(out)
+    return found
 
 
 # --------------------------------------------------------------------------- tool output
@@ -298,6 +366,32 @@ def _header_id(
     return None
 
 
+def find_headers(text: str) -> list[re.Match[str]]:
+    """The ``Citation Marker:`` header lines of ``text`` (``HEADER_LINE_RE`` matches, in order).
+
+    ``HEADER_LINE_RE``'s look-behind makes one pass slow (a quarter second for 15 MB, holding
+    the GIL): a large text is searched for a line break followed by a header, in pieces, and
+    each header found is matched again where it starts."""
+    n = len(text)
+    if n < _PIECE:
+        return list(HEADER_LINE_RE.finditer(text))
+    found: list[re.Match[str]] = []
+    first = HEADER_LINE_RE.match(text, 0)
+    if first is not None:
+        found.append(first)
+    pos = 0
+    while pos < n:
+        cut = text.find("\n", pos + _PIECE)
+        # A candidate starts at a break before the piece's last one and ends on its own line.
+        end = n if cut < 0 else cut
+        for c in _AFTER_BREAK_RE.finditer(text, max(pos - 1, 0), end):
+            m = HEADER_LINE_RE.match(text, c.start() + 1)
+            if m is not None and (not found or m.start() >= found[-1].end()):
+                found.append(m)
+        pos = n if cut < 0 else cut + 1
+    return found
+
+
 def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
     """The sources of one tool output (one tool invocation), in order.
 
@@ -307,7 +401,7 @@ def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
     sources: list[Source] = []
     diags: list[Diagnostic] = []
     outside: list[tuple[str, int, int]] = []
-    headers = list(HEADER_LINE_RE.finditer(text))
+    headers = find_headers(text)
     first = headers[0].start() if headers else len(text)
     if _NONBLANK_RE.search(text, 0, first):
         outside.append((origin, *_trim_blank_lines(text, 0, first)))

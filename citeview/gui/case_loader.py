@@ -10,20 +10,24 @@ latest case asked for wins).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
+from citeview.core.analysis import DEFAULT_POLICY, AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
+from citeview.core.markers import STOP, extract_citations
+from citeview.core.material import Material, case_material
 from citeview.core.policy import Policy
 from citeview.gui import message, ops
 from citeview.gui.answer_view import PreparedDocument, prepare_document
 from citeview.gui.navigation import select_row
 from citeview.gui.ops import BackgroundOp
 from citeview.gui.palette import color_roles
+from citeview.gui.source_view import PreparedSource, prepare_source
 from citeview.gui.state import CaseView, build_case_view, lint_case
 from citeview.gui.tables import fit_columns
 from citeview.gui.untrusted import safe_title
@@ -34,13 +38,47 @@ if TYPE_CHECKING:
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
 
 
+@dataclass(slots=True)
+class SourceFirst:
+    """What the first paint of a case needs: its material, parsed once (the analysis reuses
+    it), and the source its first citation cites, prepared for the source pane."""
+
+    material: Material
+    source: PreparedSource | None
+
+
+def prepare_first(case: Case, policy: Policy | None = None,
+                  cache: AnalysisCache | None = None) -> SourceFirst:
+    """The material of ``case`` and its first cited source made ready to show (in a worker:
+    the source pane paints before the answer is scanned, resolved and rendered)."""
+    try:
+        known = cache.peek(case, policy or DEFAULT_POLICY) if cache is not None else None
+        material = known.material if known is not None else case_material(case)
+        if not material.sources:
+            return SourceFirst(material, None)
+        # The source the first well-formed marker names (the citation shown first), else the
+        # first source: found without scanning the whole answer.
+        answer = case.answer
+        stop = answer.find(STOP)
+        first = extract_citations(answer[:stop + 1]) if stop >= 0 else []
+        shown = material.get(first[0].source_ids[0]) if first else None
+        return SourceFirst(material, prepare_source(shown or material.sources[0]))
+    except InputError:
+        raise
+    except Exception as err:  # a bug must not leave the window stuck on "Loading"
+        raise RuntimeError(
+            f"cannot show case {case.id!r}: {type(err).__name__}: {err}") from err
+
+
 def build_view(case: Case, dark: bool, font: str, policy: Policy | None = None,
-               cache: AnalysisCache | None = None) -> tuple[CaseView, PreparedDocument]:
+               cache: AnalysisCache | None = None, material: Material | None = None
+               ) -> tuple[CaseView, PreparedDocument]:
     """The view-model and the answer document of ``case`` (both safe to build in a worker),
     from its analysed case under ``policy`` (the session's), through ``cache`` (the
-    session's: what the window shows is what the session stores)."""
+    session's: what the window shows is what the session stores). ``material``: already
+    parsed (:func:`prepare_first`)."""
     try:
-        analysed = analyse(case, policy, cache=cache)
+        analysed = analyse(case, policy, cache=cache, material=material)
         view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed)
         return view, prepare_document(view.html, dark, font)
     except InputError:
@@ -69,6 +107,8 @@ class CaseLoader(QObject):
         self.win = win
         self.analyses = AnalysisCache(16)  # without a session (a session brings its own)
         self._pending: tuple[int | None, int] | None = None  # (citation, source) once shown
+        # The case being built: (case, policy, analysis cache) until its view is shown.
+        self._building: tuple[Case, Policy | None, AnalysisCache] | None = None
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -93,12 +133,29 @@ class CaseLoader(QObject):
         win.answer.clear_content("Loading\u2026")
         message.info("Loading case\u2026", message.KEEP)
         self.caseChanged.emit(index)
-        dark = color_roles(win.palette()).dark
-        font = win.answer.font().toString()
         session = win.review_session.session
         policy = session.policy if session is not None else None
         cache = session.analyses if session is not None else self.analyses
-        (BackgroundOp(self, lambda: build_view(case, dark, font, policy, cache), key=CASE_WORK)
+        self._building = (case, policy, cache)
+        (BackgroundOp(self, lambda: prepare_first(case, policy, cache), key=CASE_WORK)
+         .success(self._on_first).failure(self._on_build_failed)
+         .run(here=win.synchronous))
+
+    def _on_first(self, first: SourceFirst) -> None:
+        """First phase: the source the first citation cites is shown (filled in pieces), then
+        the view-model and the answer are built."""
+        win = self.win
+        if self._building is None:
+            return
+        case, policy, cache = self._building
+        if first.source is not None:
+            win.source.adopt(first.source)
+            win.source.show_source(first.source.source)
+        dark = color_roles(win.palette()).dark
+        font = win.answer.font().toString()
+        material = first.material
+        (BackgroundOp(self, lambda: build_view(case, dark, font, policy, cache, material),
+                      key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=win.synchronous))
 
@@ -136,11 +193,17 @@ class CaseLoader(QObject):
         if judged:
             win.answer.update_chips([view.citations[i].chip for i in judged])
         win.refresh_raw()
+        self._building = None
         win.sources_model.set_rows(view.sources)
         win.citations_model.set_view(view)
         fit_columns(win.citations_table)
         fit_columns(win.sources_table, 160)
-        win.source.show_source(None)
+        shown = win.source.shown_source_id()
+        if shown is not None and any(r.source is win.source.shown_source() for r in view.sources):
+            # Shown by the first phase: it keeps its document; the other citations tint it.
+            win.source.set_tints(view.cited_spans.get(shown, []))
+        else:
+            win.source.show_source(None)
         self.update_counts()
         pending = self._pending
         self._pending = None
@@ -205,4 +268,4 @@ class CaseLoader(QObject):
         win.counts_label.setText("  \u00b7  ".join(parts))
 
 
-__all__ = ["CASE_WORK", "CaseLoader", "build_view", "lint"]
+__all__ = ["CASE_WORK", "CaseLoader", "SourceFirst", "build_view", "lint", "prepare_first"]

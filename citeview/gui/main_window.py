@@ -184,6 +184,8 @@ class MainWindow(QMainWindow):
 
         self.source = _source_view()
         self.source.setAcceptDrops(False)
+        # A big source fills in pieces from the event loop; a snapshot has no event loop.
+        self.source.progressive = not self.synchronous
 
         self.split_panes = QSplitter(Qt.Orientation.Horizontal)
         self.split_panes.setObjectName("panes")

@@ -56,8 +56,10 @@ def is_ready(win: MainWindow) -> bool:
 
 
 def is_settled(win: MainWindow) -> bool:
-    """The shown case is in the panes and its lint diagnostics too (or lint failed)."""
-    return win.view is not None and not ops.pending(win.loader, CASE_WORK)
+    """The shown case is in the panes and its lint diagnostics too (or lint failed), and the
+    source shown holds all its text."""
+    return (win.view is not None and not ops.pending(win.loader, CASE_WORK)
+            and not win.source.is_loading())
 
 
 def chip_menu(win: MainWindow) -> QMenu | None:
