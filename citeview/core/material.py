@@ -171,7 +171,8 @@ HEADER_LINE_RE = re.compile(
     r"(?<![^\r\n])\ufeff?[ \t]*citation marker[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE
 )
 # A line break and a header line after it (find_headers; the header ends on that line).
-_AFTER_BREAK_RE = re.compile(r"[\r\n]\ufeff?[ \t]*citation marker[ \t]*:", re.IGNORECASE)
+_AFTER_LF_RE = re.compile(r"\n\ufeff?[ \t]*citation marker[ \t]*:", re.IGNORECASE)
+_AFTER_CR_RE = re.compile(r"\r\ufeff?[ \t]*citation marker[ \t]*:", re.IGNORECASE)
 _LABEL_LINE_RE = re.compile(r"(?<![^\r\n])\ufeff?[ \t]*\[L\d+\]")
 LABEL_RE = re.compile(r"[ \t]*\[L(\d+)\]")
 # On text whose breaks are all "\n", so `^` with MULTILINE is exactly a line start.
@@ -263,7 +264,7 @@ def _read_body(material: str, start: int, end: int, labelled: bool = True) -> _B
 # regex call holds the GIL for milliseconds, not for the whole material (the window's worker
 # parses material while the GUI thread paints).
 _PIECE = 1 << 20
-_PREFIX_SPLIT_RE = re.compile(r"^([ \t]*\[L(\d+)\][ \t]?)", re.MULTILINE)
+_NL_PREFIX_RE = re.compile(r"(\n)([ \t]*\[L(\d+)\][ \t]?)")
 
 
 @dataclass(slots=True)
@@ -291,32 +292,34 @@ def _strip_labels(norm: str) -> _Labels:
     while pos < n:
         cut = norm.find("\n", pos + _PIECE) if n - pos > _PIECE else -1
         cut = n if cut < 0 else cut + 1
-        parts = _PREFIX_SPLIT_RE.split(norm, 0) if (pos, cut) == (0, n) else \
-            _PREFIX_SPLIT_RE.split(norm[pos:cut])
-        # [text before the first prefix, then per prefix: prefix, label, text after it]
-        texts = parts[0::3]
-        prefixes = parts[1::3]
+        # "\n" + piece: a prefix is "\n" and the label (a pattern starting with a literal is
+        # searched at C speed); the piece's first line gets a "\n" of its own, dropped below.
+        parts = _NL_PREFIX_RE.split("\n" + norm[pos:cut])
+        # [text before the first prefix, then per prefix: "\n", prefix, label, text after it]
+        texts = parts[0::4]
+        prefixes = parts[2::4]
         rests = texts[1:]
-        lens = list(map(len, texts))
+        piece = "\n".join(texts)  # the piece without its prefixes, after its extra "\n"
+        lens1 = list(map(len, texts))
+        # Where each text starts in ``piece``: after the texts and breaks before it.
+        cum = list(accumulate(map((1).__add__, lens1), initial=0))
+        rest_starts = list(map((out_len - 1).__add__, cum[1:-1]))
         plens = list(map(len, prefixes))
-        cum = list(accumulate(lens, initial=out_len))  # cum[i]: where texts[i] starts
-        rest_starts = cum[1:-1]
         cum_p = list(accumulate(plens, initial=0))
-        found.prefix_starts.extend(
-            map(operator.add, rest_starts, map(operator.sub, cum_p[1:], plens)))
-        if pos != out_len:
-            shift = pos - out_len
-            k = len(found.prefix_starts) - len(rest_starts)
-            found.prefix_starts[k:] = [p + shift for p in found.prefix_starts[k:]]
-        line_lens = list(map(str.find, rests, repeat("\n")))
-        if line_lens and line_lens[-1] < 0:
-            line_lens[-1] = len(rests[-1])  # the last line has no break
+        # In ``norm``: the start of each prefix (texts, breaks and prefixes before it).
+        found.prefix_starts.extend(map(operator.add, map((pos - out_len).__add__, rest_starts),
+                                       map(operator.sub, cum_p[1:], plens)))
+        if piece.count("\n") == len(texts) - 1 + texts[0].count("\n"):
+            line_lens = lens1[1:]  # no unlabelled line in between: each rest is one line
+        else:
+            line_lens = [len(r) if ll < 0 else ll for ll, r in
+                         zip(map(str.find, rests, repeat("\n")), rests, strict=True)]
         found.starts.extend(rest_starts)
         found.ends.extend(map(operator.add, rest_starts, line_lens))
-        found.labels.extend(map(int, parts[2::3]))
+        found.labels.extend(map(int, parts[3::4]))
         found.prefix_lens.extend(plens)
-        out.extend(texts)
-        out_len = cum[-1]
+        out.append(piece[1:])
+        out_len += len(piece) - 1
         pos = cut
     found.text = "".join(out)
     return found
@@ -370,25 +373,22 @@ def find_headers(text: str) -> list[re.Match[str]]:
     """The ``Citation Marker:`` header lines of ``text`` (``HEADER_LINE_RE`` matches, in order).
 
     ``HEADER_LINE_RE``'s look-behind makes one pass slow (a quarter second for 15 MB, holding
-    the GIL): a large text is searched for a line break followed by a header, in pieces, and
-    each header found is matched again where it starts."""
+    the GIL): a large text is searched for a ``\\n`` or ``\\r`` followed by a header (a
+    pattern starting with a literal is searched at C speed), and each header found is matched
+    again where it starts."""
     n = len(text)
     if n < _PIECE:
         return list(HEADER_LINE_RE.finditer(text))
+    starts = {0}
+    for rx in (_AFTER_LF_RE, _AFTER_CR_RE):
+        if rx is _AFTER_CR_RE and "\r" not in text:
+            continue
+        starts.update(c.start() + 1 for c in rx.finditer(text))
     found: list[re.Match[str]] = []
-    first = HEADER_LINE_RE.match(text, 0)
-    if first is not None:
-        found.append(first)
-    pos = 0
-    while pos < n:
-        cut = text.find("\n", pos + _PIECE)
-        # A candidate starts at a break before the piece's last one and ends on its own line.
-        end = n if cut < 0 else cut
-        for c in _AFTER_BREAK_RE.finditer(text, max(pos - 1, 0), end):
-            m = HEADER_LINE_RE.match(text, c.start() + 1)
-            if m is not None and (not found or m.start() >= found[-1].end()):
-                found.append(m)
-        pos = n if cut < 0 else cut + 1
+    for start in sorted(starts):
+        m = HEADER_LINE_RE.match(text, start)
+        if m is not None and (not found or m.start() >= found[-1].end()):
+            found.append(m)
     return found
 
 

@@ -62,7 +62,8 @@ def prepare_first(case: Case, policy: Policy | None = None,
         stop = answer.find(STOP)
         first = extract_citations(answer[:stop + 1]) if stop >= 0 else []
         shown = material.get(first[0].source_ids[0]) if first else None
-        return SourceFirst(material, prepare_source(shown or material.sources[0]))
+        return SourceFirst(material, prepare_source(shown or material.sources[0],
+                                                    lexer_later=True))
     except InputError:
         raise
     except Exception as err:  # a bug must not leave the window stuck on "Loading"
@@ -71,8 +72,8 @@ def prepare_first(case: Case, policy: Policy | None = None,
 
 
 def build_view(case: Case, dark: bool, font: str, policy: Policy | None = None,
-               cache: AnalysisCache | None = None, material: Material | None = None
-               ) -> tuple[CaseView, PreparedDocument]:
+               cache: AnalysisCache | None = None, material: Material | None = None,
+               shown: PreparedSource | None = None) -> tuple[CaseView, PreparedDocument]:
     """The view-model and the answer document of ``case`` (both safe to build in a worker),
     from its analysed case under ``policy`` (the session's), through ``cache`` (the
     session's: what the window shows is what the session stores). ``material``: already
@@ -80,7 +81,10 @@ def build_view(case: Case, dark: bool, font: str, policy: Policy | None = None,
     try:
         analysed = analyse(case, policy, cache=cache, material=material)
         view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed)
-        return view, prepare_document(view.html, dark, font)
+        prepared = prepare_document(view.html, dark, font)
+        if shown is not None:
+            shown.guess_lexer()  # after the first paint (the first guess imports Pygments)
+        return view, prepared
     except InputError:
         raise
     except Exception as err:  # a bug must not leave the window stuck on "Loading"
@@ -153,8 +157,8 @@ class CaseLoader(QObject):
             win.source.show_source(first.source.source)
         dark = color_roles(win.palette()).dark
         font = win.answer.font().toString()
-        material = first.material
-        (BackgroundOp(self, lambda: build_view(case, dark, font, policy, cache, material),
+        material, shown = first.material, first.source
+        (BackgroundOp(self, lambda: build_view(case, dark, font, policy, cache, material, shown),
                       key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=win.synchronous))
@@ -180,8 +184,10 @@ class CaseLoader(QObject):
         return f"{safe_title(case_id)} \u2014 {safe_title(name)} \u2014 citeview"
 
     def _on_build_failed(self, err: Exception) -> None:
+        self._building = None
         self.win.answer.clear_content(str(err))
         message.error(str(err))
+        self.win.review_session.start_making()  # the review need not wait for a broken case
 
     def _on_built(self, result: tuple[CaseView, PreparedDocument]) -> None:
         win = self.win
@@ -194,6 +200,7 @@ class CaseLoader(QObject):
             win.answer.update_chips([view.citations[i].chip for i in judged])
         win.refresh_raw()
         self._building = None
+        win.source.colour_later()  # its lexer was guessed with the view
         win.sources_model.set_rows(view.sources)
         win.citations_model.set_view(view)
         fit_columns(win.citations_table)

@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self.go_menu.insertAction(self.go_menu.actions()[0], self.review.prev_action)
         self.go_menu.insertAction(self.review.prev_action, self.review.next_action)
         self.filters.fill(())
+        self.loader.viewReady.connect(self.review_session.start_making)
         self.review_session.attached.connect(self._session_attached)
         self.review_session.changed.connect(self._session_changed)
         self.progress.changed.connect(self._show_progress)
@@ -462,6 +463,16 @@ class MainWindow(QMainWindow):
         if not path:
             self.open_dataset(dataset, path=path, case_id=case_id)
             return True
+        if self.review_session.make_later(path, dataset,
+                                          lambda s: self._session_made(s, dataset)):
+            # First opening: the input shows at once; the review starts once its session is
+            # made (a worker thread copies every case into it).
+            self.input_dataset = dataset
+            self.open_dataset(dataset, path=path, case_id=case_id)
+            if self.view is not None or self.case_index < 0:
+                self.review_session.start_making()  # shown already (or nothing to show)
+            self.answer.setFocus()
+            return True
         # A .citeview input is the session itself.
         session = self.review_session.open_for(path, dataset)
         if session is None:
@@ -516,6 +527,29 @@ class MainWindow(QMainWindow):
             self.loader.show_nothing("This input holds no case.")
             return
         self.loader.show_case(index, citation=citation)
+
+    def _session_made(self, session: Session, dataset: Dataset) -> None:
+        """The session of the input shown is made (from that input): review in it, keeping the
+        case and citation shown."""
+        if self.input_dataset is not dataset or self.review_session.session is not None:
+            session.close()  # another input was opened meanwhile
+            return
+        # One memo of analyses for the window and the session: what is shown is not analysed
+        # again for the first verdict.
+        session.analyses = self.loader.analyses
+        self.review_session.attach(session)
+        self.dataset = session.dataset()
+        self.cases_table.setColumnHidden(2, False)
+        self.cases_model.palette_changed()  # the review column fills in
+        view = self.view
+        if view is not None:
+            session.adopt_case(view.case)
+            if view.analysed is not None:
+                session.record_sizes(view.case.id, view.analysed.item_counts)
+            for i in self.progress.decorate(view):
+                self.loader.refresh_citation(i)
+            self.progress.showing = view.case.id
+        self.review.sync_bar()
 
     def _question_of(self, i: int) -> str:
         if self.dataset is None:

@@ -117,6 +117,7 @@ class _Loaded:
     gutter_sample: str = ""  # the widest label, for the gutter width
     lexer_done: bool = False
     lexer: Any = None  # the Pygments lexer guessed (None: plain text), once lexer_done
+    lexer_later: bool = False  # a worker guesses it (after the first paint): do not guess here
     long_lines: bool = False  # a line too long to wrap at word boundaries
     highlighter: LazyHighlighter | None = None
     lexer_name: str | None = None
@@ -157,13 +158,13 @@ class _Loaded:
         worker when the window prepares the source there)."""
         if self.lexer_done:
             return
+        if not self.long_lines:  # minified text: format ranges on one huge line cost seconds
+            source = self.source
+            self.lexer = guess_lexer(getattr(source, "title", None),
+                                     getattr(source, "url", None), source.text)
+            self.lexer_name = str(self.lexer.name) if self.lexer is not None else None
         self.lexer_done = True
-        if self.long_lines:
-            return  # minified text: tens of thousands of format ranges on one line cost seconds
-        source = self.source
-        self.lexer = guess_lexer(getattr(source, "title", None), getattr(source, "url", None),
-                                 source.text)
-        self.lexer_name = str(self.lexer.name) if self.lexer is not None else None
+        self.lexer_later = False
 
     def make_doc(self, parent: QWidget, font: QFont) -> QTextDocument:
         """The (empty) document, with its plain-text layout: filled by :meth:`fill` once the
@@ -235,11 +236,15 @@ class _Loaded:
 PreparedSource = _Loaded  # what prepare_source makes (opaque to its callers)
 
 
-def prepare_source(source: Source) -> PreparedSource:
+def prepare_source(source: Source, lexer_later: bool = False) -> PreparedSource:
     """A source made ready to show (offsets, labels, lexer), without Qt: the window makes it in
     its worker so that showing a 200,000-line source starts at once. Give it to
-    :meth:`QtSourceView.adopt`."""
-    return _Loaded.prepare(source)
+    :meth:`QtSourceView.adopt`. ``lexer_later``: the caller guesses the lexer later
+    (``prepared.guess_lexer()``, in a worker too) and then calls
+    :meth:`QtSourceView.colour_later`."""
+    prepared = _Loaded.prepare(source, guess=not lexer_later)
+    prepared.lexer_later = lexer_later and not prepared.lexer_done
+    return prepared
 
 
 def _block_range(loaded: _Loaded, start: int, end: int,
@@ -878,10 +883,17 @@ class QtSourceView(QWidget):
         """Hand ``url`` to the desktop (tests replace this)."""
         return bool(QDesktopServices.openUrl(url))
 
+    def colour_later(self) -> None:
+        """Colour the shown source from the event loop (its lexer was just guessed)."""
+        QTimer.singleShot(0, self._colour_later)
+
     def colour_now(self) -> None:
         """Choose the lexer and colour the visible lines now (snapshots do this before
         grabbing; the window otherwise does it from the event loop)."""
         self.finish_loading()
+        loaded = self._text.loaded
+        if loaded is not None and self._source is not None:
+            loaded.guess_lexer()
         self._colour_later()
         loaded = self._text.loaded
         if loaded is not None and loaded.highlighter is not None:
@@ -920,7 +932,7 @@ class QtSourceView(QWidget):
     def _colour_later(self) -> None:
         loaded = self._text.loaded
         if (loaded is None or self._source is None or loaded.highlighter is not None
-                or not loaded.complete):
+                or not loaded.complete or (loaded.lexer_later and not loaded.lexer_done)):
             return
         loaded.guess_lexer()
         if loaded.lexer is None:
