@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from citeview.core.analysis import DEFAULT_POLICY, AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from citeview.gui.main_window import MainWindow
 
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
+LOADING_DELAY_MS = 150  # a case not shown by then says "Loading"
 
 
 @dataclass(slots=True)
@@ -45,6 +46,28 @@ class SourceFirst:
 
     material: Material
     source: PreparedSource | None
+    # A small case is built (and linted) in the same op: one trip to the worker per case.
+    built: tuple[CaseView, PreparedDocument] | None = None
+    linted: list[Diagnostic] | Exception | None = None
+
+
+# A case whose answer and material together hold fewer characters is shown in one op.
+SMALL_CASE = 200_000
+
+
+def first_phase(case: Case, dark: bool, font: str, policy: Policy | None = None,
+                cache: AnalysisCache | None = None) -> SourceFirst:
+    """:func:`prepare_first`, and for a small case its view and lint too (in a worker)."""
+    first = prepare_first(case, policy, cache)
+    size = (len(case.answer) + sum(map(len, case.tool_outputs)) + len(case.context or "")
+            + sum(map(len, case.documents.values())))
+    if size < SMALL_CASE:
+        first.built = build_view(case, dark, font, policy, cache, first.material, first.source)
+        try:
+            first.linted = lint(case, first.built[0].analysed)
+        except RuntimeError as err:
+            first.linted = err
+    return first
 
 
 def prepare_first(case: Case, policy: Policy | None = None,
@@ -111,6 +134,10 @@ class CaseLoader(QObject):
         self.win = win
         self.analyses = AnalysisCache(16)  # without a session (a session brings its own)
         self._pending: tuple[int | None, int] | None = None  # (citation, source) once shown
+        self._loading_timer = QTimer(self)
+        self._loading_timer.setSingleShot(True)
+        self._loading_timer.setInterval(LOADING_DELAY_MS)
+        self._loading_timer.timeout.connect(self._show_loading)
         # The case being built: (case, policy, analysis cache) until its view is shown.
         self._building: tuple[Case, Policy | None, AnalysisCache] | None = None
 
@@ -127,6 +154,7 @@ class CaseLoader(QObject):
             return
         win.case_index = index
         win.progress.showing = case.id
+        win.progress.busy()
         win.view = None
         win.active = None
         self._pending = (citation, source)
@@ -134,14 +162,17 @@ class CaseLoader(QObject):
         win.setWindowTitle(self._title(case.id))
         win.question.setText(case.question or "")
         win.question.setVisible(bool(case.question))
-        win.answer.clear_content("Loading\u2026")
-        message.info("Loading case\u2026", message.KEEP)
+        # Most cases show within a frame or two: "Loading" only for one that takes longer (a
+        # placeholder painted and replaced at once costs a repaint per case switch).
+        self._loading_timer.start()
         self.caseChanged.emit(index)
         session = win.review_session.session
         policy = session.policy if session is not None else None
         cache = session.analyses if session is not None else self.analyses
         self._building = (case, policy, cache)
-        (BackgroundOp(self, lambda: prepare_first(case, policy, cache), key=CASE_WORK)
+        dark = color_roles(win.palette()).dark
+        font = win.answer.font().toString()
+        (BackgroundOp(self, lambda: first_phase(case, dark, font, policy, cache), key=CASE_WORK)
          .success(self._on_first).failure(self._on_build_failed)
          .run(here=win.synchronous))
 
@@ -155,6 +186,9 @@ class CaseLoader(QObject):
         if first.source is not None:
             win.source.adopt(first.source)
             win.source.show_source(first.source.source)
+        if first.built is not None:
+            self._on_built(first.built, first.linted)
+            return
         dark = color_roles(win.palette()).dark
         font = win.answer.font().toString()
         material, shown = first.material, first.source
@@ -183,13 +217,20 @@ class CaseLoader(QObject):
         name = os.path.basename(path) if path else "demo"
         return f"{safe_title(case_id)} \u2014 {safe_title(name)} \u2014 citeview"
 
+    def _show_loading(self) -> None:
+        if self.win.view is None and self._building is not None:
+            self.win.answer.clear_content("Loading\u2026")
+            message.info("Loading case\u2026", message.KEEP)
+
     def _on_build_failed(self, err: Exception) -> None:
+        self._loading_timer.stop()
         self._building = None
         self.win.answer.clear_content(str(err))
         message.error(str(err))
         self.win.review_session.start_making()  # the review need not wait for a broken case
 
-    def _on_built(self, result: tuple[CaseView, PreparedDocument]) -> None:
+    def _on_built(self, result: tuple[CaseView, PreparedDocument],
+                  linted: list[Diagnostic] | Exception | None = None) -> None:
         win = self.win
         view, prepared = result
         win.view = view
@@ -200,6 +241,7 @@ class CaseLoader(QObject):
             win.answer.update_chips([view.citations[i].chip for i in judged])
         win.refresh_raw()
         self._building = None
+        self._loading_timer.stop()
         win.source.colour_later()  # its lexer was guessed with the view
         win.sources_model.set_rows(view.sources)
         win.citations_model.set_view(view)
@@ -225,6 +267,12 @@ class CaseLoader(QObject):
             session.record_sizes(view.case.id, view.analysed.item_counts)
         message.clear()
         self.viewReady.emit()
+        if isinstance(linted, Exception):
+            message.error(str(linted))
+            return
+        if linted is not None:
+            self._on_linted(linted)
+            return
         case, analysed = view.case, view.analysed
         (BackgroundOp(self, lambda: lint(case, analysed), key=CASE_WORK)
          .success(self._on_linted).failure(lambda err: message.error(str(err)))
@@ -240,8 +288,7 @@ class CaseLoader(QObject):
         changed = view.apply_lint(None if win.review.blind else found)
         if changed:
             win.answer.update_chips([view.citations[i].chip for i in changed])
-        win.citations_model.set_view(view)
-        fit_columns(win.citations_table)
+        win.citations_model.set_view(view)  # its last column, lint's, stretches: no fit
         if win.active is not None:
             win.navigator.select_citation_row(win.active)
         win.refresh_raw()
@@ -275,4 +322,5 @@ class CaseLoader(QObject):
         win.counts_label.setText("  \u00b7  ".join(parts))
 
 
-__all__ = ["CASE_WORK", "CaseLoader", "SourceFirst", "build_view", "lint", "prepare_first"]
+__all__ = ["CASE_WORK", "SMALL_CASE", "CaseLoader", "SourceFirst", "build_view", "first_phase",
+           "lint", "prepare_first"]

@@ -27,7 +27,11 @@ from citeview.session.store import Change, Session
 if TYPE_CHECKING:
     from citeview.gui.state import CaseView
 
-TICK_SECONDS = 0.03  # work per idle tick while counting or checking: the window stays smooth
+TICK_SECONDS = 0.01  # work per idle tick while counting or checking: the window stays smooth
+# Counting waits while the reviewer moves around (a case switch must not queue behind it), and
+# stores what it counted this often (one transaction each).
+IDLE_SECONDS = 0.5
+SAVE_SECONDS = 1.0
 
 
 def progress_text(p: dict[str, int | bool], annotator: str = "", blind: bool = False) -> str:
@@ -60,6 +64,9 @@ class ProgressTracker(QObject):
         self._count_timer = QTimer(self)
         self._count_timer.setInterval(0)
         self._count_timer.timeout.connect(self._count_some)
+        self._busy_at = 0.0  # when the reviewer last moved (counting waits a while after it)
+        self._counted: dict[str, tuple[int, ...]] = {}  # counted, not stored yet
+        self._saved_at = 0.0
         self._problem_timer = QTimer(self)
         self._problem_timer.setInterval(0)
         self._problem_timer.timeout.connect(self._check_some_cases)
@@ -180,19 +187,32 @@ class ProgressTracker(QObject):
         before has them all: nothing to do), a few milliseconds per idle tick."""
         if self.counts is None:
             return
+        self._counted = {}
         self._count_queue = list(reversed(self.counts.missing()))
         if self._count_queue:
             self._count_timer.start()
         self.changed.emit()
 
+    def busy(self) -> None:
+        """The reviewer moved (a case is being shown): counting pauses for a while."""
+        self._busy_at = time.perf_counter()
+        if self._count_timer.isActive():
+            self._count_timer.setInterval(int(IDLE_SECONDS * 1000))
+
     def _count_some(self) -> None:
         s, counts = self.session, self.counts
         if s is None or counts is None or s.closed:
             self._count_timer.stop()
+            self._counted = {}
             return
+        now = time.perf_counter()
+        if now - self._busy_at < IDLE_SECONDS:
+            self._count_timer.setInterval(int(IDLE_SECONDS * 1000))
+            return
+        self._count_timer.setInterval(0)
         policy = s.policy
-        found: dict[str, tuple[int, ...]] = {}
-        deadline = time.perf_counter() + TICK_SECONDS
+        found = self._counted
+        deadline = now + TICK_SECONDS
         while self._count_queue and time.perf_counter() < deadline:
             cid = self._count_queue.pop()
             if cid == self.showing:
@@ -205,9 +225,10 @@ class ProgressTracker(QObject):
                 found[cid] = ()  # unreadable: nothing to judge there
         if not self._count_queue:
             self._count_timer.stop()
-        if found:
+        if found and (not self._count_queue or now - self._saved_at >= SAVE_SECONDS):
+            self._counted, self._saved_at = {}, now
             counts.add_many(found)
-        self.changed.emit()
+            self.changed.emit()
 
     def progress(self) -> dict[str, int | bool]:
         """Cases done / total and citations judged / total (all sources of a citation have

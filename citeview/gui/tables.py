@@ -31,6 +31,12 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
 
 _Index = QModelIndex | QPersistentModelIndex
+_DISPLAY = Qt.ItemDataRole.DisplayRole.value
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
+_FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
+_SORT = int(SORT_ROLE)
+_KEY = int(KEY_ROLE)
+_SERVED = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _SORT, _KEY})
 
 
 
@@ -102,22 +108,23 @@ class _RowsModel(QAbstractTableModel):
         raise NotImplementedError
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        # Views ask for a dozen roles per cell on every paint and resize: the ones not served
+        # return at once, compared as ints (comparing with Qt's enums costs microseconds).
+        role = int(role)
+        if role not in _SERVED or not index.isValid():
             return None
         row = self._rows[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return self.cell(row, index.column())[0]
-        if role == SORT_ROLE:
+        if role == _SORT:
             return self.cell(row, index.column())[1]
-        if role == KEY_ROLE:
+        if role == _KEY:
             return self.key(row)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             tip = self.tooltip(row)
             return plain_tooltip(tip) if tip else None
-        if role == Qt.ItemDataRole.ForegroundRole:
-            colour = self.colour(row, index.column())
-            return QBrush(colour) if colour is not None else None
-        return None
+        colour = self.colour(row, index.column())
+        return QBrush(colour) if colour is not None else None
 
     def key(self, row: Any) -> Any:
         return None
