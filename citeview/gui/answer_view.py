@@ -11,6 +11,7 @@ Positions in the document are UTF-16 units; the one conversion is
 from __future__ import annotations
 
 import html
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate
@@ -375,11 +376,37 @@ def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedD
     doc.setUndoRedoEnabled(False)
     doc.setDefaultStyleSheet(stylesheet(dark))
     doc.setHtml(body_html)
-    chips = _find_chips(doc)
+    chips = _chips_by_spaces(doc, body_html)
+    if chips is None:
+        chips = _find_chips(doc)
     app = QCoreApplication.instance()
     if app is not None and doc.thread() is not app.thread():
         doc.moveToThread(app.thread())
     return PreparedDocument(doc, chips)
+
+
+_CHIP_HREF_RE = re.compile(f'<a href="{CHIP_SCHEME}:(\\d+)"')
+
+
+def _chips_by_spaces(doc: QTextDocument, body_html: str) -> list[tuple[int, int]] | None:
+    """Chip positions without visiting every fragment: each chip's text is its label between
+    two no-break spaces, so when the document holds no other no-break space the k-th pair of
+    them is the k-th chip of the HTML. None when that cannot be told (then scan)."""
+    order = [int(i) for i in _CHIP_HREF_RE.findall(body_html)]
+    raw = doc.toRawText()
+    spaces = [m.start() for m in _NBSP_RE.finditer(raw)]
+    if len(spaces) != 2 * len(order) or (order and len(set(order)) != len(order)):
+        return None
+    if not raw.isascii() and len(raw.encode("utf-16-le")) != 2 * len(raw):
+        u16 = Utf16Map(raw)
+        spaces = [u16.to_utf16(p) for p in spaces]
+    found = [(-1, -1)] * (max(order, default=-1) + 1)
+    for k, i in enumerate(order):
+        found[i] = (spaces[2 * k], spaces[2 * k + 1] + 1)
+    return found
+
+
+_NBSP_RE = re.compile("\u00a0")
 
 
 def _find_chips(doc: QTextDocument) -> list[tuple[int, int]]:
