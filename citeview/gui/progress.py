@@ -105,7 +105,10 @@ class ProgressTracker(QObject):
         if self.session is None or self.counts is None:
             return
         self.counts.on_change(change)
-        if change.kind == "review":
+        if change.kind == "review" and change.case_id is not None:
+            # One case's review changed: read that one (all of them is 10,000 rows).
+            self._case_verdicts[change.case_id] = self.session.review(change.case_id).verdict
+        elif change.kind == "review":
             self._load_verdicts()
         elif change.kind == "cases":
             self._ids = self.session.case_ids()
