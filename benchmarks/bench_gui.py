@@ -312,7 +312,7 @@ def child_open(side: str, data: Path, name: str, interact: bool) -> dict[str, An
     folder = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     path = fresh_copy(data / f"{name}.case.json")
     win = make_window(folder)
-    spin(app, 0.2)
+    spin(app, 1.0)  # a running window: its start-up work done
     text_view = win.source.text_view()
     watch = PaintWatch(text_view.viewport(), lambda: win.source.shown_source_id() == SID)
     ticks = Ticks()
@@ -427,7 +427,7 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     path = fresh_copy(data / "dataset.jsonl")
     win = make_window(folder)
-    spin(app, 0.2)
+    spin(app, 1.0)  # a running window: its start-up work done
     ready = {"n": 0}
     win.loader.viewReady.connect(lambda: ready.__setitem__("n", ready["n"] + 1))
     t0 = time.perf_counter()
@@ -475,7 +475,7 @@ def child_nested(side: str, data: Path, n: int) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     path = fresh_copy(path)
     win = make_window(folder)
-    spin(app, 0.2)
+    spin(app, 1.0)  # a running window: its start-up work done
     watch = PaintWatch(win.answer.viewport(), lambda: win.view is not None)
     t0 = time.perf_counter()
     win.open_path(str(path))

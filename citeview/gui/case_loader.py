@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
 LOADING_DELAY_MS = 150  # a case not shown by then says "Loading"
+LEXER_WORK = "lexer"  # the key of the op choosing the shown source's lexer
 
 
 @dataclass(slots=True)
@@ -104,10 +105,7 @@ def build_view(case: Case, dark: bool, font: str, policy: Policy | None = None,
     try:
         analysed = analyse(case, policy, cache=cache, material=material)
         view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed)
-        prepared = prepare_document(view.html, dark, font)
-        if shown is not None:
-            shown.guess_lexer()  # after the first paint (the first guess imports Pygments)
-        return view, prepared
+        return view, prepare_document(view.html, dark, font)
     except InputError:
         raise
     except Exception as err:  # a bug must not leave the window stuck on "Loading"
@@ -242,7 +240,11 @@ class CaseLoader(QObject):
         win.refresh_raw()
         self._building = None
         self._loading_timer.stop()
-        win.source.colour_later()  # its lexer was guessed with the view
+        loaded = win.source.shown_prepared()
+        if loaded is not None and loaded.lexer_later and not loaded.lexer_done:
+            # The lexer after the first paint: the first guess imports Pygments' lexers.
+            (BackgroundOp(self, loaded.guess_lexer, key=LEXER_WORK)
+             .success(lambda _: win.source.colour_later()).run(here=win.synchronous))
         win.sources_model.set_rows(view.sources)
         win.citations_model.set_view(view)
         fit_columns(win.citations_table)

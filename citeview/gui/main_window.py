@@ -59,7 +59,7 @@ from citeview.gui.case_loader import CaseLoader
 from citeview.gui.filters import Filters
 from citeview.gui.find import FindBar, FindScope
 from citeview.gui.message import Message
-from citeview.gui.navigation import Navigator
+from citeview.gui.navigation import Navigator, select_row
 from citeview.gui.palette import color_roles
 from citeview.gui.progress import ProgressTracker, progress_text
 from citeview.gui.review_session import ReviewSession
@@ -67,6 +67,7 @@ from citeview.gui.state import CaseView
 from citeview.gui.tables import CasesModel, CitationsModel, FilterProxy, SourcesModel, fit_columns
 from citeview.gui.untrusted import menu_text, safe_title
 from citeview.gui.watcher import InputWatcher
+from citeview.session.location import session_location
 from citeview.session.store import Change, Session
 
 if TYPE_CHECKING:
@@ -129,6 +130,15 @@ class MainWindow(QMainWindow):
         self.progress.changed.connect(self._show_progress)
         self.progress.problemsChecked.connect(self.cases_proxy.invalidate_rows)
         self._restore_settings()
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Import what showing the first case needs (the Markdown renderer, Pygments' lexers)
+        in a worker thread of its own while the window starts."""
+        from citeview.gui.ops import BackgroundOp
+
+        if not self.synchronous:
+            BackgroundOp(self, warm_up, key="warm-up").run(lane="warm-up")
 
     # ------------------------------------------------------------------------------ layout
 
@@ -443,6 +453,14 @@ class MainWindow(QMainWindow):
         from citeview.core.inputs import load_input
 
         try:
+            first = self._first_record(path, case_id)
+            if first is not None:
+                # A JSONL file opened for the first time: its first case shows at once; the
+                # whole file is read (and its session made) in the session's worker thread.
+                if not self.open_input(first, path, case_id, whole=lambda: load_input(path)):
+                    return False
+                self._add_recent(path)
+                return True
             dataset = load_input(path)
         except InputError as err:
             message.error(str(err))
@@ -455,16 +473,32 @@ class MainWindow(QMainWindow):
         self._add_recent(path)
         return True
 
+    def _first_record(self, path: str, case_id: str | None) -> Dataset | None:
+        """The first record of a JSONL input that has no session yet (see open_path)."""
+        from citeview.core.datasets import jsonl_first_record
+
+        if case_id is not None or self.synchronous:
+            return None
+        try:
+            if os.path.exists(session_location(path)[0]):
+                return None  # its session is opened, and compared with the whole input
+        except OSError:
+            return None
+        return jsonl_first_record(path)
+
     def open_input(self, dataset: Dataset, path: str | None = None,
-                   case_id: str | None = None) -> bool:
+                   case_id: str | None = None,
+                   whole: Callable[[], Dataset] | None = None) -> bool:
         """Review ``dataset`` read from ``path`` (default: its own path) in its session
-        (created beside it, or in the user data folder); without a path, just show it."""
+        (created beside it, or in the user data folder); without a path, just show it.
+        ``whole``: reads the whole input when ``dataset`` is only its start (the session is
+        made from it)."""
         path = path or dataset.path
         if not path:
             self.open_dataset(dataset, path=path, case_id=case_id)
             return True
-        if self.review_session.make_later(path, dataset,
-                                          lambda s: self._session_made(s, dataset)):
+        if self.review_session.make_later(
+                path, dataset, lambda s, cases: self._session_made(s, dataset, cases), whole):
             # First opening: the input shows at once; the review starts once its session is
             # made (a worker thread copies every case into it).
             self.input_dataset = dataset
@@ -528,17 +562,25 @@ class MainWindow(QMainWindow):
             return
         self.loader.show_case(index, citation=citation)
 
-    def _session_made(self, session: Session, dataset: Dataset) -> None:
-        """The session of the input shown is made (from that input): review in it, keeping the
-        case and citation shown."""
-        if self.input_dataset is not dataset or self.review_session.session is not None:
+    def _session_made(self, session: Session, shown: Dataset, cases: Dataset) -> None:
+        """The session of the input shown is made (from ``cases``, the whole input): review in
+        it, keeping the case and citation shown."""
+        if self.input_dataset is not shown or self.review_session.session is not None:
             session.close()  # another input was opened meanwhile
             return
+        self.input_dataset = cases
         # One memo of analyses for the window and the session: what is shown is not analysed
         # again for the first verdict.
         session.analyses = self.loader.analyses
         self.review_session.attach(session)
         self.dataset = session.dataset()
+        ids = session.case_ids()
+        if len(ids) != self.cases_model.rowCount():  # only the first record was read
+            self.cases_model.set_ids(ids)
+            self.cases_box.setVisible(len(ids) > 1)
+            fit_columns(self.cases_table, 160)
+            select_row(self.cases_table, self.cases_proxy, self.case_index)
+            self.loader.update_counts()
         self.cases_table.setColumnHidden(2, False)
         self.cases_model.palette_changed()  # the review column fills in
         view = self.view
@@ -693,6 +735,20 @@ class MainWindow(QMainWindow):
             base = self._base_point_sizes.setdefault(name, font.pointSizeF())
             font.setPointSizeF(max(5.0, base + self.zoom))
             w.setFont(font)
+
+
+def warm_up() -> None:
+    """The imports and first-use set-ups of analysing and linting a case, rendering its answer
+    and guessing a lexer."""
+    from citeview.core.analysis import analyse
+    from citeview.core.cases import Case
+    from citeview.gui.answer_render import render_answer
+    from citeview.gui.highlighting import guess_lexer
+
+    analyse(Case("warm-up", "*Warm* up.\n\n- a `list`")).lint  # noqa: B018 -- computed now
+    render_answer("*warm* up", [], [])
+    guess_lexer("warm.py", None, "")
+    guess_lexer(None, None, "#!/bin/sh\n")
 
 
 def _boxed(table: QTableView, title: str, combo: QComboBox) -> QWidget:

@@ -48,7 +48,8 @@ class ReviewSession(QObject):
         self.ask_read_only: Callable[[str], bool] = (
             lambda text: win.can_ask() and dialogs.session_in_use(win, text))
         self.label = QLabel()  # the session's file name and where it is, in the status bar
-        self._start_later: BackgroundOp[str] | None = None  # making a session, once started
+        # Making a session, until started.
+        self._start_later: BackgroundOp[tuple[str, Dataset]] | None = None
         self.label.setTextFormat(Qt.TextFormat.PlainText)
 
     # ------------------------------------------------------------------ the annotator
@@ -102,10 +103,13 @@ class ReviewSession(QObject):
         return session
 
     def make_later(self, input_path: str, dataset: Dataset,
-                   ready: Callable[[Session], None]) -> bool:
+                   ready: Callable[[Session, Dataset], None],
+                   whole: Callable[[], Dataset] | None = None) -> bool:
         """The first opening of an input: its session is made in a worker thread of its own
-        (the window shows the input meanwhile), then opened here and handed to ``ready``. False
-        when there is a session already (or the input is one): :meth:`open_for` opens it."""
+        (the window shows the input meanwhile), then opened here and handed to ``ready`` with
+        the dataset it was made from: ``whole()`` read there when the window shows only a part
+        (the first record of a big JSONL file), else ``dataset``. False when there is a session
+        already (or the input is one): :meth:`open_for` opens it."""
         if getattr(dataset, "kind", "") == "session" or self.win.synchronous:
             return False  # a snapshot has no event loop to wait in: open_for makes it now
         path, where = session_location(input_path)
@@ -113,19 +117,21 @@ class ReviewSession(QObject):
             return False
         source = os.path.abspath(input_path)
 
-        def make() -> str:
+        def make() -> tuple[str, Dataset]:
+            cases = whole() if whole is not None else dataset
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            Session.create_file(path, dataset, source=source)
-            return path
+            Session.create_file(path, cases, source=source)
+            return path, cases
 
-        def made(made_path: str) -> None:
+        def made(result: tuple[str, Dataset]) -> None:
+            made_path, cases = result
             try:
                 session = Session.open(made_path, annotator=self.annotator)
             except InputError as err:
                 message.error(str(err))
                 return
             self.where = where
-            ready(session)
+            ready(session, cases)
 
         def failed(err: Exception) -> None:
             what = err.strerror if isinstance(err, OSError) and err.strerror else err

@@ -813,6 +813,11 @@ class QtSourceView(QWidget):
     def shown_source(self) -> Source | None:
         return self._source
 
+    def shown_prepared(self) -> PreparedSource | None:
+        """The shown source as prepared (its lexer may be guessed elsewhere, see
+        :func:`prepare_source`)."""
+        return self._text.loaded if self._source is not None else None
+
     def shown_source_id(self) -> str | None:
         if self._source is None:
             return None
