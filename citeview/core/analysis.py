@@ -28,7 +28,7 @@ import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from citeview.core.cases import Case
 from citeview.core.claims import claim_spans
@@ -57,8 +57,14 @@ class AnalysedCitation:
     citation: Citation
     resolution: Resolution
     claim: tuple[int, int]  # code points in the answer
-    claim_text: str
-    anchor: str
+    # The whole answer (shared, not copied): ``claim_text`` is cut from it when asked for, so
+    # 250,000 citations do not hold a second copy of a 20 MB answer.
+    answer: str = field(repr=False, compare=False)
+    anchor: str = ""
+
+    @property
+    def claim_text(self) -> str:
+        return self.answer[self.claim[0]:self.claim[1]]
 
     @property
     def index(self) -> int:
@@ -221,7 +227,7 @@ def _analyse(case: Case, policy: Policy, material: Material | None = None) -> An
     resolutions = resolve(cits, material)
     spans = claim_spans(answer, cits)
     items = tuple(
-        AnalysedCitation(n, c, r, (s, e), answer[s:e], citation_anchor(c))
+        AnalysedCitation(n, c, r, (s, e), answer, citation_anchor(c))
         for n, (c, r, (s, e)) in enumerate(zip(cits, resolutions, spans, strict=True), 1))
     return AnalysedCase(case, policy, material, result, items)
 
