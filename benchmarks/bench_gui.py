@@ -103,14 +103,15 @@ def small_case(i: int, n: int = 10) -> dict[str, Any]:
 
 
 def marked_answer(size: int) -> str:
-    """About ``size`` bytes of prose with one citation marker per 80 bytes (UTF-8)."""
+    """About ``size`` bytes of prose with one citation marker per 80 bytes (UTF-8), in
+    paragraphs of ten sentences."""
     chunks = []
     total = 0
     i = 0
     while total < size:
         loc = f"L{i % 97 + 1}"
         text = f"Statement {i % 1000:03d} of the answer, cited."
-        c = f"{text}{marker(f'turn0file{i % 50}', loc)} "
+        c = f"{text}{marker(f'turn0file{i % 50}', loc)}" + ("\n\n" if i % 10 == 9 else " ")
         pad = 80 - len(c.encode("utf-8"))
         c = c[:len(text)] + "x" * max(pad, 0) + c[len(text):]
         chunks.append(c)
@@ -136,10 +137,13 @@ def make_inputs(data: Path, quick: bool) -> None:
     mb = 1 << 20
     (data / "parse.txt").write_text(marked_answer((20 if quick else 200) * mb),
                                     encoding="utf-8")
+    # Every source the answer cites is in the material (100 labelled lines each).
+    material = "\n\n".join(
+        f"Citation Marker: {marker(f'turn0file{k}')}\nTitle: Document {k}\n\n"
+        + "\n".join(f"[L{n}] {line_text(n)}" for n in range(1, 101)) for k in range(50))
     (data / "lint.case.json").write_text(json.dumps(
         {"id": "lint", "answer": marked_answer((5 if quick else 20) * mb),
-         "tool_outputs": [small_case(0)["tool_outputs"][0]]}, ensure_ascii=False),
-        encoding="utf-8")
+         "tool_outputs": [material]}, ensure_ascii=False), encoding="utf-8")
 
 
 def nested_sizes(quick: bool) -> tuple[int, ...]:
