@@ -136,6 +136,8 @@ class CaseLoader(QObject):
         self._loading_timer.setSingleShot(True)
         self._loading_timer.setInterval(LOADING_DELAY_MS)
         self._loading_timer.timeout.connect(self._show_loading)
+        # What the tables' columns were last fitted to (see fit_tables).
+        self._fitted: dict[str, tuple[int, ...]] = {}
         # The case being built: (case, policy, analysis cache) until its view is shown.
         self._building: tuple[Case, Policy | None, AnalysisCache] | None = None
 
@@ -215,6 +217,19 @@ class CaseLoader(QObject):
         name = os.path.basename(path) if path else "demo"
         return f"{safe_title(case_id)} \u2014 {safe_title(name)} \u2014 citeview"
 
+    def fit_tables(self) -> None:
+        """Size the citations and sources tables' columns to the case shown, when the longest
+        texts of their first rows changed (cases of a dataset mostly look alike: sizing the
+        columns costs more than showing the case)."""
+        win = self.win
+        for name, table, model, width in (
+                ("citations", win.citations_table, win.citations_model, 260),
+                ("sources", win.sources_table, win.sources_model, 160)):
+            shape = model.text_lengths(64)
+            if self._fitted.get(name) != shape:
+                self._fitted[name] = shape
+                fit_columns(table, width)
+
     def _show_loading(self) -> None:
         if self.win.view is None and self._building is not None:
             self.win.answer.clear_content("Loading\u2026")
@@ -247,8 +262,7 @@ class CaseLoader(QObject):
              .success(lambda _: win.source.colour_later()).run(here=win.synchronous))
         win.sources_model.set_rows(view.sources)
         win.citations_model.set_view(view)
-        fit_columns(win.citations_table)
-        fit_columns(win.sources_table, 160)
+        self.fit_tables()
         shown = win.source.shown_source_id()
         if shown is not None and any(r.source is win.source.shown_source() for r in view.sources):
             # Shown by the first phase: it keeps its document; the other citations tint it.

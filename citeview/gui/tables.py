@@ -103,6 +103,13 @@ class _RowsModel(QAbstractTableModel):
     def row(self, r: int) -> Any:
         return self._rows[r]
 
+    def text_lengths(self, rows: int) -> tuple[int, ...]:
+        """The length of the longest text of each column in the first ``rows`` rows (what
+        sizing the columns to their contents reads)."""
+        first = self._rows[:rows]
+        return tuple(max((len(self.cell(row, col)[0]) for row in first), default=0)
+                     for col in range(self.columnCount()))
+
     def cell(self, row: Any, column: int) -> tuple[str, Any]:
         """(display text, sort value) of a cell."""
         raise NotImplementedError
