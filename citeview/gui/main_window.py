@@ -484,7 +484,12 @@ class MainWindow(QMainWindow):
                 return None  # its session is opened, and compared with the whole input
         except OSError:
             return None
-        return jsonl_first_record(path)
+        first = jsonl_first_record(path)
+        if first is not None:
+            from citeview.core.inputs import load_input
+
+            first.reader = lambda: load_input(path)  # a reload reads the whole file
+        return first
 
     def open_input(self, dataset: Dataset, path: str | None = None,
                    case_id: str | None = None,

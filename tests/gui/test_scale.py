@@ -117,3 +117,28 @@ def test_after_1000_case_switches_the_window_shows_the_right_case(
     assert state["source_id"] == "turn0file0"
     assert win.view.case.id == f"case-{expected:03d}"
     assert win.source.highlighted_text() == f"case {expected} line 1"
+
+
+def test_a_big_jsonl_shows_its_first_case_then_reviews_every_case(
+        qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import citeview.core.datasets as datasets
+
+    monkeypatch.setattr(datasets, "FIRST_RECORD_BYTES", 1)  # any file is "big" here
+    path = tmp_path / "big.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("\n")  # a blank first line: the first record is on line 2
+        for i in range(30):
+            material = f"Citation Marker: {START}cite{DELIMITER}turn0file0{STOP}\n\n[L1] row {i}"
+            fh.write(json.dumps({"id": f"c{i}", "tool_outputs": [material],
+                                 "answer": f"Claim {i}{cite('turn0file0', 'L1')}."}) + "\n")
+    win = window(qtbot, tmp_path)
+    assert win.open_path(str(path))
+    qtbot.waitUntil(lambda: is_settled(win), timeout=10_000)
+    session = win.review_session.session
+    assert session is not None and len(session.case_ids()) == 30
+    assert len(win.dataset) == 30 and win.cases_model.rowCount() == 30
+    assert view_state(win)["case"] == "c0"
+    win.navigator.goto_case("c29")
+    qtbot.waitUntil(lambda: is_settled(win) and win.view.case.id == "c29", timeout=10_000)
+    assert win.source.highlighted_text() == "row 29"
+    assert win.input_dataset is not None and len(win.input_dataset) == 30
