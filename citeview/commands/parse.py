@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from typing import TextIO
 
 from citeview.commands._common import add_families
 from citeview.commands._inputs import is_dataset, load_answers
-from citeview.core.markers import extract_citations, scan
+from citeview.core.markers import STOP, extract_citations, scan
 
 HELP = "print the citations of an answer as JSON"
 
@@ -50,10 +52,45 @@ def run(args: argparse.Namespace) -> int:
                 assert isinstance(out, list)
                 out.append({"case": case.id, **(parsed if isinstance(parsed, dict)
                                                 else {"citations": parsed})})
-        else:
+        elif args.scan:
             out = _parsed(dataset.get(0).answer, args)
+        else:  # one answer, however big: streamed, one citation a line
+            write_citations(dataset.get(0).answer, args.families, sys.stdout)
+            return 0
     finally:
         dataset.close()
     json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
     return 0
+
+
+# The answer is read in pieces of about this many characters, each cut right after a STOP (no
+# marker spans a cut): memory stays flat and nothing waits for the whole answer.
+PIECE = 1 << 20
+
+
+def write_citations(text: str, families: Sequence[str], out: TextIO) -> None:
+    """The citations of ``text`` as a JSON array, one citation object a line (what
+    ``Citation.to_dict`` gives, compactly), written piece by piece: 200 MB of answer must not
+    hold millions of objects at once nor go through the pure-Python indenting encoder."""
+    enc = json.JSONEncoder(ensure_ascii=False).encode
+    n = len(text)
+    pos = 0
+    first = True
+    out.write("[")
+    while pos < n:
+        cut = text.find(STOP, pos + PIECE) if n - pos > PIECE else -1
+        cut = n if cut < 0 else cut + 1
+        rows = [_ROW % (enc(c.raw), enc(c.family), ", ".join(map(enc, c.source_ids)),
+                        "null" if c.locator is None else enc(c.locator), c.start + pos,
+                        c.end + pos)
+                for c in extract_citations(text[pos:cut] if (pos, cut) != (0, n) else text,
+                                           families)]
+        if rows:
+            out.write(("\n  " if first else ",\n  ") + ",\n  ".join(rows))
+            first = False
+        pos = cut
+    out.write("]\n" if first else "\n]\n")
+
+
+_ROW = '{"raw": %s, "family": %s, "source_ids": [%s], "locator": %s, "start": %d, "end": %d}'

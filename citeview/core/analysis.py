@@ -28,7 +28,7 @@ import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from citeview.core.cases import Case
 from citeview.core.claims import claim_spans
@@ -59,8 +59,14 @@ class AnalysedCitation:
     citation: Citation
     resolution: Resolution
     claim: tuple[int, int]  # code points in the answer
-    claim_text: str
-    anchor: str
+    # The whole answer (shared, not copied): ``claim_text`` is cut from it when asked for, so
+    # 250,000 citations do not hold a second copy of a 20 MB answer.
+    answer: str = field(repr=False, compare=False)
+    anchor: str = ""
+
+    @property
+    def claim_text(self) -> str:
+        return self.answer[self.claim[0]:self.claim[1]]
 
     @property
     def index(self) -> int:
@@ -103,7 +109,7 @@ class AnalysedCase:
     :func:`analyse`. Lint and support are computed on first use and kept."""
 
     __slots__ = ("case", "policy", "material", "scan_result", "citations", "provider_diagnostics",
-                 "_lint", "_support", "_lint_by_citation")
+                 "_lint", "_support", "_lint_by_citation", "_spans")
 
     def __init__(self, case: Case, policy: Policy, material: Material, scan_result: ScanResult,
                  citations: tuple[AnalysedCitation, ...],
@@ -119,6 +125,7 @@ class AnalysedCase:
         self._lint: LintResult | None = None
         self._support: tuple[tuple[float | None, ...], ...] | None = None
         self._lint_by_citation: tuple[tuple[Diagnostic, ...], ...] | None = None
+        self._spans: _Spans | None = None
 
     # -- what everybody needs ---------------------------------------------------------------
 
@@ -190,7 +197,9 @@ class AnalysedCase:
         """The number of the first citation a diagnostic about the answer touches, or None."""
         if isinstance(d, CitationDiagnostic):
             return d.number
-        found = [i for i in _touched(self.citations, d) if self.citations[i].citation.raw]
+        if self._spans is None:
+            self._spans = _Spans(self.citations)
+        found = [i for i in self._spans.touched(d) if self.citations[i].citation.raw]
         return found[0] + 1 if found else None
 
     def problem(self, number: int) -> bool:
@@ -206,28 +215,32 @@ class AnalysedCase:
 
 
 def analyse(case: Case, policy: Policy | None = None, *,
-            cache: AnalysisCache | None = None) -> AnalysedCase:
+            cache: AnalysisCache | None = None,
+            material: Material | None = None) -> AnalysedCase:
     """Analyse ``case`` under ``policy`` (default policy when None), through ``cache`` when
-    given (the same content and policy give the same object back)."""
+    given (the same content and policy give the same object back). ``material``: the case's
+    material already parsed (``case_material(case)``), not parsed again."""
     pol = DEFAULT_POLICY if policy is None else policy
     if cache is not None:
-        return cache.get(case, pol)
-    return _analyse(case, pol)
+        return cache.get(case, pol, material)
+    return _analyse(case, pol, material)
 
 
-def _analyse(case: Case, policy: Policy) -> AnalysedCase:
-    material = case_material(case)
+def _analyse(case: Case, policy: Policy, material: Material | None = None) -> AnalysedCase:
+    if material is None:
+        material = case_material(case)
     answer = case.answer
     reading = case_reading(case)  # a provider's citations (core.providers), or None
     result = scan(answer, policy.families, material.ids())
     cits = result.citations
-    if reading is not None:
-        material.sources.extend(reading.sources)
+    if reading is not None:  # a new Material: one passed in (parsed once) is never changed
+        material = Material([*material.sources, *reading.sources], list(material.diagnostics),
+                            list(material.outside))
     resolutions = resolve(cits, material)
     spans = _explicit_claims(case, cits) or claim_spans(answer, cits)
     if reading is None:
         items = tuple(
-            AnalysedCitation(n, c, r, (s, e), answer[s:e], citation_anchor(c))
+            AnalysedCitation(n, c, r, (s, e), answer, citation_anchor(c))
             for n, (c, r, (s, e)) in enumerate(zip(cits, resolutions, spans, strict=True), 1))
         return AnalysedCase(case, policy, material, result, items)
     # Markers and provider citations in one numbering: reading order, a provider citation at
@@ -246,7 +259,7 @@ def _analyse(case: Case, policy: Policy) -> AnalysedCase:
     found: list[Diagnostic] = [make(p.code, p.message, 0, 0) for p in reading.problems]
     for n, (_, _, c, targets, (s, e), anchor, problems) in enumerate(rows, 1):
         items_list.append(AnalysedCitation(n, c, Resolution(n - 1, c, targets), (s, e),
-                                           answer[s:e], anchor))
+                                           answer, anchor))
         found.extend(CitationDiagnostic(p.code, RULES[p.code].severity, p.message, s, e, n)
                      for p in problems)
     return AnalysedCase(case, policy, material, result, tuple(items_list), tuple(found))
@@ -278,6 +291,7 @@ def touching(citations: Sequence[AnalysedCitation], diagnostics: Sequence[Diagno
     touches the marker it sits in or at the start of). O((d + c) log c) for markers in order,
     as scanned; recovered markers may nest, and then each one is looked at."""
     out: list[list[Diagnostic]] = [[] for _ in citations]
+    spans = _Spans(citations)
     for d in diagnostics:
         if getattr(d, "origin", None) is not None:
             continue  # a material diagnostic: offsets in the material, not in the answer
@@ -285,22 +299,30 @@ def touching(citations: Sequence[AnalysedCitation], diagnostics: Sequence[Diagno
             if 0 < d.number <= len(out):
                 out[d.number - 1].append(d)
             continue
-        for i in _touched(citations, d):
+        for i in spans.touched(d):
             if citations[i].citation.raw:  # a provider's citation has no marker to touch
                 out[i].append(d)
     return tuple(tuple(x) for x in out)
 
 
-def _touched(citations: Sequence[AnalysedCitation], d: Diagnostic) -> list[int]:
-    starts = [c.citation.start for c in citations]
-    ends = [c.citation.end for c in citations]
-    ordered = all(ends[i] <= starts[i + 1] for i in range(len(starts) - 1))
-    if not ordered:
-        return [i for i, (s, e) in enumerate(zip(starts, ends, strict=True))
-                if (s <= d.start < e if d.start == d.end else d.start < e and s < d.end)]
-    lo = bisect_right(ends, d.start)
-    hi = bisect_right(starts, d.start) if d.start == d.end else bisect_left(starts, d.end)
-    return list(range(lo, hi))
+class _Spans:
+    """The citations' marker spans, computed once for many look-ups."""
+
+    __slots__ = ("ends", "ordered", "starts")
+
+    def __init__(self, citations: Sequence[AnalysedCitation]) -> None:
+        self.starts = [c.citation.start for c in citations]
+        self.ends = [c.citation.end for c in citations]
+        self.ordered = all(map(int.__le__, self.ends[:-1], self.starts[1:]))
+
+    def touched(self, d: Diagnostic) -> list[int]:
+        starts, ends = self.starts, self.ends
+        if not self.ordered:
+            return [i for i, (s, e) in enumerate(zip(starts, ends, strict=True))
+                    if (s <= d.start < e if d.start == d.end else d.start < e and s < d.end)]
+        lo = bisect_right(ends, d.start)
+        hi = bisect_right(starts, d.start) if d.start == d.end else bisect_left(starts, d.end)
+        return list(range(lo, hi))
 
 
 # --------------------------------------------------------------------------- memo
@@ -324,6 +346,14 @@ def content_key(case: Case, policy: Policy) -> str:
     return h.hexdigest()
 
 
+def _parts(case: Case) -> tuple[object, ...]:
+    """The objects a case's content key reads (compared by identity: strings are immutable)."""
+    extra = case.extra
+    return (case.id, case.answer, case.context, *case.tool_outputs,
+            *(x for kv in case.documents.items() for x in kv),
+            extra.get("response"), extra.get("request"), extra.get("claims"))
+
+
 def policy_key(policy: Policy) -> str:
     """A canonical text of a policy (Policy holds a mapping, so it is not hashable)."""
     return json.dumps([
@@ -344,23 +374,50 @@ def answer_key(case: Case, families: Sequence[str]) -> str:
 class AnalysisCache:
     """A caller-owned LRU memo of analyses, keyed by :func:`content_key`."""
 
-    __slots__ = ("_items", "_lock", "maxsize", "misses")
+    __slots__ = ("_items", "_keys", "_lock", "maxsize", "misses")
 
     def __init__(self, maxsize: int = 32) -> None:
         self._items: OrderedDict[str, AnalysedCase] = OrderedDict()
+        # id(case) -> (case, its parts, policy key, content key): the same Case object asked
+        # again (a verdict on a case with a 17 MB source) is not hashed again.
+        self._keys: OrderedDict[int, tuple[Case, tuple[object, ...], str, str]] = OrderedDict()
         self._lock = threading.Lock()  # the window's worker and GUI thread share one
         self.maxsize = maxsize
         self.misses = 0
 
-    def get(self, case: Case, policy: Policy) -> AnalysedCase:
+    def _key(self, case: Case, policy: Policy) -> str:
+        parts = _parts(case)
+        pkey = policy_key(policy)
+        with self._lock:
+            memo = self._keys.get(id(case))
+        if (memo is not None and memo[0] is case and memo[2] == pkey
+                and len(memo[1]) == len(parts)
+                and all(a is b for a, b in zip(memo[1], parts, strict=True))):
+            return memo[3]
         key = content_key(case, policy)
+        with self._lock:
+            self._keys[id(case)] = (case, parts, pkey, key)
+            self._keys.move_to_end(id(case))
+            while len(self._keys) > self.maxsize:
+                self._keys.popitem(last=False)
+        return key
+
+    def peek(self, case: Case, policy: Policy) -> AnalysedCase | None:
+        """The analysis kept for ``case`` under ``policy``, or None (nothing computed)."""
+        key = self._key(case, policy)
+        with self._lock:
+            return self._items.get(key)
+
+    def get(self, case: Case, policy: Policy, material: Material | None = None
+            ) -> AnalysedCase:
+        key = self._key(case, policy)
         with self._lock:
             found = self._items.get(key)
             if found is not None:
                 self._items.move_to_end(key)
                 return found
             self.misses += 1
-        made = _analyse(case, policy)
+        made = _analyse(case, policy, material)
         with self._lock:
             made = self._items.setdefault(key, made)  # a racing thread's copy wins: one object
             self._items.move_to_end(key)
@@ -371,6 +428,7 @@ class AnalysisCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._keys.clear()
 
     def __len__(self) -> int:
         return len(self._items)

@@ -10,6 +10,7 @@ Which file holds which dataset is decided by :func:`citeview.core.inputs.load_in
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +36,8 @@ _ID_SUFFIXES = (".json", ".jsonl", ".ndjson", ".txt", ".md", ".case", ".chat", "
 # Fast path for JSONL case lines written as {"id": "...", ...}: no JSON parse needed to list ids.
 _FAST_ID_RE = re.compile(rb'\A[ \t]*\{[ \t]*"id"[ \t]*:[ \t]*"([^"\\\x00-\x1f]+)"[ \t]*,')
 _T = TypeVar("_T")
+# A JSONL file at least this big may be shown from its first record (jsonl_first_record).
+FIRST_RECORD_BYTES = 4 << 20
 
 
 class Dataset:
@@ -235,6 +238,30 @@ class JsonlDataset(Dataset):
         if len(self._cache) > self._CACHE:
             self._cache.popitem(last=False)
         return case
+
+
+def jsonl_first_record(path: str) -> JsonlDataset | None:
+    """The first record of the big JSONL file ``path`` as a one-case dataset, reading only up
+    to it (a viewer shows it while the whole file is read elsewhere); None when ``path`` is
+    smaller than :data:`FIRST_RECORD_BYTES` or not a JSONL file whose first line is an object
+    (read it with ``load_input`` then). The case, its id included, is the one the whole file's
+    dataset gives first."""
+    if not path.lower().endswith((".jsonl", ".ndjson")):
+        return None
+    try:
+        if os.path.getsize(path) < FIRST_RECORD_BYTES:
+            return None  # read whole at once
+        with open(path, "rb") as fh:
+            prefix = b""
+            for line in fh:
+                prefix += line
+                if line.strip():
+                    break
+    except OSError:
+        return None  # load_input says what is wrong
+    if b"\x00" in prefix or not prefix.lstrip().removeprefix(b"\xef\xbb\xbf").startswith(b"{"):
+        return None
+    return JsonlDataset(path, prefix)
 
 
 def document_dataset(obj: object, path: str) -> Dataset:

@@ -106,9 +106,14 @@ def _token_re(families: tuple[str, ...]) -> re.Pattern[str]:
     # possessive `[^STOP]*+` matches the same body and never backtracks; together with an endpos
     # at the last STOP (see extract_citations) no START makes the engine scan to the end of the
     # text in vain, which is what makes the reference quadratic.
+    # The usual marker, one source id and perhaps a line locator with no blanks around them,
+    # is read by the first branch (no split, strip or second match in Python); anything else
+    # by the second, as the reference reads it. Both end at the same STOP.
     family_pattern = "|".join(re.escape(f) for f in families)
     return re.compile(
-        f"{START}(?P<family>{family_pattern}){DELIMITER}(?P<body>[^{STOP}]*+){STOP}"
+        f"{START}(?P<family>{family_pattern}){DELIMITER}"
+        f"(?:(?P<id>[A-Za-z0-9_-]+)(?:{DELIMITER}(?P<loc>L\\d+(?:-L\\d+)?))?{STOP}"
+        f"|(?P<body>[^{STOP}]*+){STOP})"
     )
 
 
@@ -130,8 +135,23 @@ def extract_citations(
     append = out.append
     locator_match = LINE_LOCATOR_RE.fullmatch
     id_match = SOURCE_ID_RE.fullmatch
+    # Ids and locators repeat: one string object each (a 20 MB answer holds 250,000 of them).
+    seen: dict[str, str] = {}
+    keep = seen.setdefault
+    one_id: dict[str, tuple[str]] = {}  # the tuple of a single id, shared too
     for m in _token_re(fams).finditer(text, 0, last_stop + 1):
-        raw, family, body = m.group(0, 1, 2)
+        family, sid, loc, body = m.groups()
+        if sid is not None:
+            # A lone part that is a locator leaves no source id: the reference drops it.
+            if loc is not None or not locator_match(sid):
+                start, end = m.span()
+                ids = one_id.get(sid)
+                if ids is None:
+                    ids = one_id[sid] = (sid,)
+                append(Citation(m.group(), keep(family, family), ids,
+                                None if loc is None else keep(loc, loc), start, end))
+            continue
+        raw = m.group()
         parts = [p.strip() for p in body.split(DELIMITER)]
         parts = [p for p in parts if p]
         if not parts:

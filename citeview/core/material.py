@@ -17,12 +17,14 @@ as diagnostics (CV206, CV501-CV503), never raised: material is untrusted text.
 
 from __future__ import annotations
 
+import operator
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
+from itertools import accumulate, repeat
 from typing import TYPE_CHECKING
 
 from citeview.core.diagnostics import RULES, Diagnostic, Severity
@@ -173,6 +175,9 @@ class Material:
 HEADER_LINE_RE = re.compile(
     r"(?<![^\r\n])\ufeff?[ \t]*citation marker[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE
 )
+# A line break and a header line after it (find_headers; the header ends on that line).
+_AFTER_LF_RE = re.compile(r"\n\ufeff?[ \t]*citation marker[ \t]*:", re.IGNORECASE)
+_AFTER_CR_RE = re.compile(r"\r\ufeff?[ \t]*citation marker[ \t]*:", re.IGNORECASE)
 _LABEL_LINE_RE = re.compile(r"(?<![^\r\n])\ufeff?[ \t]*\[L\d+\]")
 LABEL_RE = re.compile(r"[ \t]*\[L(\d+)\]")
 # On text whose breaks are all "\n", so `^` with MULTILINE is exactly a line start.
@@ -235,20 +240,21 @@ def _read_body(material: str, start: int, end: int, labelled: bool = True) -> _B
     norm = normalize_breaks(raw)
     lines: list[SourceLine] = []
     repeats_norm: list[tuple[int, int, int]] = []
+    text = norm
     if labelled and "[" in norm:
-        append = lines.append
-        removed = 0  # prefix characters removed before the current line
-        seen: set[int] = set()
-        for m in _LABELLED_RE.finditer(norm):
-            cs, ce = m.span(2)
-            removed += cs - m.start()
-            label = int(m.group(1))
-            append(SourceLine(label, cs - removed, ce - removed))
-            if label in seen:
-                repeats_norm.append((label, m.start(), ce))
-            else:
-                seen.add(label)
-    text = _PREFIX_RE.sub("", norm) if lines else norm
+        found = _strip_labels(norm)
+        if found.labels:
+            text = found.text
+            lines = list(map(SourceLine, found.labels, found.starts, found.ends))
+            if len(set(found.labels)) != len(found.labels):
+                seen: set[int] = set()
+                for k, label in enumerate(found.labels):
+                    if label in seen:
+                        repeats_norm.append((label, found.prefix_starts[k],
+                                             found.prefix_starts[k] + found.prefix_lens[k]
+                                             + found.ends[k] - found.starts[k]))
+                    else:
+                        seen.add(label)
     repeats: list[tuple[int, int, int]] = []
     if repeats_norm:
         # Normalised offset -> material offset: each collapsed "\r\n" before it adds one.
@@ -257,6 +263,71 @@ def _read_body(material: str, start: int, end: int, labelled: bool = True) -> _B
             repeats.append((label, s + a + bisect_right(collapsed, a - 1),
                             s + b + bisect_right(collapsed, b - 1)))
     return _Body(text, lines, s, e, repeats)
+
+
+# Labelled text is read in pieces of about this many characters, cut after line breaks: each
+# regex call holds the GIL for milliseconds, not for the whole material (the window's worker
+# parses material while the GUI thread paints).
+_PIECE = 1 << 20
+_NL_PREFIX_RE = re.compile(r"(\n)([ \t]*\[L(\d+)\][ \t]?)")
+
+
+@dataclass(slots=True)
+class _Labels:
+    """Text without its ``[L#]`` prefixes and, per labelled line: label, start and end of its
+    text in ``text``, start and length of its prefix in the text read."""
+
+    text: str
+    labels: list[int]
+    starts: list[int]
+    ends: list[int]
+    prefix_starts: list[int]
+    prefix_lens: list[int]
+
+
+def _strip_labels(norm: str) -> _Labels:
+    """``norm`` (breaks all ``\\n``) without the ``[L#]`` prefixes at its line starts, with
+    C-speed passes only (a regex split per piece, ``map`` and ``accumulate``): 200,000 lines
+    must not cost a Python loop each."""
+    out: list[str] = []
+    found = _Labels("", [], [], [], [], [])
+    pos = 0
+    out_len = 0
+    n = len(norm)
+    while pos < n:
+        cut = norm.find("\n", pos + _PIECE) if n - pos > _PIECE else -1
+        cut = n if cut < 0 else cut + 1
+        # "\n" + piece: a prefix is "\n" and the label (a pattern starting with a literal is
+        # searched at C speed); the piece's first line gets a "\n" of its own, dropped below.
+        parts = _NL_PREFIX_RE.split("\n" + norm[pos:cut])
+        # [text before the first prefix, then per prefix: "\n", prefix, label, text after it]
+        texts = parts[0::4]
+        prefixes = parts[2::4]
+        rests = texts[1:]
+        piece = "\n".join(texts)  # the piece without its prefixes, after its extra "\n"
+        lens1 = list(map(len, texts))
+        # Where each text starts in ``piece``: after the texts and breaks before it.
+        cum = list(accumulate(map((1).__add__, lens1), initial=0))
+        rest_starts = list(map((out_len - 1).__add__, cum[1:-1]))
+        plens = list(map(len, prefixes))
+        cum_p = list(accumulate(plens, initial=0))
+        # In ``norm``: the start of each prefix (texts, breaks and prefixes before it).
+        found.prefix_starts.extend(map(operator.add, map((pos - out_len).__add__, rest_starts),
+                                       map(operator.sub, cum_p[1:], plens)))
+        if piece.count("\n") == len(texts) - 1 + texts[0].count("\n"):
+            line_lens = lens1[1:]  # no unlabelled line in between: each rest is one line
+        else:
+            line_lens = [len(r) if ll < 0 else ll for ll, r in
+                         zip(map(str.find, rests, repeat("\n")), rests, strict=True)]
+        found.starts.extend(rest_starts)
+        found.ends.extend(map(operator.add, rest_starts, line_lens))
+        found.labels.extend(map(int, parts[3::4]))
+        found.prefix_lens.extend(plens)
+        out.append(piece[1:])
+        out_len += len(piece) - 1
+        pos = cut
+    found.text = "".join(out)
+    return found
 
 
 # --------------------------------------------------------------------------- tool output
@@ -303,6 +374,29 @@ def _header_id(
     return None
 
 
+def find_headers(text: str) -> list[re.Match[str]]:
+    """The ``Citation Marker:`` header lines of ``text`` (``HEADER_LINE_RE`` matches, in order).
+
+    ``HEADER_LINE_RE``'s look-behind makes one pass slow (a quarter second for 15 MB, holding
+    the GIL): a large text is searched for a ``\\n`` or ``\\r`` followed by a header (a
+    pattern starting with a literal is searched at C speed), and each header found is matched
+    again where it starts."""
+    n = len(text)
+    if n < _PIECE:
+        return list(HEADER_LINE_RE.finditer(text))
+    starts = {0}
+    for rx in (_AFTER_LF_RE, _AFTER_CR_RE):
+        if rx is _AFTER_CR_RE and "\r" not in text:
+            continue
+        starts.update(c.start() + 1 for c in rx.finditer(text))
+    found: list[re.Match[str]] = []
+    for start in sorted(starts):
+        m = HEADER_LINE_RE.match(text, start)
+        if m is not None and (not found or m.start() >= found[-1].end()):
+            found.append(m)
+    return found
+
+
 def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
     """The sources of one tool output (one tool invocation), in order.
 
@@ -312,7 +406,7 @@ def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
     sources: list[Source] = []
     diags: list[Diagnostic] = []
     outside: list[tuple[str, int, int]] = []
-    headers = list(HEADER_LINE_RE.finditer(text))
+    headers = find_headers(text)
     first = headers[0].start() if headers else len(text)
     if _NONBLANK_RE.search(text, 0, first):
         outside.append((origin, *_trim_blank_lines(text, 0, first)))

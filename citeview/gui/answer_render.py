@@ -232,7 +232,44 @@ def render_answer(answer: str, spans: Sequence[tuple[int, int]], chips: Sequence
     """HTML body for the answer pane: Markdown rendered, citation ``spans`` (code points, reading
     order) replaced by ``chips`` (same order)."""
     body = _md().render(with_sentinels(answer, spans))
-    return _replace_sentinels(body, chips, dark)
+    return _flatten_inline(_replace_sentinels(body, chips, dark))
+
+
+# Inline formatting markdown-it nests as deep as the answer's emphasis runs go. Qt's HTML import
+# is quadratic in nesting depth ("*" * 40,000 + "x" + "*" * 40,000 took 30 s), and a tag inside
+# the same tag shows nothing more (bold in bold is bold), so such a tag is dropped with its
+# close; past a sane total depth every further inline tag is dropped.
+_INLINE_TAG_RE = re.compile(r"<(/?)(em|strong|s|del|code|span)\b[^>]*>")
+MAX_INLINE_DEPTH = 16
+
+
+def _flatten_inline(body: str) -> str:
+    if body.count("<") < 2 * MAX_INLINE_DEPTH:
+        return body  # too few tags to nest deeply (the usual answer)
+    stack: list[tuple[str, bool]] = []  # (tag, kept)
+    open_kept: dict[str, int] = {}
+    depth = 0
+
+    def keep(m: re.Match[str]) -> str:
+        nonlocal depth
+        closing, name = m.group(1), m.group(2)
+        if not closing:
+            kept = depth < MAX_INLINE_DEPTH and (name == "span" or not open_kept.get(name))
+            stack.append((name, kept))
+            if kept:
+                open_kept[name] = open_kept.get(name, 0) + 1
+                depth += 1
+            return m.group(0) if kept else ""
+        while stack:  # markdown-it closes in order; a stray close is dropped
+            top, kept = stack.pop()
+            if kept:
+                open_kept[top] -= 1
+                depth -= 1
+            if top == name:
+                return m.group(0) if kept else ""
+        return ""
+
+    return _INLINE_TAG_RE.sub(keep, body)
 
 
 def _replace_sentinels(body: str, chips: Sequence[Chip], dark: bool) -> str:

@@ -11,7 +11,10 @@ Positions in the document are UTF-16 units; the one conversion is
 from __future__ import annotations
 
 import html
+import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Any  # Pygments (untyped): its lexer and token types
 
 from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Qt, QUrl, Signal
@@ -149,10 +152,12 @@ class AnswerView(QTextBrowser):
 
     def update_chips(self, chips: Sequence[Chip]) -> None:
         """Restyle chips in place (lint or a verdict changed their state) without re-rendering.
-        Edited from the last to the first, so earlier chip positions stay valid."""
-        self._chip_index()
+        Edited from the last to the first, so earlier chip positions stay valid; the positions
+        of the chips after an edited one move by the change in its length (no new scan)."""
+        known = self._chip_index()
         c = QTextCursor(self.document())
         c.beginEditBlock()
+        edits: list[tuple[int, int]] = []  # (old end, change in length), last first
         for chip in sorted(chips, key=lambda ch: ch.index, reverse=True):
             r = self.chip_range(chip.index)
             if r is None:
@@ -169,10 +174,20 @@ class AnswerView(QTextBrowser):
                 fmt.setBackground(QBrush(QColor(bg)))
                 fmt.setForeground(QBrush(QColor(fg)))
                 c.insertText(text, fmt)
+            length = sum(len(t.encode("utf-16-le")) // 2 for t, _, _ in pieces)
+            known[chip.index] = (r[0], r[0] + length)
+            edits.append((r[1], length - (r[1] - r[0])))
         c.endEditBlock()
-        self._chips = None
-        self._raw = None
-        self._u16 = None
+        if any(d for _, d in edits):
+            ends = [e for e, _ in reversed(edits)]
+            shifts = list(accumulate(d for _, d in reversed(edits)))
+            for i, (s, e) in enumerate(known):
+                k = bisect_right(ends, s) - 1  # edits wholly before this chip
+                if s >= 0 and k >= 0 and shifts[k]:
+                    known[i] = (s + shifts[k], e + shifts[k])
+        if edits:
+            self._raw = None
+            self._u16 = None
         if self._active is not None:
             self.set_active(self._active, scroll=False)
 
@@ -381,11 +396,37 @@ def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedD
     doc.setUndoRedoEnabled(False)
     doc.setDefaultStyleSheet(stylesheet(dark))
     doc.setHtml(body_html)
-    chips = _find_chips(doc)
+    chips = _chips_by_spaces(doc, body_html)
+    if chips is None:
+        chips = _find_chips(doc)
     app = QCoreApplication.instance()
     if app is not None and doc.thread() is not app.thread():
         doc.moveToThread(app.thread())
     return PreparedDocument(doc, chips)
+
+
+_CHIP_HREF_RE = re.compile(f'<a href="{CHIP_SCHEME}:(\\d+)"')
+
+
+def _chips_by_spaces(doc: QTextDocument, body_html: str) -> list[tuple[int, int]] | None:
+    """Chip positions without visiting every fragment: each chip's text is its label between
+    two no-break spaces, so when the document holds no other no-break space the k-th pair of
+    them is the k-th chip of the HTML. None when that cannot be told (then scan)."""
+    order = [int(i) for i in _CHIP_HREF_RE.findall(body_html)]
+    raw = doc.toRawText()
+    spaces = [m.start() for m in _NBSP_RE.finditer(raw)]
+    if len(spaces) != 2 * len(order) or (order and len(set(order)) != len(order)):
+        return None
+    if not raw.isascii() and len(raw.encode("utf-16-le")) != 2 * len(raw):
+        u16 = Utf16Map(raw)
+        spaces = [u16.to_utf16(p) for p in spaces]
+    found = [(-1, -1)] * (max(order, default=-1) + 1)
+    for k, i in enumerate(order):
+        found[i] = (spaces[2 * k], spaces[2 * k + 1] + 1)
+    return found
+
+
+_NBSP_RE = re.compile("\u00a0")
 
 
 def _find_chips(doc: QTextDocument) -> list[tuple[int, int]]:

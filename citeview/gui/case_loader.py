@@ -10,14 +10,17 @@ latest case asked for wins).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
+from citeview.core.analysis import DEFAULT_POLICY, AnalysedCase, AnalysisCache, analyse
 from citeview.core.cases import Case
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
+from citeview.core.markers import STOP, extract_citations
+from citeview.core.material import Material, case_material
 from citeview.core.policy import Policy
 from citeview.gui import message, ops
 from citeview.gui.answer_view import PreparedDocument, prepare_document
@@ -25,6 +28,7 @@ from citeview.gui.elided import plural
 from citeview.gui.navigation import select_row
 from citeview.gui.ops import BackgroundOp
 from citeview.gui.palette import color_roles
+from citeview.gui.source_view import PreparedSource, prepare_source
 from citeview.gui.state import CaseView, build_case_view, lint_case
 from citeview.gui.tables import fit_columns
 from citeview.gui.untrusted import safe_title
@@ -33,15 +37,74 @@ if TYPE_CHECKING:
     from citeview.gui.main_window import MainWindow
 
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
+LOADING_DELAY_MS = 150  # a case not shown by then says "Loading"
+LEXER_WORK = "lexer"  # the key of the op choosing the shown source's lexer
+
+
+@dataclass(slots=True)
+class SourceFirst:
+    """What the first paint of a case needs: its material, parsed once (the analysis reuses
+    it), and the source its first citation cites, prepared for the source pane."""
+
+    material: Material
+    source: PreparedSource | None
+    # A small case is built (and linted) in the same op: one trip to the worker per case.
+    built: tuple[CaseView, PreparedDocument] | None = None
+    linted: list[Diagnostic] | Exception | None = None
+
+
+# A case whose answer and material together hold fewer characters is shown in one op.
+SMALL_CASE = 200_000
+
+
+def first_phase(case: Case, dark: bool, font: str, policy: Policy | None = None,
+                cache: AnalysisCache | None = None) -> SourceFirst:
+    """:func:`prepare_first`, and for a small case its view and lint too (in a worker)."""
+    first = prepare_first(case, policy, cache)
+    size = (len(case.answer) + sum(map(len, case.tool_outputs)) + len(case.context or "")
+            + sum(map(len, case.documents.values())))
+    if size < SMALL_CASE:
+        first.built = build_view(case, dark, font, policy, cache, first.material, first.source)
+        try:
+            first.linted = lint(case, first.built[0].analysed)
+        except RuntimeError as err:
+            first.linted = err
+    return first
+
+
+def prepare_first(case: Case, policy: Policy | None = None,
+                  cache: AnalysisCache | None = None) -> SourceFirst:
+    """The material of ``case`` and its first cited source made ready to show (in a worker:
+    the source pane paints before the answer is scanned, resolved and rendered)."""
+    try:
+        known = cache.peek(case, policy or DEFAULT_POLICY) if cache is not None else None
+        material = known.material if known is not None else case_material(case)
+        if not material.sources:
+            return SourceFirst(material, None)
+        # The source the first well-formed marker names (the citation shown first), else the
+        # first source: found without scanning the whole answer.
+        answer = case.answer
+        stop = answer.find(STOP)
+        first = extract_citations(answer[:stop + 1]) if stop >= 0 else []
+        shown = material.get(first[0].source_ids[0]) if first else None
+        return SourceFirst(material, prepare_source(shown or material.sources[0],
+                                                    lexer_later=True))
+    except InputError:
+        raise
+    except Exception as err:  # a bug must not leave the window stuck on "Loading"
+        raise RuntimeError(
+            f"cannot show case {case.id!r}: {type(err).__name__}: {err}") from err
 
 
 def build_view(case: Case, dark: bool, font: str, policy: Policy | None = None,
-               cache: AnalysisCache | None = None) -> tuple[CaseView, PreparedDocument]:
+               cache: AnalysisCache | None = None, material: Material | None = None,
+               shown: PreparedSource | None = None) -> tuple[CaseView, PreparedDocument]:
     """The view-model and the answer document of ``case`` (both safe to build in a worker),
     from its analysed case under ``policy`` (the session's), through ``cache`` (the
-    session's: what the window shows is what the session stores)."""
+    session's: what the window shows is what the session stores). ``material``: already
+    parsed (:func:`prepare_first`)."""
     try:
-        analysed = analyse(case, policy, cache=cache)
+        analysed = analyse(case, policy, cache=cache, material=material)
         view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed)
         return view, prepare_document(view.html, dark, font)
     except InputError:
@@ -70,6 +133,14 @@ class CaseLoader(QObject):
         self.win = win
         self.analyses = AnalysisCache(16)  # without a session (a session brings its own)
         self._pending: tuple[int | None, int] | None = None  # (citation, source) once shown
+        self._loading_timer = QTimer(self)
+        self._loading_timer.setSingleShot(True)
+        self._loading_timer.setInterval(LOADING_DELAY_MS)
+        self._loading_timer.timeout.connect(self._show_loading)
+        # What the tables' columns were last fitted to (see fit_tables).
+        self._fitted: dict[str, tuple[int, ...]] = {}
+        # The case being built: (case, policy, analysis cache) until its view is shown.
+        self._building: tuple[Case, Policy | None, AnalysisCache] | None = None
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -84,22 +155,46 @@ class CaseLoader(QObject):
             return
         win.case_index = index
         win.progress.showing = case.id
+        win.progress.busy()
         win.view = None
         win.active = None
         self._pending = (citation, source)
-        select_row(win.cases_table, win.cases_proxy, lambda k: k == index)
+        select_row(win.cases_table, win.cases_proxy, index)
         win.setWindowTitle(self._title(case.id))
         win.question.setText(case.question or "")
         win.question.setVisible(bool(case.question))
-        win.answer.clear_content("Loading\u2026")
-        message.info("Loading case\u2026", message.KEEP)
+        # Most cases show within a frame or two: "Loading" only for one that takes longer (a
+        # placeholder painted and replaced at once costs a repaint per case switch).
+        self._loading_timer.start()
         self.caseChanged.emit(index)
-        dark = color_roles(win.palette()).dark
-        font = win.answer.font().toString()
         session = win.review_session.session
         policy = session.policy if session is not None else None
         cache = session.analyses if session is not None else self.analyses
-        (BackgroundOp(self, lambda: build_view(case, dark, font, policy, cache), key=CASE_WORK)
+        self._building = (case, policy, cache)
+        dark = color_roles(win.palette()).dark
+        font = win.answer.font().toString()
+        (BackgroundOp(self, lambda: first_phase(case, dark, font, policy, cache), key=CASE_WORK)
+         .success(self._on_first).failure(self._on_build_failed)
+         .run(here=win.synchronous))
+
+    def _on_first(self, first: SourceFirst) -> None:
+        """First phase: the source the first citation cites is shown (filled in pieces), then
+        the view-model and the answer are built."""
+        win = self.win
+        if self._building is None:
+            return
+        case, policy, cache = self._building
+        if first.source is not None:
+            win.source.adopt(first.source)
+            win.source.show_source(first.source.source)
+        if first.built is not None:
+            self._on_built(first.built, first.linted)
+            return
+        dark = color_roles(win.palette()).dark
+        font = win.answer.font().toString()
+        material, shown = first.material, first.source
+        (BackgroundOp(self, lambda: build_view(case, dark, font, policy, cache, material, shown),
+                      key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=win.synchronous))
 
@@ -123,11 +218,33 @@ class CaseLoader(QObject):
         name = os.path.basename(path) if path else "demo"
         return f"{safe_title(case_id)} \u2014 {safe_title(name)} \u2014 citeview"
 
+    def fit_tables(self) -> None:
+        """Size the citations and sources tables' columns to the case shown, when the longest
+        texts of their first rows changed (cases of a dataset mostly look alike: sizing the
+        columns costs more than showing the case)."""
+        win = self.win
+        for name, table, model, width in (
+                ("citations", win.citations_table, win.citations_model, 260),
+                ("sources", win.sources_table, win.sources_model, 160)):
+            shape = model.text_lengths(64)
+            if self._fitted.get(name) != shape:
+                self._fitted[name] = shape
+                fit_columns(table, width)
+
+    def _show_loading(self) -> None:
+        if self.win.view is None and self._building is not None:
+            self.win.answer.clear_content("Loading\u2026")
+            message.info("Loading case\u2026", message.KEEP)
+
     def _on_build_failed(self, err: Exception) -> None:
+        self._loading_timer.stop()
+        self._building = None
         self.win.answer.clear_content(str(err))
         message.error(str(err))
+        self.win.review_session.start_making()  # the review need not wait for a broken case
 
-    def _on_built(self, result: tuple[CaseView, PreparedDocument]) -> None:
+    def _on_built(self, result: tuple[CaseView, PreparedDocument],
+                  linted: list[Diagnostic] | Exception | None = None) -> None:
         win = self.win
         view, prepared = result
         win.view = view
@@ -139,11 +256,22 @@ class CaseLoader(QObject):
         if judged:
             win.answer.update_chips([view.citations[i].chip for i in judged])
         win.refresh_raw()
+        self._building = None
+        self._loading_timer.stop()
+        loaded = win.source.shown_prepared()
+        if loaded is not None and loaded.lexer_later and not loaded.lexer_done:
+            # The lexer after the first paint: the first guess imports Pygments' lexers.
+            (BackgroundOp(self, loaded.guess_lexer, key=LEXER_WORK)
+             .success(lambda _: win.source.colour_later()).run(here=win.synchronous))
         win.sources_model.set_rows(view.sources)
         win.citations_model.set_view(view)
-        fit_columns(win.citations_table)
-        fit_columns(win.sources_table, 160)
-        win.source.show_source(None)
+        self.fit_tables()
+        shown = win.source.shown_source_id()
+        if shown is not None and any(r.source is win.source.shown_source() for r in view.sources):
+            # Shown by the first phase: it keeps its document; the other citations tint it.
+            win.source.set_tints(view.cited_spans.get(shown, []))
+        else:
+            win.source.show_source(None)
         self.update_counts()
         pending = self._pending
         self._pending = None
@@ -158,6 +286,12 @@ class CaseLoader(QObject):
             session.record_sizes(view.case.id, view.analysed.item_counts)
         message.clear()
         self.viewReady.emit()
+        if isinstance(linted, Exception):
+            message.error(str(linted))
+            return
+        if linted is not None:
+            self._on_linted(linted)
+            return
         case, analysed = view.case, view.analysed
         (BackgroundOp(self, lambda: lint(case, analysed), key=CASE_WORK)
          .success(self._on_linted).failure(lambda err: message.error(str(err)))
@@ -173,8 +307,7 @@ class CaseLoader(QObject):
         changed = view.apply_lint(None if win.review.blind else found)
         if changed:
             win.answer.update_chips([view.citations[i].chip for i in changed])
-        win.citations_model.set_view(view)
-        fit_columns(win.citations_table)
+        win.citations_model.set_view(view)  # its last column, lint's, stretches: no fit
         if win.active is not None:
             win.navigator.select_citation_row(win.active)
         win.refresh_raw()
@@ -208,4 +341,5 @@ class CaseLoader(QObject):
         win.counts_label.setText(" \u00b7 ".join(parts))
 
 
-__all__ = ["CASE_WORK", "CaseLoader", "build_view", "lint"]
+__all__ = ["CASE_WORK", "SMALL_CASE", "CaseLoader", "SourceFirst", "build_view", "first_phase",
+           "lint", "prepare_first"]

@@ -61,7 +61,7 @@ from citeview.gui.elided import QtElidedLabel
 from citeview.gui.filters import Filters
 from citeview.gui.find import FindBar, FindScope
 from citeview.gui.message import Message
-from citeview.gui.navigation import Navigator
+from citeview.gui.navigation import Navigator, select_row
 from citeview.gui.palette import color_roles
 from citeview.gui.progress import ProgressTracker, progress_text
 from citeview.gui.review_session import ReviewSession
@@ -69,6 +69,7 @@ from citeview.gui.state import CaseView
 from citeview.gui.tables import CasesModel, CitationsModel, FilterProxy, SourcesModel, fit_columns
 from citeview.gui.untrusted import menu_text, safe_title
 from citeview.gui.watcher import InputWatcher
+from citeview.session.location import session_location
 from citeview.session.store import Change, Session
 
 if TYPE_CHECKING:
@@ -134,6 +135,7 @@ class MainWindow(QMainWindow):
         self.review.advance_action.toggled.connect(self.advance.set_enabled)
         self.loader.caseChanged.connect(lambda _i: setattr(self.review, "_confirm_done", None))
         self.filters.fill(())
+        self.loader.viewReady.connect(self.review_session.start_making)
         self.review_session.attached.connect(self._session_attached)
         self.review_session.changed.connect(self._session_changed)
         self.review_session.followed.connect(self.refresh_review)
@@ -146,6 +148,15 @@ class MainWindow(QMainWindow):
             lambda d: self.navigator.next_citation() if d > 0
             else self.navigator.previous_citation())
         self._restore_settings()
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Import what showing the first case needs (the Markdown renderer, Pygments' lexers)
+        in a worker thread of its own while the window starts."""
+        from citeview.gui.ops import BackgroundOp
+
+        if not self.synchronous:
+            BackgroundOp(self, warm_up, key="warm-up").run(lane="warm-up")
 
     # ------------------------------------------------------------------------------ layout
 
@@ -202,6 +213,8 @@ class MainWindow(QMainWindow):
 
         self.source = _source_view()
         self.source.setAcceptDrops(False)
+        # A big source fills in pieces from the event loop; a snapshot has no event loop.
+        self.source.progressive = not self.synchronous
 
         self.split_panes = QSplitter(Qt.Orientation.Horizontal)
         self.split_panes.setObjectName("panes")
@@ -469,6 +482,14 @@ class MainWindow(QMainWindow):
         from citeview.core.inputs import load_input
 
         try:
+            first = self._first_record(path, case_id)
+            if first is not None:
+                # A JSONL file opened for the first time: its first case shows at once; the
+                # whole file is read (and its session made) in the session's worker thread.
+                if not self.open_input(first, path, case_id, whole=lambda: load_input(path)):
+                    return False
+                self._add_recent(path)
+                return True
             dataset = load_input(path)
         except InputError as err:
             message.error(str(err))
@@ -481,13 +502,44 @@ class MainWindow(QMainWindow):
         self._add_recent(path)
         return True
 
+    def _first_record(self, path: str, case_id: str | None) -> Dataset | None:
+        """The first record of a JSONL input that has no session yet (see open_path)."""
+        from citeview.core.datasets import jsonl_first_record
+
+        if case_id is not None or self.synchronous:
+            return None
+        try:
+            if os.path.exists(session_location(path)[0]):
+                return None  # its session is opened, and compared with the whole input
+        except OSError:
+            return None
+        first = jsonl_first_record(path)
+        if first is not None:
+            from citeview.core.inputs import load_input
+
+            first.reader = lambda: load_input(path)  # a reload reads the whole file
+        return first
+
     def open_input(self, dataset: Dataset, path: str | None = None,
-                   case_id: str | None = None) -> bool:
+                   case_id: str | None = None,
+                   whole: Callable[[], Dataset] | None = None) -> bool:
         """Review ``dataset`` read from ``path`` (default: its own path) in its session
-        (created beside it, or in the user data folder); without a path, just show it."""
+        (created beside it, or in the user data folder); without a path, just show it.
+        ``whole``: reads the whole input when ``dataset`` is only its start (the session is
+        made from it)."""
         path = path or dataset.path
         if not path:
             self.open_dataset(dataset, path=path, case_id=case_id)
+            return True
+        if self.review_session.make_later(
+                path, dataset, lambda s, cases: self._session_made(s, dataset, cases), whole):
+            # First opening: the input shows at once; the review starts once its session is
+            # made (a worker thread copies every case into it).
+            self.input_dataset = dataset
+            self.open_dataset(dataset, path=path, case_id=case_id)
+            if self.view is not None or self.case_index < 0:
+                self.review_session.start_making()  # shown already (or nothing to show)
+            self.answer.setFocus()
             return True
         # A .citeview input is the session itself.
         session = self.review_session.open_for(path, dataset)
@@ -552,6 +604,37 @@ class MainWindow(QMainWindow):
             return
         self.loader.show_case(index, citation=citation)
 
+    def _session_made(self, session: Session, shown: Dataset, cases: Dataset) -> None:
+        """The session of the input shown is made (from ``cases``, the whole input): review in
+        it, keeping the case and citation shown."""
+        if self.input_dataset is not shown or self.review_session.session is not None:
+            session.close()  # another input was opened meanwhile
+            return
+        self.input_dataset = cases
+        # One memo of analyses for the window and the session: what is shown is not analysed
+        # again for the first verdict.
+        session.analyses = self.loader.analyses
+        self.review_session.attach(session)
+        self.dataset = session.dataset()
+        ids = session.case_ids()
+        if len(ids) != self.cases_model.rowCount():  # only the first record was read
+            self.cases_model.set_ids(ids)
+            self.cases_box.setVisible(len(ids) > 1)
+            fit_columns(self.cases_table, 160)
+            select_row(self.cases_table, self.cases_proxy, self.case_index)
+            self.loader.update_counts()
+        self.cases_table.setColumnHidden(2, False)
+        self.cases_model.palette_changed()  # the review column fills in
+        view = self.view
+        if view is not None:
+            session.adopt_case(view.case)
+            if view.analysed is not None:
+                session.record_sizes(view.case.id, view.analysed.item_counts)
+            for i in self.progress.decorate(view):
+                self.loader.refresh_citation(i)
+            self.progress.showing = view.case.id
+        self.review.sync_bar()
+
     def _question_of(self, i: int) -> str:
         if self.dataset is None:
             return ""
@@ -612,8 +695,8 @@ class MainWindow(QMainWindow):
         elif change.kind == "annotation" and change.case_id is not None:
             view = self.view
             if view is not None and view.case.id == change.case_id:
-                changed = self.progress.decorate(view)
                 key = change.key
+                changed = self.progress.decorate(view, key.number if key is not None else None)
                 if key is not None and 0 < key.number <= len(view.citations):
                     changed.append(key.number - 1)
                 for i in sorted(set(changed)):
@@ -700,6 +783,20 @@ class MainWindow(QMainWindow):
             base = self._base_point_sizes.setdefault(name, font.pointSizeF())
             font.setPointSizeF(max(5.0, base + self.zoom))
             w.setFont(font)
+
+
+def warm_up() -> None:
+    """The imports and first-use set-ups of analysing and linting a case, rendering its answer
+    and guessing a lexer."""
+    from citeview.core.analysis import analyse
+    from citeview.core.cases import Case
+    from citeview.gui.answer_render import render_answer
+    from citeview.gui.highlighting import guess_lexer
+
+    analyse(Case("warm-up", "*Warm* up.\n\n- a `list`")).lint  # noqa: B018 -- computed now
+    render_answer("*warm* up", [], [])
+    guess_lexer("warm.py", None, "")
+    guess_lexer(None, None, "#!/bin/sh\n")
 
 
 def _boxed(table: QTableView, title: str, combo: QComboBox) -> QWidget:

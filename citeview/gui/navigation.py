@@ -10,7 +10,7 @@ what it is in the status bar; :attr:`Navigator.citationChanged` tells the review
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, Signal
@@ -38,18 +38,14 @@ def _needles(raw: str) -> list[str]:
     return [n for n in out if n]
 
 
-def select_row(table: QTableView, proxy: FilterProxy, match: Callable[[object], bool]) -> None:
-    """Make the first row whose key matches current in ``table`` (if the filter shows it)."""
-    model = proxy.sourceModel()
-    for r in range(model.rowCount()):
-        if match(model.index(r, 0).data(KEY_ROLE)):
-            pi = proxy.mapFromSource(model.index(r, 0))
-            if pi.isValid():
-                table.selectionModel().setCurrentIndex(
-                    pi, QItemSelectionModel.SelectionFlag.ClearAndSelect
-                    | QItemSelectionModel.SelectionFlag.Rows)
-                table.scrollTo(pi)
-            return
+def select_row(table: QTableView, proxy: FilterProxy, key: object) -> None:
+    """Make the row whose key is ``key`` current in ``table`` (if the filter shows it)."""
+    pi = proxy.index_of_key(key)
+    if pi.isValid():
+        table.selectionModel().setCurrentIndex(
+            pi, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
+        table.scrollTo(pi)
 
 
 class Navigator(QObject):
@@ -89,9 +85,8 @@ class Navigator(QObject):
             win.source.highlight(target)
         self._syncing = True
         try:
-            select_row(win.citations_table, win.citations_proxy,
-                       lambda k: k == ("citation", index))
-            select_row(win.sources_table, win.sources_proxy, lambda k: k == ("source", sid))
+            select_row(win.citations_table, win.citations_proxy, ("citation", index))
+            select_row(win.sources_table, win.sources_proxy, ("source", sid))
         finally:
             self._syncing = False
         more = f" (source {source + 1} of {n}: {sid})" if n > 1 else ""
@@ -113,8 +108,7 @@ class Navigator(QObject):
         """Select citation ``index``'s row again (the table was refilled)."""
         self._syncing = True
         try:
-            select_row(self.win.citations_table, self.win.citations_proxy,
-                       lambda k: k == ("citation", index))
+            select_row(self.win.citations_table, self.win.citations_proxy, ("citation", index))
         finally:
             self._syncing = False
 

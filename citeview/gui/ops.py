@@ -9,7 +9,8 @@ every op of a parent (its window closed). An op without a failure callback repor
 through :mod:`citeview.gui.message`: a failure is never lost silently.
 
 Ops run one at a time, in the order they were started, in one worker thread: building the next
-case never competes with linting the previous one.
+case never competes with linting the previous one. An op given another ``lane`` runs in that
+lane's own worker thread (making a review session must not hold up showing the case).
 """
 
 from __future__ import annotations
@@ -49,15 +50,16 @@ class BackgroundOp(Generic[T]):
         self._on_failure = callback
         return self
 
-    def run(self, *, here: bool = False) -> None:
+    def run(self, *, here: bool = False, lane: str = "") -> None:
         """Start the op (from the GUI thread). ``here``: run ``fn`` now in this thread and call
-        back before returning (snapshots, which must not wait for an event loop)."""
+        back before returning (snapshots, which must not wait for an event loop). ``lane``: the
+        worker thread (ops of one lane run one at a time, in order)."""
         _REGISTRY.start(self)
         if here:
             self._work()
             _REGISTRY.finish(self)
         else:
-            self._future = _submit(self)
+            self._future = _submit(self, lane)
 
     # -- the worker side -----------------------------------------------------------------------
 
@@ -164,17 +166,20 @@ class _Dispatcher(QObject):
 
 
 _dispatcher: _Dispatcher | None = None
-_executor: ThreadPoolExecutor | None = None
+_executors: dict[str, ThreadPoolExecutor] = {}
 
 
-def _submit(op: BackgroundOp[Any]) -> Future[None]:
-    """Queue ``op`` for the worker thread (both made on first use, from the GUI thread)."""
-    global _dispatcher, _executor
+def _submit(op: BackgroundOp[Any], lane: str = "") -> Future[None]:
+    """Queue ``op`` for its lane's worker thread (both made on first use, from the GUI
+    thread)."""
+    global _dispatcher
     if _dispatcher is None:
         _dispatcher = _Dispatcher()
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citeview-op")
-    return _executor.submit(op._work_and_report, _dispatcher)
+    executor = _executors.get(lane)
+    if executor is None:
+        executor = _executors[lane] = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix=f"citeview-op{'-' + lane if lane else ''}")
+    return executor.submit(op._work_and_report, _dispatcher)
 
 
 __all__ = ["BackgroundOp", "cancel", "pending"]

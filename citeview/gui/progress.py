@@ -28,7 +28,11 @@ from citeview.session.store import Change, Session
 if TYPE_CHECKING:
     from citeview.gui.state import CaseView
 
-TICK_SECONDS = 0.03  # work per idle tick while counting or checking: the window stays smooth
+TICK_SECONDS = 0.01  # work per idle tick while counting or checking: the window stays smooth
+# Counting waits while the reviewer moves around (a case switch must not queue behind it), and
+# stores what it counted this often (one transaction each).
+IDLE_SECONDS = 0.5
+SAVE_SECONDS = 1.0
 
 
 def merged_text(counts: Sequence[tuple[str, ProgressCounts]]) -> str:
@@ -72,6 +76,9 @@ class ProgressTracker(QObject):
         self._count_timer = QTimer(self)
         self._count_timer.setInterval(0)
         self._count_timer.timeout.connect(self._count_some)
+        self._busy_at = 0.0  # when the reviewer last moved (counting waits a while after it)
+        self._counted: dict[str, tuple[int, ...]] = {}  # counted, not stored yet
+        self._saved_at = 0.0
         self._problem_timer = QTimer(self)
         self._problem_timer.setInterval(0)
         self._problem_timer.timeout.connect(self._check_some_cases)
@@ -127,7 +134,10 @@ class ProgressTracker(QObject):
         self.counts.on_change(change)
         for _name, other in self.merged:
             other.on_change(change)
-        if change.kind == "review":
+        if change.kind == "review" and change.case_id is not None:
+            # One case's review changed: read that one (all of them is 10,000 rows).
+            self._case_verdicts[change.case_id] = self.session.review(change.case_id).verdict
+        elif change.kind == "review":
             self._load_verdicts()
         elif change.kind == "cases":
             self._ids = self.session.case_ids()
@@ -165,17 +175,20 @@ class ProgressTracker(QObject):
         """The first case not done after case ``after`` (wrapping around); None when all are."""
         return self.counts.next_not_done(after) if self.counts is not None else None
 
-    def decorate(self, view: CaseView) -> list[int]:
-        """Fill ``view``'s citations with this annotator's verdicts and notes (and, outside
-        blind mode, the others'); returns those whose chip changed."""
+    def decorate(self, view: CaseView, number: int | None = None) -> list[int]:
+        """Fill ``view``'s citations (only citation ``number`` when given: one changed) with
+        this annotator's verdicts and notes (and, outside blind mode, the others'); returns
+        those whose chip changed."""
         s = self.session
         if s is None:
+            return []
+        if number is not None and not 0 < number <= len(view.citations):
             return []
         mine: dict[tuple[int, str], Annotation] = {}
         others: dict[int, list[str]] = {}
         names = [n for n, _ in self.merged]
         theirs: dict[tuple[str, int, str], str] = {}
-        for a in s.iter_annotations(view.case.id, orphaned=False):
+        for a in s.iter_annotations(view.case.id, orphaned=False, number=number):
             if a.annotator in names and a.verdict:
                 theirs[(a.annotator, a.key.number, a.key.source_id)] = a.verdict
             if a.annotator == s.annotator:
@@ -185,10 +198,19 @@ class ProgressTracker(QObject):
                 who = a.annotator or "(no name)"
                 others.setdefault(a.key.number, []).append(
                     f"{who}: {a.verdict} ({a.key.source_id}){note}")
+        their_numbers = {k[1] for k in theirs}
         changed = []
-        for cv in view.citations:
-            before = cv.chip
+        cited = view.citations if number is None else view.citations[number - 1:number]
+        for cv in cited:
             anns = [mine.get((cv.number, sid)) for sid in cv.citation.source_ids]
+            if (not any(anns) and cv.number not in others and not any(cv.verdicts)
+                    and not any(cv.notes) and not cv.others and not cv.merged
+                    and cv.number not in their_numbers):
+                # Nothing recorded and nothing shown: the chip stays as it is (no chip
+                # compared: 10,000 citations decorate at once).
+                cv.set_judgements([None] * len(anns), [""] * len(anns))
+                continue
+            before = cv.chip
             cv.set_judgements([a.verdict if a else None for a in anns],
                               [a.note if a else "" for a in anns], s.labels)
             cv.others = tuple(others.get(cv.number, []))
@@ -205,19 +227,32 @@ class ProgressTracker(QObject):
         before has them all: nothing to do), a few milliseconds per idle tick."""
         if self.counts is None:
             return
+        self._counted = {}
         self._count_queue = list(reversed(self.counts.missing()))
         if self._count_queue:
             self._count_timer.start()
         self.changed.emit()
 
+    def busy(self) -> None:
+        """The reviewer moved (a case is being shown): counting pauses for a while."""
+        self._busy_at = time.perf_counter()
+        if self._count_timer.isActive():
+            self._count_timer.setInterval(int(IDLE_SECONDS * 1000))
+
     def _count_some(self) -> None:
         s, counts = self.session, self.counts
         if s is None or counts is None or s.closed:
             self._count_timer.stop()
+            self._counted = {}
             return
+        now = time.perf_counter()
+        if now - self._busy_at < IDLE_SECONDS:
+            self._count_timer.setInterval(int(IDLE_SECONDS * 1000))
+            return
+        self._count_timer.setInterval(0)
         policy = s.policy
-        found: dict[str, tuple[int, ...]] = {}
-        deadline = time.perf_counter() + TICK_SECONDS
+        found = self._counted
+        deadline = now + TICK_SECONDS
         while self._count_queue and time.perf_counter() < deadline:
             cid = self._count_queue.pop()
             if cid == self.showing:
@@ -230,9 +265,10 @@ class ProgressTracker(QObject):
                 found[cid] = ()  # unreadable: nothing to judge there
         if not self._count_queue:
             self._count_timer.stop()
-        if found:
+        if found and (not self._count_queue or now - self._saved_at >= SAVE_SECONDS):
+            self._counted, self._saved_at = {}, now
             counts.add_many(found)
-        self.changed.emit()
+            self.changed.emit()
 
     def progress(self) -> dict[str, int | bool]:
         """Cases done / total and citations judged / total (all sources of a citation have

@@ -51,13 +51,16 @@ def view_state(win: MainWindow) -> dict[str, Any]:
 
 
 def is_ready(win: MainWindow) -> bool:
-    """The shown case's view-model is in the panes (lint may still be on its way)."""
-    return win.view is not None
+    """The shown case's view-model is in the panes (lint may still be on its way) and the
+    review session of a newly opened input is made."""
+    return win.view is not None and not win.review_session.making()
 
 
 def is_settled(win: MainWindow) -> bool:
-    """The shown case is in the panes and its lint diagnostics too (or lint failed)."""
-    return win.view is not None and not ops.pending(win.loader, CASE_WORK)
+    """The shown case is in the panes and its lint diagnostics too (or lint failed), and the
+    source shown holds all its text."""
+    return (is_ready(win) and not ops.pending(win.loader, CASE_WORK)
+            and not win.source.is_loading())
 
 
 def chip_menu(win: MainWindow) -> QMenu | None:

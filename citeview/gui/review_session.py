@@ -17,16 +17,18 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.gui import dialogs, message
+from citeview.gui import dialogs, message, ops
 from citeview.gui.elided import QtElidedLabel
+from citeview.gui.ops import BackgroundOp
 from citeview.gui.session_adapter import SessionAdapter
-from citeview.session.location import open_review_session
+from citeview.session.location import open_review_session, session_location
 from citeview.session.store import Session, SessionInUse
 
 if TYPE_CHECKING:
     from citeview.gui.main_window import MainWindow
 
 ANNOTATOR_KEY = "review/annotator"
+SESSION_WORK = "session"  # the key of the op making a new input's session
 
 
 FOLLOW_MS = 1000  # how often a read-only window looks for the writer's changes
@@ -55,6 +57,8 @@ class ReviewSession(QObject):
             else dialogs.InUse.CANCEL)
         self.in_use: str | None = None  # why the last open found no session to review
         self.label = QtElidedLabel(0.13)  # the session's file name; where it is on hover
+        # Making a session, until started.
+        self._start_later: BackgroundOp[tuple[str, Dataset]] | None = None
 
     # ------------------------------------------------------------------ the annotator
 
@@ -110,8 +114,62 @@ class ReviewSession(QObject):
         self.where = where
         return session
 
+    def make_later(self, input_path: str, dataset: Dataset,
+                   ready: Callable[[Session, Dataset], None],
+                   whole: Callable[[], Dataset] | None = None) -> bool:
+        """The first opening of an input: its session is made in a worker thread of its own
+        (the window shows the input meanwhile), then opened here and handed to ``ready`` with
+        the dataset it was made from: ``whole()`` read there when the window shows only a part
+        (the first record of a big JSONL file), else ``dataset``. False when there is a session
+        already (or the input is one): :meth:`open_for` opens it."""
+        if getattr(dataset, "kind", "") == "session" or self.win.synchronous:
+            return False  # a snapshot has no event loop to wait in: open_for makes it now
+        path, where = session_location(input_path)
+        if os.path.exists(path):
+            return False
+        source = os.path.abspath(input_path)
+
+        def make() -> tuple[str, Dataset]:
+            cases = whole() if whole is not None else dataset
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            Session.create_file(path, cases, source=source)
+            return path, cases
+
+        def made(result: tuple[str, Dataset]) -> None:
+            made_path, cases = result
+            try:
+                session = Session.open(made_path, annotator=self.annotator)
+            except InputError as err:
+                message.error(str(err))
+                return
+            self.where = where
+            ready(session, cases)
+
+        def failed(err: Exception) -> None:
+            what = err.strerror if isinstance(err, OSError) and err.strerror else err
+            message.error(f"{input_path}: cannot keep a review session ({what})"
+                          if isinstance(err, OSError) else str(err))
+
+        op = BackgroundOp(self, make, key=SESSION_WORK).success(made).failure(failed)
+        # Started once the first case is shown: copying every case must not slow down the
+        # first paint (the copy holds the GIL now and then).
+        self._start_later = op
+        return True
+
+    def start_making(self) -> None:
+        """Start making the session :meth:`make_later` prepared (the first case is shown)."""
+        op, self._start_later = self._start_later, None
+        if op is not None:
+            op.run(lane="session")
+
+    def making(self) -> bool:
+        """Whether the session of the input shown is still being made."""
+        return self._start_later is not None or ops.pending(self, SESSION_WORK)
+
     def attach(self, session: Session | None) -> None:
         """Review ``session`` (None: no review, e.g. a snapshot); closes the previous one."""
+        if session is not None:
+            self._start_later = None
         if session is self.session:
             return
         self.detach()
@@ -179,4 +237,4 @@ class ReviewSession(QObject):
             message.warning(s.message, 10000)
 
 
-__all__ = ["ANNOTATOR_KEY", "ReviewSession"]
+__all__ = ["ANNOTATOR_KEY", "SESSION_WORK", "ReviewSession"]

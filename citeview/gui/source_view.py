@@ -13,12 +13,13 @@ are kept, so going back and forth between sources does not rebuild them.
 from __future__ import annotations
 
 import html
+import time
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any  # Any: a Pygments lexer (untyped)
 
 from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
@@ -66,6 +67,10 @@ if TYPE_CHECKING:
 _CACHE_SOURCES = 8
 _CACHE_CHARS = 30_000_000
 _LONG_LINE = 5_000
+# Filling a document in pieces: the first one at once (a screenful and more), then pieces of
+# about _FILL_SECONDS each from the event loop.
+_FIRST_PIECE = 64_000
+_FILL_SECONDS = 0.025
 
 _STATUS_TITLES = {
     "line-out-of-range": "Line out of range",
@@ -111,37 +116,31 @@ def _line_label(label: object) -> str:
 
 @dataclass(slots=True)
 class _Loaded:
-    """A source made ready for display: its Qt document and the look-ups over it."""
+    """A source made ready for display: the look-ups over its text (made anywhere, see
+    :func:`prepare_source`) and, once shown, its Qt document, filled in pieces."""
 
     source: Source
-    doc: QTextDocument
     dtext: DocumentText
+    doc: QTextDocument | None = None  # made on the GUI thread when first shown
+    filled: int = 0  # characters of ``dtext.qt_text`` in ``doc``
     # Labelled lines sorted by their start in source.text (code points).
     label_starts: list[int] = field(default_factory=list)
     label_lines: list[SourceLine] = field(default_factory=list)  # in label_starts order
     first_label: str | None = None  # block/context label, shown on the first line
     gutter_sample: str = ""  # the widest label, for the gutter width
     lexer_done: bool = False
+    lexer: Any = None  # the Pygments lexer guessed (None: plain text), once lexer_done
+    lexer_later: bool = False  # a worker guesses it (after the first paint): do not guess here
     long_lines: bool = False  # a line too long to wrap at word boundaries
     highlighter: LazyHighlighter | None = None
     lexer_name: str | None = None
 
     @classmethod
-    def build(cls, source: Source, parent: QWidget, font: QFont) -> _Loaded:
+    def prepare(cls, source: Source, guess: bool = True) -> _Loaded:
+        """Everything but the Qt document (no Qt object: safe in a worker thread)."""
         dtext = DocumentText(source.text)
-        doc = QTextDocument(parent)
-        doc.setUndoRedoEnabled(False)
-        doc.setDefaultFont(font)
-        loaded = cls(source, doc, dtext)
+        loaded = cls(source, dtext)
         loaded.long_lines = dtext.longest_line > _LONG_LINE
-        if loaded.long_lines:
-            option = doc.defaultTextOption()
-            option.setWrapMode(QTextOption.WrapMode.WrapAnywhere)
-            doc.setDefaultTextOption(option)
-        doc.setPlainText(dtext.qt_text)
-        # The plain-text layout is set after the text: set before, it follows every insertion
-        # (measured 1.5-2x slower on 200,000 lines).
-        doc.setDocumentLayout(QPlainTextDocumentLayout(doc))
         kind = _status_value(getattr(source, "kind", ""))
         lines = list(getattr(source, "lines", None) or ())
         if kind in ("block", "context") or not lines:
@@ -163,7 +162,61 @@ class _Loaded:
             except TypeError:
                 widest = max(map(str, labels), key=len)
             loaded.gutter_sample = _line_label(widest)
+        if guess:
+            loaded.guess_lexer()
         return loaded
+
+    def guess_lexer(self) -> None:
+        """Choose the Pygments lexer (the first guess imports Pygments' lexers: done in the
+        worker when the window prepares the source there)."""
+        if self.lexer_done:
+            return
+        if not self.long_lines:  # minified text: format ranges on one huge line cost seconds
+            source = self.source
+            self.lexer = guess_lexer(getattr(source, "title", None),
+                                     getattr(source, "url", None), source.text)
+            self.lexer_name = str(self.lexer.name) if self.lexer is not None else None
+        self.lexer_done = True
+        self.lexer_later = False
+
+    def make_doc(self, parent: QWidget, font: QFont) -> QTextDocument:
+        """The (empty) document, with its plain-text layout: filled by :meth:`fill` once the
+        view shows it (a document filled before its view relays out every block on
+        ``setDocument``: 0.3 s for 200,000 lines)."""
+        doc = QTextDocument(parent)
+        doc.setUndoRedoEnabled(False)
+        doc.setDefaultFont(font)
+        if self.long_lines:
+            option = doc.defaultTextOption()
+            option.setWrapMode(QTextOption.WrapMode.WrapAnywhere)
+            doc.setDefaultTextOption(option)
+        doc.setDocumentLayout(QPlainTextDocumentLayout(doc))
+        self.doc = doc
+        return doc
+
+    @property
+    def complete(self) -> bool:
+        return self.doc is not None and self.filled >= len(self.dtext.qt_text)
+
+    def fill(self, limit: int | None = None) -> bool:
+        """Put about ``limit`` more characters (all: None) of the text into the document, cut
+        after a line break; True once it holds all of it."""
+        assert self.doc is not None
+        text = self.dtext.qt_text
+        n = len(text)
+        if self.filled >= n:
+            return True
+        start = self.filled
+        cut = n if limit is None or n - start <= limit else text.find("\n", start + limit)
+        cut = n if cut < 0 else min(cut + 1, n)
+        if start == 0 and cut == n:
+            self.doc.setPlainText(text)
+        else:
+            cursor = QTextCursor(self.doc)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(text[start:cut])
+        self.filled = cut
+        return cut >= n
 
     def label_text(self, i: int) -> str:
         return _line_label(self.label_lines[i].label)
@@ -191,6 +244,20 @@ class _Loaded:
         if i > j or i >= len(self.label_starts):
             return None
         return self.label_text(i), self.label_text(j)
+
+
+PreparedSource = _Loaded  # what prepare_source makes (opaque to its callers)
+
+
+def prepare_source(source: Source, lexer_later: bool = False) -> PreparedSource:
+    """A source made ready to show (offsets, labels, lexer), without Qt: the window makes it in
+    its worker so that showing a 200,000-line source starts at once. Give it to
+    :meth:`QtSourceView.adopt`. ``lexer_later``: the caller guesses the lexer later
+    (``prepared.guess_lexer()``, in a worker too) and then calls
+    :meth:`QtSourceView.colour_later`."""
+    prepared = _Loaded.prepare(source, guess=not lexer_later)
+    prepared.lexer_later = lexer_later and not prepared.lexer_done
+    return prepared
 
 
 def _block_range(loaded: _Loaded, start: int, end: int,
@@ -482,6 +549,14 @@ class QtSourceView(QWidget):
         self._strong_labels: tuple[str, str] | None = None
         self._tint_spans: list[tuple[int, int]] = []
         self._keep_centred: tuple[int, int] | None = None  # block range to keep centred
+        # Progressive: a big source is put into its document in pieces from the event loop
+        # (the window); otherwise at once (snapshots, widget tests).
+        self.progressive = False
+        self._pending_target: Target | None = None  # highlighted once the document is full
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(self._fill_some)
+        self._piece = _FIRST_PIECE
         self._build()
         self.show_source(None)
 
@@ -613,11 +688,13 @@ class QtSourceView(QWidget):
         naming that id; None alone an empty pane."""
         self._clear_highlight()
         self._set_banner(None)
+        self._pending_target = None
         self._tint_spans = []
         self._text.set_tint_blocks([])
         if source is None:
             self._source = None
             self._missing_id = missing_id
+            self._fill_timer.stop()
             self._show_missing(missing_id)
             return
         self._missing_id = None
@@ -628,25 +705,81 @@ class QtSourceView(QWidget):
                 self._text.loaded.highlighter.detach()
             previous = self._text.loaded
             self._text.loaded = loaded
-            if loaded.doc.defaultFont() != self._text.font():
-                loaded.doc.setDefaultFont(self._text.font())  # zoomed since it was built
             # Wrapping at word boundaries is quadratic on a long run without spaces (16 s for a
             # 300,000-character line, measured); such documents wrap anywhere. Set before the
             # document so that it is laid out once.
             self._text.setWordWrapMode(
                 QTextOption.WrapMode.WrapAnywhere if loaded.long_lines
                 else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-            self._text.setDocument(loaded.doc)
-            if previous is not None and all(v is not previous for v in self._cache.values()):
+            if loaded.doc is None:
+                self._text.setDocument(loaded.make_doc(self._text, self._text.font()))
+            else:
+                if loaded.doc.defaultFont() != self._text.font():
+                    loaded.doc.setDefaultFont(self._text.font())  # zoomed since it was built
+                self._text.setDocument(loaded.doc)
+            if (previous is not None and previous.doc is not None
+                    and all(v is not previous for v in self._cache.values())):
                 previous.doc.deleteLater()  # evicted from the cache while it was shown
             self._text._update_gutter_width()
-            if loaded.highlighter is not None:
-                loaded.highlighter.attach()
-            elif not loaded.lexer_done:
-                QTimer.singleShot(0, self._colour_later)
+            self._fill_timer.stop()
+            if self.progressive and not loaded.complete:
+                self._piece = _FIRST_PIECE
+                self._fill_some()  # the first screenful now, the rest from the event loop
+                if not loaded.complete:
+                    self._fill_timer.start()
+            else:
+                self._fill_done(loaded.fill())
         self._fill_header(source)
         self._stack.setCurrentWidget(self._text)
         self._text.verticalScrollBar().setValue(0)
+
+    def adopt(self, prepared: PreparedSource) -> None:
+        """Keep a source prepared elsewhere (:func:`prepare_source`) for when it is shown."""
+        key = self._key(prepared.source)
+        if key not in self._cache:
+            self._cache[key] = prepared
+            self._evict()
+
+    def is_loading(self) -> bool:
+        """Whether the shown source's document is still being filled."""
+        loaded = self._text.loaded
+        return self._source is not None and loaded is not None and not loaded.complete
+
+    def finish_loading(self) -> None:
+        """Fill the shown source's document now (snapshots, before reading it back)."""
+        loaded = self._text.loaded
+        if self._source is not None and loaded is not None and not loaded.complete:
+            self._fill_timer.stop()
+            self._fill_done(loaded.fill())
+
+    def _fill_some(self) -> None:
+        loaded = self._text.loaded
+        if self._source is None or loaded is None or loaded.doc is None:
+            self._fill_timer.stop()
+            return
+        t0 = time.perf_counter()
+        done = loaded.fill(self._piece)
+        spent = time.perf_counter() - t0
+        # About _FILL_SECONDS per piece: the window stays responsive while it fills.
+        if spent > 0:
+            self._piece = max(_FIRST_PIECE, min(int(self._piece * _FILL_SECONDS / spent),
+                                                4 * self._piece))
+        if done:
+            self._fill_timer.stop()
+            self._fill_done(True)
+
+    def _fill_done(self, done: bool) -> None:
+        """The shown document holds all its text: colour it, highlight what waited for it."""
+        loaded = self._text.loaded
+        if not done or loaded is None:
+            return
+        if loaded.highlighter is not None:
+            loaded.highlighter.attach()
+        elif not loaded.lexer_done or loaded.lexer is not None:
+            QTimer.singleShot(0, self._colour_later)
+        target, self._pending_target = self._pending_target, None
+        if target is not None:
+            self.highlight(target)
 
     def highlight(self, target: Target | None) -> None:
         """Strongly highlight what ``target`` cites and scroll it to the centre (a whole source:
@@ -674,6 +807,9 @@ class QtSourceView(QWidget):
                 self.set_tints(tints)
         loaded = self._text.loaded
         assert loaded is not None
+        if not loaded.complete:
+            self._pending_target = target  # highlighted once the document holds its text
+            return
         span = target.span
         lines = list(target.lines or ())
         if span is None and lines:
@@ -701,6 +837,14 @@ class QtSourceView(QWidget):
         if loaded is None or self._source is None:
             return
         self._text.set_tint_blocks([_block_range(loaded, s, e) for s, e in spans])
+
+    def shown_source(self) -> Source | None:
+        return self._source
+
+    def shown_prepared(self) -> PreparedSource | None:
+        """The shown source as prepared (its lexer may be guessed elsewhere, see
+        :func:`prepare_source`)."""
+        return self._text.loaded if self._source is not None else None
 
     def shown_source_id(self) -> str | None:
         if self._source is None:
@@ -772,9 +916,17 @@ class QtSourceView(QWidget):
         """Hand ``url`` to the desktop (tests replace this)."""
         return bool(QDesktopServices.openUrl(url))
 
+    def colour_later(self) -> None:
+        """Colour the shown source from the event loop (its lexer was just guessed)."""
+        QTimer.singleShot(0, self._colour_later)
+
     def colour_now(self) -> None:
         """Choose the lexer and colour the visible lines now (snapshots do this before
         grabbing; the window otherwise does it from the event loop)."""
+        self.finish_loading()
+        loaded = self._text.loaded
+        if loaded is not None and self._source is not None:
+            loaded.guess_lexer()
         self._colour_later()
         loaded = self._text.loaded
         if loaded is not None and loaded.highlighter is not None:
@@ -782,14 +934,22 @@ class QtSourceView(QWidget):
 
     # -- internals -------------------------------------------------------------------------------
 
+    @staticmethod
+    def _key(source: Source) -> tuple[str, int, int]:
+        return (str(source.id), id(source), hash(source.text))
+
     def _load(self, source: Source) -> _Loaded:
-        key = (str(source.id), id(source), hash(source.text))
+        key = self._key(source)
         loaded = self._cache.get(key)
         if loaded is not None and loaded.source is source:
             self._cache.move_to_end(key)
             return loaded
-        loaded = _Loaded.build(source, self._text, self._text.font())
+        loaded = _Loaded.prepare(source, guess=False)  # the lexer: after the first paint
         self._cache[key] = loaded
+        self._evict()
+        return loaded
+
+    def _evict(self) -> None:
         total = sum(len(v.dtext.qt_text) for v in self._cache.values())
         while len(self._cache) > 1 and (len(self._cache) > _CACHE_SOURCES
                                         or total > _CACHE_CHARS):
@@ -799,23 +959,18 @@ class QtSourceView(QWidget):
                 if old.highlighter is not None:
                     old.highlighter.detach()
                     old.highlighter.deleteLater()
-                old.doc.deleteLater()
-        return loaded
+                if old.doc is not None:
+                    old.doc.deleteLater()
 
     def _colour_later(self) -> None:
         loaded = self._text.loaded
-        if loaded is None or loaded.lexer_done or self._source is None:
+        if (loaded is None or self._source is None or loaded.highlighter is not None
+                or not loaded.complete or (loaded.lexer_later and not loaded.lexer_done)):
             return
-        loaded.lexer_done = True
-        if loaded.long_lines:
-            return  # minified text: tens of thousands of format ranges on one line cost seconds
-        source = loaded.source
-        lexer = guess_lexer(getattr(source, "title", None), getattr(source, "url", None),
-                            source.text)
-        if lexer is None:
+        loaded.guess_lexer()
+        if loaded.lexer is None:
             return
-        loaded.lexer_name = str(lexer.name)
-        loaded.highlighter = LazyHighlighter(self._text, lexer,
+        loaded.highlighter = LazyHighlighter(self._text, loaded.lexer,
                                              TokenFormats(self._text.roles.pygments_style))
 
     def _fill_header(self, source: Source) -> None:
@@ -910,6 +1065,7 @@ class QtSourceView(QWidget):
                     last_line_start: int | None = None) -> None:
         a, b = loaded.dtext.span_to_qt(span)
         doc = loaded.doc
+        assert doc is not None  # highlighted once shown and filled
         cursor = QTextCursor(doc)
         cursor.setPosition(a)
         cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)

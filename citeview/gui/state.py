@@ -65,6 +65,7 @@ class CitationView:
     # A provider's claim as the rendered answer shows it (None: a marker's, found from its raw
     # text); its span is explicit and may be mostly Markdown syntax (a link).
     shown_claim: str | None = None
+    _statuses: list[str] | None = field(default=None, repr=False, compare=False)
 
     def set_judgements(self, verdicts: Sequence[str | None], notes: Sequence[str],
                        labels: Sequence[str] = ()) -> None:
@@ -100,9 +101,10 @@ class CitationView:
 
     @property
     def statuses(self) -> list[str]:
-        if not self.targets:
-            return ["unknown-source"] * len(self.citation.source_ids)
-        return [_status(t) for t in self.targets]
+        if self._statuses is None:  # targets never change: worked out once
+            self._statuses = ([_status(t) for t in self.targets] if self.targets else
+                              ["unknown-source"] * len(self.citation.source_ids))
+        return self._statuses
 
     @property
     def problem(self) -> bool:

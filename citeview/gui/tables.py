@@ -31,6 +31,12 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
 
 _Index = QModelIndex | QPersistentModelIndex
+_DISPLAY = Qt.ItemDataRole.DisplayRole.value
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
+_FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
+_SORT = int(SORT_ROLE)
+_KEY = int(KEY_ROLE)
+_SERVED = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _SORT, _KEY})
 
 
 
@@ -48,6 +54,7 @@ class _RowsModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[Any] = []
         self._roles: ColorRoles | None = None
+        self._key_rows: dict[Any, int] | None = None  # key -> first row, built on first use
 
     @property
     def roles(self) -> ColorRoles:
@@ -81,32 +88,50 @@ class _RowsModel(QAbstractTableModel):
     def set_rows(self, rows: Sequence[Any]) -> None:
         self.beginResetModel()
         self._rows = list(rows)
+        self._key_rows = None
         self.endResetModel()
+
+    def row_of_key(self, key: Any) -> int:
+        """The first row whose :data:`KEY_ROLE` is ``key`` (-1: none), without a scan."""
+        if self._key_rows is None:
+            found: dict[Any, int] = {}
+            for r, row in enumerate(self._rows):
+                found.setdefault(self.key(row), r)
+            self._key_rows = found
+        return self._key_rows.get(key, -1)
 
     def row(self, r: int) -> Any:
         return self._rows[r]
+
+    def text_lengths(self, rows: int) -> tuple[int, ...]:
+        """The length of the longest text of each column in the first ``rows`` rows (what
+        sizing the columns to their contents reads)."""
+        first = self._rows[:rows]
+        return tuple(max((len(self.cell(row, col)[0]) for row in first), default=0)
+                     for col in range(self.columnCount()))
 
     def cell(self, row: Any, column: int) -> tuple[str, Any]:
         """(display text, sort value) of a cell."""
         raise NotImplementedError
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        # Views ask for a dozen roles per cell on every paint and resize: the ones not served
+        # return at once, compared as ints (comparing with Qt's enums costs microseconds).
+        role = int(role)
+        if role not in _SERVED or not index.isValid():
             return None
         row = self._rows[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return self.cell(row, index.column())[0]
-        if role == SORT_ROLE:
+        if role == _SORT:
             return self.cell(row, index.column())[1]
-        if role == KEY_ROLE:
+        if role == _KEY:
             return self.key(row)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             tip = self.tooltip(row)
             return plain_tooltip(tip) if tip else None
-        if role == Qt.ItemDataRole.ForegroundRole:
-            colour = self.colour(row, index.column())
-            return QBrush(colour) if colour is not None else None
-        return None
+        colour = self.colour(row, index.column())
+        return QBrush(colour) if colour is not None else None
 
     def key(self, row: Any) -> Any:
         return None
@@ -260,10 +285,7 @@ class CitationsModel(_RowsModel):
         return [f"{d.code} {d.name} ({d.severity.value})", d.message]
 
     def row_of_citation(self, index: int) -> int:
-        for r, row in enumerate(self._rows):
-            if row.citation is not None and row.citation.index == index:
-                return r
-        return -1
+        return self.row_of_key(("citation", index))
 
     def refresh_citation(self, index: int) -> None:
         r = self.row_of_citation(index)
@@ -337,6 +359,13 @@ class FilterProxy(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(-1)
         self.row_filter: Callable[[Any], bool] | None = None
+
+    def index_of_key(self, key: Any) -> QModelIndex:
+        """The proxy index of the first row whose key is ``key`` (invalid when it is not there
+        or the filter hides it)."""
+        model = self.sourceModel()
+        r = model.row_of_key(key) if isinstance(model, _RowsModel) else -1
+        return self.mapFromSource(model.index(r, 0)) if r >= 0 else QModelIndex()
 
     def set_row_filter(self, predicate: Callable[[Any], bool] | None) -> None:
         self._begin()

@@ -332,6 +332,17 @@ class Session:
                source: str | None = None, overwrite: bool = False) -> Session:
         """A new session at ``path`` holding copies of ``cases``. Built in a temporary file and
         renamed into place, so a crash never leaves a half-made session."""
+        cls.create_file(path, cases, labels=labels, families=families, name=name, source=source,
+                        overwrite=overwrite)
+        return cls.open(path, annotator=annotator)
+
+    @classmethod
+    def create_file(cls, path: str, cases: Dataset | Iterable[Case], *,
+                    labels: Sequence[str] = DEFAULT_LABELS,
+                    families: Sequence[str] = DEFAULT_FAMILIES, name: str | None = None,
+                    source: str | None = None, overwrite: bool = False) -> None:
+        """:meth:`create` without opening the result: safe in another thread (it keeps no
+        connection), so a window can make the session of a big input while it shows it."""
         meta: dict[str, Any] = {
             "name": name or Path(path).stem, "labels": list(labels), "blind": False,
             "families": list(families), "created": now_iso(),
@@ -340,7 +351,7 @@ class Session:
             meta["source"] = source
         items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
         rows = ((c.id, _dumps(c.to_dict())) for c in items)
-        return cls.create_from_rows(path, meta, rows, overwrite=overwrite, annotator=annotator)
+        cls.make_file(path, meta, rows, overwrite=overwrite)
 
     @classmethod
     def create_from_rows(cls, path: str, meta: dict[str, Any],
@@ -348,6 +359,14 @@ class Session:
                          fill: Callable[[sqlite3.Connection], None] | None = None) -> Session:
         """A new session at ``path`` from ``meta`` and ``(case id, case JSON)`` rows; ``fill``
         writes more rows (reviews, annotations) in the same transaction (an import)."""
+        cls.make_file(path, meta, case_rows, overwrite=overwrite, fill=fill)
+        return cls.open(path, annotator=annotator)
+
+    @classmethod
+    def make_file(cls, path: str, meta: dict[str, Any], case_rows: Iterable[tuple[str, str]], *,
+                  overwrite: bool,
+                  fill: Callable[[sqlite3.Connection], None] | None = None) -> None:
+        """The file :meth:`create_from_rows` makes, not opened (no connection is kept)."""
         if os.path.isdir(path):
             raise SessionError(f"{path}: is a directory, not a file")
         if os.path.exists(path) and not overwrite:
@@ -386,7 +405,6 @@ class Session:
             raise SessionError(f"{path}: cannot create session ({err.strerror or err})") from None
         finally:
             _remove_db(tmp)
-        return cls.open(path, annotator=annotator)
 
     @classmethod
     def open(cls, path: str, *, annotator: str = "", readonly: bool = False,
@@ -688,6 +706,18 @@ class Session:
             self._case_cache[case_id] = case
         return case
 
+    def adopt_case(self, case: Case) -> None:
+        """Keep ``case`` as this session's parsed copy of the stored case with its id (the
+        caller knows they are equal: the session was just made from it), so that it is not
+        read and parsed again."""
+        if case.id in self._positions_or_load():
+            self._case_cache[case.id] = case
+
+    def _positions_or_load(self) -> dict[str, int]:
+        self.case_ids()
+        assert self._positions is not None
+        return self._positions
+
     def case_at(self, index: int) -> Case:
         return self.get_case(self.case_ids()[index])
 
@@ -823,12 +853,18 @@ class Session:
         return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
 
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
-                         orphaned: bool | None = None) -> Iterator[Annotation]:
+                         orphaned: bool | None = None,
+                         number: int | None = None) -> Iterator[Annotation]:
+        """Annotations in case then citation order; ``number``: of that citation only (with a
+        ``case_id``)."""
         where: list[str] = []
         args: list[object] = []
         if case_id is not None:
             where.append("a.case_id = ?")
             args.append(case_id)
+        if number is not None:
+            where.append("a.number = ?")
+            args.append(number)
         if annotator is not None:
             where.append("a.annotator = ?")
             args.append(annotator)

@@ -56,23 +56,25 @@ def test_citedoc1_verdict_in_the_window_lands_on_its_citation_in_export_and_lint
 def test_opening_a_case_parses_its_material_once_and_scans_its_answer_once(
         qtbot, tmp_path: Path, new_window, messages, monkeypatch: pytest.MonkeyPatch) -> None:
     import citeview.core.analysis as analysis
+    import citeview.gui.case_loader as case_loader
 
     path = tmp_path / "c.case.json"
     path.write_text(json.dumps(CITEDOC1.to_dict()), encoding="utf-8")
     calls = {"scan": 0, "case_material": 0}
 
-    def counted(name: str):  # type: ignore[no-untyped-def]
-        real = getattr(analysis, name)
+    def counted(name: str, module=analysis):  # type: ignore[no-untyped-def]
+        real = getattr(module, name)
 
         def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
             first = args[0]
             if first == CITEDOC1.answer or getattr(first, "answer", None) == CITEDOC1.answer:
                 calls[name] += 1
             return real(*args, **kwargs)
-        monkeypatch.setattr(analysis, name, wrapper)
+        monkeypatch.setattr(module, name, wrapper)
 
     for name in calls:
         counted(name)
+    counted("case_material", case_loader)  # the window parses it for the first paint
     win = new_window(settings(tmp_path))
     assert win.open_path(str(path)), messages.errors
     qtbot.waitUntil(lambda: is_settled(win), timeout=5000)

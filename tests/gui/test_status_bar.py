@@ -54,7 +54,9 @@ def test_the_review_bar_fits_1024_pixels_without_an_overflow_menu(qtbot, tmp_pat
     win.show()
     qtbot.waitExposed(win)
     assert win.open_path(str(data))
-    qtbot.waitUntil(lambda: win.view is not None and win.active is not None)
+    from citeview.gui.readback import is_settled
+
+    qtbot.waitUntil(lambda: is_settled(win) and win.review.session is not None)
     bar = win.review.toolbar
     qtbot.waitUntil(lambda: bar.width() <= 1024)
     ext = bar.findChild(QToolButton, "qt_toolbar_ext_button")
