@@ -96,11 +96,7 @@ class ProgressTracker(QObject):
             self._ids, self._case_verdicts = [], {}
             self.changed.emit()
             return
-        self.counts = Progress(session)
-        self._merge_counts()
-        self._ids = session.case_ids()
-        self._load_verdicts()
-        self._start_counting()
+        self.recount()
 
     def _merge_counts(self) -> None:
         """A merged session: each merged annotator's progress beside this window's."""

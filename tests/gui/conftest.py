@@ -11,6 +11,7 @@ from citeview.core.cases import Case
 from citeview.core.markers import scan
 from citeview.core.material import Material, case_material
 from citeview.core.resolution import Resolution, resolve
+from tests.conftest import load_sample
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 
@@ -42,6 +43,19 @@ def _sessions_stay_out_of_the_repo(tmp_path, monkeypatch):  # type: ignore[no-un
         return real(input_path)
 
     monkeypatch.setattr(location_mod, "session_location", location)
+
+
+# Three cases: 2, 2 and 4 citations (the second of the last cites two sources).
+THREE = ("handbook-line-level", "contract-block-level", "transit-multi-turn")
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    """The three cases in a JSONL file (their session goes beside it)."""
+    path = tmp_path / "three.jsonl"
+    path.write_text("".join(json.dumps(load_sample(f"{n}.case.json")) + "\n" for n in THREE),
+                    encoding="utf-8")
+    return path
 
 
 @pytest.fixture(autouse=True)

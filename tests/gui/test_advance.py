@@ -3,7 +3,6 @@ marks it done and opens the next case not done; undo, resume, Shift+J/K, Ctrl+En
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -14,23 +13,13 @@ from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled
 from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.session.model import ReviewState
-from tests.conftest import load_sample
+from tests.gui.conftest import THREE
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
 
 K = Qt.Key
 CTRL = Qt.KeyboardModifier.ControlModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier
-# 2, 2 and 4 citations (the second of the last cites two sources): 9 sources to judge.
-THREE = ("handbook-line-level", "contract-block-level", "transit-multi-turn")
-
-
-@pytest.fixture
-def dataset(tmp_path: Path) -> Path:
-    path = tmp_path / "three.jsonl"
-    path.write_text("".join(json.dumps(load_sample(f"{n}.case.json")) + "\n" for n in THREE),
-                    encoding="utf-8")
-    return path
 
 
 def settings(tmp_path: Path, name: str | None = "ana", advance: bool = True) -> QSettings:

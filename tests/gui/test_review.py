@@ -18,6 +18,7 @@ from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.session.model import ReviewState
 from citeview.session.store import Session
 from tests.conftest import load_sample
+from tests.gui.conftest import THREE
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
 
@@ -25,16 +26,6 @@ K = Qt.Key
 CTRL = Qt.KeyboardModifier.ControlModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier
 NOMOD = Qt.KeyboardModifier.NoModifier
-THREE = ("handbook-line-level", "contract-block-level", "transit-multi-turn")
-
-
-@pytest.fixture
-def dataset(tmp_path: Path) -> Path:
-    """Three cases: 2, 2 and 4 citations (the second of the last cites two sources)."""
-    path = tmp_path / "three.jsonl"
-    path.write_text("".join(json.dumps(load_sample(f"{n}.case.json")) + "\n" for n in THREE),
-                    encoding="utf-8")
-    return path
 
 
 def make_settings(tmp_path: Path, name: str | None = "ana", advance: bool = False
