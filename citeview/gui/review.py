@@ -50,7 +50,7 @@ class ReviewController(QObject):
                 win, dialogs.edit_note(win, title, prompt, text)))
         self.blind = False
         self._confirm_done: str | None = None  # the case a Ctrl+Enter warned about
-        self._typed_ahead: list[str | None] = []  # verdict keys pressed while a case loads
+        self._typed_ahead: list[Callable[[], None]] = []  # review keys pressed while loading
         self.verdict_actions: list[QAction] = []
         self.case_actions: list[QAction] = []
         self._build_actions()
@@ -340,10 +340,10 @@ class ReviewController(QObject):
         """Record ``verdict`` on the shown source of the active citation, then move on to the
         next unjudged item (:mod:`citeview.gui.advance`); the verdict that completes a case
         marks it done in the same undo step."""
-        if self.win.view is None and self.session is not None and self.win.dataset is not None:
+        if self._loading():
             # The next case is still being built: keep the key for it (a reviewer who knows
             # the next answer is quicker than the window; nothing typed is lost).
-            self._typed_ahead.append(verdict)
+            self._typed_ahead.append(lambda: self.set_verdict(verdict))
             return
         found = self.key()
         if found is None or self.session is None:
@@ -375,11 +375,15 @@ class ReviewController(QObject):
         if verdict is not None and advance.enabled and item is not None:
             advance.after_verdict(item, completes)
 
+    def _loading(self) -> bool:
+        """A case is being built (asked for, not shown yet) in a reviewed session."""
+        return self.win.view is None and self.session is not None and self.win.dataset is not None
+
     def _apply_typed_ahead(self) -> None:
         """The case is shown: the keys typed while it loaded, in order (one that opens the
         next case leaves the rest for that one)."""
         while self._typed_ahead and self.win.view is not None:
-            self.set_verdict(self._typed_ahead.pop(0))
+            self._typed_ahead.pop(0)()
 
     def edit_note(self) -> None:
         found = self.key()
@@ -420,6 +424,9 @@ class ReviewController(QObject):
         """Mark the shown case done and open the next case not done (after it, wrapping), at
         its first unjudged citation. With citations still unjudged, the first press moves to
         the first of them and says so; a second press marks the case done anyway."""
+        if self._loading():
+            self._typed_ahead.append(self.done_and_next)  # kept for the case being built
+            return
         s, view = self.session, self.win.view
         if s is None or view is None:
             return

@@ -316,3 +316,21 @@ def test_a_merged_session_shows_both_annotators_verdicts_and_progress(
     assert win.answer.chip_text(1) == "2\u2713|\u2717"
     label = win.progress_label.text()
     assert "ana 2/" in label and "bo 2/" in label and "judged" in label
+
+
+def test_keys_pressed_while_the_next_case_loads_are_kept_for_it(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    win = open_window(settings(tmp_path), dataset)
+    s = win.review.session
+    win.loader.show_case(1)  # asked for, not built yet
+    assert win.view is None
+    win.review.verdict_actions[1].trigger()  # "2", "2" pressed at once: both citations
+    win.review.verdict_actions[1].trigger()
+    qtbot.waitUntil(lambda: s.review("contract-block-level").state is ReviewState.DONE)
+    assert [a.verdict for a in s.annotations("contract-block-level")] == [
+        "partially supported"] * 2
+    win.loader.show_case(2)
+    assert win.view is None
+    win.review.done_action.trigger()  # Ctrl+Enter twice: done anyway, though unjudged
+    win.review.done_action.trigger()
+    qtbot.waitUntil(lambda: s.review("transit-multi-turn").state is ReviewState.DONE)
