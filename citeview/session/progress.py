@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citeview.session.model import ReviewState
+from citeview.session.model import AnnotationKey, ReviewState
 from citeview.session.store import Change, Session
 
 
@@ -83,7 +83,9 @@ class Progress:
     def on_change(self, change: Change) -> None:
         """Follow one committed change of the session."""
         cid = change.case_id
-        if change.kind == "annotation" and cid is not None:
+        if change.kind == "annotation" and cid is not None and change.key is not None:
+            self._one_annotation(cid, change.key)
+        elif change.kind == "annotation" and cid is not None:
             judged: dict[int, set[str]] = {}
             for a in self.session.iter_annotations(cid, annotator=self.annotator,
                                                    orphaned=False):
@@ -107,6 +109,24 @@ class Progress:
                 self._set_case(cid)
         elif change.kind in ("cases", "meta"):
             self.reload()
+
+    def _one_annotation(self, case_id: str, key: AnnotationKey) -> None:
+        """One source's verdict changed: one row read, one citation counted again (a verdict
+        key in a 10,000-citation case stays a few milliseconds)."""
+        a = self.session.annotation(key, self.annotator)
+        sources = self._judged.setdefault(case_id, {}).setdefault(key.number, set())
+        sizes = self._sizes.get(case_id)
+        k = sizes[key.number - 1] if sizes is not None and 0 < key.number <= len(sizes) else 0
+        before = bool(k) and len(sources) >= k
+        if a is not None and a.verdict:
+            sources.add(key.source_id)
+        else:
+            sources.discard(key.source_id)
+        after = bool(k) and len(sources) >= k
+        if sizes is not None and before != after:
+            delta = int(after) - int(before)
+            self._judged_count[case_id] = self._judged_count.get(case_id, 0) + delta
+            self._judged_total += delta
 
     def _drop_sizes(self, case_id: str) -> None:
         old = self._sizes.pop(case_id, None)
