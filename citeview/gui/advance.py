@@ -13,6 +13,7 @@ annotator's verdict for it is recorded (any verdict, "cannot tell" included).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
@@ -42,6 +43,28 @@ def judged(view: CaseView, item: Item) -> bool:
 
 def unjudged(view: CaseView) -> list[Item]:
     return [it for it in items(view) if not judged(view, it)]
+
+
+def _around(view: CaseView, start: Item, backward: bool = False,
+            include_self: bool = False) -> Iterator[Item]:
+    """Items after (before) ``start`` in reading order, wrapping round the case; ``start``
+    itself last when ``include_self`` (never otherwise)."""
+    cits = view.citations
+    n = len(cits)
+    i, k = start
+    step = -1 if backward else 1
+    for hop in range(n + 1):
+        c = (i + step * hop) % n if n else 0
+        sizes = len(cits[c].citation.source_ids) if n else 0
+        ks = range(sizes) if not backward else range(sizes - 1, -1, -1)
+        for kk in ks:
+            if hop == 0 and (kk <= k if not backward else kk >= k):
+                continue  # not after start in this citation (the first visit)
+            if hop == n and (kk > k if not backward else kk < k):
+                continue  # wrapped back: only up to start
+            if (c, kk) == (i, k) and not include_self:
+                continue
+            yield (c, kk)
 
 
 class Advancer(QObject):
@@ -84,22 +107,25 @@ class Advancer(QObject):
     def completes_case(self, item: Item) -> bool:
         """Whether judging ``item`` leaves nothing unjudged in the shown case."""
         view = self.win.view
-        return view is not None and all(it == item for it in unjudged(view))
+        if view is None:
+            return False
+        return next((it for it in _around(view, item) if not judged(view, it)), None) is None
 
     def next_in_case(self, after: Item | None, backward: bool = False) -> Item | None:
-        """The next (previous) unjudged item of the shown case after ``after``, wrapping."""
+        """The next (previous) unjudged item of the shown case after ``after``, wrapping
+        (``after`` itself last). Walks from ``after``: the next item is usually the answer,
+        so a verdict in a 10,000-citation case does not look at all of them."""
         view = self.win.view
-        if view is None:
-            return None
-        todo = unjudged(view)
-        if backward:
-            todo.reverse()
-        if not todo:
+        if view is None or not view.citations:
             return None
         if after is None:
-            return todo[0]
-        later = [it for it in todo if (it < after if backward else it > after)]
-        return later[0] if later else todo[0]
+            last = len(view.citations) - 1
+            after = (last, len(view.citations[last].citation.source_ids)) if not backward \
+                else (0, -1)
+            order = _around(view, after, backward)
+        else:
+            order = _around(view, after, backward, include_self=True)
+        return next((it for it in order if not judged(view, it)), None)
 
     def go(self, item: Item) -> None:
         self.win.navigator.activate_citation(*item)

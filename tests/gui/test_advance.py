@@ -334,3 +334,24 @@ def test_keys_pressed_while_the_next_case_loads_are_kept_for_it(
     win.review.done_action.trigger()  # Ctrl+Enter twice: done anyway, though unjudged
     win.review.done_action.trigger()
     qtbot.waitUntil(lambda: s.review("transit-multi-turn").state is ReviewState.DONE)
+
+
+def test_walking_round_a_case_visits_every_item_once_in_reading_order() -> None:
+    from types import SimpleNamespace
+
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from citeview.gui.advance import _around
+
+    @given(st.lists(st.integers(1, 3), min_size=1, max_size=6), st.data(), st.booleans())
+    def check(sizes, data, backward) -> None:  # type: ignore[no-untyped-def]
+        view = SimpleNamespace(citations=[SimpleNamespace(
+            citation=SimpleNamespace(source_ids=tuple(range(k)))) for k in sizes])
+        every = [(i, k) for i, n in enumerate(sizes) for k in range(n)]
+        start = data.draw(st.sampled_from(every))
+        got = list(_around(view, start, backward, include_self=True))  # type: ignore[arg-type]
+        order = every[::-1] if backward else every
+        at = order.index(start)
+        assert got == order[at + 1:] + order[:at + 1]
+    check()
