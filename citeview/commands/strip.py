@@ -13,7 +13,8 @@ import sys
 
 from citeview.commands._common import add_families
 from citeview.commands._inputs import is_dataset, load_answers
-from citeview.core.markers import extract_citations, scan, strip_all, strip_citations
+from citeview.core.markers import extract_citations, scan, strip_citations
+from citeview.core.stripping import strip_clean
 
 HELP = "print the answer without citation markers"
 
@@ -25,14 +26,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_families(parser)
     parser.add_argument(
         "--all", action="store_true",
-        help="also remove recovered markers (degraded, literal-escape, unterminated) and stray "
-        "marker characters",
+        help="remove every marker cleanly, of any family: recovered ones (degraded, "
+        "literal-escape, unterminated, mojibake), markers of other families, wild forms "
+        "(:contentReference, [3†source]) and stray marker characters; entity markers become "
+        "their display text",
     )
 
 
 def _clean(text: str, args: argparse.Namespace) -> str:
     if args.all:
-        return strip_all(text, scan(text, args.families))
+        return strip_clean(text, scan(text, args.families))
     return strip_citations(text, extract_citations(text, args.families))
 
 
