@@ -34,9 +34,13 @@ _AFTER_APART = frozenset(" \t\r\n.,;:!?)]}\"'")
 
 @dataclass(slots=True)
 class Edit:
+    """Replace ``text[start:end]`` by ``replacement``; ``attach`` (always, for a removal) takes
+    the whitespace before a span that stood apart along (see the module)."""
+
     start: int
     end: int
     replacement: str = ""
+    attach: bool = False
 
 
 def residue_edits(text: str, result: ScanResult) -> list[Edit]:
@@ -72,7 +76,7 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     pos = 0
     for e in edits:
         piece = text[pos:e.start]
-        if not e.replacement:
+        if not e.replacement or e.attach:
             after = text[e.end] if e.end < len(text) else " "
             stripped = piece.rstrip(" \t")
             if after in _AFTER_APART and stripped != piece and (stripped or pieces):
