@@ -26,6 +26,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from citeview.core.locators import LINE_LOCATOR_RE
 
@@ -97,7 +98,8 @@ _TURN_IDS = r"(?:turn\d+[A-Za-z]+\d+)"
 _LOCATOR = r"L\d+(?:-L\d+)?"
 
 
-def _degraded_re(families: Iterable[str]) -> re.Pattern[str] | None:
+@lru_cache(maxsize=16)
+def _degraded_re(families: tuple[str, ...]) -> re.Pattern[str] | None:
     fams = sorted({f for f in families if f}, key=lambda f: (-len(f), f))
     if not fams:
         return None
@@ -158,7 +160,7 @@ def find_wild(text: str, families: Iterable[str]) -> list[WildFinding]:
                 found.append(WildFinding(m.start(), m.end(), "CV114", base + tail, family, ids,
                                          loc))
 
-    others = [f for f in (*CITATION_FAMILIES, *OTHER_FAMILIES) if f not in enabled]
+    others = tuple(f for f in (*CITATION_FAMILIES, *OTHER_FAMILIES) if f not in enabled)
     degraded = _degraded_re(others)
     if degraded is not None:
         for m in degraded.finditer(text):
