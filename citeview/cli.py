@@ -20,6 +20,7 @@ from citeview.core.files import DEFAULT_MAX_INPUT_BYTES, MAX_INPUT_ENV, input_li
 COMMANDS: dict[str, str] = {
     "parse": "citeview.commands.parse",
     "strip": "citeview.commands.strip",
+    "page": "citeview.commands.page",
     "resolve": "citeview.commands.resolve",
     "lint": "citeview.commands.lint",
     "open": "citeview.commands.open",

@@ -32,7 +32,8 @@ from citeview.core.lint_output import locate_analysed
 from citeview.core.markers import extract_citations, scan, strip_all, strip_citations
 from citeview.core.material import case_material, file_source, parse_context, parse_tool_output
 from citeview.core.policy import Policy, read_config
-from citeview.core.streaming import IncrementalExtractor
+from citeview.core.streaming import IncrementalExtractor, IncrementalScanner
+from citeview.core.stripping import PRIVATE_MARKER_CHARS, strip_clean
 from fuzz import strategies as fs
 
 # --------------------------------------------------------------------------- helpers
@@ -114,6 +115,8 @@ def check_markers(item: Chunked) -> None:
         strip_citations(text, citations)
         result = scan(text, families, known_ids=("doc1", "a-b_c"))
         strip_all(text, result)
+        clean = strip_clean(text, result)
+        assert not any(ch in clean for ch in PRIVATE_MARKER_CHARS)
         for c in citations:
             assert text[c.start:c.end] == c.raw
     stream = IncrementalExtractor()
@@ -123,6 +126,13 @@ def check_markers(item: Chunked) -> None:
         got += stream.feed(text[a:b])
     stream.finish()
     assert got == extract_citations(text)
+    scanner = IncrementalScanner(hold_limit=64)
+    for a, b in zip(edges, edges[1:], strict=False):
+        scanner.feed(text[a:b])
+    final = scanner.finish()
+    whole = scan(text)
+    assert [c.to_dict() for c in final.citations] == [c.to_dict() for c in whole.citations]
+    assert [d.to_dict() for d in final.diagnostics] == [d.to_dict() for d in whole.diagnostics]
 
 
 # --------------------------------------------------------------------------- material

@@ -22,6 +22,7 @@ from operator import attrgetter
 
 from citeview.core.diagnostics import RULES, Diagnostic, make
 from citeview.core.locators import LINE_LOCATOR_RE, Locator, near_miss_locator, parse_locator
+from citeview.core.wild import find_wild, refine_unknown_family
 
 START = "\ue200"
 DELIMITER = "\ue202"
@@ -43,6 +44,7 @@ class Recovery(StrEnum):
     MALFORMED_LOCATOR = "malformed-locator"  # dropped by the reference for a locator like L8-13
     LITERAL_ESCAPE = "literal-escape"  # written as ASCII escapes: \ue200cite\ue202...\ue201
     DEGRADED = "degraded"  # private-use characters lost in copying: citeturn0file0
+    MOJIBAKE = "mojibake"  # UTF-8 bytes read as Windows-1252: îˆ€citeîˆ‚turn0search3îˆ
 
 
 @dataclass(slots=True)
@@ -551,6 +553,27 @@ class _Scanner:
         else:
             self.diag("CV106", "marker character escapes written as ASCII text", s, e)
 
+    def wild(self) -> None:
+        """Forms seen in real traffic (:mod:`citeview.core.wild`), and what a marker of a known
+        family that is not enabled is."""
+        text = self.text
+        for k, d in enumerate(self.diagnostics):
+            if d.code == "CV104" and text.startswith(START, d.start):
+                head_end = self._family_end(d.start, d.end - 1)
+                refined = refine_unknown_family(text[d.start + 1 : head_end],
+                                                text[head_end + 1 : d.end - 1])
+                if refined is not None:
+                    self.diagnostics[k] = make(refined[0], refined[1], d.start, d.end)
+        for f in find_wild(text, self.families):
+            if self.occupied.overlaps(f.start, f.end):
+                continue
+            self.occupied.add(f.start, f.end)
+            self.diag(f.code, f.message, f.start, f.end)
+            if f.recovery is not None:
+                self.citations.append(Citation(text[f.start : f.end], f.family, f.ids, f.locator,
+                                               f.start, f.end, Recovery(f.recovery)))
+        self.occupied.commit()
+
     def degraded(self) -> None:
         text = self.text
         known = self.eligible_known
@@ -688,6 +711,7 @@ def scan(
     scanner.markers()
     if "\\" in text:
         scanner.literal_escapes()
+    scanner.wild()
     if fams and any(f for f in fams):
         scanner.degraded()
     if "【" in text:

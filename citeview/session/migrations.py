@@ -129,8 +129,15 @@ def _migration_2(conn: sqlite3.Connection) -> None:
     renumber_annotations(conn)
 
 
+def _migration_3(conn: sqlite3.Connection) -> None:
+    """The wild-forms recoveries (Windows-1252 mojibake markers, ``core/wild.py``) add
+    citations that an older scan did not number: place every verdict again on its citation."""
+    renumber_annotations(conn)
+
+
 # MIGRATIONS[i] brings a session from version i to version i + 1.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(MIGRATION_1), _migration_2]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _statements(MIGRATION_1), _migration_2, _migration_3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

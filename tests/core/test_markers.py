@@ -156,7 +156,8 @@ def test_empty_marker_invalid_id_unknown_family_stray_characters() -> None:
     assert codes(f"a{S}cite{E}") == [("CV102", f"{S}cite{E}")]
     assert codes(f"a{S}cite{D} {D}{E}") == [("CV102", f"{S}cite{D} {D}{E}")]
     assert codes(f"a{S}cite{D}turn0 file0{E}") == [("CV103", "turn0 file0")]
-    assert codes(f"a{S}navlist{D}turn0file0{E}")[0][0] == "CV104"
+    assert codes(f"a{S}footnote{D}turn0file0{E}")[0][0] == "CV104"
+    assert codes(f"a{S}navlist{D}turn0file0{E}")[0][0] == "CV113"  # known, not a citation
     assert scan(f"a{S}navlist{D}turn0file0{E}", families=("cite", "navlist")).diagnostics == []
     assert codes(f"a{E} b{D}") == [("CV105", E), ("CV105", D)]
 
