@@ -317,6 +317,11 @@ class MainWindow(QMainWindow):
                      QKeySequence.StandardKey.FindPrevious)
         self._action(m, "Find in All &Cases\u2026", lambda: find.open(FindScope.ALL_CASES),
                      "Ctrl+Shift+F")
+        m.addSeparator()
+        copy_menu = m.addMenu("Copy Answer &As")
+        for label, fmt in (("Clean &Text", "text"), ("&Markdown with Footnotes", "markdown"),
+                           ("&HTML with Links", "html"), ("&Raw (with markers)", "raw")):
+            self._action(copy_menu, label, lambda f=fmt: self.copy_answer(f))
 
         m = bar.addMenu("&View")
         self.raw_action = self._action(m, "&Raw Answer", self.set_raw_mode, "Ctrl+R",
@@ -661,6 +666,35 @@ class MainWindow(QMainWindow):
                                               "Case JSON (*.json)")
         if path:
             self.save_case(path)
+
+    def copy_answer(self, fmt: str) -> str:
+        """Put the shown answer on the clipboard as clean text, Markdown with numbered
+        footnotes (title, URL, locator, cited lines), HTML with links (as rich text, with its
+        plain-text form), or raw with its markers (for engineers). Returns what was copied."""
+        if self.view is None:
+            return ""
+        from PySide6.QtCore import QMimeData
+
+        from citeview.core.analysis import analyse
+        from citeview.core.copyout import render, to_text
+
+        case = self.view.case
+        if fmt == "raw":
+            text = case.answer
+            QGuiApplication.clipboard().setText(text)
+            message.info("Copied the raw answer (with its markers)")
+            return text
+        analysed = self.view.analysed or analyse(case)
+        text = render(analysed, fmt)
+        data = QMimeData()
+        if fmt == "html":
+            data.setHtml(text)
+            data.setText(to_text(analysed))
+        else:
+            data.setText(text)
+        QGuiApplication.clipboard().setMimeData(data)
+        message.info(f"Copied the answer as {fmt}")
+        return text
 
     def save_case(self, path: str) -> None:
         assert self.view is not None

@@ -355,3 +355,24 @@ def test_walking_round_a_case_visits_every_item_once_in_reading_order() -> None:
         at = order.index(start)
         assert got == order[at + 1:] + order[:at + 1]
     check()
+
+
+def test_copy_answer_as_text_markdown_html_and_raw(qtbot, tmp_path, dataset,
+                                                   open_window) -> None:
+    from PySide6.QtGui import QGuiApplication
+
+    win = open_window(settings(tmp_path, advance=False), dataset)
+    board = QGuiApplication.clipboard()
+    markers = {"\ue200", "\ue201", "\ue202"}
+    win.copy_answer("text")
+    assert board.text().startswith("You may work remotely") and not markers & set(board.text())
+    win.copy_answer("markdown")
+    md = board.text()
+    assert "[^1]" in md and "[^2]" in md and not markers & set(md)
+    assert md.index("[^1]") < md.index("[^2]")  # footnotes numbered in reading order
+    win.copy_answer("html")
+    html = board.mimeData().html()
+    assert "<" in html and not markers & set(html)
+    assert not markers & set(board.mimeData().text())
+    win.copy_answer("raw")
+    assert "\ue200" in board.text()  # the engineers' copy keeps the markers
