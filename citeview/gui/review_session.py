@@ -79,10 +79,13 @@ class ReviewSession(QObject):
         return True
 
     def set_annotator(self, name: str) -> None:
+        """Review as ``name`` from now on: progress, case states and chips are this
+        annotator's (counted again when the name changes)."""
         self.win.settings.setValue(ANNOTATOR_KEY, name)
         self.win.settings.sync()
-        if self.session is not None:
+        if self.session is not None and self.session.annotator != name:
             self.session.annotator = name
+            self.win.refresh_review()
 
     # ------------------------------------------------------------------ opening and closing
 

@@ -376,3 +376,14 @@ def test_copy_answer_as_text_markdown_html_and_raw(qtbot, tmp_path, dataset,
     assert not markers & set(board.mimeData().text())
     win.copy_answer("raw")
     assert "\ue200" in board.text()  # the engineers' copy keeps the markers
+
+
+def test_the_first_verdict_after_the_name_prompt_counts_for_that_annotator(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    win = open_window(settings(tmp_path, name=None), dataset)  # fresh settings: no name yet
+    win.review_session.prompt_annotator = lambda: "qa"
+    press(qtbot, win, K.Key_1)
+    assert "Citations judged 1/" in win.progress_label.text()
+    assert "qa" in win.progress_label.text()
+    assert win.progress.case_state("handbook-line-level") is ReviewState.IN_PROGRESS
+    assert "in progress" in win.review.case_label.text()
