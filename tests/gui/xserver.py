@@ -29,7 +29,9 @@ def skip_without_x() -> None:
 
 def _free_display() -> int:
     """A display number no X server holds (lock files), away from the usual :0 and :99."""
-    for n in range(200 + os.getpid() % 300, 1000):
+    import random
+
+    for n in random.sample(range(200, 1000), 800):
         if not os.path.exists(f"/tmp/.X{n}-lock") and not os.path.exists(f"/tmp/.X11-unix/X{n}"):
             return n
     pytest.skip("no free X display number")
@@ -37,19 +39,29 @@ def _free_display() -> int:
 
 @contextmanager
 def xvfb(size: str = "1280x800") -> Iterator[str]:
-    """A fresh Xvfb; yields its DISPLAY (":N") once it answers."""
+    """A fresh Xvfb of our own; yields its DISPLAY (":N") once it answers. Another test run
+    may pick the same free number at the same moment: a server that does not stay up (its
+    display was taken) is given up for the next number."""
     skip_without_x()
-    display = f":{_free_display()}"
-    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{size}x24", "-nolisten", "tcp",
-                             "-ac"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     env = {k: v for k, v in os.environ.items() if k != "XAUTHORITY"}
-    try:
+    for _attempt in range(8):
+        display = f":{_free_display()}"
+        proc = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{size}x24", "-nolisten",
+                                 "tcp", "-ac"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
-        while subprocess.run(["xdotool", "getmouselocation"], env={**env, "DISPLAY": display},
-                             capture_output=True).returncode != 0:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail(f"Xvfb on {display} does not answer")
+        while (proc.poll() is None and time.monotonic() < deadline
+               and subprocess.run(["xdotool", "getmouselocation"],
+                                  env={**env, "DISPLAY": display},
+                                  capture_output=True).returncode != 0):
             time.sleep(0.05)
+        time.sleep(0.3)
+        if proc.poll() is None:  # ours, and still up
+            break
+        proc.wait()
+    else:
+        pytest.fail("no Xvfb of our own could start")
+    try:
         yield display
     finally:
         proc.terminate()
