@@ -300,8 +300,8 @@ class Navigator(QObject):
 
 def resolve_case(ids: Sequence[str], text: str) -> tuple[int | None, str]:
     """Which case ``text`` names: an exact id; else a bare number is the row number (1 is the
-    first case); else the one id it is a prefix of (case-insensitive). ``(None, why)`` when
-    none or several."""
+    first case); else the one id it is a prefix of, else the one id that contains it (as the
+    completer offers them; case-insensitive). ``(None, why)`` when none or several."""
     exact = [i for i, cid in enumerate(ids) if cid == text]
     if exact:
         return exact[0], ""
@@ -315,11 +315,17 @@ def resolve_case(ids: Sequence[str], text: str) -> tuple[int | None, str]:
     if len(starts) == 1:
         return starts[0], ""
     shown = safe_title(text, 60)
-    if not starts:
-        return None, f"no case id starts with {shown!r}"
-    some = ", ".join(safe_title(ids[i], 40) for i in starts[:5])
-    more = f" and {len(starts) - 5} more" if len(starts) > 5 else ""
-    return None, f"{len(starts)} cases start with {shown!r}: {some}{more}"
+    found, how = starts, "start with"
+    if not starts:  # the completer offers ids that contain the text: take those too
+        found = [i for i, cid in enumerate(ids) if folded in cid.casefold()]
+        how = "contain"
+        if len(found) == 1:
+            return found[0], ""
+        if not found:
+            return None, f"no case id starts with or contains {shown!r}"
+    some = ", ".join(safe_title(ids[i], 40) for i in found[:5])
+    more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+    return None, f"{len(found)} cases {how} {shown!r}: {some}{more}"
 
 
 __all__ = ["CHIP_MENU", "Navigator", "resolve_case", "select_row"]

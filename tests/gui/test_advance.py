@@ -206,7 +206,9 @@ def test_go_to_case_takes_an_id_a_unique_prefix_or_a_row_number() -> None:
     index, why = resolve_case(ids, "alpha")
     assert index is None and "2 cases start with 'alpha'" in why
     assert resolve_case(ids, "9")[1] == "no case number 9 (the cases are 1\u20135)"
-    assert resolve_case(ids, "zeta")[1] == "no case id starts with 'zeta'"
+    assert resolve_case(ids, "amm")[0] == 4  # the one id that contains it (the completer's)
+    assert resolve_case(ids, "zeta")[1] == "no case id starts with or contains 'zeta'"
+    assert resolve_case(ids, "ha-")[1].startswith("2 cases contain 'ha-'")
 
 
 def test_go_to_case_completes_ids_as_you_type(qtbot, tmp_path, dataset, open_window) -> None:
