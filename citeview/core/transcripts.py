@@ -145,12 +145,14 @@ def chat_case(obj: object, default_id: str) -> Case:
     tool_outputs: list[str] = []
     contexts: list[str] = []
     tool_calls: list[dict[str, Any]] = []
+    instructions: list[dict[str, str]] = []
     for n, m in enumerate(messages[:answer_at], 1):
         role = m["role"]
         if role in ("tool", "function"):
             tool_outputs.append(_content_text(m.get("content"), f"message {n}") or "")
         elif role in ("system", "developer"):
             text = _content_text(m.get("content"), f"message {n}") or ""
+            instructions.append({"role": role, "text": text})  # what the model was told
             if _CONTEXT_TAG_RE.search(text):
                 contexts.append(text)
         elif role == "assistant" and isinstance(m.get("tool_calls"), list):
@@ -163,6 +165,8 @@ def chat_case(obj: object, default_id: str) -> Case:
     extra: dict[str, Any] = {"format": "chat"}
     if tool_calls:
         extra["tool_calls"] = tool_calls
+    if instructions:
+        extra["instructions"] = instructions
     if isinstance(obj, Mapping):
         extra.update({k: v for k, v in obj.items() if k not in ("messages", "id")})
     cid = _meta_id(meta, obj, default_id)

@@ -142,6 +142,26 @@ def session_in_use(parent: QWidget, message: str) -> InUse:
     return InUse.READ_ONLY if clicked is ro else InUse.RETRY if clicked is retry else InUse.CANCEL
 
 
+class ModelInputDialog(QDialog):
+    """What the model saw (:mod:`citeview.core.model_input`): plain text, copyable."""
+
+    def __init__(self, text: str, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        lay = QVBoxLayout(self)
+        self.view = QPlainTextEdit()
+        self.view.setReadOnly(True)
+        self.view.setPlainText(text)  # plain: it is the input's own (untrusted) text
+        self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        lay.addWidget(self.view)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        copy = buttons.addButton("Copy All", QDialogButtonBox.ButtonRole.ActionRole)
+        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(text))
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self.resize(820, 640)
+
+
 class SummaryDialog(QDialog):
     """The review report of the session (the same text as ``citeview report``)."""
 

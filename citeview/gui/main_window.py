@@ -333,6 +333,7 @@ class MainWindow(QMainWindow):
                      QKeySequence.StandardKey.ZoomOut)
         self._action(m, "&Actual Size", lambda: self.set_zoom(0), "Ctrl+0")
         self._action(m, "Open Source &URL", self.source.open_url, "Ctrl+L")
+        self._action(m, "What the &Model Saw\u2026", self.show_model_input, "Ctrl+I")
 
         m = bar.addMenu("&Go")
         self.go_menu = m  # the review adds Next/Previous Citation (J/K, F8/Shift+F8)
@@ -666,6 +667,20 @@ class MainWindow(QMainWindow):
                                               "Case JSON (*.json)")
         if path:
             self.save_case(path)
+
+    def show_model_input(self) -> dialogs.ModelInputDialog | None:
+        """The shown case's question, material as given and instructions (the input's own, or
+        the recommended ones, labelled so)."""
+        if self.view is None:
+            return None
+        from citeview.core.model_input import model_input
+
+        case = self.view.case
+        dlg = dialogs.ModelInputDialog(model_input(case).text(),
+                                       f"What the model saw \u2014 {safe_title(case.id)}", self)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.show()
+        return dlg
 
     def copy_answer(self, fmt: str) -> str:
         """Put the shown answer on the clipboard as clean text, Markdown with numbered

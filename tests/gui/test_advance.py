@@ -389,3 +389,20 @@ def test_the_first_verdict_after_the_name_prompt_counts_for_that_annotator(
     assert "qa" in win.progress_label.text()
     assert win.progress.case_state("handbook-line-level") is ReviewState.IN_PROGRESS
     assert "in progress" in win.review.case_label.text()
+
+
+def test_what_the_model_saw_shows_material_and_recommended_instructions(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QPushButton
+
+    win = open_window(settings(tmp_path, advance=False), dataset)
+    dlg = win.show_model_input()
+    text = dlg.view.toPlainText()
+    assert "recommended by citeview prompt" in text
+    assert win.view.case.tool_outputs[0] in text  # the material exactly as given
+    assert win.view.case.question in text
+    copy = [b for b in dlg.findChildren(QPushButton) if b.text() == "Copy All"][0]
+    copy.click()
+    assert QGuiApplication.clipboard().text() == text
+    dlg.close()
