@@ -32,6 +32,7 @@ from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
     QGuiApplication,
+    QKeyEvent,
     QKeySequence,
     QShowEvent,
 )
@@ -86,6 +87,9 @@ def _source_view() -> QtSourceView:
     return QtSourceView()
 
 
+PRESENT_ZOOM = 4  # zoom steps added in presentation mode
+
+
 class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None, synchronous: bool = False) -> None:
         super().__init__()
@@ -108,6 +112,9 @@ class MainWindow(QMainWindow):
         self._base_point_sizes: dict[str, float] = {}  # answer panes' font sizes at zoom 0
         self._splitters_restored = False
         self._messages_connected = False
+        self._presenting = False
+        self._zoom_before = 0
+        self._title_before = "citeview"
         self._connect_messages(True)
 
         self.navigator = Navigator(self)
@@ -334,6 +341,8 @@ class MainWindow(QMainWindow):
         self._action(m, "&Actual Size", lambda: self.set_zoom(0), "Ctrl+0")
         self._action(m, "Open Source &URL", self.source.open_url, "Ctrl+L")
         self._action(m, "What the &Model Saw\u2026", self.show_model_input, "Ctrl+I")
+        self.present_action = self._action(m, "&Presentation Mode", self.set_presenting, "F11",
+                                           checkable=True)
 
         m = bar.addMenu("&Go")
         self.go_menu = m  # the review adds Next/Previous Citation (J/K, F8/Shift+F8)
@@ -823,6 +832,38 @@ class MainWindow(QMainWindow):
         cv = self.view.citations[self.active]
         c = cv.citation
         self.raw.set_active([(cv.claim[0], cv.claim[1], "claim"), (c.start, c.end, "marker")])
+
+    def set_presenting(self, on: bool) -> None:
+        """Presentation mode: only the answer and the source, larger type, a clean title, the
+        keys stepping through citations (J/K, Left/Right); verdict keys record nothing."""
+        on = bool(on)
+        if on == self._presenting:
+            return
+        self._presenting = on
+        self.present_action.setChecked(on)
+        self.review.set_presenting(on)
+        citations_box = self.split_right.widget(1)
+        for pane in (self.split_left, citations_box, self.statusBar(), self.menuBar()):
+            if pane is not None:
+                pane.setVisible(not on)
+        if on:
+            self._zoom_before = self.zoom
+            self.set_zoom(self.zoom + PRESENT_ZOOM)
+            self._title_before = self.windowTitle()
+            case = self.view.case.id if self.view is not None else ""
+            self.setWindowTitle(f"{safe_title(case)} \u2014 citeview" if case else "citeview")
+            self.answer.setFocus()
+            message.info("Presentation mode: J/K or Left/Right step through citations; "
+                         "F11 or Escape ends it")
+        else:
+            self.set_zoom(self._zoom_before)
+            self.setWindowTitle(self._title_before)
+
+    def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
+        if ev.key() == Qt.Key.Key_Escape and self._presenting:
+            self.set_presenting(False)
+            return
+        super().keyPressEvent(ev)
 
     def set_zoom(self, step: int) -> None:
         old, self.zoom = self.zoom, max(-6, min(12, step))

@@ -49,6 +49,7 @@ class ReviewController(QObject):
             lambda title, prompt, text: dialogs.back_to(
                 win, dialogs.edit_note(win, title, prompt, text)))
         self.blind = False
+        self.presenting = False
         self._confirm_done: str | None = None  # the case a Ctrl+Enter warned about
         self._typed_ahead: list[Callable[[], None]] = []  # review keys pressed while loading
         self.verdict_actions: list[QAction] = []
@@ -222,8 +223,15 @@ class ReviewController(QObject):
     def _case_slot(self, label: str) -> Callable[[], None]:
         return lambda: self.set_case_verdict(label)
 
+    def set_presenting(self, on: bool) -> None:
+        """Presentation mode: no verdict, note or "done" key records anything (a demo never
+        judges by accident); J/K still step through the citations."""
+        self.presenting = on
+        self._set_enabled(self.session is not None)
+
     def _set_enabled(self, on: bool) -> None:
-        writable = on and self.session is not None and not self.session.readonly
+        writable = (on and self.session is not None and not self.session.readonly
+                    and not self.presenting)
         for a in (*self.verdict_actions, *self.case_actions, self.clear_action,
                   self.note_action, self.case_clear_action, self.case_note_action,
                   self.done_action):
@@ -231,7 +239,7 @@ class ReviewController(QObject):
         for a in (self.summary_action, self.annotator_action, self.blind_action):
             a.setEnabled(on)
         self.adjudicate_action.setEnabled(on and self._merged())
-        self.toolbar.setVisible(on)
+        self.toolbar.setVisible(on and not self.presenting)
 
     def _merged(self) -> bool:
         from citeview.session.merge import MERGE_META

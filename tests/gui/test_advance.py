@@ -406,3 +406,22 @@ def test_what_the_model_saw_shows_material_and_recommended_instructions(
     copy.click()
     assert QGuiApplication.clipboard().text() == text
     dlg.close()
+
+
+def test_presentation_mode_hides_the_panes_steps_with_keys_and_records_nothing(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    win = open_window(settings(tmp_path), dataset)
+    zoom = win.zoom
+    press(qtbot, win, K.Key_F11)
+    assert not win.split_left.isVisible() and not win.citations_table.isVisible()
+    assert not win.review.toolbar.isVisible() and win.zoom > zoom
+    assert win.windowTitle() == "handbook-line-level \u2014 citeview"
+    press(qtbot, win, K.Key_1)  # a verdict key: nothing recorded while presenting
+    assert win.review.session.annotations() == []
+    press(qtbot, win, K.Key_J)
+    assert win.active == 1
+    press(qtbot, win, K.Key_Escape)
+    assert win.split_left.isVisible() and win.citations_table.isVisible()
+    assert win.review.toolbar.isVisible() and win.zoom == zoom
+    press(qtbot, win, K.Key_1)
+    assert len(win.review.session.annotations()) == 1
