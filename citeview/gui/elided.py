@@ -1,8 +1,10 @@
-"""A status-bar label that gives way: elided text, a capped share of the bar, full text on hover.
+"""One-line labels that give way instead of widening their pane: the text is elided when painted
+(``text()`` keeps it whole), the whole text is on hover.
 
-``QStatusBar`` paints its temporary message in whatever its permanent widgets leave; plain
-labels take their whole text's width, so a long count pushed the message out ("unknown-s").
-:class:`QtElidedLabel` asks for at most ``share`` of the bar's width and elides the rest.
+Used by the source pane's header (title, URL, metadata: untrusted text, kept to one line with no
+bidi controls) and by the status bar, whose permanent labels ask for at most ``share`` of the
+bar's width: ``QStatusBar`` paints its message in whatever they leave (a long count once pushed
+the message out, "unknown-s").
 """
 
 from __future__ import annotations
@@ -11,6 +13,11 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
+from citeview.gui.answer_view import plain_tooltip
+
+# Bidi controls could make an untrusted title or URL read as something else.
+BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)], "\ufffd")
+
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 citation``, ``2 citations`` (``many`` for irregular plurals)."""
@@ -18,17 +25,45 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 class QtElidedLabel(QLabel):
-    def __init__(self, share: float = 0.3, parent: QWidget | None = None) -> None:
+    """``share``: None for a pane's label (as wide as its pane gives); a fraction of the parent's
+    width for a status-bar label (never wider than that)."""
+
+    def __init__(self, parent: QWidget | None = None, *, share: float | None = None) -> None:
         super().__init__(parent)
         self.share = share
-        self.detail = ""  # said on hover below the full text
+        self.detail = ""  # said on hover below the whole text
         self.setTextFormat(Qt.TextFormat.PlainText)
-        # Never wider than asked: what is left is the message's.
-        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        policy = QSizePolicy.Policy.Ignored if share is None else QSizePolicy.Policy.Maximum
+        self.setSizePolicy(policy, QSizePolicy.Policy.Preferred)
+
+    # -- text --------------------------------------------------------------------------------
+
+    def setText(self, text: str) -> None:  # noqa: N802
+        super().setText(text)
+        if self.share is not None:
+            self.set_detail(self.detail)
+        self.updateGeometry()
+
+    def set_detail(self, detail: str) -> None:
+        """The hover text: the whole label (it may be elided), then ``detail``."""
+        self.detail = detail
+        self.setToolTip("\n".join(t for t in (self.text(), detail) if t))
+
+    def set_full_text(self, text: str, tooltip: str | None = None) -> None:
+        """Untrusted text: one line (model text may hold breaks and tabs), no bidi controls;
+        ``tooltip`` (default: the text) is shown as plain text."""
+        self.setText(" ".join(text.translate(BIDI_CONTROLS).split()))
+        tip = text if tooltip is None else tooltip
+        self.setToolTip(plain_tooltip(tip.splitlines()) if tip else "")
+
+    def full_text(self) -> str:
+        return self.text()
+
+    # -- size and paint ----------------------------------------------------------------------
 
     def event(self, ev: QEvent) -> bool:
         parent = self.parentWidget()
-        if ev.type() == QEvent.Type.ParentChange and parent is not None:
+        if self.share is not None and ev.type() == QEvent.Type.ParentChange and parent:
             parent.installEventFilter(self)  # its width sets our share
         return super().event(ev)
 
@@ -37,28 +72,17 @@ class QtElidedLabel(QLabel):
             self.updateGeometry()
         return False
 
-    def _cap(self) -> int:
-        bar = self.parentWidget()
-        width = bar.width() if bar is not None else 800
-        return max(60, int(width * self.share))
-
     def sizeHint(self) -> QSize:  # noqa: N802
         full = super().sizeHint()
-        return QSize(min(full.width(), self._cap()), full.height())
+        if self.share is None:
+            return full
+        bar = self.parentWidget()
+        cap = max(60, int((bar.width() if bar is not None else 800) * self.share))
+        return QSize(min(full.width(), cap), full.height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         hint = super().minimumSizeHint()
-        return QSize(min(hint.width(), 40), hint.height())
-
-    def setText(self, text: str) -> None:  # noqa: N802
-        super().setText(text)
-        self.set_detail(self.detail)
-        self.updateGeometry()
-
-    def set_detail(self, detail: str) -> None:
-        """The hover text: the whole label (it may be elided), then ``detail``."""
-        self.detail = detail
-        self.setToolTip("\n".join(t for t in (self.text(), detail) if t))
+        return QSize(min(hint.width(), 20 if self.share is None else 40), hint.height())
 
     def paintEvent(self, ev: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
@@ -70,4 +94,4 @@ class QtElidedLabel(QLabel):
                          text)
 
 
-__all__ = ["QtElidedLabel", "plural"]
+__all__ = ["BIDI_CONTROLS", "QtElidedLabel", "plural"]

@@ -70,7 +70,7 @@ from citeview.gui.state import CaseView
 from citeview.gui.tables import CasesModel, CitationsModel, FilterProxy, SourcesModel, fit_columns
 from citeview.gui.untrusted import menu_text, safe_title
 from citeview.gui.watcher import InputWatcher
-from citeview.session.location import session_location
+from citeview.session import location
 from citeview.session.store import Change, Session
 
 if TYPE_CHECKING:
@@ -257,8 +257,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.split_main)
 
         # Permanent labels that give way: the message on the left always has room.
-        self.counts_label = QtElidedLabel(0.27)  # the shown case's counts
-        self.progress_label = QtElidedLabel(0.25)  # the review's progress
+        self.counts_label = QtElidedLabel(share=0.27)  # the shown case's counts
+        self.progress_label = QtElidedLabel(share=0.25)  # the review's progress
         self.progress_label.set_detail(
             "Your progress. A citation counts as judged once each of its sources has your "
             "verdict (\u201ccannot tell\u201d included); Review \u25b8 Summary gives the "
@@ -524,7 +524,7 @@ class MainWindow(QMainWindow):
         if case_id is not None or self.synchronous:
             return None
         try:
-            if os.path.exists(session_location(path)[0]):
+            if os.path.exists(location.session_location(path)[0]):
                 return None  # its session is opened, and compared with the whole input
         except OSError:
             return None

@@ -21,7 +21,8 @@ from citeview.gui import dialogs, message, ops
 from citeview.gui.elided import QtElidedLabel
 from citeview.gui.ops import BackgroundOp
 from citeview.gui.session_adapter import SessionAdapter
-from citeview.session.location import open_review_session, session_location
+from citeview.session import location
+from citeview.session.location import open_review_session
 from citeview.session.store import Session, SessionInUse
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class ReviewSession(QObject):
             lambda text: dialogs.session_in_use(win, text) if win.can_ask()
             else dialogs.InUse.CANCEL)
         self.in_use: str | None = None  # why the last open found no session to review
-        self.label = QtElidedLabel(0.13)  # the session's file name; where it is on hover
+        self.label = QtElidedLabel(share=0.13)  # the session's file name; where it is on hover
         # Making a session, until started.
         self._start_later: BackgroundOp[tuple[str, Dataset]] | None = None
 
@@ -127,7 +128,7 @@ class ReviewSession(QObject):
         already (or the input is one): :meth:`open_for` opens it."""
         if getattr(dataset, "kind", "") == "session" or self.win.synchronous:
             return False  # a snapshot has no event loop to wait in: open_for makes it now
-        path, where = session_location(input_path)
+        path, where = location.session_location(input_path)
         if os.path.exists(path):
             return False
         source = os.path.abspath(input_path)

@@ -12,7 +12,6 @@ are kept, so going back and forth between sources does not rebuild them.
 
 from __future__ import annotations
 
-import html
 import time
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
@@ -46,14 +45,14 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextDocumentLayout,
     QPlainTextEdit,
-    QSizePolicy,
     QStackedWidget,
     QTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
-from citeview.gui.answer_view import find_wrapping
+from citeview.gui.answer_view import find_wrapping, plain_tooltip
+from citeview.gui.elided import QtElidedLabel
 from citeview.gui.highlighting import LazyHighlighter, TokenFormats, guess_lexer
 from citeview.gui.offsets import DocumentText
 from citeview.gui.palette import ColorRoles, color_roles
@@ -80,13 +79,8 @@ _STATUS_TITLES = {
 }
 
 
-_BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)], "\ufffd")
 
 
-def plain_tooltip(text: str) -> str:
-    """A tooltip that shows ``text`` literally: Qt guesses rich text in tooltips, so the text is
-    escaped inside an explicit rich-text wrapper."""
-    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>" if text else ""
 
 
 def provider_banner(target: Target) -> str | None:
@@ -452,39 +446,7 @@ class QtSourceText(QPlainTextEdit):
 # --------------------------------------------------------------------------- header
 
 
-class _ElidedLabel(QLabel):
-    """A one-line plain-text label that elides instead of widening the pane."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self._full = ""
-
-    def set_full_text(self, text: str, tooltip: str | None = None) -> None:
-        # One line (model text may hold breaks and tabs), and no bidi controls that could make
-        # an untrusted title or URL read as something else.
-        self._full = " ".join(text.translate(_BIDI_CONTROLS).split())
-        self.setToolTip(plain_tooltip(text if tooltip is None else tooltip))
-        self._elide()
-
-    def full_text(self) -> str:
-        return self._full
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        fm = QFontMetrics(self.font())
-        super().setText(fm.elidedText(self._full, Qt.TextElideMode.ElideRight,
-                                      max(self.width(), 40)))
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(20, super().minimumSizeHint().height())
-
-
-class _LinkLabel(_ElidedLabel):
+class _LinkLabel(QtElidedLabel):
     """The URL: drawn as a link when it is http(s); activated by a click or Enter/Space."""
 
     activated = Signal()
@@ -575,7 +537,7 @@ class QtSourceView(QWidget):
         hl.setSpacing(2)
         row1 = QHBoxLayout()
         row1.setSpacing(8)
-        self._title = _ElidedLabel(self._header)
+        self._title = QtElidedLabel(self._header)
         tf = self._title.font()
         tf.setBold(True)
         self._title.setFont(tf)
@@ -594,7 +556,7 @@ class QtSourceView(QWidget):
         row2.addWidget(self._url, 1)
         row2.addWidget(self._updated, 0)
         hl.addLayout(row2)
-        self._meta = _ElidedLabel(self._header)
+        self._meta = QtElidedLabel(self._header)
         hl.addWidget(self._meta)
         outer.addWidget(self._header)
 
@@ -986,7 +948,7 @@ class QtSourceView(QWidget):
         if label and kind in ("block", "context"):
             kind_text = f"{kind} {label} · {sid}" if str(label) != sid else f"{kind} · {sid}"
         self._kind.setText(kind_text)
-        self._kind.setToolTip(plain_tooltip(f"source id {sid}"))
+        self._kind.setToolTip(plain_tooltip([f"source id {sid}"]))
         self._kind.show()
         url = getattr(source, "url", None) or ""
         clickable = web_url(url) is not None
@@ -1143,4 +1105,4 @@ class QtSourceView(QWidget):
             self._scroll_to_highlight()
 
 
-__all__ = ["QtSourceText", "QtSourceView", "plain_tooltip", "web_url"]
+__all__ = ["QtSourceText", "QtSourceView", "web_url"]

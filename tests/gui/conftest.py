@@ -43,12 +43,7 @@ def _sessions_stay_out_of_the_repo(tmp_path, monkeypatch):  # type: ignore[no-un
         return real(input_path)
 
     monkeypatch.setattr(location_mod, "session_location", location)
-    # ... and where the window imported the name (the session made in a worker asks there).
-    import citeview.gui.main_window as main_window_mod
-    import citeview.gui.review_session as review_session_mod
 
-    monkeypatch.setattr(main_window_mod, "session_location", location)
-    monkeypatch.setattr(review_session_mod, "session_location", location)
 
 
 # Three cases: 2, 2 and 4 citations (the second of the last cites two sources).
