@@ -319,6 +319,7 @@ class Session:
         # Analyses of this session's cases (shared with whoever asks, e.g. the window's worker).
         self.analyses = AnalysisCache(64)
         self._sizes: dict[str, tuple[int, ...]] | None = None
+        self._pending_sizes: dict[str, tuple[int, ...]] = {}  # counted, not written yet
         self.unclean = False  # the last writer left without closing (its lock row was stale)
         self._data_version: int | None = None
         self.closed = False
@@ -484,6 +485,7 @@ class Session:
         """Release the lock and close (the WAL is checkpointed into the file)."""
         if self.closed:
             return
+        self.flush_sizes()
         self.closed = True
         try:
             if not self.readonly:
@@ -649,6 +651,7 @@ class Session:
         self._write(run)
         if key == "families":
             self._sizes = None
+            self._pending_sizes = {}
             self.analyses.clear()
         self._meta_all()[key] = json.loads(text)
         self._notify(Change("meta"))
@@ -758,23 +761,33 @@ class Session:
         return self._sizes
 
     def record_sizes(self, case_id: str, sizes: Sequence[int]) -> None:
-        """Remember a case's item counts (stored unless read-only; kept in memory anyway)."""
-        self.record_sizes_many({case_id: tuple(sizes)})
+        """Remember a case's item counts: at once in memory, on disk with the next
+        :meth:`flush_sizes` (a case shown or judged for the first time costs no write of its
+        own: counts can always be worked out again)."""
+        self.record_sizes_many({case_id: tuple(sizes)}, store=False)
 
-    def record_sizes_many(self, sizes: dict[str, tuple[int, ...]]) -> None:
-        """:meth:`record_sizes` for many cases in one transaction (a background count)."""
+    def record_sizes_many(self, sizes: dict[str, tuple[int, ...]], store: bool = True) -> None:
+        """:meth:`record_sizes` for many cases; ``store`` writes them (and any kept back) now,
+        in one transaction (a background count)."""
         known = self.sizes()
         new = {cid: tuple(v) for cid, v in sizes.items() if known.get(cid) != tuple(v)}
-        if not new:
-            return
-        if not (self.readonly or self.closed):
-            rows = [(cid, json.dumps(list(v))) for cid, v in new.items()]
-            # Counts can always be worked out again: a full disk must not stop a read.
-            with contextlib.suppress(SessionWriteError):
-                self._write(lambda c: c.executemany(
-                    "INSERT OR REPLACE INTO case_stats VALUES (?, ?)", rows))
         known.update(new)
-        self._notify(*[Change("sizes", cid) for cid in new])
+        if not (self.readonly or self.closed):
+            self._pending_sizes.update(new)
+            if store:
+                self.flush_sizes()
+        if new:
+            self._notify(*[Change("sizes", cid) for cid in new])
+
+    def flush_sizes(self) -> None:
+        """Write the item counts kept back (one transaction; a failure only loses counts)."""
+        if not self._pending_sizes or self.readonly or self.closed:
+            return
+        rows = [(cid, json.dumps(list(v))) for cid, v in self._pending_sizes.items()]
+        self._pending_sizes = {}
+        with contextlib.suppress(SessionError):  # a full disk, a case gone: counted again
+            self._write(lambda c: c.executemany(
+                "INSERT OR REPLACE INTO case_stats VALUES (?, ?)", rows))
 
     def add_cases(self, cases: Iterable[Case]) -> list[str]:
         """Copy in cases whose ids the session does not have yet (one transaction)."""
@@ -812,6 +825,7 @@ class Session:
             self._write(run)
             if self._sizes is not None:
                 self._sizes.pop(case.id, None)
+            self._pending_sizes.pop(case.id, None)  # counts of the old answer: never written
         self._case_cache.pop(case.id, None)
         self._notify(Change("case", case.id))
         return result

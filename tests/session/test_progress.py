@@ -77,3 +77,15 @@ def test_a_case_analysed_anywhere_counts_without_asking_progress(tmp_path: Path)
         s.subscribe(p.on_change)
         s.analysed("one")  # e.g. the window showed it
         assert p.missing() == ["two", "none"] and p.counts().citations == 2
+
+
+def test_counts_of_a_case_shown_are_written_later_and_never_stale(tmp_path: Path) -> None:
+    path = str(tmp_path / "p.citeview")
+    with Session.create(path, cases(), annotator="ana") as s:
+        s.analysed("one")  # shown: counted in memory, no write of its own
+        assert s.conn.execute("SELECT count(*) FROM case_stats").fetchone()[0] == 0
+        s.analysed("two")
+        old = s.get_case("two")
+        s.update_case(Case("two", old.answer + f" More {S}cite{D}a{T}.", context=CTX))
+    with Session.open(path) as s:  # written on close; the changed case's old counts are not
+        assert s.sizes() == {"one": (1, 2)}
