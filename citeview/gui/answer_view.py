@@ -12,12 +12,22 @@ from __future__ import annotations
 
 import html
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 from typing import Any  # Pygments (untyped): its lexer and token types
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Qt, QUrl, Signal
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QMimeData,
+    QPoint,
+    Qt,
+    QTextBoundaryFinder,
+    QTimer,
+    QUrl,
+    Signal,
+)
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -486,8 +496,15 @@ def _match_backwards(raw: str, end: int, limit: int, claim: str) -> int | None:
 
 class RawAnswerView(QPlainTextEdit):
     """The exact answer with markers made visible (``⟦cite|id|L1⟧``), coloured by the Pygments
-    marker lexer and with diagnostics underlined. Only the visible lines are coloured (on
-    scroll), so a huge answer costs nothing until it is looked at."""
+    marker lexer and with diagnostics underlined. Only the lines around the visible ones are
+    coloured (after a scroll, from the event loop), so a huge answer costs nothing until it is
+    looked at.
+
+    A marker is never wrapped in the middle: a WORD JOINER (zero width) stands in the document
+    at each line-break opportunity inside a START..STOP marker, and a ZERO WIDTH SPACE before
+    one that follows a word, so the marker moves to the next line as a whole (unless it is
+    longer than a line; see :func:`marker_joins`). Every offset this view takes or gives is
+    a code point of the answer; copying gives the answer's exact text, markers and all."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -497,18 +514,29 @@ class RawAnswerView(QPlainTextEdit):
         self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.setFont(font)
-        self._doc: DocumentText | None = None
+        self._answer = ""
+        self._shown = ""  # the answer with visible markers (one for one): what is lexed
+        self._doc: DocumentText | None = None  # the document's text: shown plus joiners
+        self._joined = JoinedText([])
         self._diagnostics: list[tuple[int, int, str]] = []  # code points, severity
         self._active: list[tuple[int, int, str]] = []  # (start, end, role) code points
         self._lexer: Any = None
-        self.verticalScrollBar().valueChanged.connect(self._recolour)
+        # Colouring after a scroll or resize waits for the event loop: never inside a scroll
+        # cascade (a synchronised pane scrolls this one), and once for a burst of scrolls.
+        self._recolour_timer = QTimer(self)
+        self._recolour_timer.setSingleShot(True)
+        self._recolour_timer.setInterval(0)
+        self._recolour_timer.timeout.connect(self._recolour)
+        self.verticalScrollBar().valueChanged.connect(self._recolour_timer.start)
         self.dark = False
 
     def set_answer(self, answer: str, diagnostics: Sequence[Diagnostic]) -> None:
         from citeview.lexers import CitationMarkerLexer, visible_markers
 
-        text, _offsets = visible_markers(answer)
-        self._doc = DocumentText(text)
+        self._answer = answer
+        self._shown, _offsets = visible_markers(answer)
+        self._joined = marker_joins(self._shown, answer)
+        self._doc = DocumentText(self._joined.display(self._shown))
         self._lexer = CitationMarkerLexer()
         self._diagnostics = [(d.start, max(d.end, d.start + 1), d.severity.value)
                              for d in diagnostics]
@@ -516,49 +544,123 @@ class RawAnswerView(QPlainTextEdit):
         self.setPlainText(self._doc.qt_text)
         self._recolour()
 
+    def shown_text(self) -> str:
+        """The answer as shown: markers visible, without the joiners that keep them whole."""
+        return self._shown
+
+    def answer(self) -> str:
+        return self._answer
+
+    def position_of(self, offset: int, end: bool = False) -> int:
+        """Qt document position of the answer's code point ``offset`` (``end``: as the end
+        of a span, before the joiner that may stand there)."""
+        if self._doc is None:
+            return 0
+        return self._doc.to_qt(self._joined.to_display(offset, end))
+
+    def offset_of(self, position: int) -> int:
+        """Code point of the answer at Qt document ``position``."""
+        if self._doc is None:
+            return 0
+        return self._joined.from_display(self._doc.from_qt(position))
+
+    def top_offset(self) -> int:
+        """The first code point on the first line the viewport shows (even partly)."""
+        return self.offset_of(self.cursorForPosition(QPoint(0, 0)).position())
+
+    def scroll_to_top(self, offset: int) -> None:
+        """Scroll so that the line holding code point ``offset`` is the first one shown."""
+        c = QTextCursor(self.document())
+        c.setPosition(self.position_of(offset))
+        bar = self.verticalScrollBar()
+        line = max(self.fontMetrics().lineSpacing(), 1)
+        # The bar counts lines (wrapped ones too); a few steps settle where the lines of
+        # blocks not laid out yet were guessed.
+        for _ in range(4):
+            top = self.cursorRect(c).top()
+            step = round(top / line)
+            if step == 0 or not bar.minimum() <= bar.value() + step <= bar.maximum():
+                if step:
+                    bar.setValue(min(max(bar.value() + step, bar.minimum()), bar.maximum()))
+                break
+            bar.setValue(bar.value() + step)
+
+    def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802
+        """What is copied is the answer's own text: the marker characters, no joiner."""
+        data = QMimeData()
+        c = self.textCursor()
+        if self._doc is not None:
+            data.setText(self._answer[self.offset_of(c.selectionStart()):
+                                      self.offset_of(c.selectionEnd())])
+        return data
+
     def set_active(self, spans: Sequence[tuple[int, int, str]], scroll: bool = True) -> None:
         """Highlight ``(start, end, role)`` spans of the answer (role "claim" or "marker")."""
         self._active = list(spans)
         if scroll and spans and self._doc is not None:
             c = QTextCursor(self.document())
-            c.setPosition(self._doc.to_qt(spans[-1][0]))
+            c.setPosition(self.position_of(spans[-1][0]))
             self.setTextCursor(c)
             self.centerCursor()
         self._recolour()
 
+    def active_spans(self) -> list[tuple[int, int, str]]:
+        """The highlighted spans, read back from the selections drawn (code points)."""
+        out = []
+        for sel in self.extraSelections():
+            role = sel.format.property(QTextCharFormat.Property.UserProperty)
+            if role in ("claim", "marker"):
+                out.append((self.offset_of(sel.cursor.selectionStart()),
+                            self.offset_of(sel.cursor.selectionEnd()), str(role)))
+        return out
+
     def resizeEvent(self, ev: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(ev)
-        self._recolour()
+        self._recolour_timer.start()
 
-    def _visible_range(self) -> tuple[int, int]:
-        """Qt positions of the first and last visible characters."""
+    def _coloured_range(self) -> tuple[int, int]:
+        """Qt positions of the lines shown, and a screenful above and below them: a small
+        scroll shows coloured lines before the next colouring."""
         block = self.firstVisibleBlock()
-        start = block.position()
         height = self.viewport().height()
-        end = start
+        offset = self.contentOffset()
+        first = block
+        while first.previous().isValid():
+            prev = first.previous()
+            if self.blockBoundingGeometry(prev).translated(offset).bottom() < -height:
+                break
+            first = prev
+        end = block.position()
         while block.isValid():
-            geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
-            if geo.top() > height:
+            geo = self.blockBoundingGeometry(block).translated(offset)
+            if geo.top() > 2 * height:
                 break
             end = block.position() + block.length()
             block = block.next()
-        return start, end
+        return first.position(), end
 
     def _recolour(self) -> None:
+        self._recolour_timer.stop()
         if self._doc is None:
             self.setExtraSelections([])
             return
         from pygments.token import Token
 
         roles = color_roles(self.palette())
-        start, end = self._visible_range()
+        start, end = self._coloured_range()
         selections: list[QTextEdit.ExtraSelection] = []
-        cp_start, cp_end = self._doc.from_qt(start), self._doc.from_qt(end)
+        cp_start, cp_end = self.offset_of(start), self.offset_of(end)
         for s, e, role in self._active:
             if e > cp_start and s < cp_end:
-                colour = roles.highlight if role == "claim" else roles.tint
-                selections.append(self._sel(s, e, _bg(colour)))
-        chunk = self._doc.text[cp_start:cp_end]
+                if role == "claim":
+                    mark = _bg(roles.highlight)
+                else:  # the marker: its own strong frame of colour, as the chip has
+                    mark = _bg(roles.tint)
+                    mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
+                    mark.setUnderlineColor(roles.link)
+                mark.setProperty(QTextCharFormat.Property.UserProperty, role)
+                selections.append(self._sel(s, e, mark))
+        chunk = self._shown[cp_start:cp_end]
         styles = _token_formats(roles)
         late: list[QTextEdit.ExtraSelection] = []
         for off, ttype, value in self._lexer.get_tokens_unprocessed(chunk):
@@ -584,17 +686,105 @@ class RawAnswerView(QPlainTextEdit):
         self.setExtraSelections(selections + late)
 
     def _sel(self, s: int, e: int, fmt: QTextCharFormat) -> QTextEdit.ExtraSelection:
-        assert self._doc is not None
         sel = QTextEdit.ExtraSelection()
         c = QTextCursor(self.document())
-        c.setPosition(self._doc.to_qt(s))
-        c.setPosition(self._doc.to_qt(e), QTextCursor.MoveMode.KeepAnchor)
+        c.setPosition(self.position_of(s))
+        c.setPosition(self.position_of(e, end=True), QTextCursor.MoveMode.KeepAnchor)
         sel.cursor = c
         sel.format = fmt
         return sel
 
     def find_text(self, text: str, backward: bool = False) -> bool:
-        return find_wrapping(self, text, backward)
+        """Find in the text as shown (a marker's joiners never stop a match), ignoring case,
+        wrapping around; the match is selected."""
+        if not text or self._doc is None:
+            return False
+        pattern = re.compile(re.escape(text), re.IGNORECASE)
+        c = self.textCursor()
+        here = self.offset_of(c.selectionStart() if backward else c.selectionEnd())
+        if backward:
+            found = [m for m in pattern.finditer(self._shown) if m.end() <= here] or \
+                list(pattern.finditer(self._shown))
+            match = found[-1] if found else None
+        else:
+            match = pattern.search(self._shown, here) or pattern.search(self._shown)
+        if match is None:
+            return False
+        c.setPosition(self.position_of(match.start()))
+        c.setPosition(self.position_of(match.end(), end=True), QTextCursor.MoveMode.KeepAnchor)
+        self.setTextCursor(c)
+        return True
+
+
+WORD_JOINER = "\u2060"  # no line break on either side
+ZERO_WIDTH_SPACE = "\u200b"  # a line may break here
+# A marker as the line breaker sees it: START to STOP on one line (a longer one is no marker).
+_MARKER_RE = re.compile("\ue200[^\ue200\ue201\n]{0,400}\ue201")
+
+
+class JoinedText:
+    """A text with zero-width characters inserted: ``chars[k]`` before offset ``at[k]``
+    (sorted), and the offsets of the text <-> the offsets of the joined text."""
+
+    __slots__ = ("_shifted", "at", "chars")
+
+    def __init__(self, at: list[int], chars: str = "") -> None:
+        self.at = at
+        self.chars = chars
+        self._shifted = [j + k for k, j in enumerate(at)]  # where each inserted one stands
+
+    def display(self, text: str) -> str:
+        if not self.at:
+            return text
+        bounds = [0, *self.at, len(text)]
+        pieces = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        return "".join(p + c for p, c in zip(pieces, self.chars, strict=False)) + pieces[-1]
+
+    def to_display(self, offset: int, end: bool = False) -> int:
+        """The joined offset of ``offset``: after what was inserted there (a span's start),
+        or before it (``end``)."""
+        return offset + (bisect_left(self.at, offset) if end else bisect_right(self.at, offset))
+
+    def from_display(self, offset: int) -> int:
+        """The text offset of a joined offset (an inserted character belongs to the one after
+        it)."""
+        return offset - bisect_left(self._shifted, offset)
+
+
+def marker_joins(shown: str, answer: str) -> JoinedText:
+    """What keeps each START..STOP marker of ``answer`` on one line in ``shown`` (the answer
+    with visible markers, one for one): a WORD JOINER at each line-break opportunity Qt's line
+    breaker finds inside it (at ``|`` and ``-``, at a space of a degraded marker), and a ZERO
+    WIDTH SPACE before it when it follows a word (a word and a marker that fill more than a
+    line would be broken anywhere, the marker too)."""
+    at: list[int] = []
+    chars: list[str] = []
+    known: dict[str, list[int]] = {}  # a marker's text -> its breaks: markers repeat
+    for m in _MARKER_RE.finditer(answer):
+        s, e = m.span()
+        if s > 0 and not shown[s - 1].isspace() and (not at or at[-1] != s):
+            at.append(s)
+            chars.append(ZERO_WIDTH_SPACE)
+        piece = shown[s:e]
+        inside = known.get(piece)
+        if inside is None:
+            inside = known[piece] = _line_breaks_inside(piece)
+        at.extend(s + k for k in inside)
+        chars.extend(WORD_JOINER * len(inside))
+    return JoinedText(at, "".join(chars))
+
+
+def _line_breaks_inside(text: str) -> list[int]:
+    """Code-point offsets strictly inside ``text`` where a line may break."""
+    finder = QTextBoundaryFinder(QTextBoundaryFinder.BoundaryType.Line, text)
+    u16 = Utf16Map(text)
+    units = len(text.encode("utf-16-le")) // 2
+    out: list[int] = []
+    p = finder.toNextBoundary()
+    while 0 < p < units:
+        out.append(u16.from_utf16(p))
+        p = finder.toNextBoundary()
+    return out
 
 
 def _bg(colour: QColor) -> QTextCharFormat:

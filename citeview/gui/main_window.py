@@ -66,6 +66,7 @@ from citeview.gui.navigation import Navigator, select_row
 from citeview.gui.palette import color_roles
 from citeview.gui.progress import ProgressTracker, progress_text
 from citeview.gui.review_session import ReviewSession
+from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, SideBySide
 from citeview.gui.state import CaseView
 from citeview.gui.tables import CasesModel, CitationsModel, FilterProxy, SourcesModel, fit_columns
 from citeview.gui.untrusted import menu_text, safe_title
@@ -106,7 +107,8 @@ class MainWindow(QMainWindow):
         self.view: CaseView | None = None
         self.active: int | None = None
         self.active_source = 0  # which source of a multi-source citation is shown
-        self.raw_mode = False
+        self.raw_mode = False  # the raw answer is shown (alone, or side by side)
+        self._alone_raw = False  # the raw answer was shown alone before side by side
         self._raw_stale = True  # the raw view shows an older answer than the case shown
         self.zoom = 0
         self._base_point_sizes: dict[str, float] = {}  # answer panes' font sizes at zoom 0
@@ -208,6 +210,7 @@ class MainWindow(QMainWindow):
         self.answer_stack = QStackedWidget()
         self.answer_stack.addWidget(self.answer)
         self.answer_stack.addWidget(self.raw)
+        self.side_by_side = SideBySide(self)  # its splitter: a third page of the stack
 
         self.find_bar = FindBar(self)
         answer_box = QWidget()
@@ -333,6 +336,8 @@ class MainWindow(QMainWindow):
         m = bar.addMenu("&View")
         self.raw_action = self._action(m, "&Raw Answer", self.set_raw_mode, "Ctrl+R",
                                        checkable=True)
+        self.side_by_side_action = self._action(m, "&Side by Side", self.set_side_by_side,
+                                                "Ctrl+Shift+R", checkable=True)
         m.addSeparator()
         self._action(m, "Zoom &In", lambda: self.set_zoom(self.zoom + 1),
                      [QKeySequence(QKeySequence.StandardKey.ZoomIn), QKeySequence("Ctrl+=")])
@@ -362,7 +367,8 @@ class MainWindow(QMainWindow):
         else:
             self._fit_screen()
         self._splitters_restored = False
-        for split in (self.split_main, self.split_right, self.split_left, self.split_panes):
+        for split in (self.split_main, self.split_right, self.split_left, self.split_panes,
+                      self.side_by_side.splitter):
             state = s.value(f"splitters/{split.objectName()}")
             if isinstance(state, QByteArray):
                 self._splitters_restored |= split.restoreState(state)
@@ -370,6 +376,8 @@ class MainWindow(QMainWindow):
             self.set_zoom(int(str(s.value("view/zoom", 0))))
         except (TypeError, ValueError):
             self.set_zoom(0)
+        if s.value(SIDE_BY_SIDE_KEY, False) in (True, "true", "1", 1):
+            self.set_side_by_side(True)
 
     def _fit_screen(self) -> None:
         """First start: 1400x860, or what the screen has room for (a 1024x640 display shows
@@ -383,7 +391,8 @@ class MainWindow(QMainWindow):
     def save_settings(self) -> None:
         s = self.settings
         s.setValue("window/geometry", self.saveGeometry())
-        for split in (self.split_main, self.split_right, self.split_left, self.split_panes):
+        for split in (self.split_main, self.split_right, self.split_left, self.split_panes,
+                      self.side_by_side.splitter):
             s.setValue(f"splitters/{split.objectName()}", split.saveState())
         s.setValue("view/zoom", self.zoom)
         s.sync()
@@ -807,7 +816,14 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------------------ view
 
     def set_raw_mode(self, raw: bool) -> None:
-        """Show the raw answer (markers and all, lint findings underlined) or the rendered one."""
+        """Show the raw answer (markers and all, lint findings underlined) or the rendered one.
+
+        Side by side, Raw Answer (Ctrl+R) is unchecked; pressing it ends side by side and shows
+        the raw answer alone (``set_raw_mode(False)``: the rendered one alone)."""
+        if self.side_by_side.on:
+            self.side_by_side.set_on(False)
+            self.side_by_side_action.setChecked(False)
+            self.settings.setValue(SIDE_BY_SIDE_KEY, False)
         self.raw_mode = bool(raw)
         self.raw_action.setChecked(self.raw_mode)
         if self.raw_mode and self._raw_stale:
@@ -815,6 +831,28 @@ class MainWindow(QMainWindow):
         self.answer_stack.setCurrentWidget(self.raw if self.raw_mode else self.answer)
         if self.raw_mode:
             self.show_raw_active()
+
+    def set_side_by_side(self, on: bool) -> None:
+        """Show the rendered and the raw answer side by side, scrolled together, the active
+        citation marked in both (remembered). While on, :attr:`raw_mode` is true (the raw pane
+        is shown and follows the case and citation). Turned off, the pane shown alone before
+        comes back."""
+        on = bool(on)
+        self.side_by_side_action.setChecked(on)
+        self.settings.setValue(SIDE_BY_SIDE_KEY, on)
+        if on == self.side_by_side.on:
+            return
+        if on:
+            self._alone_raw = self.raw_mode
+            self.raw_mode = True
+            self.raw_action.setChecked(False)
+            if self._raw_stale:
+                self.refresh_raw()
+            self.side_by_side.set_on(True)
+            self.show_raw_active()
+        else:
+            self.side_by_side.set_on(False)
+            self.set_raw_mode(self._alone_raw)
 
     def refresh_raw(self) -> None:
         """The raw view takes in the shown case: now when it is shown, else when it is next."""
@@ -832,6 +870,7 @@ class MainWindow(QMainWindow):
         cv = self.view.citations[self.active]
         c = cv.citation
         self.raw.set_active([(cv.claim[0], cv.claim[1], "claim"), (c.start, c.end, "marker")])
+        self.side_by_side.settle()  # both panes show the active citation: none follows
 
     def set_presenting(self, on: bool) -> None:
         """Presentation mode: only the answer and the source, larger type, a clean title, the

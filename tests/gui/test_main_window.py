@@ -241,7 +241,7 @@ def test_demo_opens_with_the_first_citation_active(qtbot, win) -> None:
     win.navigator.next_case()
     qtbot.waitUntil(lambda: is_ready(win), timeout=5000)
     assert win.case_index == 1 and win.raw_mode
-    assert "\u27e6cite|" in win.raw.toPlainText()
+    assert "\u27e6cite|" in win.raw.shown_text()
 
 
 def test_errors_are_one_line_messages(qtbot, win, tmp_path, messages) -> None:
