@@ -535,8 +535,10 @@ class RawAnswerView(QPlainTextEdit):
 
         self._answer = answer
         self._shown, _offsets = visible_markers(answer)
-        self._joined = marker_joins(self._shown, answer)
-        self._doc = DocumentText(self._joined.display(self._shown))
+        spans = marker_spans(answer)
+        spaced = no_break_spaces(self._shown, spans)
+        self._joined = marker_joins(spaced, spans)
+        self._doc = DocumentText(self._joined.display(spaced))
         self._lexer = CitationMarkerLexer()
         self._diagnostics = [(d.start, max(d.end, d.start + 1), d.severity.value)
                              for d in diagnostics]
@@ -572,18 +574,25 @@ class RawAnswerView(QPlainTextEdit):
         """Scroll so that the line holding code point ``offset`` is the first one shown."""
         c = QTextCursor(self.document())
         c.setPosition(self.position_of(offset))
+        block = c.block()
+        self.blockBoundingRect(block)  # lays the block out: its lines are known
+        layout = block.layout()
+        in_block = layout.lineForTextPosition(c.positionInBlock()).lineNumber() \
+            if layout is not None else 0
         bar = self.verticalScrollBar()
+        # The bar counts lines, wrapped ones too (Qt's plain-text layout).
+        bar.setValue(block.firstLineNumber() + max(in_block, 0))
+        # The lines of blocks not laid out yet were guessed: near the viewport the cursor's
+        # place is exact, so a few steps settle it.
         line = max(self.fontMetrics().lineSpacing(), 1)
-        # The bar counts lines (wrapped ones too); a few steps settle where the lines of
-        # blocks not laid out yet were guessed.
         for _ in range(4):
-            top = self.cursorRect(c).top()
-            step = round(top / line)
-            if step == 0 or not bar.minimum() <= bar.value() + step <= bar.maximum():
-                if step:
-                    bar.setValue(min(max(bar.value() + step, bar.minimum()), bar.maximum()))
+            step = round(self.cursorRect(c).top() / line)
+            if step == 0:
                 break
-            bar.setValue(bar.value() + step)
+            before = bar.value()
+            bar.setValue(before + step)
+            if bar.value() == before:
+                break
 
     def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802
         """What is copied is the answer's own text: the marker characters, no joiner."""
@@ -722,6 +731,29 @@ ZERO_WIDTH_SPACE = "\u200b"  # a line may break here
 _MARKER_RE = re.compile("\ue200[^\ue200\ue201\n]{0,400}\ue201")
 
 
+_NO_BREAK_SPACES = str.maketrans({" ": "\u00a0", "\t": "\u00a0"})
+
+
+def marker_spans(answer: str) -> list[tuple[int, int]]:
+    """Where the START..STOP markers of ``answer`` are."""
+    return [m.span() for m in _MARKER_RE.finditer(answer)]
+
+
+def no_break_spaces(shown: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``shown`` with the spaces inside markers as no-break spaces, one for one: Qt breaks a
+    line after any space, whatever the characters around it say."""
+    if not spans:
+        return shown
+    out = []
+    last = 0
+    for s, e in spans:
+        out.append(shown[last:s])
+        out.append(shown[s:e].translate(_NO_BREAK_SPACES))
+        last = e
+    out.append(shown[last:])
+    return "".join(out)
+
+
 class JoinedText:
     """A text with zero-width characters inserted: ``chars[k]`` before offset ``at[k]``
     (sorted), and the offsets of the text <-> the offsets of the joined text."""
@@ -751,17 +783,16 @@ class JoinedText:
         return offset - bisect_left(self._shifted, offset)
 
 
-def marker_joins(shown: str, answer: str) -> JoinedText:
-    """What keeps each START..STOP marker of ``answer`` on one line in ``shown`` (the answer
-    with visible markers, one for one): a WORD JOINER at each line-break opportunity Qt's line
-    breaker finds inside it (at ``|`` and ``-``, at a space of a degraded marker), and a ZERO
-    WIDTH SPACE before it when it follows a word (a word and a marker that fill more than a
-    line would be broken anywhere, the marker too)."""
+def marker_joins(shown: str, spans: Sequence[tuple[int, int]]) -> JoinedText:
+    """What keeps each marker (``spans``) on one line in ``shown`` (the answer with visible
+    markers, one for one): a WORD JOINER at each line-break opportunity Qt's line breaker
+    finds inside it (at ``|`` and ``-``), and a ZERO WIDTH SPACE before it when it follows a
+    word (a word and a marker that fill more than a line would be broken anywhere, the marker
+    too)."""
     at: list[int] = []
     chars: list[str] = []
     known: dict[str, list[int]] = {}  # a marker's text -> its breaks: markers repeat
-    for m in _MARKER_RE.finditer(answer):
-        s, e = m.span()
+    for s, e in spans:
         if s > 0 and not shown[s - 1].isspace() and (not at or at[-1] != s):
             at.append(s)
             chars.append(ZERO_WIDTH_SPACE)

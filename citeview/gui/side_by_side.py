@@ -100,6 +100,7 @@ class SideBySide(QObject):
         self.splitter.setChildrenCollapsible(False)
         win.answer_stack.addWidget(self.splitter)
         self.on = False
+        self._panes_before: list[int] = []  # the panes' widths before side by side
         self._leader = RENDERED
         self._following = False  # the other pane is being scrolled to follow
         self._expected: dict[str, int] = {}  # scroll values set by following
@@ -119,7 +120,14 @@ class SideBySide(QObject):
         self.on = on
         self._timer.stop()
         stack = win.answer_stack
+        panes = win.split_panes.sizes()  # [the answer's box, the source]
         if on:
+            # Two answers share the answer's room: it takes two thirds of the panes' width
+            # (at 1024 pixels, a marker still fits on a line of the raw pane).
+            self._panes_before = panes
+            total = sum(panes)
+            if total and panes[0] < 0.6 * total:
+                win.split_panes.setSizes([total * 2 // 3, total - total * 2 // 3])
             self.splitter.insertWidget(0, win.answer)
             self.splitter.insertWidget(1, win.raw)
             win.answer.show()
@@ -133,6 +141,9 @@ class SideBySide(QObject):
         else:
             stack.insertWidget(0, win.answer)
             stack.insertWidget(1, win.raw)
+            if self._panes_before and sum(self._panes_before) == sum(panes):
+                win.split_panes.setSizes(self._panes_before)
+            self._panes_before = []
 
     def align(self) -> None:
         """Both panes at the active citation (centred in each), or the raw pane following
