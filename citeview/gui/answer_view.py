@@ -663,8 +663,9 @@ class RawAnswerView(QPlainTextEdit):
             if e > cp_start and s < cp_end:
                 if role == "claim":
                     mark = _bg(roles.highlight)
-                else:  # the marker: its own strong frame of colour, as the chip has
-                    mark = _bg(roles.tint)
+                else:  # the marker: blue, as its chip is in the rendered answer
+                    mark = _bg(_blend(self.palette().base().color(), roles.link,
+                                      0.35 if roles.dark else 0.22))
                     mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
                     mark.setUnderlineColor(roles.link)
                 mark.setProperty(QTextCharFormat.Property.UserProperty, role)
@@ -816,6 +817,12 @@ def _line_breaks_inside(text: str) -> list[int]:
         out.append(u16.from_utf16(p))
         p = finder.toNextBoundary()
     return out
+
+
+def _blend(a: QColor, b: QColor, t: float) -> QColor:
+    return QColor(round(a.red() + (b.red() - a.red()) * t),
+                  round(a.green() + (b.green() - a.green()) * t),
+                  round(a.blue() + (b.blue() - a.blue()) * t))
 
 
 def _bg(colour: QColor) -> QTextCharFormat:

@@ -428,7 +428,9 @@ class MainWindow(QMainWindow):
             width = max(self.width(), 600)
             left = min(300, width // 5)
             self.split_main.setSizes([left, width - left])
-            self.split_panes.setSizes([(width - left) // 2, (width - left) // 2])
+            # Side by side, the two answers take two thirds (gui/side_by_side).
+            answer = (width - left) * 2 // 3 if self.side_by_side.on else (width - left) // 2
+            self.split_panes.setSizes([answer, width - left - answer])
 
     def changeEvent(self, ev: QEvent) -> None:  # noqa: N802
         super().changeEvent(ev)
@@ -820,6 +822,7 @@ class MainWindow(QMainWindow):
 
         Side by side, Raw Answer (Ctrl+R) is unchecked; pressing it ends side by side and shows
         the raw answer alone (``set_raw_mode(False)``: the rendered one alone)."""
+        typing_here = self.answer.hasFocus() or self.raw.hasFocus()
         if self.side_by_side.on:
             self.side_by_side.set_on(False)
             self.side_by_side_action.setChecked(False)
@@ -829,6 +832,8 @@ class MainWindow(QMainWindow):
         if self.raw_mode and self._raw_stale:
             self.refresh_raw()
         self.answer_stack.setCurrentWidget(self.raw if self.raw_mode else self.answer)
+        if typing_here:  # the keyboard stays with the answer, not the next pane in line
+            self.answer_stack.currentWidget().setFocus()
         if self.raw_mode:
             self.show_raw_active()
 
@@ -851,8 +856,11 @@ class MainWindow(QMainWindow):
             self.side_by_side.set_on(True)
             self.show_raw_active()
         else:
+            typing_here = self.answer.hasFocus() or self.raw.hasFocus()
             self.side_by_side.set_on(False)
             self.set_raw_mode(self._alone_raw)
+            if typing_here:
+                self.answer_stack.currentWidget().setFocus()
 
     def refresh_raw(self) -> None:
         """The raw view takes in the shown case: now when it is shown, else when it is next."""

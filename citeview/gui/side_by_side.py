@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QSplitter
+from PySide6.QtWidgets import QApplication, QSplitter
 
 from citeview.core.text import Utf16Map
 
@@ -119,6 +119,8 @@ class SideBySide(QObject):
             return
         self.on = on
         self._timer.stop()
+        # Moving a pane to another parent takes the keyboard from it: it is given back.
+        focus = QApplication.focusWidget()
         stack = win.answer_stack
         panes = win.split_panes.sizes()  # [the answer's box, the source]
         if on:
@@ -141,9 +143,14 @@ class SideBySide(QObject):
         else:
             stack.insertWidget(0, win.answer)
             stack.insertWidget(1, win.raw)
-            if self._panes_before and sum(self._panes_before) == sum(panes):
-                win.split_panes.setSizes(self._panes_before)
+            before = self._panes_before
+            if before and sum(before) == sum(panes) and min(before) > 0:
+                win.split_panes.setSizes(before)
+            elif sum(panes):  # widened before the window was laid out: share evenly
+                win.split_panes.setSizes([sum(panes) // 2, sum(panes) - sum(panes) // 2])
             self._panes_before = []
+        if on and (focus is win.answer or focus is win.raw):
+            focus.setFocus()
 
     def align(self) -> None:
         """Both panes at the active citation (centred in each), or the raw pane following

@@ -340,3 +340,15 @@ def test_rapid_scrolling_resizing_and_case_switching_do_not_crash(qtbot, win) ->
     win.set_side_by_side(True)
     qtbot.wait(20)
     assert win.answer.isVisible() and win.raw.isVisible()
+
+
+def test_the_keyboard_stays_with_the_answer_when_toggling(qtbot, win) -> None:
+    open_cases(qtbot, win, long_case())
+    win.answer.setFocus()
+    qtbot.waitUntil(win.answer.hasFocus, timeout=2000)
+    win.set_side_by_side(True)
+    assert win.answer.hasFocus()
+    win.raw.setFocus()
+    win.set_side_by_side(False)  # back to the rendered answer alone; raw was focused
+    qtbot.wait(10)
+    assert win.focusWidget() is not win.source.text_view()
