@@ -833,7 +833,7 @@ class MainWindow(QMainWindow):
             self.refresh_raw()
         self.answer_stack.setCurrentWidget(self.raw if self.raw_mode else self.answer)
         if typing_here:  # the keyboard stays with the answer, not the next pane in line
-            self.answer_stack.currentWidget().setFocus()
+            (self.raw if self.raw_mode else self.answer).setFocus()
         if self.raw_mode:
             self.show_raw_active()
 
@@ -860,7 +860,7 @@ class MainWindow(QMainWindow):
             self.side_by_side.set_on(False)
             self.set_raw_mode(self._alone_raw)
             if typing_here:
-                self.answer_stack.currentWidget().setFocus()
+                (self.raw if self.raw_mode else self.answer).setFocus()
 
     def refresh_raw(self) -> None:
         """The raw view takes in the shown case: now when it is shown, else when it is next."""
