@@ -503,7 +503,7 @@ class RawAnswerView(QPlainTextEdit):
     A marker is never wrapped in the middle: a WORD JOINER (zero width) stands in the document
     at each line-break opportunity inside a START..STOP marker, and a ZERO WIDTH SPACE before
     one that follows a word, so the marker moves to the next line as a whole (unless it is
-    longer than a line; see :func:`marker_joins`). Every offset this view takes or gives is
+    longer than a line; see :func:`keep_markers_whole`). Every offset this view takes or gives is
     a code point of the answer; copying gives the answer's exact text, markers and all."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -535,10 +535,8 @@ class RawAnswerView(QPlainTextEdit):
 
         self._answer = answer
         self._shown, _offsets = visible_markers(answer)
-        spans = marker_spans(answer)
-        spaced = no_break_spaces(self._shown, spans)
-        self._joined = marker_joins(spaced, spans)
-        self._doc = DocumentText(self._joined.display(spaced))
+        text, self._joined = keep_markers_whole(self._shown, answer)
+        self._doc = DocumentText(text)
         self._lexer = CitationMarkerLexer()
         self._diagnostics = [(d.start, max(d.end, d.start + 1), d.severity.value)
                              for d in diagnostics]
@@ -730,48 +728,18 @@ WORD_JOINER = "\u2060"  # no line break on either side
 ZERO_WIDTH_SPACE = "\u200b"  # a line may break here
 # A marker as the line breaker sees it: START to STOP on one line (a longer one is no marker).
 _MARKER_RE = re.compile("\ue200[^\ue200\ue201\n]{0,400}\ue201")
-
-
 _NO_BREAK_SPACES = str.maketrans({" ": "\u00a0", "\t": "\u00a0"})
 
 
-def marker_spans(answer: str) -> list[tuple[int, int]]:
-    """Where the START..STOP markers of ``answer`` are."""
-    return [m.span() for m in _MARKER_RE.finditer(answer)]
-
-
-def no_break_spaces(shown: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``shown`` with the spaces inside markers as no-break spaces, one for one: Qt breaks a
-    line after any space, whatever the characters around it say."""
-    if not spans:
-        return shown
-    out = []
-    last = 0
-    for s, e in spans:
-        out.append(shown[last:s])
-        out.append(shown[s:e].translate(_NO_BREAK_SPACES))
-        last = e
-    out.append(shown[last:])
-    return "".join(out)
-
-
 class JoinedText:
-    """A text with zero-width characters inserted: ``chars[k]`` before offset ``at[k]``
-    (sorted), and the offsets of the text <-> the offsets of the joined text."""
+    """Offsets of a text <-> offsets of the text with zero-width characters inserted, one
+    before each offset of ``at`` (sorted)."""
 
-    __slots__ = ("_shifted", "at", "chars")
+    __slots__ = ("_shifted", "at")
 
-    def __init__(self, at: list[int], chars: str = "") -> None:
+    def __init__(self, at: list[int]) -> None:
         self.at = at
-        self.chars = chars
         self._shifted = [j + k for k, j in enumerate(at)]  # where each inserted one stands
-
-    def display(self, text: str) -> str:
-        if not self.at:
-            return text
-        bounds = [0, *self.at, len(text)]
-        pieces = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
-        return "".join(p + c for p, c in zip(pieces, self.chars, strict=False)) + pieces[-1]
 
     def to_display(self, offset: int, end: bool = False) -> int:
         """The joined offset of ``offset``: after what was inserted there (a span's start),
@@ -784,26 +752,40 @@ class JoinedText:
         return offset - bisect_left(self._shifted, offset)
 
 
-def marker_joins(shown: str, spans: Sequence[tuple[int, int]]) -> JoinedText:
-    """What keeps each marker (``spans``) on one line in ``shown`` (the answer with visible
-    markers, one for one): a WORD JOINER at each line-break opportunity Qt's line breaker
-    finds inside it (at ``|`` and ``-``), and a ZERO WIDTH SPACE before it when it follows a
-    word (a word and a marker that fill more than a line would be broken anywhere, the marker
-    too)."""
+def keep_markers_whole(shown: str, answer: str) -> tuple[str, JoinedText]:
+    """``shown`` (the answer with visible markers, one for one) as the raw view's document
+    holds it, so that no START..STOP marker of ``answer`` is wrapped in the middle: a WORD
+    JOINER at each line-break opportunity Qt's line breaker finds inside a marker (after ``|``
+    and ``-``), its spaces as no-break spaces (Qt breaks after any space, whatever follows),
+    and a ZERO WIDTH SPACE before a marker that follows a word (a word and a marker filling
+    more than a line would be broken anywhere, the marker too)."""
     at: list[int] = []
-    chars: list[str] = []
-    known: dict[str, list[int]] = {}  # a marker's text -> its breaks: markers repeat
-    for s, e in spans:
-        if s > 0 and not shown[s - 1].isspace() and (not at or at[-1] != s):
-            at.append(s)
-            chars.append(ZERO_WIDTH_SPACE)
+    out: list[str] = []
+    last = 0
+    known: dict[str, tuple[list[int], str]] = {}  # markers repeat: each text is done once
+    for m in _MARKER_RE.finditer(answer):
+        s, e = m.span()
         piece = shown[s:e]
-        inside = known.get(piece)
-        if inside is None:
-            inside = known[piece] = _line_breaks_inside(piece)
-        at.extend(s + k for k in inside)
-        chars.extend(WORD_JOINER * len(inside))
-    return JoinedText(at, "".join(chars))
+        done = known.get(piece)
+        if done is None:
+            spaced = piece.translate(_NO_BREAK_SPACES) if " " in piece or "\t" in piece \
+                else piece
+            inside = _line_breaks_inside(spaced)
+            bounds = [0, *inside, len(spaced)]
+            done = known[piece] = (inside, WORD_JOINER.join(
+                spaced[i:j] for i, j in zip(bounds, bounds[1:], strict=False)))
+        inside, joined = done
+        out.append(shown[last:s])
+        if s > 0 and not shown[s - 1].isspace():
+            at.append(s)
+            out.append(ZERO_WIDTH_SPACE)
+        at.extend([s + k for k in inside])
+        out.append(joined)
+        last = e
+    if not out:
+        return shown, JoinedText([])
+    out.append(shown[last:])
+    return "".join(out), JoinedText(at)
 
 
 def _line_breaks_inside(text: str) -> list[int]:
