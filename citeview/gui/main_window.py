@@ -839,9 +839,9 @@ class MainWindow(QMainWindow):
 
     def set_side_by_side(self, on: bool) -> None:
         """Show the rendered and the raw answer side by side, scrolled together, the active
-        citation marked in both (remembered). While on, :attr:`raw_mode` is true (the raw pane
-        is shown and follows the case and citation). Turned off, the pane shown alone before
-        comes back."""
+        citation marked in both (remembered). While on, :attr:`raw_mode` is true: the raw pane
+        follows the case and citation, and Find in the answer searches it (the exact text).
+        Turned off, the pane shown alone before comes back."""
         on = bool(on)
         self.side_by_side_action.setChecked(on)
         self.settings.setValue(SIDE_BY_SIDE_KEY, on)

@@ -43,6 +43,7 @@ def view_state(win: MainWindow) -> dict[str, Any]:
         "last_line": labels[1] if labels else None,
         "highlighted_text": win.source.highlighted_text(),
         "raw": win.raw_mode,
+        "side_by_side": win.side_by_side.on,
         # The review bar: the pressed verdict button of the shown source, and progress.
         "verdict": next((str(a.data()) for a in review.verdict_actions if a.isChecked()),
                         None),

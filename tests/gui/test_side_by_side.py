@@ -18,7 +18,7 @@ from citeview.core.text import Utf16Map
 from citeview.gui.answer_view import RawAnswerView
 from citeview.gui.app import demo_path
 from citeview.gui.main_window import MainWindow
-from citeview.gui.readback import is_settled
+from citeview.gui.readback import is_settled, view_state
 from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, PositionMap
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
@@ -130,6 +130,7 @@ def test_side_by_side_shows_both_and_is_remembered(qtbot, win, settings, new_win
     assert QKeySequence("Ctrl+Shift+R") == win.side_by_side_action.shortcut()
     side_by_side(qtbot, win)
     assert win.side_by_side.on and win.raw_mode and not win.raw_action.isChecked()
+    assert view_state(win)["side_by_side"] and view_state(win)["raw"]
     assert win.answer.isVisible() and win.raw.isVisible()
     assert win.answer.x() < win.raw.x()  # rendered left, raw right
     assert settings.value(SIDE_BY_SIDE_KEY) in (True, "true")
