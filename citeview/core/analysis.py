@@ -109,7 +109,7 @@ class AnalysedCase:
     :func:`analyse`. Lint and support are computed on first use and kept."""
 
     __slots__ = ("case", "policy", "material", "scan_result", "citations", "provider_diagnostics",
-                 "_lint", "_support", "_lint_by_citation", "_spans")
+                 "_lint", "_support", "_lint_by_citation", "_spans", "_item_counts")
 
     def __init__(self, case: Case, policy: Policy, material: Material, scan_result: ScanResult,
                  citations: tuple[AnalysedCitation, ...],
@@ -126,6 +126,7 @@ class AnalysedCase:
         self._support: tuple[tuple[float | None, ...], ...] | None = None
         self._lint_by_citation: tuple[tuple[Diagnostic, ...], ...] | None = None
         self._spans: _Spans | None = None
+        self._item_counts: tuple[int, ...] | None = None
 
     # -- what everybody needs ---------------------------------------------------------------
 
@@ -144,8 +145,11 @@ class AnalysedCase:
 
     @property
     def item_counts(self) -> tuple[int, ...]:
-        """Judgements each citation takes (one per source id), in numbering order."""
-        return tuple(c.items for c in self.citations)
+        """Judgements each citation takes (one per source id), in numbering order (kept: every
+        verdict asks)."""
+        if self._item_counts is None:
+            self._item_counts = tuple(c.items for c in self.citations)
+        return self._item_counts
 
     @property
     def items(self) -> int:
