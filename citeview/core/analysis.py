@@ -220,22 +220,26 @@ class AnalysedCase:
 
 def analyse(case: Case, policy: Policy | None = None, *,
             cache: AnalysisCache | None = None,
-            material: Material | None = None) -> AnalysedCase:
+            material: Material | None = None,
+            scanned: ScanResult | None = None) -> AnalysedCase:
     """Analyse ``case`` under ``policy`` (default policy when None), through ``cache`` when
     given (the same content and policy give the same object back). ``material``: the case's
-    material already parsed (``case_material(case)``), not parsed again."""
+    material already parsed (``case_material(case)``), not parsed again. ``scanned``: the
+    answer's scan already made (a streamed answer's, from
+    :class:`~citeview.core.streaming.IncrementalScanner`), used as it is (never cached)."""
     pol = DEFAULT_POLICY if policy is None else policy
-    if cache is not None:
+    if cache is not None and scanned is None:
         return cache.get(case, pol, material)
-    return _analyse(case, pol, material)
+    return _analyse(case, pol, material, scanned)
 
 
-def _analyse(case: Case, policy: Policy, material: Material | None = None) -> AnalysedCase:
+def _analyse(case: Case, policy: Policy, material: Material | None = None,
+             scanned: ScanResult | None = None) -> AnalysedCase:
     if material is None:
         material = case_material(case)
     answer = case.answer
     reading = case_reading(case)  # a provider's citations (core.providers), or None
-    result = scan(answer, policy.families, material.ids())
+    result = scanned if scanned is not None else scan(answer, policy.families, material.ids())
     cits = result.citations
     if reading is not None:  # a new Material: one passed in (parsed once) is never changed
         material = Material([*material.sources, *reading.sources], list(material.diagnostics),
