@@ -348,6 +348,10 @@ class QtStreamReplay(QDialog):
 
     # -- read back (tests, snapshots) ---------------------------------------------------------
 
+    def interval(self) -> int:
+        """Milliseconds between two chunks while playing."""
+        return self._timer.interval()
+
     def rendered_text(self) -> str:
         return self.rendered.document().toPlainText()
 
