@@ -141,6 +141,9 @@ class QtStreamReplay(QDialog):
         self.diagnostics = QListWidget()
         self.diagnostics.setAccessibleName("Diagnostics")
         self.diagnostics.setMaximumHeight(150)
+        self.diagnostics.setWordWrap(True)  # a message is one sentence or two: read it whole
+        self.diagnostics.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.diagnostics.setResizeMode(QListWidget.ResizeMode.Adjust)
         lay.addWidget(self.diagnostics)
 
         row = QHBoxLayout()
