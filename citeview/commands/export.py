@@ -12,7 +12,9 @@ column: ``--config``, else the configuration found from the current directory up
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import IO, Protocol
 
@@ -56,7 +58,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
     """Write to stdout (``-``) or to ``path`` atomically (a temp file renamed into place)."""
     if path == "-":
-        write(sys.stdout)
+        # Whole or nothing on stdout too: a damaged row found half-way must not leave half a
+        # document in a pipe. Kept in memory up to 8 MiB, beyond that in a temporary file.
+        with tempfile.SpooledTemporaryFile(8 << 20, mode="w+", encoding="utf-8",
+                                           newline="") as held:
+            write(held)
+            held.seek(0)
+            shutil.copyfileobj(held, sys.stdout)
         sys.stdout.flush()
         return
     write_text_atomically(path, write)

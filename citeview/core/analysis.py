@@ -109,7 +109,7 @@ class AnalysedCase:
     :func:`analyse`. Lint and support are computed on first use and kept."""
 
     __slots__ = ("case", "policy", "material", "scan_result", "citations", "provider_diagnostics",
-                 "_lint", "_support", "_lint_by_citation", "_spans")
+                 "_lint", "_support", "_lint_by_citation", "_spans", "_item_counts")
 
     def __init__(self, case: Case, policy: Policy, material: Material, scan_result: ScanResult,
                  citations: tuple[AnalysedCitation, ...],
@@ -126,6 +126,7 @@ class AnalysedCase:
         self._support: tuple[tuple[float | None, ...], ...] | None = None
         self._lint_by_citation: tuple[tuple[Diagnostic, ...], ...] | None = None
         self._spans: _Spans | None = None
+        self._item_counts: tuple[int, ...] | None = None
 
     # -- what everybody needs ---------------------------------------------------------------
 
@@ -144,8 +145,11 @@ class AnalysedCase:
 
     @property
     def item_counts(self) -> tuple[int, ...]:
-        """Judgements each citation takes (one per source id), in numbering order."""
-        return tuple(c.items for c in self.citations)
+        """Judgements each citation takes (one per source id), in numbering order (kept: every
+        verdict asks)."""
+        if self._item_counts is None:
+            self._item_counts = tuple(c.items for c in self.citations)
+        return self._item_counts
 
     @property
     def items(self) -> int:
@@ -216,22 +220,26 @@ class AnalysedCase:
 
 def analyse(case: Case, policy: Policy | None = None, *,
             cache: AnalysisCache | None = None,
-            material: Material | None = None) -> AnalysedCase:
+            material: Material | None = None,
+            scanned: ScanResult | None = None) -> AnalysedCase:
     """Analyse ``case`` under ``policy`` (default policy when None), through ``cache`` when
     given (the same content and policy give the same object back). ``material``: the case's
-    material already parsed (``case_material(case)``), not parsed again."""
+    material already parsed (``case_material(case)``), not parsed again. ``scanned``: the
+    answer's scan already made (a streamed answer's, from
+    :class:`~citeview.core.streaming.IncrementalScanner`), used as it is (never cached)."""
     pol = DEFAULT_POLICY if policy is None else policy
-    if cache is not None:
+    if cache is not None and scanned is None:
         return cache.get(case, pol, material)
-    return _analyse(case, pol, material)
+    return _analyse(case, pol, material, scanned)
 
 
-def _analyse(case: Case, policy: Policy, material: Material | None = None) -> AnalysedCase:
+def _analyse(case: Case, policy: Policy, material: Material | None = None,
+             scanned: ScanResult | None = None) -> AnalysedCase:
     if material is None:
         material = case_material(case)
     answer = case.answer
     reading = case_reading(case)  # a provider's citations (core.providers), or None
-    result = scan(answer, policy.families, material.ids())
+    result = scanned if scanned is not None else scan(answer, policy.families, material.ids())
     cits = result.citations
     if reading is not None:  # a new Material: one passed in (parsed once) is never changed
         material = Material([*material.sources, *reading.sources], list(material.diagnostics),

@@ -70,8 +70,6 @@ class AnswerView(QTextBrowser):
         self._dark = False
         self._claims: list[tuple[str, object]] = []
         self._chips: list[tuple[int, int]] | None = None  # Qt positions of each chip
-        self._raw: str | None = None
-        self._u16: Utf16Map | None = None
         self._active: int | None = None
         self._claim_range: tuple[int, int] | None = None
         self.tooltip_for: Callable[[int], Sequence[str]] | None = None
@@ -102,8 +100,6 @@ class AnswerView(QTextBrowser):
         n = max(len(self._claims), len(prepared.chips))
         self._chips = [prepared.chips[i] if i < len(prepared.chips) else (-1, -1)
                        for i in range(n)]
-        self._raw = None
-        self._u16 = None
         self._active = None
         self._claim_range = None
         self.setExtraSelections([])
@@ -188,26 +184,47 @@ class AnswerView(QTextBrowser):
             known[chip.index] = (r[0], r[0] + length)
             edits.append((r[1], length - (r[1] - r[0])))
         c.endEditBlock()
-        if any(d for _, d in edits):
+        if len(edits) == 1 and edits[0][1]:  # one verdict: every chip after it moves
+            end, d = edits[0]
+            known[:] = [(s + d, e + d) if s >= end else (s, e) for s, e in known]
+        elif any(d for _, d in edits):
             ends = [e for e, _ in reversed(edits)]
             shifts = list(accumulate(d for _, d in reversed(edits)))
             for i, (s, e) in enumerate(known):
                 k = bisect_right(ends, s) - 1  # edits wholly before this chip
                 if s >= 0 and k >= 0 and shifts[k]:
                     known[i] = (s + shifts[k], e + shifts[k])
-        if edits:
-            self._raw = None
-            self._u16 = None
         if self._active is not None:
             self.set_active(self._active, scroll=False)
 
     # -- active citation -------------------------------------------------------------------------
 
-    def _raw_text(self) -> tuple[str, Utf16Map]:
-        if self._raw is None or self._u16 is None:
-            self._raw = self.document().toRawText()
-            self._u16 = Utf16Map(self._raw)
-        return self._raw, self._u16
+    def _text_before(self, end: int, limit: int, need: int) -> tuple[str, int]:
+        """The document's text from Qt position ``limit`` (or later) to ``end``, with a
+        separator between blocks, as ``(text, Qt position of its start)``: blocks are read
+        backwards from ``end`` until the text holds ``need`` non-blank characters, so a claim
+        is found without copying the whole document after each verdict."""
+        doc = self.document()
+        block = doc.findBlock(max(end - 1, 0))
+        pieces: list[str] = []
+        got = 0
+        start = end
+        while block.isValid():
+            pos = block.position()
+            text = block.text()
+            text = text[: _units_prefix(text, end - pos)] if end < pos + block.length() else text
+            if pos < limit:
+                text = text[_units_prefix(text, limit - pos):]
+                pos = limit
+            pieces.append(text)
+            start = pos
+            got += sum(1 for ch in text if not ch.isspace())
+            if pos <= limit or got >= need:
+                break
+            pieces.append("\u2029")  # the block separator before this block
+            start -= 1
+            block = block.previous()
+        return "".join(reversed(pieces)), start
 
     def claim_range(self, index: int) -> tuple[int, int] | None:
         """Qt positions of citation ``index``'s claim in the rendered answer."""
@@ -221,15 +238,16 @@ class AnswerView(QTextBrowser):
         if chip is None:
             return None
         prev = self.chip_range(first - 1) if first > 0 else None
-        raw, u16 = self._raw_text()
-        end = u16.from_utf16(chip[0])
-        limit = u16.from_utf16(prev[1]) if prev else 0
-        start = _match_backwards(raw, end, limit, self._claims[first][0])
+        claim = self._claims[first][0]
+        raw, base = self._text_before(chip[0], prev[1] if prev else 0, len(claim))
+        u16 = Utf16Map(raw)
+        end = len(raw)
+        start = _match_backwards(raw, end, 0, claim)
         if start is None:
             return None
         while end > start and (raw[end - 1].isspace() or raw[end - 1] in "\u2029\ufdd0\ufdd1"):
             end -= 1
-        return u16.to_utf16(start), u16.to_utf16(end)
+        return base + u16.to_utf16(start), base + u16.to_utf16(end)
 
     def set_active(self, index: int | None, scroll: bool = True) -> None:
         """Highlight citation ``index``'s claim and chip; scroll the chip to the middle."""
@@ -460,6 +478,15 @@ def _find_chips(doc: QTextDocument) -> list[tuple[int, int]]:
 
 
 _DOC_SEPARATORS = "\u2029\ufdd0\ufdd1\ufffc"
+
+
+def _units_prefix(text: str, units: int) -> int:
+    """How many code points of ``text`` fill its first ``units`` UTF-16 units."""
+    if units <= 0:
+        return 0
+    if text.isascii() or len(text.encode("utf-16-le")) == 2 * len(text):
+        return min(units, len(text))
+    return Utf16Map(text).from_utf16(units)
 
 
 def plain_tooltip(lines: Sequence[str]) -> str:

@@ -248,13 +248,16 @@ class CaseLoader(QObject):
         win = self.win
         view, prepared = result
         win.view = view
+        # Lint already done (a small case): its findings join before the tables are filled,
+        # so the tables and chips are filled once, not again when lint lands.
+        restyle = set(self._apply_lint(linted)) if isinstance(linted, list) else set()
         claims = [(c.shown_claim if c.shown_claim is not None
                    else view.case.answer[c.claim[0]:c.claim[1]], c.claim)
                   for c in view.citations]
         win.answer.set_prepared(prepared, claims)
-        judged = win.progress.decorate(view)
-        if judged:
-            win.answer.update_chips([view.citations[i].chip for i in judged])
+        restyle.update(win.progress.decorate(view))
+        if restyle:
+            win.answer.update_chips([view.citations[i].chip for i in sorted(restyle)])
         win.refresh_raw()
         self._building = None
         self._loading_timer.stop()
@@ -290,7 +293,9 @@ class CaseLoader(QObject):
             message.error(str(linted))
             return
         if linted is not None:
-            self._on_linted(linted)
+            if win.raw_mode:
+                win.show_raw_active()
+            self.lintReady.emit()
             return
         case, analysed = view.case, view.analysed
         (BackgroundOp(self, lambda: lint(case, analysed), key=CASE_WORK)
@@ -303,8 +308,7 @@ class CaseLoader(QObject):
         view = win.view
         if view is None:
             return
-        # Blind: the reviewer judges without the linter's opinion.
-        changed = view.apply_lint(None if win.review.blind else found)
+        changed = self._apply_lint(found)
         if changed:
             win.answer.update_chips([view.citations[i].chip for i in changed])
         win.citations_model.set_view(view)  # its last column, lint's, stretches: no fit
@@ -315,6 +319,12 @@ class CaseLoader(QObject):
             win.show_raw_active()
         self.update_counts()
         self.lintReady.emit()
+
+    def _apply_lint(self, found: list[Diagnostic]) -> list[int]:
+        """Lint's findings join the shown view-model; the citations whose chip changed."""
+        assert self.win.view is not None
+        # Blind: the reviewer judges without the linter's opinion.
+        return self.win.view.apply_lint(None if self.win.review.blind else found)
 
     def refresh_citation(self, index: int) -> None:
         """Redraw citation ``index`` after its state changed (a verdict was set): its chip in

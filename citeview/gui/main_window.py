@@ -75,6 +75,7 @@ from citeview.session import location
 from citeview.session.store import Change, Session
 
 if TYPE_CHECKING:
+    from citeview.gui.replay import QtStreamReplay
     from citeview.gui.source_view import QtSourceView
 
 MAX_RECENT = 10
@@ -337,7 +338,7 @@ class MainWindow(QMainWindow):
         self.raw_action = self._action(m, "&Raw Answer", self.set_raw_mode, "Ctrl+R",
                                        checkable=True)
         self.side_by_side_action = self._action(m, "&Side by Side", self.set_side_by_side,
-                                                "Ctrl+Shift+R", checkable=True)
+                                                "Ctrl+Shift+B", checkable=True)
         m.addSeparator()
         self._action(m, "Zoom &In", lambda: self.set_zoom(self.zoom + 1),
                      [QKeySequence(QKeySequence.StandardKey.ZoomIn), QKeySequence("Ctrl+=")])
@@ -346,6 +347,7 @@ class MainWindow(QMainWindow):
         self._action(m, "&Actual Size", lambda: self.set_zoom(0), "Ctrl+0")
         self._action(m, "Open Source &URL", self.source.open_url, "Ctrl+L")
         self._action(m, "What the &Model Saw\u2026", self.show_model_input, "Ctrl+I")
+        self._action(m, "&Stream Replay\u2026", self.show_replay, "Ctrl+Shift+R")
         self.present_action = self._action(m, "&Presentation Mode", self.set_presenting, "F11",
                                            checkable=True)
 
@@ -701,6 +703,12 @@ class MainWindow(QMainWindow):
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.show()
         return dlg
+
+    def show_replay(self) -> QtStreamReplay | None:
+        """The shown case's answer replayed as a stream (:mod:`citeview.gui.replay`)."""
+        from citeview.gui.replay import open_replay
+
+        return open_replay(self)
 
     def copy_answer(self, fmt: str) -> str:
         """Put the shown answer on the clipboard as clean text, Markdown with numbered

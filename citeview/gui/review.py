@@ -293,7 +293,8 @@ class ReviewController(QObject):
 
     # ------------------------------------------------------------------ editing
 
-    def _push(self, make: Callable[[], Edit]) -> bool:
+    def _can_edit(self) -> bool:
+        """Whether an edit can be recorded now (says why not; may ask the annotator's name)."""
         s = self.session
         if s is None:
             return False
@@ -302,6 +303,11 @@ class ReviewController(QObject):
             return False
         if not self.win.review_session.ensure_annotator():
             message.warning("No verdict recorded: an annotator name is needed")
+            return False
+        return True
+
+    def _push(self, make: Callable[[], Edit]) -> bool:
+        if not self._can_edit():
             return False
         try:
             push_edit(self.undo_stack, make(), self._reveal)
@@ -449,9 +455,17 @@ class ReviewController(QObject):
                             8000)
             return
         self._confirm_done = None
-        if not self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)):
+        if not self._can_edit():
             return
-        self.win.advance.open_next_case()
+        win = self.win
+        nxt = win.progress.next_undone(win.case_index)
+        ahead = nxt is not None and nxt != win.case_index
+        if nxt is not None and ahead:
+            # The next case is built in the worker while the "done" mark waits for the disk
+            # here: a failed write is still told (and nothing is recorded), one press later.
+            win.advance.show_case(nxt, "first")
+        if self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)) and not ahead:
+            win.advance.open_next_case()
 
     def change_annotator(self) -> None:
         name = self.win.review_session.prompt_annotator()

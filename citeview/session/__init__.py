@@ -8,7 +8,9 @@ Importing this package registers :data:`~citeview.session.loader.SESSION_LOADER`
 """
 
 from citeview.core.inputs import register_loader
+from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse
 from citeview.session.loader import SESSION_LOADER
+from citeview.session.location import open_for_input, session_path_for
 from citeview.session.model import (
     DEFAULT_LABELS,
     Annotation,
@@ -21,15 +23,7 @@ from citeview.session.model import (
     reattach,
 )
 from citeview.session.progress import Progress, ProgressCounts
-from citeview.session.store import (
-    Change,
-    ReadOnlySession,
-    Session,
-    SessionError,
-    SessionInUse,
-    open_for_input,
-    session_path_for,
-)
+from citeview.session.store import Change, Session
 
 register_loader(SESSION_LOADER)
 

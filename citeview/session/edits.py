@@ -12,13 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from citeview.core.analysis import AnalysedCitation
+from citeview.session.errors import ReadOnlySession, SessionError
 from citeview.session.model import (
     Annotation,
     AnnotationKey,
     ReviewState,
     now_iso,
 )
-from citeview.session.store import ReadOnlySession, RowChange, Session, SessionError
+from citeview.session.store import RowChange, Session
 
 _KEEP = object()
 

@@ -32,13 +32,8 @@ from citeview.resource_files import resource_path
 from citeview.session.jsonio import dumps_json
 from citeview.session.migrations import renumber_annotations
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
-from citeview.session.store import (
-    DOCUMENT_EXTRA,
-    KNOWN_META,
-    Session,
-    insert_annotation,
-    insert_review,
-)
+from citeview.session.records import insert_annotation, insert_review
+from citeview.session.store import DOCUMENT_EXTRA, KNOWN_META, Session
 
 FORMAT = "citeview-session"
 MAX_NUMBER = 2**62  # a citation number SQLite stores as an integer, with room to spare

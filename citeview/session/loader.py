@@ -10,6 +10,12 @@ process-wide registry passes ``load_input(path, loaders=[SESSION_LOADER])``.
 from __future__ import annotations
 
 from citeview.core.inputs import SQLITE_MAGIC, InputLoader
-from citeview.session.store import open_session_dataset
+from citeview.session.store import Session, SessionDataset
+
+
+def open_session_dataset(path: str) -> SessionDataset:
+    """A session opened read-only to read its cases (what ``load_input`` returns for one)."""
+    return SessionDataset(Session.open(path, readonly=True))
+
 
 SESSION_LOADER = InputLoader("citeview session", SQLITE_MAGIC, open_session_dataset)

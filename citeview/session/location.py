@@ -7,15 +7,44 @@ install. A ``.citeview`` input is the session itself.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
 from pathlib import Path
 
 from citeview.core.datasets import Dataset
+from citeview.core.inputs import SESSION_SUFFIX
 from citeview.resource_files import resource_root
-from citeview.session.store import SESSION_SUFFIX, Session, session_path_for, user_data_dir
+from citeview.session.store import Session
 
 # The phrase telling where a session lives for an input that ships with citeview.
 IN_DATA_FOLDER = "in the user data folder"
+
+
+def user_data_dir() -> Path:
+    """Where sessions go when the input's folder is read-only (``CITEVIEW_DATA_DIR`` wins)."""
+    env = os.environ.get("CITEVIEW_DATA_DIR")
+    if env:
+        return Path(env)
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", Path.home())) / "citeview"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "citeview"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "citeview"
+
+
+def session_path_for(input_path: str) -> tuple[str, bool]:
+    """``(session path, in user data folder)`` for an input: ``NAME.citeview`` beside it, or in
+    the user data folder when its folder is not writable and no session is beside it yet (an
+    existing one is always the one: its annotations are there; it opens read-only when it
+    cannot be written)."""
+    p = Path(input_path).resolve()
+    stem = p.stem if p.suffix else p.name
+    beside = p.with_name(stem + SESSION_SUFFIX)
+    if beside.exists() or os.access(p.parent, os.W_OK | os.X_OK):
+        return str(beside), False
+    digest = hashlib.sha1(str(p).encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return str(user_data_dir() / "sessions" / f"{stem}-{digest}{SESSION_SUFFIX}"), True
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -40,24 +69,45 @@ def session_location(input_path: str) -> tuple[str, str]:
     return path_s, "beside the input"
 
 
+def _open_or_create(path: str, input_path: str, dataset: Dataset, annotator: str, *,
+                    readonly: bool = False) -> Session:
+    """The session at ``path`` brought up to date with ``dataset`` (read from ``input_path``),
+    or a new one there holding copies of its cases."""
+    if os.path.exists(path):
+        session = Session.open(path, annotator=annotator, readonly=readonly)
+        if not session.readonly:
+            session.sync_from(dataset)
+        return session
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    return Session.create(path, dataset, annotator=annotator, source=os.path.abspath(input_path))
+
+
+def open_for_input(input_path: str, dataset: Dataset, *, annotator: str = "") -> Session:
+    """The session of an input: its ``NAME.citeview`` (beside it, or in the user data folder
+    when that folder is read-only; ``message`` then says where) is opened and brought up to date
+    with the input, or created with copies of its cases."""
+    if dataset.kind == "session" and dataset.path:
+        return Session.open(dataset.path, annotator=annotator)
+    path, in_data_dir = session_path_for(input_path)
+    session = _open_or_create(path, input_path, dataset, annotator)
+    if in_data_dir and session.message is None:
+        session.message = f"the input's folder is read-only: session kept in {path}"
+    return session
+
+
 def open_review_session(input_path: str, dataset: Dataset, annotator: str, *,
                         readonly: bool = False) -> tuple[Session, str]:
     """Open (or create) the session of an input and say where it is (``"opened"`` for a
-    ``.citeview`` input). :class:`~citeview.session.store.SessionInUse` when another process
+    ``.citeview`` input). :class:`~citeview.session.errors.SessionInUse` when another process
     has it open for writing."""
     if getattr(dataset, "kind", "") == "session" and getattr(dataset, "path", None):
         dataset.close()  # load_input opened it read-only just to look inside
         return Session.open(input_path, annotator=annotator, readonly=readonly), "opened"
     path, where = session_location(input_path)
-    if os.path.exists(path):
-        session = Session.open(path, annotator=annotator, readonly=readonly)
-        if not session.readonly:
-            session.sync_from(dataset)
-    else:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        session = Session.create(path, dataset, annotator=annotator,
-                                 source=os.path.abspath(input_path))
-    return session, where
+    return _open_or_create(path, input_path, dataset, annotator, readonly=readonly), where
 
 
-__all__ = ["open_review_session", "session_location"]
+__all__ = [
+    "open_for_input", "open_review_session", "session_location", "session_path_for",
+    "user_data_dir",
+]

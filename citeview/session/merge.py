@@ -24,6 +24,7 @@ from typing import Any
 
 from citeview.core.errors import InputError
 from citeview.session.edits import Edit
+from citeview.session.errors import ReadOnlySession, SessionError
 from citeview.session.interchange import (
     FORMAT,
     VERSION,
@@ -38,7 +39,7 @@ from citeview.session.model import (
     now_iso,
     reattach,
 )
-from citeview.session.store import ReadOnlySession, RowChange, Session, SessionError
+from citeview.session.store import RowChange, Session
 
 ADJUDICATED = "(adjudicated)"
 MERGE_META = "merged"

@@ -112,6 +112,38 @@ def test_ctrl_enter_with_unjudged_sources_goes_to_them_then_marks_done_anyway(
     assert win.review.session.review("handbook-line-level").state is ReviewState.DONE
 
 
+def test_ctrl_enter_on_a_full_disk_says_so_and_records_nothing(
+        qtbot, tmp_path, dataset, open_window, messages) -> None:
+    """The next case opens while "done" is written; a failed write is told, the case stays
+    not done, and no undo entry claims otherwise."""
+    import sqlite3
+
+    win = open_window(settings(tmp_path), dataset)
+    session = win.review.session
+    real = session.conn
+
+    class FullDisk:
+        def execute(self, sql, *args):  # type: ignore[no-untyped-def]
+            if sql.lstrip().upper().startswith(("INSERT", "UPDATE")):
+                raise sqlite3.OperationalError("database or disk is full")
+            return real.execute(sql, *args)
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(real, name)
+
+    session.conn = FullDisk()
+    try:
+        win.review.done_action.trigger()
+        win.review.done_action.trigger()  # done anyway, though unjudged
+        ready(qtbot, win)
+    finally:
+        session.conn = real
+    assert any("could not save" in e for e in messages.errors), messages.errors
+    assert session.review("handbook-line-level").state is not ReviewState.DONE
+    assert win.review.undo_stack.count() == 0
+    assert win.progress.case_state("handbook-line-level") is not ReviewState.DONE
+
+
 def test_resume_lands_on_the_first_unjudged_citation_of_the_first_case_not_done(
         qtbot, tmp_path, dataset, open_window) -> None:
     s = settings(tmp_path)

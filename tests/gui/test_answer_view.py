@@ -197,3 +197,28 @@ def test_highlighted_claim_is_the_sentence_before_the_chip(view, sentences, sep)
     for k, words in enumerate(sentences):
         view.set_active(k)
         assert view.highlighted_claim() == " ".join(words) + "."
+
+
+def test_claims_stay_highlighted_right_after_verdicts_change_chip_widths(view) -> None:
+    """A verdict restyles its chip in place (longer text: "3" -> "3✓"); every claim after it,
+    in paragraphs, list items, table cells and beside emoji, is still the one highlighted."""
+    answer = (f"Intro \U0001F600 claim.{cite('a')} Second one.{cite('b')}\n\n"
+              f"- listed **claim**{cite('c')}\n- another item\n  spanning on{cite('d')}\n\n"
+              f"| col | other |\n|---|---|\n| in a cell{cite('e')} | x |\n\n"
+              f"Closing \U0001F680 words.{cite('f')}{cite('g')}\n")
+    citations = load(view, answer)
+    expected = ["Intro \U0001F600 claim.", "Second one.", "listed claim",
+                "another item spanning on", "in a cell", "Closing \U0001F680 words.",
+                "Closing \U0001F680 words."]
+    before = []
+    for i in range(len(citations)):
+        view.set_active(i)
+        before.append(view.highlighted_claim().replace("\n", " "))
+    assert before == expected
+    for order in ([0, 2, 4, 6], [6, 5, 1, 3]):
+        view.update_chips([Chip(i, ChipState.ANNOTATED, marks="\u2713\u2717", tone="supported")
+                           for i in order])
+        for i, text in enumerate(expected):
+            view.set_active(i)
+            assert view.highlighted_claim().replace("\n", " ") == text, (order, i)
+            assert view.chip_text(i).startswith(str(i + 1))

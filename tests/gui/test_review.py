@@ -315,7 +315,7 @@ def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
 def test_a_session_open_elsewhere_is_told_not_shared(qtbot, tmp_path, dataset,
                                                      open_window, messages) -> None:
     from citeview.core.inputs import load_input
-    from citeview.session.store import open_for_input
+    from citeview.session.location import open_for_input
 
     other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
     try:
@@ -394,7 +394,7 @@ def test_input_rewritten_on_disk_keeps_the_verdicts(qtbot, tmp_path, dataset,
 def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
                                                      open_window) -> None:
     from citeview.core.inputs import load_input
-    from citeview.session.store import open_for_input
+    from citeview.session.location import open_for_input
 
     other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
     try:
@@ -417,7 +417,7 @@ def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
 def test_a_session_in_use_cancelled_still_shows_the_input_and_try_again_reviews_it(
         qtbot, tmp_path, dataset, open_window, messages) -> None:
     from citeview.core.inputs import load_input
-    from citeview.session.store import open_for_input
+    from citeview.session.location import open_for_input
 
     other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
     other.conn.execute("UPDATE lock SET token = 'another-process'")

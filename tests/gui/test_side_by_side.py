@@ -127,7 +127,7 @@ def markers_in_view(win: MainWindow) -> set[int]:
 
 def test_side_by_side_shows_both_and_is_remembered(qtbot, win, settings, new_window) -> None:
     open_cases(qtbot, win, long_case())
-    assert QKeySequence("Ctrl+Shift+R") == win.side_by_side_action.shortcut()
+    assert QKeySequence("Ctrl+Shift+B") == win.side_by_side_action.shortcut()
     side_by_side(qtbot, win)
     assert win.side_by_side.on and win.raw_mode and not win.raw_action.isChecked()
     assert view_state(win)["side_by_side"] and view_state(win)["raw"]
@@ -152,12 +152,12 @@ def test_side_by_side_shows_both_and_is_remembered(qtbot, win, settings, new_win
     assert not again.raw_mode and again.answer.isVisible() and not again.raw.isVisible()
 
 
-def test_ctrl_shift_r_key_toggles(qtbot, win) -> None:
+def test_ctrl_shift_b_key_toggles(qtbot, win) -> None:
     open_cases(qtbot, win, long_case())
-    qtbot.keyClick(win.answer, Qt.Key.Key_R,
+    qtbot.keyClick(win.answer, Qt.Key.Key_B,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert win.side_by_side.on
-    qtbot.keyClick(win.answer, Qt.Key.Key_R,
+    qtbot.keyClick(win.answer, Qt.Key.Key_B,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert not win.side_by_side.on and not win.raw_mode
 

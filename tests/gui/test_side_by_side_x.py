@@ -27,7 +27,7 @@ def test_scrolling_both_panes_resizing_and_switching_cases_in_x(tmp_path: Path) 
             app.wait(lambda: app.title().startswith("long-0"), what="the first case")
             time.sleep(0.5)
             app.click(400, 420)  # the answer: the window has the keyboard
-            app.key("ctrl+shift+r")
+            app.key("ctrl+shift+b")
             time.sleep(0.5)
             wid = app.windows()[-1]
             for round_ in range(6):

@@ -191,3 +191,23 @@ def test_importing_an_export_with_wrong_types_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not (tmp_path / "n.citeview").exists()
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "json"])
+def test_export_to_stdout_of_a_row_damaged_half_way_prints_no_partial_document(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    """A pipe gets a whole document or nothing: the damaged row is found after good ones."""
+    cases = [Case(f"c{k}", f"Claim.{RAW}") for k in range(30)]
+    path = str(tmp_path / "s.citeview")
+    Session.create(path, cases).close()
+    with Session.open(path, annotator="ana") as s:
+        for k in range(30):
+            s.put_annotation(Annotation(AnnotationKey(f"c{k}", 1, RAW, "f0"), "ana", "supported"))
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE annotations SET number = 'x' WHERE case_id = 'c29'")
+    conn.commit()
+    conn.close()
+    assert main(["export", path, "--format", fmt]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "citation number" in err and len(err.strip().splitlines()) == 1, err
