@@ -475,10 +475,15 @@ def check_placement(
     paragraphs = layout.paragraphs
     para_starts = [p.first_line for p in paragraphs]
     in_para: list[int | None] = []
+    # Paragraphs holding any marker, one inside inline code too: CV302 already tells of that
+    # one; "no citation" (CV308) over the same marker would be a second, wrong, finding.
+    marked_paras: set[int] = set()
     for i in range(len(cits)):
         j = bisect_right(para_starts, lines[i]) - 1
-        inside = not in_code[i] and j >= 0 and lines[i] < paragraphs[j].end_line
-        in_para.append(j if inside else None)
+        inside = j >= 0 and lines[i] < paragraphs[j].end_line
+        if inside:
+            marked_paras.add(j)
+        in_para.append(j if inside and not in_code[i] else None)
     cited_paras = {j for j in in_para if j is not None}
     if len(paragraphs) >= 2 and len(placed) >= 2 and cited_paras == {len(paragraphs) - 1} \
             and all(j is not None for i, j in enumerate(in_para) if not in_code[i]):
@@ -486,7 +491,7 @@ def check_placement(
                           "cite each claim where it is made", placed[0].start, placed[-1].end))
     if placed:
         for j, para in enumerate(paragraphs):
-            if j in cited_paras or para.words < MIN_SUBSTANTIVE_WORDS or para.ends_with_colon:
+            if j in marked_paras or para.words < MIN_SUBSTANTIVE_WORDS or para.ends_with_colon:
                 continue
             start = stripped.to_original(para.start)
             end = stripped.to_original(para.end - 1) + 1 if para.end > para.start else start

@@ -260,3 +260,10 @@ def test_any_text_is_judged_without_error_and_spans_are_citations(parts: list[st
     # One code finding per citation at most (CV302 or CV303).
     code_spans = [(d.start, d.end) for d in diags if d.code in ("CV302", "CV303")]
     assert len(code_spans) == len(set(code_spans))
+
+
+def test_a_paragraph_whose_citation_is_in_inline_code_gets_cv302_not_also_cv308() -> None:
+    answer = f"`{M('turn0file0')}word<b>1. word`\n\nNext paragraph says more.{M('turn0file1')}"
+    diags = check_placement(answer, scan(answer).citations)
+    codes = [d.code for d in diags]
+    assert "CV302" in codes and "CV308" not in codes, codes
