@@ -8,6 +8,11 @@ are mapped back to the raw answer through :class:`~citeview.core.markers.Strippe
 markdown-it-py records line maps for blocks only; inline offsets (emphasis delimiters, code
 spans) are recorded here by wrapping each inline rule and noting the source position of the
 tokens it pushes.
+
+A long answer is parsed in parts (about :data:`PART_CHARS` characters each), cut only at a blank
+line before a line of prose, where every block but a fence or an HTML block ends (a part in which
+one is still open is parsed again with more text): memory follows the part, not the answer, and
+the findings are those of the whole answer parsed at once.
 """
 
 from __future__ import annotations
@@ -458,6 +463,7 @@ def check_placement(
 
 
 # --------------------------------------------------------------------------- parts
+
 
 @dataclass(slots=True)
 class _Part:
