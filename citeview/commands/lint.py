@@ -210,7 +210,9 @@ def _records(src: InputSource, path: str, stem: str) -> Iterator[Record]:
     if not lead.startswith((b"{", b"[")):
         # Not JSON: a plain text answer (read as load_input reads it), or something unreadable.
         data = b"".join(seen) + src.read_all()
+        del raw, first, seen, lead
         dataset = load_text(data, src.name, stream=not src.regular)
+        del data  # the dataset has what it needs
         for i, case in enumerate(dataset.iter_cases(), start=1):
             yield Record(path, i if len(dataset) > 1 else None, None, case.id, case=case)
         return
@@ -221,10 +223,17 @@ def _records(src: InputSource, path: str, stem: str) -> Iterator[Record]:
     jsonl = path.lower().endswith((".jsonl", ".ndjson")) or (first_ok and len(first) == 2)
     if not jsonl and not first_ok:
         # A pretty-printed case or an array of cases: one JSON document.
-        yield from _document(b"".join(seen) + src.read_all(), src.name, path, stem)
+        data = b"".join(seen) + src.read_all()
+        del raw, first, seen, lead  # the bytes are in data: not kept twice while linting
+        records = _document(data, src.name, path, stem)
+        del data  # _document lets go of the bytes once it has decoded them
+        yield from records
         return
     if not jsonl:
-        yield _built(path, None, value, stem)
+        rec = _built(path, None, value, stem)
+        # Only the case is kept while it is linted, not the bytes of its line or the JSON value.
+        del raw, first, seen, lead, value
+        yield rec
         return
     for n, raw in first:
         yield _line_record(path, n, raw, stem)
@@ -257,7 +266,9 @@ def _line_record(path: str, n: int, raw: bytes, stem: str) -> Record:
 
 def _document(data: bytes, name: str, path: str, stem: str) -> Iterator[Record]:
     text = decode_text(data, name)
+    del data  # the caller keeps no reference: the bytes go before the text is parsed
     doc = parse_json(text, name)
+    del text  # only the parsed value is kept while its records are linted
     kind = detect_kind(doc)
     if kind == "json-array":
         for i, item in enumerate(doc, start=1):

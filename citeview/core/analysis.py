@@ -247,9 +247,11 @@ def _analyse(case: Case, policy: Policy, material: Material | None = None,
     resolutions = resolve(cits, material)
     spans = _explicit_claims(case, cits) or claim_spans(answer, cits)
     if reading is None:
+        # Each claim is the span tuple claim_spans made (a group of markers shares one), not a
+        # copy of it: 250,000 citations hold no second set of tuples.
         items = tuple(
-            AnalysedCitation(n, c, r, (s, e), answer, citation_anchor(c))
-            for n, (c, r, (s, e)) in enumerate(zip(cits, resolutions, spans, strict=True), 1))
+            AnalysedCitation(n, c, r, span, answer, citation_anchor(c))
+            for n, (c, r, span) in enumerate(zip(cits, resolutions, spans, strict=True), 1))
         return AnalysedCase(case, policy, material, result, items)
     # Markers and provider citations in one numbering: reading order, a provider citation at
     # its claim's end (where its chip goes), a marker at its start.

@@ -8,13 +8,18 @@ are mapped back to the raw answer through :class:`~citeview.core.markers.Strippe
 markdown-it-py records line maps for blocks only; inline offsets (emphasis delimiters, code
 spans) are recorded here by wrapping each inline rule and noting the source position of the
 tokens it pushes.
+
+A long answer is parsed in parts (about :data:`PART_CHARS` characters each), cut only at a blank
+line before a line of prose, where every block but a fence or an HTML block ends (a part in which
+one is still open is parsed again with more text): memory follows the part, not the answer, and
+the findings are those of the whole answer parsed at once.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -40,6 +45,14 @@ MIN_SUBSTANTIVE_WORDS = 4
 _PLACEHOLDER = "\ue200"  # inert in Markdown: stands for a citation on an otherwise blank line
 _POS = "citeview_pos"
 _EMPHASIS_WORDS = (("bold", "bold"), ("italics", "italic"))
+#: Characters of the answer parsed at a time, at least (a part ends where it may be cut).
+PART_CHARS = 1 << 16
+
+# A line break, a blank line, a line break, then a letter at the left margin: where the answer
+# may be cut into parts (see _parts). Atomic groups: CRLF is one line break, never two.
+_CUT_RE = re.compile(r"(?>\r\n|\n|\r)[ \t]*(?>\r\n|\n|\r)(?=[^\W\d_])")
+# Blocks that a blank line and a line of prose at the left margin do not end.
+_OPEN_ENDED = frozenset(("fence", "html_block", "code_block"))
 
 
 # --------------------------------------------------------------------------- the parser
@@ -130,6 +143,9 @@ class _Layout:
     code: list[tuple[int, int, bool]] = field(default_factory=list)  # lines [a, b), closed
     inlines: list[_Inline] = field(default_factory=list)
     paragraphs: list[_Paragraph] = field(default_factory=list)
+    # A fenced code or HTML block (of the kinds a blank line does not end) runs to the end of
+    # the text: more text could continue it.
+    open_at_end: bool = False
 
     def line_of(self, pos: int) -> int:
         return bisect_right(self.line_starts, pos) - 1
@@ -201,6 +217,9 @@ def _locate_inline(layout: _Layout, tok: Token, in_table: bool,
 def _layout(text: str) -> _Layout:
     layout = _Layout(text, _line_starts(text))
     tokens = _block_parser().parse(text)
+    ends = len(layout.line_starts) - 1 if text.endswith("\n") else len(layout.line_starts)
+    layout.open_at_end = any(tok.type in _OPEN_ENDED and tok.map is not None
+                             and tok.map[1] >= ends for tok in tokens)
     in_table = False
     cursors: dict[int, int] = {}
     para_open: Token | None = None
@@ -387,21 +406,185 @@ def check_placement(
     citations: Sequence[Citation],
     extra_spans: Iterable[tuple[int, int]] = (),
     multi_source: MultiSource | None = None,
+    *,
+    part_chars: int = PART_CHARS,
 ) -> list[Diagnostic]:
     """CV301-CV308 for ``citations`` (from :func:`~citeview.core.markers.scan`) in ``answer``.
 
     ``extra_spans`` are other spans removed before parsing (stray marker characters). Rules get
     their default severities; the caller applies the policy. CV307 runs only when
     ``multi_source`` is given.
+
+    The answer is parsed in parts of about ``part_chars`` characters, cut only where the parts
+    parse as the whole answer does (see :func:`_parts`), so memory follows the part, not the
+    answer; the findings are the same for every ``part_chars``.
     """
     cits = sorted(citations, key=lambda c: c.start)
     if not cits:
         return []
-    # The removed spans: the citations' and the extra ones (sorted once, used twice).
-    spans = _Spans([(c.start, c.end) for c in cits] + list(extra_spans))
-    stripped, text = _parsed_text(answer, cits, spans)
-    layout = _layout(text)
     diags: list[Diagnostic] = []
+    placed = 0  # citations outside code, and the first and last of them
+    first: Citation | None = None
+    last: Citation | None = None
+    paragraphs = 0
+    cited_lo = cited_hi = -1  # the first and last paragraph holding a placed citation
+    all_in_paragraphs = True
+    uncited: list[tuple[int, int]] = []  # substantive paragraphs without a citation
+    for part in _parts(answer, cits, sorted(extra_spans), max(1, part_chars)):
+        found = _judge(part, multi_source)
+        lo = part.lo
+        diags.extend(found.diags if not lo else
+                     [Diagnostic(d.code, d.severity, d.message, d.start + lo, d.end + lo)
+                      for d in found.diags])
+        if found.placed:
+            placed += len(found.placed)
+            if first is None:
+                first = part.cits[found.placed[0]]
+            last = part.cits[found.placed[-1]]
+        if found.cited:
+            cited_lo = paragraphs + found.cited[0] if cited_lo < 0 else cited_lo
+            cited_hi = paragraphs + found.cited[-1]
+        all_in_paragraphs = all_in_paragraphs and found.all_in_paragraphs
+        paragraphs += found.paragraphs
+        uncited.extend((s + lo, e + lo) for s, e in found.uncited)
+
+    # CV306 and CV308 work on the paragraphs of the whole answer.
+    if paragraphs >= 2 and placed >= 2 and cited_lo == cited_hi == paragraphs - 1 \
+            and all_in_paragraphs:
+        assert first is not None and last is not None
+        diags.append(make("CV306", f"all {placed} citations stand in the last paragraph: "
+                          "cite each claim where it is made", first.start, last.end))
+    if placed:
+        for start, end in uncited:
+            diags.append(make("CV308", "paragraph has no citation while the answer cites "
+                              "elsewhere", start, end))
+    diags.sort(key=lambda d: (d.start, d.end, d.code))
+    return diags
+
+
+# --------------------------------------------------------------------------- parts
+
+
+@dataclass(slots=True)
+class _Part:
+    """A part of the answer as parsed: ``text`` is ``answer[lo:hi]``; ``cits`` the citations
+    in it (the caller's objects) and ``local`` the same with offsets in ``text``."""
+
+    lo: int
+    text: str
+    cits: Sequence[Citation]
+    local: Sequence[Citation]
+    spans: _Spans
+    stripped: StrippedText
+    layout: _Layout
+
+
+@dataclass(slots=True)
+class _Judged:
+    """What the rules found in one part (offsets in the part): the findings that need nothing
+    outside it, and what CV306 and CV308 need to judge the whole answer."""
+
+    diags: list[Diagnostic]
+    placed: list[int]  # citations (indexes into the part's) outside code, in order
+    paragraphs: int
+    cited: list[int]  # paragraphs holding a placed citation, sorted
+    all_in_paragraphs: bool  # every placed citation stands in a paragraph
+    uncited: list[tuple[int, int]]  # substantive paragraphs without a citation
+
+
+def _parts(answer: str, cits: Sequence[Citation], extra: Sequence[tuple[int, int]],
+           size: int) -> Iterator[_Part]:
+    """``answer`` in parsed parts of at least ``size`` characters (the last may be shorter).
+
+    A part ends only before a line of prose at the left margin (its first character a letter)
+    after a blank line, outside every removed span. Every container and leaf block the
+    CommonMark block parser knows ends there (paragraph, list, quote, table, indented code,
+    HTML of kinds 6 and 7), and the line cannot join what came before, so a part parses as that
+    stretch of the whole answer does: the same blocks, inline content and paragraphs. Fenced
+    code and HTML blocks of kinds 1 to 5 run on over blank lines: a part in which one reaches
+    its end is parsed again with more text (twice as much: the work stays linear)."""
+    n = len(answer)
+    cutter = _Cutter(answer, cits, extra)
+    lo = ci = ei = 0
+    while lo < n:
+        want = lo + size
+        while True:
+            hi = cutter.next_cut(want)
+            cj = ci
+            while cj < len(cits) and cits[cj].start < hi:
+                cj += 1
+            ej = ei
+            while ej < len(extra) and extra[ej][0] < hi:
+                ej += 1
+            part = _parse(answer, lo, hi, cits[ci:cj], extra[ei:ej])
+            if hi >= n or not part.layout.open_at_end:
+                break
+            want = hi + (hi - lo)
+        yield part
+        lo, ci, ei = hi, cj, ej
+
+
+class _Cutter:
+    """The places where an answer may be cut (see :func:`_parts`), asked for in order."""
+
+    __slots__ = ("answer", "ci", "cits", "ei", "extra", "last_start", "max_end")
+
+    def __init__(self, answer: str, cits: Sequence[Citation],
+                 extra: Sequence[tuple[int, int]]) -> None:
+        self.answer = answer
+        self.cits = cits
+        self.extra = extra
+        self.ci = self.ei = 0
+        self.last_start = -1  # of the spans before the place asked about
+        self.max_end = 0
+
+    def next_cut(self, pos: int) -> int:
+        """The first place at or after ``pos`` where the answer may be cut, or its length."""
+        cits, extra = self.cits, self.extra
+        for m in _CUT_RE.finditer(self.answer, pos):
+            cut = m.end()
+            while self.ci < len(cits) and cits[self.ci].start < cut:
+                c = cits[self.ci]
+                self.last_start = max(self.last_start, c.start)
+                self.max_end = max(self.max_end, c.end)
+                self.ci += 1
+            while self.ei < len(extra) and extra[self.ei][0] < cut:
+                s, e = extra[self.ei]
+                self.last_start = max(self.last_start, s)
+                self.max_end = max(self.max_end, e)
+                self.ei += 1
+            if (self.max_end <= m.start() and self.last_start < m.start()
+                    and (self.ci == len(cits) or cits[self.ci].start != cut)
+                    and (self.ei == len(extra) or extra[self.ei][0] != cut)):
+                return cut
+        return len(self.answer)
+
+
+def _parse(answer: str, lo: int, hi: int, cits: Sequence[Citation],
+           extra: Sequence[tuple[int, int]]) -> _Part:
+    local: Sequence[Citation]
+    if lo == 0 and hi == len(answer):
+        text, local = answer, cits
+        removed = [(c.start, c.end) for c in cits]
+        removed.extend(extra)
+    else:
+        text = answer[lo:hi]
+        local = [Citation(c.raw, c.family, c.source_ids, c.locator, c.start - lo, c.end - lo,
+                          c.recovered) for c in cits]
+        removed = [(c.start, c.end) for c in local]
+        removed.extend((s - lo, e - lo) for s, e in extra)
+    spans = _Spans(removed)
+    stripped, parsed = _parsed_text(text, local, spans)
+    return _Part(lo, text, cits, local, spans, stripped, _layout(parsed))
+
+
+def _judge(part: _Part, multi_source: MultiSource | None) -> _Judged:
+    """The placement rules over one part (see :func:`check_placement`)."""
+    answer, cits, spans, stripped, layout = (part.text, part.local, part.spans, part.stripped,
+                                             part.layout)
+    diags: list[Diagnostic] = []
+    if not cits:
+        return _Judged(diags, [], len(layout.paragraphs), [], True, _uncited(part, set()))
 
     points = [stripped.to_clean(c.start) for c in cits]
     lines = [layout.line_of(p) for p in points]
@@ -450,7 +633,8 @@ def check_placement(
                 diags.append(make("CV301", f"citation inside {what} text: place it after the "
                                   "emphasis", c.start, c.end))
 
-    placed = [c for i, c in enumerate(cits) if not in_code[i]]
+    placed_at = [i for i in range(len(cits)) if not in_code[i]]
+    placed = [cits[i] for i in placed_at]
 
     # CV304: a run of markers directly followed by sentence punctuation.
     for run in _runs(answer, placed):
@@ -471,32 +655,24 @@ def check_placement(
         diags.append(make("CV305", "line holds nothing but citations: put them at the end of "
                           "the sentence they support", s, e))
 
-    # CV306 and CV308 work on paragraphs.
+    # What CV306 and CV308 need: the paragraph of each placed citation.
     paragraphs = layout.paragraphs
     para_starts = [p.first_line for p in paragraphs]
-    in_para: list[int | None] = []
-    # Paragraphs holding any marker, one inside inline code too: CV302 already tells of that
-    # one; "no citation" (CV308) over the same marker would be a second, wrong, finding.
-    marked_paras: set[int] = set()
+    cited: set[int] = set()
+    all_in_paragraphs = True
+    for i in placed_at:
+        j = bisect_right(para_starts, lines[i]) - 1
+        if j >= 0 and lines[i] < paragraphs[j].end_line:
+            cited.add(j)
+        else:
+            all_in_paragraphs = False
+    # Paragraphs holding a marker inside inline code count as cited for CV308: CV302 already
+    # tells of that marker; "no citation" over the same marker would be a second, wrong one.
+    marked = set(cited)
     for i in range(len(cits)):
         j = bisect_right(para_starts, lines[i]) - 1
-        inside = j >= 0 and lines[i] < paragraphs[j].end_line
-        if inside:
-            marked_paras.add(j)
-        in_para.append(j if inside and not in_code[i] else None)
-    cited_paras = {j for j in in_para if j is not None}
-    if len(paragraphs) >= 2 and len(placed) >= 2 and cited_paras == {len(paragraphs) - 1} \
-            and all(j is not None for i, j in enumerate(in_para) if not in_code[i]):
-        diags.append(make("CV306", f"all {len(placed)} citations stand in the last paragraph: "
-                          "cite each claim where it is made", placed[0].start, placed[-1].end))
-    if placed:
-        for j, para in enumerate(paragraphs):
-            if j in marked_paras or para.words < MIN_SUBSTANTIVE_WORDS or para.ends_with_colon:
-                continue
-            start = stripped.to_original(para.start)
-            end = stripped.to_original(para.end - 1) + 1 if para.end > para.start else start
-            diags.append(make("CV308", "paragraph has no citation while the answer cites "
-                              "elsewhere", start, end))
+        if in_code[i] and j >= 0 and lines[i] < paragraphs[j].end_line:
+            marked.add(j)
 
     # CV307: multi-source style against the policy.
     if multi_source == "per-marker":
@@ -518,6 +694,18 @@ def check_placement(
                 how = f"with the same locator {loc}" if loc is not None else "without locators"
                 diags.append(make("CV307", f"{len(group)} adjacent markers {how}: cite these "
                                   "sources in one marker", group[0].start, group[-1].end))
+    return _Judged(diags, placed_at, len(paragraphs), sorted(cited), all_in_paragraphs,
+                   _uncited(part, marked))
 
-    diags.sort(key=lambda d: (d.start, d.end, d.code))
-    return diags
+
+def _uncited(part: _Part, cited: set[int]) -> list[tuple[int, int]]:
+    """Spans (in the part) of its substantive paragraphs that hold no placed citation."""
+    out = []
+    stripped = part.stripped
+    for j, para in enumerate(part.layout.paragraphs):
+        if j in cited or para.words < MIN_SUBSTANTIVE_WORDS or para.ends_with_colon:
+            continue
+        start = stripped.to_original(para.start)
+        end = stripped.to_original(para.end - 1) + 1 if para.end > para.start else start
+        out.append((start, end))
+    return out

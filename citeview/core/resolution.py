@@ -326,15 +326,25 @@ def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
     indexes: dict[int, _LineIndex] = {}
     # Targets are frozen and depend only on (id, locator): citations that cite the same lines
     # share one (250,000 citations of a few thousand places hold a few thousand targets).
+    # The targets of a citation of one source id, a tuple of one, are shared the same way.
     memo: dict[tuple[str, str | None], Target] = {}
+    ones: dict[tuple[str, str | None], tuple[Target]] = {}
+
+    def target(key: tuple[str, str | None]) -> Target:
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _resolve_one(key[0], key[1], by_id, indexes, known)
+        return found
+
     out: list[Resolution] = []
     for i, c in enumerate(citations):
-        targets = []
-        for sid in c.source_ids:
-            target = memo.get((sid, c.locator))
-            if target is None:
-                target = memo[(sid, c.locator)] = _resolve_one(sid, c.locator, by_id, indexes,
-                                                               known)
-            targets.append(target)
-        out.append(Resolution(i, c, tuple(targets)))
+        ids = c.source_ids
+        if len(ids) == 1:
+            key = (ids[0], c.locator)
+            one = ones.get(key)
+            if one is None:
+                one = ones[key] = (target(key),)
+            out.append(Resolution(i, c, one))
+        else:
+            out.append(Resolution(i, c, tuple(target((sid, c.locator)) for sid in ids)))
     return out

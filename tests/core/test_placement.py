@@ -3,12 +3,15 @@ with spans in the raw answer."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeview.core.markers import DELIMITER, START, STOP, scan
-from citeview.core.placement import check_placement
+from citeview.core.placement import PART_CHARS, check_placement
 
 
 def M(sid: str = "turn0file0", loc: str | None = None) -> str:
@@ -267,3 +270,65 @@ def test_a_paragraph_whose_citation_is_in_inline_code_gets_cv302_not_also_cv308(
     diags = check_placement(answer, scan(answer).citations)
     codes = [d.code for d in diags]
     assert "CV302" in codes and "CV308" not in codes, codes
+
+
+# --------------------------------------------------------------------------- parts
+
+# The answer is parsed in parts cut at blank lines (memory follows the part, not the answer):
+# the findings must not depend on where it was cut.
+
+_CUT_PIECES = st.sampled_from([
+    "word", " ", "\n", "\n\n", "*", "**", "_", "`", "```", "~~~", "> ", "- ", "1. ", "#", ".",
+    ",", "|", "[", "](u)", "\r\n", "\r", "\t", "    ", "😀", "---", "===",
+    # Places where a part may end, and blocks that run on over blank lines.
+    "\n\nAlpha ", "\r\n\r\nBeta ", "\n \t\nZed ", "\r\rGamma ", "\n\n    code\n", "\n\n```\n",
+    "\n\n~~~\n", "<pre>", "</pre>", "<!--", "-->", "<div>", "| a | b |\n|---|---|\n",
+    # Stray marker characters, a marker running over a blank line, recovered forms.
+    START, STOP, f"{START}cite{DELIMITER}x\n\nY{STOP}", "citeturn0file3", "[3†source]",
+])
+
+
+def _whole_and_cut(answer: str, **kw: object) -> None:
+    result = scan(answer)
+    stray = [(d.start, d.end) for d in result.diagnostics if d.code in ("CV101", "CV105")]
+    whole = check_placement(answer, result.citations, stray, part_chars=len(answer) + 1,
+                            **kw)  # type: ignore[arg-type]
+    for size in (1, 5, 40):
+        assert check_placement(answer, result.citations, stray, part_chars=size,
+                               **kw) == whole  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_CUT_PIECES, st.just("CITE")), min_size=1, max_size=60),
+       st.sampled_from([None, "one-marker", "per-marker"]))
+def test_findings_do_not_depend_on_where_the_answer_is_cut(parts: list[str],
+                                                           style: str | None) -> None:
+    answer = "".join(M(f"turn0file{i}") if p == "CITE" else p for i, p in enumerate(parts))
+    _whole_and_cut(answer, multi_source=style)
+
+
+@pytest.mark.parametrize("answer", [
+    # A fence (an HTML block) open over the places where a part could end: parsed again.
+    f"Intro claim{M()}.\n\n```\ncode{M('a1')}\n\nAlpha{M('a2')}\n\nBeta\n```\n\nTail{M('a3')}.\n",
+    f"Intro claim{M()}.\n\n<pre>\nx{M('a1')}\n\nAlpha *b{M('a2')}*\n</pre>\n\nTail{M('a3')} x\n",
+    # A marker over a blank line; a citation alone on a line at a cut.
+    f"One{M()}\n\n{START}cite{DELIMITER}a1\n\nAlpha{STOP} two\n\n{M('a2')}\n\nThree words here.\n",
+    # Lists and quotes end at a line of prose after a blank line.
+    f"- item{M()}\n- more\n\nAlpha words here too\n\n> quote **b{M('a1')}**\n\nBeta end{M()},\n",
+])
+def test_cut_answers_are_judged_as_whole_ones(answer: str) -> None:
+    _whole_and_cut(answer)
+    _whole_and_cut(answer.replace("\n", "\r\n"))
+
+
+def test_a_long_answer_is_judged_as_a_whole() -> None:
+    # The lint cases' answers, again and again: longer than one part of the default size.
+    answers = [json.loads(p.read_text(encoding="utf-8"))["answer"]
+               for p in sorted((Path(__file__).parents[1] / "data" / "lint").glob("*.json"))]
+    answer = "\n\n".join(answers)
+    answer = "\n\nNext answer.\n\n".join([answer] * (2 * PART_CHARS // len(answer) + 2))
+    assert len(answer) > 2 * PART_CHARS
+    result = scan(answer)
+    whole = check_placement(answer, result.citations, part_chars=len(answer) + 1)
+    assert {d.code for d in whole} >= {"CV301", "CV302", "CV303", "CV304", "CV305", "CV308"}
+    assert check_placement(answer, result.citations) == whole
