@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from citeview.core.errors import InputError
+from citeview.gui.dialogs import fit_to_screen
 from citeview.gui.tables import one_line
 from citeview.gui.undo import push_edit
 from citeview.session.merge import ADJUDICATED, Disagreement, adjudication_edit, iter_disagreements
@@ -69,7 +70,7 @@ class AdjudicationDialog(QDialog):
             nav.addWidget(b)
         nav.addStretch(1)
         lay.addLayout(nav)
-        self.resize(720, 360)
+        fit_to_screen(self, 720, 360)
         self.reload()
 
     def reload(self) -> None:

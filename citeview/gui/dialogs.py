@@ -46,6 +46,17 @@ def show_error(parent: QWidget, text: str) -> None:
     box.exec()
 
 
+
+def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
+    """Resize ``widget`` to ``width`` x ``height``, or to what its screen has room for (on a
+    1024x640 display a dialog's buttons must not end up below the screen's edge)."""
+    screen = widget.screen() or QGuiApplication.primaryScreen()
+    if screen is not None:
+        room = screen.availableGeometry()
+        width, height = min(width, room.width() - 16), min(height, room.height() - 48)
+    widget.resize(width, height)
+
+
 class NoteDialog(QDialog):
     """Edit a note: Ctrl+Enter saves, Esc cancels (a note may hold several lines)."""
 
@@ -159,7 +170,7 @@ class ModelInputDialog(QDialog):
         copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(text))
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
-        self.resize(820, 640)
+        fit_to_screen(self, 820, 640)
 
 
 class SummaryDialog(QDialog):
@@ -180,4 +191,4 @@ class SummaryDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
-        self.resize(920, 520)
+        fit_to_screen(self, 920, 520)

@@ -46,6 +46,7 @@ from citeview.core.streaming import DEFAULT_HOLD_LIMIT
 from citeview.gui import message
 from citeview.gui.answer_render import render_answer
 from citeview.gui.answer_view import AnswerView, PreparedDocument, prepare_document
+from citeview.gui.dialogs import fit_to_screen
 from citeview.gui.palette import color_roles
 from citeview.gui.state import MATERIAL_CODES, CaseView, build_case_view
 from citeview.gui.untrusted import safe_title
@@ -106,7 +107,7 @@ class QtStreamReplay(QDialog):
         self._shown: tuple[int, bool] | None = None  # (released, finished) rendered
         self._naive_shown = -1
         self._build()
-        self.resize(1120, 720)
+        fit_to_screen(self, 1120, 720)
         self.set_case(case, policy)
 
     # -- layout ------------------------------------------------------------------------------

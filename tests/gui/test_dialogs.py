@@ -1,0 +1,27 @@
+"""Dialogs fit the screen they open on: on a small display their buttons stay reachable."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+
+from citeview.core.cases import Case
+from citeview.gui.dialogs import ModelInputDialog, SummaryDialog
+from citeview.gui.replay import QtStreamReplay
+
+
+@pytest.mark.parametrize("make", [
+    lambda: QtStreamReplay(Case("c", "An answer.\ue200cite\ue202turn0file0\ue201")),
+    lambda: ModelInputDialog("text\n" * 200, "What the Model Saw"),
+    lambda: SummaryDialog("line\n" * 200),
+], ids=["stream-replay", "model-input", "summary"])
+def test_a_dialog_opens_within_the_screen(qtbot, make) -> None:  # type: ignore[no-untyped-def]
+    dlg = make()
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    room = (dlg.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+    assert room.width() < 1120  # the test screen is smaller than the dialogs' preferred size
+    assert dlg.frameGeometry().width() <= room.width()
+    assert dlg.frameGeometry().height() <= room.height()
+    dlg.close()
