@@ -3,7 +3,10 @@
 Model text is untrusted: raw HTML is escaped by markdown-it (``html: False``), images become their
 alt text (nothing is ever fetched), links lose their targets (only chips are anchors), and marker
 characters left outside any citation are made visible. Chips are the only markup we inject, as
-``<a href="cite:I">`` with ``I`` the 0-based citation index in reading order.
+``<a href="cite:I">`` with ``I`` the 0-based citation index in reading order, and a short class
+naming its state or verdict tone: their look is in the document's default stylesheet
+(:func:`stylesheet`), not repeated in every chip (Qt's HTML import cost grows with each tag's
+attributes and inline styles: a 10,000-chip answer's HTML is imported in two thirds of the time).
 
 Qt-free on purpose: the HTML is built off the GUI thread.
 """
@@ -25,8 +28,9 @@ from citeview.core.markers import DELIMITER, START, STOP
 _OPEN = "\uf8f0"
 _CLOSE = "\uf8f1"
 _SENTINEL_RE = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
-_TAG_OR_TEXT = re.compile(r"(<[^>]*>)")
 _ADJACENT_RE = re.compile(f"{_CLOSE}(?={_OPEN})")
+_SENTINEL_IN_TAG_RE = re.compile(f"<[^>{_OPEN}]*{_OPEN}")
+_TAG_WITH_SENTINEL_RE = re.compile(f"<[^>{_OPEN}]*{_OPEN}[^>]*>")
 
 CHIP_SCHEME = "cite"
 
@@ -165,14 +169,41 @@ def chip_colours(state: str, dark: bool = False) -> tuple[str, str]:
     return _CHIP_COLOURS[dark].get(state, _CHIP_COLOURS[dark][ChipState.RESOLVED])
 
 
+# The class of a chip's anchor per state or verdict tone (none: resolved, the usual chip); the
+# colours are the stylesheet's (see stylesheet()).
+_CHIP_CLASS = {ChipState.RESOLVED: "", ChipState.PROBLEM: "p", ChipState.ANNOTATED: "a",
+               "good": "g", "partial": "h", "bad": "b", "unsure": "u", "custom": "c", MIXED: "m"}
+
+
 def chip_html(chip: Chip, dark: bool = False) -> str:
-    bg, fg = chip_colours(chip.tone or chip.state, dark)
-    runs = "".join(text_html if rfg == fg else f'<span style="color:{rfg};">{text_html}</span>'
-                   for text, _, rfg in chip.parts(dark) for text_html in [html.escape(text)])
-    return (
-        f'<a href="{CHIP_SCHEME}:{chip.index}" style="background-color:{bg}; color:{fg}; '
-        f'text-decoration:none; font-weight:600;">\u00a0{runs}\u00a0</a>'
-    )
+    """The chip's anchor: its colours come from the answer document's stylesheet (its class),
+    except the red problem mark of a judged chip."""
+    key = chip.tone or chip.state
+    if key == ChipState.RESOLVED and not chip.problem:  # the usual chip: its label only
+        return f'<a href="{CHIP_SCHEME}:{chip.index}">\u00a0{chip.label}\u00a0</a>'
+    cls = _CHIP_CLASS.get(key, "")
+    attr = f' class="{cls}"' if cls else ""
+    if chip.flagged and chip.state != ChipState.PROBLEM:
+        fg = chip_colours(key, dark)[1]
+        runs = "".join(text_html if rfg == fg else f'<span style="color:{rfg};">{text_html}</span>'
+                       for text, _, rfg in chip.parts(dark) for text_html in [html.escape(text)])
+    else:
+        text = chip.text
+        runs = text if text.isdigit() else html.escape(text)
+    return f'<a href="{CHIP_SCHEME}:{chip.index}"{attr}>\u00a0{runs}\u00a0</a>'
+
+
+def chip_stylesheet(dark: bool = False) -> str:
+    """The chips' rules of the answer stylesheet: one per state or verdict tone."""
+    rules = []
+    for key, cls in _CHIP_CLASS.items():
+        bg, fg = chip_colours(key, dark)
+        if cls:
+            rules.append(f"a.{cls} {{ background-color:{bg}; color:{fg}; }}")
+        else:
+            rules.insert(0, f"a {{ background-color:{bg}; color:{fg}; text-decoration:none; "
+                            "font-weight:600; }")
+    return "".join(rules)
 
 
 def _markdown() -> MarkdownIt:
@@ -220,7 +251,9 @@ def with_sentinels(answer: str, spans: Sequence[tuple[int, int]]) -> str:
     for i, (s, e) in enumerate(spans):
         if s < pos:  # overlapping spans do not occur in a scan; keep the first
             continue
-        out.append(answer[pos:s].translate(_VISIBLE))
+        piece = answer[pos:s]
+        # (translate is slow even on text it leaves alone; none of its characters are ASCII)
+        out.append(piece if piece.isascii() else piece.translate(_VISIBLE))
         out.append(f"{_OPEN}{i}{_CLOSE}")
         pos = e
     out.append(answer[pos:].translate(_VISIBLE))
@@ -273,23 +306,18 @@ def _flatten_inline(body: str) -> str:
 
 
 def _replace_sentinels(body: str, chips: Sequence[Chip], dark: bool) -> str:
-    def chip_for(m: re.Match[str]) -> str:
-        i = int(m.group(1))
-        return chip_html(chips[i], dark) if i < len(chips) else ""
-
     # Only in text between tags: a sentinel that ended up in an attribute (a fence's info
-    # string) is dropped rather than injected into markup.
-    parts = _TAG_OR_TEXT.split(body)
-    for k, part in enumerate(parts):
-        if _OPEN not in part:
-            continue
-        if part.startswith("<"):
-            parts[k] = _SENTINEL_RE.sub("", part)
-        else:
-            # Adjacent chips get a thin space between them, or they read as one chip.
-            part = _ADJACENT_RE.sub(_CLOSE + "\u2009", part)
-            parts[k] = _SENTINEL_RE.sub(chip_for, part)
-    return "".join(parts)
+    # string) is dropped rather than injected into markup. (Text holds no "<": markdown-it
+    # escapes it, so every "<" starts a tag.)
+    if _SENTINEL_IN_TAG_RE.search(body) is not None:
+        body = _TAG_WITH_SENTINEL_RE.sub(lambda m: _SENTINEL_RE.sub("", m.group(0)), body)
+    # Adjacent chips get a thin space between them, or they read as one chip.
+    pieces = _SENTINEL_RE.split(_ADJACENT_RE.sub(_CLOSE + "\u2009", body))
+    n = len(chips)
+    # text, index, text, index, ..., text: each index becomes its chip
+    pieces[1::2] = [chip_html(chips[i], dark) if i < n else ""
+                    for i in map(int, pieces[1::2])]
+    return "".join(pieces)
 
 
 _TAG_RE = re.compile(r"<[^>]*>")
@@ -315,4 +343,5 @@ def stylesheet(dark: bool = False) -> str:
         f".link {{ color:{link}; text-decoration:underline; }}"
         f".img {{ color:{link}; font-style:italic; }}"
         "h1 { font-size:x-large; } h2 { font-size:large; } h3 { font-size:medium; }"
+        + chip_stylesheet(dark)
     )

@@ -94,7 +94,8 @@ class AnswerView(QTextBrowser):
         """Show a document built by :func:`prepare_document` (possibly in another thread)."""
         doc = prepared.document
         doc.setParent(self)  # owned by the view: replacing it deletes the previous one
-        doc.setDefaultFont(self.font())
+        if doc.defaultFont() != self.font():  # (setting it lays out every block again)
+            doc.setDefaultFont(self.font())
         self.setDocument(doc)
         self._claims = list(claims)
         n = max(len(self._claims), len(prepared.chips))
@@ -448,9 +449,12 @@ def _chips_by_spaces(doc: QTextDocument, body_html: str) -> list[tuple[int, int]
     if not raw.isascii() and len(raw.encode("utf-16-le")) != 2 * len(raw):
         u16 = Utf16Map(raw)
         spaces = [u16.to_utf16(p) for p in spaces]
+    pairs = zip(spaces[0::2], map((1).__add__, spaces[1::2]), strict=True)
+    if order == list(range(len(order))):  # the usual answer: chips in reading order
+        return list(pairs)
     found = [(-1, -1)] * (max(order, default=-1) + 1)
-    for k, i in enumerate(order):
-        found[i] = (spaces[2 * k], spaces[2 * k + 1] + 1)
+    for i, pair in zip(order, pairs, strict=True):
+        found[i] = pair
     return found
 
 

@@ -9,8 +9,14 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextCharFormat
 
 from citeview.core.cases import Case
-from citeview.core.markers import DELIMITER, START, STOP
-from citeview.gui.answer_render import Chip, ChipState, render_answer
+from citeview.core.markers import DELIMITER, START, STOP, extract_citations
+from citeview.gui.answer_render import (
+    MIXED,
+    Chip,
+    ChipState,
+    chip_colours,
+    render_answer,
+)
 from citeview.gui.answer_view import AnswerView, RawAnswerView, plain_tooltip
 from citeview.gui.state import build_case_view
 
@@ -222,3 +228,29 @@ def test_claims_stay_highlighted_right_after_verdicts_change_chip_widths(view) -
             view.set_active(i)
             assert view.highlighted_claim().replace("\n", " ") == text, (order, i)
             assert view.chip_text(i).startswith(str(i + 1))
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_each_chip_shows_its_state_colours_bold_and_not_underlined(view, dark) -> None:
+    # The chips' look comes from the answer document's stylesheet, one rule per state or tone.
+    chips = [Chip(0), Chip(1, ChipState.PROBLEM), Chip(2, ChipState.ANNOTATED),
+             Chip(3, ChipState.ANNOTATED, marks="\u2717", tone="bad"),
+             Chip(4, ChipState.ANNOTATED, marks="\u2713/\u2717", tone=MIXED),
+             Chip(5, ChipState.ANNOTATED, problem=True, marks="\u2713", tone="good")]
+    answer = " ".join(f"Claim {i}.{cite('a')}" for i in range(len(chips)))
+    spans = [(c.start, c.end) for c in extract_citations(answer)]
+    view.set_dark(dark)
+    view.set_content(render_answer(answer, spans, chips, dark), [])
+    for chip in chips:
+        start, end = view.chip_range(chip.index)
+        bg = chip_colours(chip.tone or chip.state, dark)[0]
+        for text, _, run_fg in chip.parts(dark):
+            cursor = view.document().find(text, start)
+            assert start < cursor.selectionEnd() <= end
+            fmt = cursor.charFormat()
+            assert fmt.background().color().name() == bg
+            assert fmt.foreground().color().name() == run_fg  # a judged problem's "!" is red
+            assert fmt.fontWeight() == 600
+            assert not fmt.fontUnderline()
+            assert fmt.anchorHref() == f"cite:{chip.index}"
+        assert view.chip_text(chip.index) == chip.text
