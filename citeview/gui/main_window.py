@@ -65,7 +65,7 @@ from citeview.gui.message import Message
 from citeview.gui.navigation import Navigator, select_row
 from citeview.gui.palette import color_roles
 from citeview.gui.progress import ProgressTracker, progress_text
-from citeview.gui.review_session import ReviewSession
+from citeview.gui.review_session import SESSION_LANE, ReviewSession
 from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, SideBySide
 from citeview.gui.state import CaseView
 from citeview.gui.tables import CasesModel, CitationsModel, FilterProxy, SourcesModel, fit_columns
@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
         self.review.advance_action.toggled.connect(self.advance.set_enabled)
         self.loader.caseChanged.connect(lambda _i: setattr(self.review, "_confirm_done", None))
         self.filters.fill(())
-        self.loader.viewReady.connect(self.review_session.start_making)
+        self.loader.viewReady.connect(self.review_session.start_making_soon)
         self.review_session.attached.connect(self._session_attached)
         self.review_session.changed.connect(self._session_changed)
         self.review_session.followed.connect(self.refresh_review)
@@ -163,10 +163,11 @@ class MainWindow(QMainWindow):
     def _warm_up(self) -> None:
         """Import what showing the first case needs (the Markdown renderer, Pygments' lexers)
         in a worker thread of its own while the window starts."""
-        from citeview.gui.ops import BackgroundOp
+        from citeview.gui.ops import BackgroundOp, start_lanes
 
         if not self.synchronous:
             BackgroundOp(self, warm_up, key="warm-up").run(lane="warm-up")
+            start_lanes("", SESSION_LANE)  # the case's and the session's
 
     # ------------------------------------------------------------------------------ layout
 
@@ -933,12 +934,19 @@ class MainWindow(QMainWindow):
 def warm_up() -> None:
     """The imports and first-use set-ups of analysing and linting a case, rendering its answer
     and guessing a lexer."""
+    from PySide6.QtCore import QThread
+    from PySide6.QtGui import QBrush, QColor
+
     from citeview.core.analysis import analyse
     from citeview.core.cases import Case
     from citeview.gui.answer_render import render_answer
     from citeview.gui.highlighting import guess_lexer
 
     analyse(Case("warm-up", "*Warm* up.\n\n- a `list`")).lint  # noqa: B018 -- computed now
+    # PySide makes a class's enums on their first use (~10 ms for QBrush's and QThread's, the
+    # answer's highlight and a document handed to the GUI thread).
+    QBrush(QColor("#000000"))
+    QThread.Priority.NormalPriority  # noqa: B018 -- made now
     render_answer("*warm* up", [], [])
     guess_lexer("warm.py", None, "")
     guess_lexer(None, None, "#!/bin/sh\n")

@@ -169,17 +169,32 @@ _dispatcher: _Dispatcher | None = None
 _executors: dict[str, ThreadPoolExecutor] = {}
 
 
+def _executor(lane: str) -> ThreadPoolExecutor:
+    executor = _executors.get(lane)
+    if executor is None:
+        executor = _executors[lane] = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix=f"citeview-op{'-' + lane if lane else ''}")
+    return executor
+
+
 def _submit(op: BackgroundOp[Any], lane: str = "") -> Future[None]:
     """Queue ``op`` for its lane's worker thread (both made on first use, from the GUI
     thread)."""
     global _dispatcher
     if _dispatcher is None:
         _dispatcher = _Dispatcher()
-    executor = _executors.get(lane)
-    if executor is None:
-        executor = _executors[lane] = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix=f"citeview-op{'-' + lane if lane else ''}")
-    return executor.submit(op._work_and_report, _dispatcher)
+    return _executor(lane).submit(op._work_and_report, _dispatcher)
 
 
-__all__ = ["BackgroundOp", "cancel", "pending"]
+def start_lanes(*lanes: str) -> None:
+    """Start the worker threads of ``lanes`` now (from the GUI thread, while the window starts):
+    starting a thread waits until it runs, which the first case shown should not."""
+    for lane in lanes:
+        _executor(lane).submit(_nothing)
+
+
+def _nothing() -> None:
+    pass
+
+
+__all__ = ["BackgroundOp", "cancel", "pending", "start_lanes"]

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 ANNOTATOR_KEY = "review/annotator"
 SESSION_WORK = "session"  # the key of the op making a new input's session
+SESSION_LANE = "session"  # its worker thread
+_START_MAKING = QEvent.Type(QEvent.registerEventType())
 
 
 FOLLOW_MS = 1000  # how often a read-only window looks for the writer's changes
@@ -164,7 +166,19 @@ class ReviewSession(QObject):
         """Start making the session :meth:`make_later` prepared (the first case is shown)."""
         op, self._start_later = self._start_later, None
         if op is not None:
-            op.run(lane="session")
+            op.run(lane=SESSION_LANE)
+
+    def start_making_soon(self) -> None:
+        """:meth:`start_making` once the first case is painted: copying every case holds the
+        GIL now and then. Posted at the low priority Qt posts a window's paint request with,
+        so it comes after the paint the case shown has asked for."""
+        if self._start_later is not None:
+            QCoreApplication.postEvent(self, QEvent(_START_MAKING),
+                                       Qt.EventPriority.LowEventPriority.value)
+
+    def customEvent(self, ev: QEvent) -> None:  # noqa: N802
+        if ev.type() == _START_MAKING:
+            self.start_making()
 
     def making(self) -> bool:
         """Whether the session of the input shown is still being made."""
@@ -241,4 +255,4 @@ class ReviewSession(QObject):
             message.warning(s.message, 10000)
 
 
-__all__ = ["ANNOTATOR_KEY", "SESSION_WORK", "ReviewSession"]
+__all__ = ["ANNOTATOR_KEY", "SESSION_LANE", "SESSION_WORK", "ReviewSession"]
