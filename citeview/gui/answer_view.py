@@ -98,9 +98,8 @@ class AnswerView(QTextBrowser):
             doc.setDefaultFont(self.font())
         self.setDocument(doc)
         self._claims = list(claims)
-        n = max(len(self._claims), len(prepared.chips))
-        self._chips = [prepared.chips[i] if i < len(prepared.chips) else (-1, -1)
-                       for i in range(n)]
+        self._chips = list(prepared.chips)
+        self._chips += [(-1, -1)] * (len(self._claims) - len(self._chips))
         self._active = None
         self._claim_range = None
         self.setExtraSelections([])

@@ -939,10 +939,13 @@ def warm_up() -> None:
 
     from citeview.core.analysis import analyse
     from citeview.core.cases import Case
+    from citeview.core.markers import DELIMITER, START, STOP
     from citeview.gui.answer_render import render_answer
     from citeview.gui.highlighting import guess_lexer
 
-    analyse(Case("warm-up", "*Warm* up.\n\n- a `list`")).lint  # noqa: B018 -- computed now
+    # With a citation, so that lint's placement rules build their Markdown parsers too.
+    cited = f"*Warm* up.{START}cite{DELIMITER}turn0file0{STOP}\n\n- a `list`"
+    analyse(Case("warm-up", cited)).lint  # noqa: B018 -- computed now
     # PySide makes a class's enums on their first use (~10 ms for QBrush's and QThread's, the
     # answer's highlight and a document handed to the GUI thread).
     QBrush(QColor("#000000"))
