@@ -4,9 +4,9 @@ Model text is untrusted: raw HTML is escaped by markdown-it (``html: False``), i
 alt text (nothing is ever fetched), links lose their targets (only chips are anchors), and marker
 characters left outside any citation are made visible. Chips are the only markup we inject, as
 ``<a href="cite:I">`` with ``I`` the 0-based citation index in reading order, and a short class
-naming its state or verdict tone: their look is in the document's default stylesheet
-(:func:`stylesheet`), not repeated in every chip (Qt's HTML import cost grows with each tag's
-attributes and inline styles: a 10,000-chip answer's HTML is imported in two thirds of the time).
+naming its state or verdict tone (:func:`chip_class`). The answer pane takes the anchors out
+before Qt imports the HTML and paints the chips' look itself (:mod:`citeview.gui.answer_view`):
+Qt's HTML import of a tag per chip cost more than all the rest of a 10,000-chip answer.
 
 Qt-free on purpose: the HTML is built off the GUI thread.
 """
@@ -169,41 +169,34 @@ def chip_colours(state: str, dark: bool = False) -> tuple[str, str]:
     return _CHIP_COLOURS[dark].get(state, _CHIP_COLOURS[dark][ChipState.RESOLVED])
 
 
-# The class of a chip's anchor per state or verdict tone (none: resolved, the usual chip); the
-# colours are the stylesheet's (see stylesheet()).
-_CHIP_CLASS = {ChipState.RESOLVED: "", ChipState.PROBLEM: "p", ChipState.ANNOTATED: "a",
-               "good": "g", "partial": "h", "bad": "b", "unsure": "u", "custom": "c", MIXED: "m"}
+# A chip's look, named in its anchor's class: a letter per state or verdict tone (none:
+# resolved, the usual chip), then "x" when a judged chip also carries the red problem mark.
+# The answer pane paints chips from it (gui.answer_view.ChipPainter); Qt's HTML import never
+# styles them (a styled tag per chip made importing a 10,000-chip answer twice as slow).
+CHIP_CLASS = {ChipState.RESOLVED: "", ChipState.PROBLEM: "p", ChipState.ANNOTATED: "a",
+              "good": "g", "partial": "h", "bad": "b", "unsure": "u", "custom": "c", MIXED: "m"}
+CHIP_KEY = {code: key for key, code in CHIP_CLASS.items()}
+FLAG_CLASS = "x"
+
+
+def chip_class(chip: Chip) -> str:
+    """The class naming ``chip``'s look (see :data:`CHIP_CLASS`)."""
+    code = CHIP_CLASS.get(chip.tone or chip.state, "")
+    return code + FLAG_CLASS if chip.flagged and chip.state != ChipState.PROBLEM else code
+
+
+def problem_colour(dark: bool = False) -> str:
+    """The colour of the problem mark ("!") on a judged chip."""
+    return _PROBLEM_FG[dark]
 
 
 def chip_html(chip: Chip, dark: bool = False) -> str:
-    """The chip's anchor: its colours come from the answer document's stylesheet (its class),
-    except the red problem mark of a judged chip."""
-    key = chip.tone or chip.state
-    if key == ChipState.RESOLVED and not chip.problem:  # the usual chip: its label only
-        return f'<a href="{CHIP_SCHEME}:{chip.index}">\u00a0{chip.label}\u00a0</a>'
-    cls = _CHIP_CLASS.get(key, "")
+    """The chip's anchor: its label between two no-break spaces, its look named by its class."""
+    cls = chip_class(chip)
     attr = f' class="{cls}"' if cls else ""
-    if chip.flagged and chip.state != ChipState.PROBLEM:
-        fg = chip_colours(key, dark)[1]
-        runs = "".join(text_html if rfg == fg else f'<span style="color:{rfg};">{text_html}</span>'
-                       for text, _, rfg in chip.parts(dark) for text_html in [html.escape(text)])
-    else:
-        text = chip.text
-        runs = text if text.isdigit() else html.escape(text)
-    return f'<a href="{CHIP_SCHEME}:{chip.index}"{attr}>\u00a0{runs}\u00a0</a>'
-
-
-def chip_stylesheet(dark: bool = False) -> str:
-    """The chips' rules of the answer stylesheet: one per state or verdict tone."""
-    rules = []
-    for key, cls in _CHIP_CLASS.items():
-        bg, fg = chip_colours(key, dark)
-        if cls:
-            rules.append(f"a.{cls} {{ background-color:{bg}; color:{fg}; }}")
-        else:
-            rules.insert(0, f"a {{ background-color:{bg}; color:{fg}; text-decoration:none; "
-                            "font-weight:600; }")
-    return "".join(rules)
+    text = chip.text
+    return (f'<a href="{CHIP_SCHEME}:{chip.index}"{attr}>\u00a0'
+            f'{text if text.isdigit() else html.escape(text)}\u00a0</a>')
 
 
 def _markdown() -> MarkdownIt:
@@ -343,5 +336,4 @@ def stylesheet(dark: bool = False) -> str:
         f".link {{ color:{link}; text-decoration:underline; }}"
         f".img {{ color:{link}; font-style:italic; }}"
         "h1 { font-size:x-large; } h2 { font-size:large; } h3 { font-size:medium; }"
-        + chip_stylesheet(dark)
     )

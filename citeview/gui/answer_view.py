@@ -22,6 +22,7 @@ from PySide6.QtCore import (
     QEvent,
     QMimeData,
     QPoint,
+    QPointF,
     Qt,
     QTextBoundaryFinder,
     QTimer,
@@ -36,16 +37,33 @@ from PySide6.QtGui import (
     QKeyEvent,
     QMouseEvent,
     QResizeEvent,
+    QSyntaxHighlighter,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextOption,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QTextBrowser, QTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QPlainTextEdit,
+    QTextBrowser,
+    QTextEdit,
+    QToolTip,
+    QWidget,
+)
 
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.text import Utf16Map
-from citeview.gui.answer_render import CHIP_SCHEME, Chip, stylesheet
+from citeview.gui.answer_render import (
+    CHIP_KEY,
+    CHIP_SCHEME,
+    FLAG_CLASS,
+    Chip,
+    chip_class,
+    chip_colours,
+    problem_colour,
+    stylesheet,
+)
 from citeview.gui.offsets import DocumentText
 from citeview.gui.palette import ColorRoles, color_roles
 
@@ -66,10 +84,11 @@ class AnswerView(QTextBrowser):
         self.setSearchPaths([])
         self.setUndoRedoEnabled(False)
         self.document().setDocumentMargin(12)
-        self.anchorClicked.connect(self._on_anchor)
         self._dark = False
         self._claims: list[tuple[str, object]] = []
         self._chips: list[tuple[int, int]] | None = None  # Qt positions of each chip
+        self._painter: ChipPainter | None = None  # the chips' look (see ChipPainter)
+        self._pressed: QPoint | None = None  # where a left button went down
         self._active: int | None = None
         self._claim_range: tuple[int, int] | None = None
         self.tooltip_for: Callable[[int], Sequence[str]] | None = None
@@ -83,6 +102,9 @@ class AnswerView(QTextBrowser):
     def set_dark(self, dark: bool) -> None:
         self._dark = dark
         self.document().setDefaultStyleSheet(stylesheet(dark))
+        if self._painter is not None and self._painter.dark != dark:
+            self._painter.dark = dark
+            self._painter.rehighlight()
 
     def set_content(self, body_html: str, claims: Sequence[tuple[str, object]]) -> None:
         """Show ``body_html``; ``claims[i]`` is citation i's claim text and a key shared by
@@ -98,8 +120,9 @@ class AnswerView(QTextBrowser):
             doc.setDefaultFont(self.font())
         self.setDocument(doc)
         self._claims = list(claims)
-        self._chips = list(prepared.chips)
+        self._chips = prepared.chips  # shared with the painter: kept up to date in place
         self._chips += [(-1, -1)] * (len(self._claims) - len(self._chips))
+        self._painter = prepared.painter
         self._active = None
         self._claim_range = None
         self.setExtraSelections([])
@@ -116,9 +139,7 @@ class AnswerView(QTextBrowser):
     def _chip_index(self) -> list[tuple[int, int]]:
         """Qt (start, end) of every chip, built once per content in one pass over the document."""
         if self._chips is None:
-            found = _find_chips(self.document())
-            n = max(len(self._claims), len(found))
-            self._chips = [found[i] if i < len(found) else (-1, -1) for i in range(n)]
+            self._chips = [(-1, -1)] * len(self._claims)
         return self._chips
 
     def chip_count(self) -> int:
@@ -141,6 +162,20 @@ class AnswerView(QTextBrowser):
         c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
         return c.selectedText().replace("\u00a0", " ").strip()
 
+    def chip_format(self, index: int, offset: int = 0) -> QTextCharFormat | None:
+        """The look chip ``index`` is painted with at its ``offset``-th unit (read back from
+        the layout, as it is drawn)."""
+        r = self.chip_range(index)
+        if r is None:
+            return None
+        pos = r[0] + offset
+        block = self.document().findBlock(pos)
+        at = pos - block.position()
+        for fr in block.layout().formats():
+            if fr.start <= at < fr.start + fr.length:
+                return QTextCharFormat(fr.format)  # a copy: the range is temporary
+        return None
+
     def chip_center(self, index: int) -> QPoint | None:
         """Viewport position of the middle of chip ``index`` (where a user would click)."""
         r = self.chip_range(index)
@@ -157,33 +192,34 @@ class AnswerView(QTextBrowser):
         return QPoint((left.left() + right.left()) // 2, left.center().y())
 
     def update_chips(self, chips: Sequence[Chip]) -> None:
-        """Restyle chips in place (lint or a verdict changed their state) without re-rendering.
-        Edited from the last to the first, so earlier chip positions stay valid; the positions
-        of the chips after an edited one move by the change in its length (no new scan)."""
+        """Relabel and restyle chips in place (lint or a verdict changed their state) without
+        re-rendering. Edited from the last to the first, so earlier chip positions stay valid;
+        the positions of the chips after an edited one move by the change in its length (no
+        new scan). The painter restyles the edited blocks when the edit ends."""
         known = self._chip_index()
+        painter = self._painter
         c = QTextCursor(self.document())
         c.beginEditBlock()
         edits: list[tuple[int, int]] = []  # (old end, change in length), last first
+        same: list[int] = []  # chips relabelled with their own label: restyled only
         for chip in sorted(chips, key=lambda ch: ch.index, reverse=True):
             r = self.chip_range(chip.index)
             if r is None:
+                continue
+            if painter is not None:
+                painter.styles[chip.index] = style_of(chip_class(chip), chip.text)
+            text = f"\u00a0{chip.text}\u00a0"
+            length = len(text.encode("utf-16-le")) // 2
+            if r[1] - r[0] == length and self._chip_label(r) == text:
+                same.append(r[0])  # the same label: only its look changes
                 continue
             c.setPosition(r[0] + 1)
             base = QTextCharFormat(c.charFormat())
             c.setPosition(r[0])
             c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
-            runs = chip.parts(self._dark)
-            pieces = [("\u00a0", runs[0][1], runs[0][2]), *runs,
-                      ("\u00a0", runs[0][1], runs[0][2])]
-            for text, bg, fg in pieces:  # the first insert replaces the old chip
-                fmt = QTextCharFormat(base)
-                fmt.setBackground(QBrush(QColor(bg)))
-                fmt.setForeground(QBrush(QColor(fg)))
-                c.insertText(text, fmt)
-            length = sum(len(t.encode("utf-16-le")) // 2 for t, _, _ in pieces)
+            c.insertText(text, base)
             known[chip.index] = (r[0], r[0] + length)
             edits.append((r[1], length - (r[1] - r[0])))
-        c.endEditBlock()
         if len(edits) == 1 and edits[0][1]:  # one verdict: every chip after it moves
             end, d = edits[0]
             known[:] = [(s + d, e + d) if s >= end else (s, e) for s, e in known]
@@ -194,8 +230,18 @@ class AnswerView(QTextBrowser):
                 k = bisect_right(ends, s) - 1  # edits wholly before this chip
                 if s >= 0 and k >= 0 and shifts[k]:
                     known[i] = (s + shifts[k], e + shifts[k])
+        c.endEditBlock()  # the painter restyles the edited blocks now, at their new positions
+        if painter is not None:
+            for start in same:  # no text changed there: no restyle came by itself
+                painter.rehighlightBlock(self.document().findBlock(start))
         if self._active is not None:
             self.set_active(self._active, scroll=False)
+
+    def _chip_label(self, r: tuple[int, int]) -> str:
+        c = QTextCursor(self.document())
+        c.setPosition(r[0])
+        c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
+        return c.selectedText()
 
     # -- active citation -------------------------------------------------------------------------
 
@@ -305,29 +351,29 @@ class AnswerView(QTextBrowser):
     # -- events ----------------------------------------------------------------------------------
 
     def _chip_at(self, pos: QPoint) -> int | None:
-        href = self.anchorAt(pos)
-        if href.startswith(CHIP_SCHEME + ":"):
-            try:
-                return int(href[len(CHIP_SCHEME) + 1:])
-            except ValueError:
-                return None
-        return None
-
-    def _on_anchor(self, url: QUrl) -> None:
-        # Only chips do anything; the document holds no other anchors (answer_render).
-        if url.scheme() == CHIP_SCHEME:
-            try:
-                index = int(url.path())
-            except ValueError:
-                return
-            self.citationActivated.emit(index)
-            # A mouse click leaves Qt's link focus (a selection over the chip, drawn with the
-            # palette's highlight over our own chip colours): the chip showed blank in a dotted
-            # box. Drop the selection, keep the position (Tab goes on from this chip).
-            cursor = self.textCursor()
-            if cursor.hasSelection():
-                cursor.setPosition(cursor.selectionEnd())
-                self.setTextCursor(cursor)
+        """The chip under viewport point ``pos``, or None."""
+        if self._painter is None or not self._chips:
+            return None
+        offset = QPointF(self.horizontalScrollBar().value(), self.verticalScrollBar().value())
+        hit = self.document().documentLayout().hitTest(QPointF(pos) + offset,
+                                                       Qt.HitTestAccuracy.ExactHit)
+        if hit < 0:
+            return None
+        index = self._painter.chip_at(hit)
+        if index is None:
+            index = self._painter.chip_at(hit - 1)  # the boundary hit is the chip's end
+        if index is None:
+            return None
+        s, e = self._chips[index]
+        c = QTextCursor(self.document())
+        c.setPosition(s)
+        left = self.cursorRect(c)
+        c.setPosition(e)
+        right = self.cursorRect(c)
+        if right.top() != left.top():  # wrapped over two lines: the hit decides
+            return index
+        inside = left.left() <= pos.x() <= right.left() and left.top() <= pos.y() <= left.bottom()
+        return index if inside else None
 
     def viewportEvent(self, ev: QEvent) -> bool:  # noqa: N802
         # Tooltips arrive at the viewport, in viewport coordinates (what anchorAt expects).
@@ -350,14 +396,83 @@ class AnswerView(QTextBrowser):
     def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
         # Left/Right move between chips (a read-only pane has no caret to move); Up/Down and
         # the page keys still scroll.
-        if ev.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right) and not ev.modifiers():
-            self.chipStep.emit(-1 if ev.key() == Qt.Key.Key_Left else 1)
+        key = ev.key()
+        if key in (Qt.Key.Key_Left, Qt.Key.Key_Right) and not ev.modifiers():
+            self.chipStep.emit(-1 if key == Qt.Key.Key_Left else 1)
             return
+        # Where Tab stays in the pane (a pane of its own, not the window's), it walks the chips
+        # as it walks links, and Enter activates the chip it is on.
+        if key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab) and not self.tabChangesFocus():
+            self._tab_chip(-1 if key == Qt.Key.Key_Backtab
+                           or ev.modifiers() & Qt.KeyboardModifier.ShiftModifier else 1)
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            index = self._selected_chip()
+            if index is not None:
+                self.citationActivated.emit(index)
+                return
         super().keyPressEvent(ev)
+
+    def _selected_chip(self) -> int | None:
+        cursor = self.textCursor()
+        if not cursor.hasSelection() or self._painter is None:
+            return None
+        index = self._painter.chip_at(cursor.selectionStart())
+        if index is not None and self._chips is not None \
+                and self._chips[index] == (cursor.selectionStart(), cursor.selectionEnd()):
+            return index
+        return None
+
+    def _tab_chip(self, step: int) -> None:
+        """Select the next (previous) chip after (before) the one selected or the caret."""
+        if self._painter is None or self._chips is None:
+            return
+        order = self._painter.order
+        if not order:
+            return
+        cursor = self.textCursor()
+        here = cursor.selectionStart() if step > 0 else cursor.selectionEnd()
+        starts = [self._chips[i][0] for i in order]
+        k = bisect_right(starts, here) if step > 0 else bisect_left(starts, here) - 1
+        if cursor.hasSelection() and step > 0 and self._selected_chip() is None:
+            k = bisect_left(starts, here)
+        index = order[k % len(order)]
+        s, e = self._chips[index]
+        cursor.setPosition(s)
+        cursor.setPosition(e, QTextCursor.MoveMode.KeepAnchor)
+        self.setTextCursor(cursor)
+        self.ensureCursorVisible()
+
+    def mousePressEvent(self, ev: QMouseEvent) -> None:  # noqa: N802
+        self._pressed = ev.position().toPoint() \
+            if ev.button() == Qt.MouseButton.LeftButton else None
+        super().mousePressEvent(ev)
+
+    def mouseMoveEvent(self, ev: QMouseEvent) -> None:  # noqa: N802
+        super().mouseMoveEvent(ev)
+        over = ev.buttons() == Qt.MouseButton.NoButton \
+            and self._chip_at(ev.position().toPoint()) is not None
+        self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if over
+                                  else Qt.CursorShape.IBeamCursor)
 
     def mouseReleaseEvent(self, ev: QMouseEvent) -> None:  # noqa: N802
         super().mouseReleaseEvent(ev)
         ev.accept()  # the pane is the last receiver; nothing above wants a stray release
+        pressed, self._pressed = self._pressed, None
+        pos = ev.position().toPoint()
+        cursor = self.textCursor()
+        if cursor.hasSelection() and self._selected_chip() is not None:
+            # Qt's link focus on a chip's anchor (where chips keep them) selects the chip, drawn
+            # in the highlight colour over the chip's own: drop it, keep the place.
+            cursor.setPosition(cursor.selectionEnd())
+            self.setTextCursor(cursor)
+        if ev.button() != Qt.MouseButton.LeftButton or pressed is None \
+                or (pos - pressed).manhattanLength() > QApplication.startDragDistance() \
+                or cursor.hasSelection():
+            return  # a drag selects text; only a click activates
+        index = self._chip_at(pos)
+        if index is not None:
+            self.citationActivated.emit(index)
 
     def find_in_range(self, needle: str, start: int) -> tuple[int, int] | None:
         """Qt range of the first ``needle`` at or after Qt position ``start``."""
@@ -400,20 +515,97 @@ class _SafeDocument(QTextDocument):
         return None
 
 
+class ChipPainter(QSyntaxHighlighter):
+    """Paints each chip's look (its state's or verdict's colours, bold; the red problem mark)
+    over the answer document's plain text, block by block, as Qt lays blocks out: Qt's HTML
+    import styling a tag per chip took longer than all the rest of a 10,000-chip answer.
+
+    ``chips`` are the chips' Qt ranges (shared with the view, kept up to date by it) and
+    ``styles`` their looks (:func:`style_of`)."""
+
+    def __init__(self, document: QTextDocument, chips: list[tuple[int, int]],
+                 styles: list[tuple[str, int]], dark: bool) -> None:
+        self.chips = chips
+        self.styles = styles
+        self.dark = dark
+        # Chip indices by position: reading order, unless a provider's claims are not.
+        valid = [i for i, (s, _) in enumerate(chips) if s >= 0]
+        if any(chips[a][0] >= chips[b][0] for a, b in zip(valid, valid[1:], strict=False)):
+            valid.sort(key=lambda i: chips[i][0])
+        self.order = valid
+        self._formats: dict[tuple[str, bool, bool], QTextCharFormat] = {}
+        super().__init__(document)
+
+    def _format(self, key: str, mark: bool) -> QTextCharFormat:
+        cached = self._formats.get((key, mark, self.dark))
+        if cached is None:
+            bg, fg = chip_colours(key, self.dark)
+            cached = QTextCharFormat()
+            cached.setBackground(QBrush(QColor(bg)))
+            cached.setForeground(QBrush(QColor(problem_colour(self.dark) if mark else fg)))
+            cached.setFontWeight(600)
+            cached.setFontUnderline(False)
+            self._formats[(key, mark, self.dark)] = cached
+        return cached
+
+    def chip_at(self, position: int) -> int | None:
+        """The chip whose range holds Qt ``position``, or None."""
+        chips, order = self.chips, self.order
+        k = bisect_right(order, position, key=lambda i: chips[i][0]) - 1
+        if k >= 0 and chips[order[k]][0] <= position < chips[order[k]][1]:
+            return order[k]
+        return None
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802
+        block = self.currentBlock()
+        start = block.position()
+        end = start + block.length()
+        chips, order, styles = self.chips, self.order, self.styles
+        k = bisect_left(order, start, key=lambda i: chips[i][0])
+        while k < len(order):
+            index = order[k]
+            s, e = chips[index]
+            if s >= end:
+                break
+            key, mark = styles[index]
+            self.setFormat(s - start, e - s, self._format(key, False))
+            if mark >= 0:
+                self.setFormat(s - start + mark, 1, self._format(key, True))
+            k += 1
+
+
+def style_of(cls: str, text: str) -> tuple[str, int]:
+    """A chip's look from its class (:func:`citeview.gui.answer_render.chip_class`) and label:
+    (state or verdict tone, offset of the red problem mark in the chip or -1)."""
+    flagged = cls.endswith(FLAG_CLASS)
+    key = CHIP_KEY.get(cls[:-1] if flagged else cls, CHIP_KEY[""])
+    mark = text.find("!") if flagged else -1
+    return key, (1 + len(text[:mark].encode("utf-16-le")) // 2) if mark >= 0 else -1
+
+
 class PreparedDocument:
-    """A rendered answer document and its chip positions, ready for :class:`AnswerView`."""
+    """A rendered answer document, its chip positions and their painter, ready for
+    :class:`AnswerView`."""
 
-    __slots__ = ("chips", "document")
+    __slots__ = ("chips", "document", "painter")
 
-    def __init__(self, document: QTextDocument, chips: list[tuple[int, int]]) -> None:
+    def __init__(self, document: QTextDocument, chips: list[tuple[int, int]],
+                 painter: ChipPainter) -> None:
         self.document = document
         self.chips = chips
+        self.painter = painter
 
 
 def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedDocument:
-    """Parse the answer HTML into a document and index its chips. Safe in a worker thread
-    (QTextDocument is reentrant): the costly parse of a huge answer stays off the GUI thread.
-    The document is handed over to the GUI thread's ownership."""
+    """Parse the answer HTML into a document, find its chips and paint them. Safe in a worker
+    thread (QTextDocument is reentrant): the costly parse of a huge answer stays off the GUI
+    thread. The document is handed over to the GUI thread's ownership.
+
+    Chips are found without anchors in the document: each chip's label stands between two
+    no-break spaces, so once the chips' anchors are taken out of the HTML, the n-th no-break
+    space of the HTML's text is the n-th of the document's. Where the document does not bear
+    that out (a model's own no-break spaces where Qt reads them otherwise), the anchors stay
+    in and the chips are found by them."""
     doc = _SafeDocument()
     if isinstance(font, str):
         f = QFont()
@@ -423,45 +615,88 @@ def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedD
     doc.setDocumentMargin(12)
     doc.setUndoRedoEnabled(False)
     doc.setDefaultStyleSheet(stylesheet(dark))
-    doc.setHtml(body_html)
-    chips = _chips_by_spaces(doc, body_html)
+    stripped, found = _strip_chips(body_html)
+    doc.setHtml(stripped)
+    chips = _chips_by_spaces(doc, found)
     if chips is None:
+        doc.setHtml(body_html)
         chips = _find_chips(doc)
+    styles = [(CHIP_KEY[""], -1)] * len(chips)
+    for index, _, cls, text in found:
+        if index < len(styles):
+            styles[index] = style_of(cls, text)
+    painter = ChipPainter(doc, chips, styles, dark)
+    painter.rehighlight()
     app = QCoreApplication.instance()
     if app is not None and doc.thread() is not app.thread():
+        # Its own delayed first pass was posted to this thread: done above already.
+        QCoreApplication.removePostedEvents(painter)
         doc.moveToThread(app.thread())
-    return PreparedDocument(doc, chips)
+    return PreparedDocument(doc, chips, painter)
 
 
-_CHIP_HREF_RE = re.compile(f'<a href="{CHIP_SCHEME}:(\\d+)"')
+_CHIP_TAG_RE = re.compile(f'<a href="{CHIP_SCHEME}:(\\d+)"(?: class="([a-z]*)")?>([^<]*)</a>')
+_TAG_RE = re.compile(r"<[^>]*>")
+
+# A chip found in the HTML: (index, ordinal of its first no-break space among the HTML text's,
+# class, label without its no-break spaces)
+_Found = tuple[int, int, str, str]
 
 
-def _chips_by_spaces(doc: QTextDocument, body_html: str) -> list[tuple[int, int]] | None:
-    """Chip positions without visiting every fragment: each chip's text is its label between
-    two no-break spaces, so when the document holds no other no-break space the k-th pair of
-    them is the k-th chip of the HTML. None when that cannot be told (then scan)."""
-    order = [int(i) for i in _CHIP_HREF_RE.findall(body_html)]
+def _strip_chips(body_html: str) -> tuple[str, list[_Found]]:
+    """The HTML without the chips' anchors (their text kept), and the chips it held."""
+    found: list[_Found] = []
+    pieces: list[str] = []
+    pos = 0
+    spaces = 0  # no-break spaces in the HTML's text so far
+    for m in _CHIP_TAG_RE.finditer(body_html):
+        between = body_html[pos:m.start()]
+        spaces += _text_spaces(between)
+        inner = m.group(3)
+        label = html.unescape(inner).strip("\u00a0")
+        found.append((int(m.group(1)), spaces, m.group(2) or "", label))
+        spaces += inner.count("\u00a0")
+        pieces.append(between)
+        pieces.append(inner)
+        pos = m.end()
+    pieces.append(body_html[pos:])
+    return "".join(pieces), found
+
+
+def _text_spaces(fragment: str) -> int:
+    """No-break spaces in the text of an HTML fragment (not in its tags' attributes)."""
+    n = fragment.count("\u00a0")
+    if n and "<" in fragment:
+        n -= sum(tag.count("\u00a0") for tag in _TAG_RE.findall(fragment))
+    return n
+
+
+def _chips_by_spaces(doc: QTextDocument, found: list[_Found]) -> list[tuple[int, int]] | None:
+    """Chip positions from the document's no-break spaces (see :func:`prepare_document`), or
+    None when the document's do not match the HTML's."""
     raw = doc.toRawText()
     spaces = [m.start() for m in _NBSP_RE.finditer(raw)]
-    if len(spaces) != 2 * len(order) or (order and len(set(order)) != len(order)):
-        return None
+    chips = [(-1, -1)] * (max((f[0] for f in found), default=-1) + 1)
+    last = -1
+    for index, ordinal, _, text in found:
+        if ordinal + 1 >= len(spaces) or ordinal <= last:
+            return None
+        s, e = spaces[ordinal], spaces[ordinal + 1]
+        if raw[s + 1:e] != text or chips[index][0] >= 0:
+            return None
+        last = ordinal + 1
+        chips[index] = (s, e + 1)
     if not raw.isascii() and len(raw.encode("utf-16-le")) != 2 * len(raw):
         u16 = Utf16Map(raw)
-        spaces = [u16.to_utf16(p) for p in spaces]
-    pairs = zip(spaces[0::2], map((1).__add__, spaces[1::2]), strict=True)
-    if order == list(range(len(order))):  # the usual answer: chips in reading order
-        return list(pairs)
-    found = [(-1, -1)] * (max(order, default=-1) + 1)
-    for i, pair in zip(order, pairs, strict=True):
-        found[i] = pair
-    return found
+        chips = [(u16.to_utf16(s), u16.to_utf16(e)) if s >= 0 else (s, e) for s, e in chips]
+    return chips
 
 
 _NBSP_RE = re.compile("\u00a0")
 
 
 def _find_chips(doc: QTextDocument) -> list[tuple[int, int]]:
-    """Qt (start, end) of chip i at index i ((-1, -1) if absent), in one pass."""
+    """Qt (start, end) of chip i at index i ((-1, -1) if absent), by their anchors."""
     found: dict[int, tuple[int, int]] = {}
     prefix = CHIP_SCHEME + ":"
     block = doc.begin()

@@ -122,7 +122,8 @@ def test_model_html_is_shown_as_text_and_nothing_is_fetched(qtbot, view, monkeyp
                 hrefs.append(fmt.anchorHref())
             it += 1
         block = block.next()
-    assert hrefs == ["cite:0"]
+    assert hrefs == []
+    assert view.chip_count() == 1 and view.chip_text(0) == "1!"
     qtbot.wait(10)
     assert requested == []
 
@@ -232,7 +233,7 @@ def test_claims_stay_highlighted_right_after_verdicts_change_chip_widths(view) -
 
 @pytest.mark.parametrize("dark", [False, True])
 def test_each_chip_shows_its_state_colours_bold_and_not_underlined(view, dark) -> None:
-    # The chips' look comes from the answer document's stylesheet, one rule per state or tone.
+    # The chips' look is painted over the document's text (read back as it is drawn).
     chips = [Chip(0), Chip(1, ChipState.PROBLEM), Chip(2, ChipState.ANNOTATED),
              Chip(3, ChipState.ANNOTATED, marks="\u2717", tone="bad"),
              Chip(4, ChipState.ANNOTATED, marks="\u2713/\u2717", tone=MIXED),
@@ -240,17 +241,66 @@ def test_each_chip_shows_its_state_colours_bold_and_not_underlined(view, dark) -
     answer = " ".join(f"Claim {i}.{cite('a')}" for i in range(len(chips)))
     spans = [(c.start, c.end) for c in extract_citations(answer)]
     view.set_dark(dark)
+
+    def check(chips: list[Chip]) -> None:
+        for chip in chips:
+            start, end = view.chip_range(chip.index)
+            bg = chip_colours(chip.tone or chip.state, dark)[0]
+            offset = 1  # after the leading no-break space
+            for text, _, run_fg in chip.parts(dark):
+                for k in range(len(text)):
+                    fmt = view.chip_format(chip.index, offset + k)
+                    assert fmt is not None, (chip, text)
+                    assert fmt.background().color().name() == bg
+                    assert fmt.foreground().color().name() == run_fg  # a judged "!" is red
+                    assert fmt.fontWeight() == 600
+                    assert not fmt.fontUnderline()
+                offset += len(text)
+            assert offset + 1 == end - start
+            assert view.chip_text(chip.index) == chip.text
+            assert not view.document().find(chip.text, start).charFormat().isAnchor()
+
     view.set_content(render_answer(answer, spans, chips, dark), [])
-    for chip in chips:
-        start, end = view.chip_range(chip.index)
-        bg = chip_colours(chip.tone or chip.state, dark)[0]
-        for text, _, run_fg in chip.parts(dark):
-            cursor = view.document().find(text, start)
-            assert start < cursor.selectionEnd() <= end
-            fmt = cursor.charFormat()
-            assert fmt.background().color().name() == bg
-            assert fmt.foreground().color().name() == run_fg  # a judged problem's "!" is red
-            assert fmt.fontWeight() == 600
-            assert not fmt.fontUnderline()
-            assert fmt.anchorHref() == f"cite:{chip.index}"
-        assert view.chip_text(chip.index) == chip.text
+    check(chips)
+    # Restyled in place (a verdict, lint): every chip keeps the look of its new state.
+    again = [Chip(0, ChipState.ANNOTATED, problem=True, marks="\u2717", tone="bad"),
+             Chip(1), Chip(2, ChipState.PROBLEM), Chip(3, ChipState.ANNOTATED, marks="?",
+                                                        tone="unsure"),
+             Chip(4), Chip(5, ChipState.ANNOTATED, marks="\u2713", tone="good")]
+    view.update_chips(again)
+    check(again)
+
+
+@pytest.mark.parametrize("answer", [
+    # the model's own no-break spaces, as characters and as an entity, beside chips
+    f"Price:\u00a0$5\u00a0each.{cite('a')} Two&nbsp;words.{cite('b')}\n\n"
+    f"```py\u00a0x\nx\u00a0=\u00a01\n```\n\nAfter code.{cite('c')}\n",
+    # chips opening a paragraph, a list item and a table cell
+    f"{cite('a')} starts the paragraph.\n\n- {cite('b')} starts an item\n\n"
+    f"| a | b |\n|---|---|\n| {cite('c')} | cell |\n",
+], ids=["model-nbsp", "chips-first"])
+@pytest.mark.parametrize("by_anchors", [False, True], ids=["by-spaces", "by-anchors"])
+def test_every_chip_is_found_painted_and_clickable_whatever_the_text_around(
+        qtbot, view, answer, by_anchors, monkeypatch) -> None:
+    if by_anchors:  # where the no-break spaces cannot tell, the chips' anchors stay and do
+        import citeview.gui.answer_view as answer_view
+
+        monkeypatch.setattr(answer_view, "_chips_by_spaces", lambda doc, found: None)
+    citations = load(view, answer)
+    assert view.chip_count() == len(citations) == 3
+    for i in range(3):
+        assert view.chip_text(i).startswith(str(i + 1)), view.chip_text(i)
+        fmt = view.chip_format(i, 1)
+        assert fmt is not None and fmt.fontWeight() == 600
+        with qtbot.waitSignal(view.citationActivated) as sig:
+            click_chip(qtbot, view, i)
+        assert sig.args == [i]
+    # A click on plain text right after a chip activates nothing.
+    for word in ("each", "starts"):
+        found = view.document().find(word)
+        if not found.isNull():
+            found.setPosition(found.selectionStart() + 1)
+            rect = view.cursorRect(found)
+            with qtbot.assertNotEmitted(view.citationActivated):
+                qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                                 pos=QPoint(rect.left(), rect.center().y()))
