@@ -627,10 +627,10 @@ def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedD
             styles[index] = style_of(cls, text)
     painter = ChipPainter(doc, chips, styles, dark)
     painter.rehighlight()
+    # The painter posted itself a first pass for later (to this thread): done now already.
+    QCoreApplication.removePostedEvents(painter)
     app = QCoreApplication.instance()
     if app is not None and doc.thread() is not app.thread():
-        # Its own delayed first pass was posted to this thread: done above already.
-        QCoreApplication.removePostedEvents(painter)
         doc.moveToThread(app.thread())
     return PreparedDocument(doc, chips, painter)
 

@@ -55,15 +55,22 @@ class SourceFirst:
 
 # A case whose answer and material together hold fewer characters is shown in one op.
 SMALL_CASE = 200_000
+# ... and one this small, replacing the case shown, is built right here on the GUI thread (a
+# millisecond or two): a trip to the worker and back cost as much as the work.
+TINY_CASE = 20_000
+
+
+def case_size(case: Case) -> int:
+    """Characters of a case's answer and material (what building its view reads)."""
+    return (len(case.answer) + sum(map(len, case.tool_outputs)) + len(case.context or "")
+            + sum(map(len, case.documents.values())))
 
 
 def first_phase(case: Case, dark: bool, font: str, policy: Policy | None = None,
                 cache: AnalysisCache | None = None) -> SourceFirst:
     """:func:`prepare_first`, and for a small case its view and lint too (in a worker)."""
     first = prepare_first(case, policy, cache)
-    size = (len(case.answer) + sum(map(len, case.tool_outputs)) + len(case.context or "")
-            + sum(map(len, case.documents.values())))
-    if size < SMALL_CASE:
+    if case_size(case) < SMALL_CASE:
         first.built = build_view(case, dark, font, policy, cache, first.material, first.source)
         try:
             first.linted = lint(case, first.built[0].analysed)
@@ -153,6 +160,9 @@ class CaseLoader(QObject):
         except InputError as err:
             message.error(str(err))
             return
+        # A tiny case is built here when it replaces one shown; the first case of an input is
+        # built in the worker while the window finishes setting up beside it.
+        inline = win.synchronous or (win.view is not None and case_size(case) < TINY_CASE)
         win.case_index = index
         win.progress.showing = case.id
         win.progress.busy()
@@ -175,7 +185,7 @@ class CaseLoader(QObject):
         font = win.answer.font().toString()
         (BackgroundOp(self, lambda: first_phase(case, dark, font, policy, cache), key=CASE_WORK)
          .success(self._on_first).failure(self._on_build_failed)
-         .run(here=win.synchronous))
+         .run(here=inline))
 
     def _on_first(self, first: SourceFirst) -> None:
         """First phase: the source the first citation cites is shown (filled in pieces), then

@@ -455,17 +455,9 @@ class ReviewController(QObject):
                             8000)
             return
         self._confirm_done = None
-        if not self._can_edit():
+        if not self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)):
             return
-        win = self.win
-        nxt = win.progress.next_undone(win.case_index)
-        ahead = nxt is not None and nxt != win.case_index
-        if nxt is not None and ahead:
-            # The next case is built in the worker while the "done" mark waits for the disk
-            # here: a failed write is still told (and nothing is recorded), one press later.
-            win.advance.show_case(nxt, "first")
-        if self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)) and not ahead:
-            win.advance.open_next_case()
+        self.win.advance.open_next_case()
 
     def change_annotator(self) -> None:
         name = self.win.review_session.prompt_annotator()

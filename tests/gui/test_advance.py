@@ -353,7 +353,10 @@ def test_a_merged_session_shows_both_annotators_verdicts_and_progress(
 
 
 def test_keys_pressed_while_the_next_case_loads_are_kept_for_it(
-        qtbot, tmp_path, dataset, open_window) -> None:
+        qtbot, tmp_path, dataset, open_window, monkeypatch) -> None:
+    import citeview.gui.case_loader as case_loader
+
+    monkeypatch.setattr(case_loader, "TINY_CASE", 0)  # built in the worker, as a big case is
     win = open_window(settings(tmp_path), dataset)
     s = win.review.session
     win.loader.show_case(1)  # asked for, not built yet
