@@ -21,7 +21,6 @@ def test_a_dialog_opens_within_the_screen(qtbot, make) -> None:  # type: ignore[
     dlg.show()
     qtbot.waitExposed(dlg)
     room = (dlg.screen() or QGuiApplication.primaryScreen()).availableGeometry()
-    assert room.width() < 1120  # the test screen is smaller than the dialogs' preferred size
     assert dlg.frameGeometry().width() <= room.width()
     assert dlg.frameGeometry().height() <= room.height()
     dlg.close()
