@@ -37,10 +37,11 @@ from PySide6.QtGui import (
     QKeyEvent,
     QMouseEvent,
     QResizeEvent,
-    QSyntaxHighlighter,
+    QTextBlock,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextLayout,
     QTextOption,
 )
 from PySide6.QtWidgets import (
@@ -103,8 +104,15 @@ class AnswerView(QTextBrowser):
         self._dark = dark
         self.document().setDefaultStyleSheet(stylesheet(dark))
         if self._painter is not None and self._painter.dark != dark:
-            self._painter.dark = dark
-            self._painter.rehighlight()
+            self._repaint_chips()
+
+    def _repaint_chips(self) -> None:
+        """Every chip's look again (another palette), laid out again."""
+        assert self._painter is not None
+        doc = self.document()
+        self._painter.dark = self._dark
+        self._painter.paint_all(doc)
+        doc.markContentsDirty(0, doc.characterCount())
 
     def set_content(self, body_html: str, claims: Sequence[tuple[str, object]]) -> None:
         """Show ``body_html``; ``claims[i]`` is citation i's claim text and a key shared by
@@ -123,6 +131,8 @@ class AnswerView(QTextBrowser):
         self._chips = prepared.chips  # shared with the painter: kept up to date in place
         self._chips += [(-1, -1)] * (len(self._claims) - len(self._chips))
         self._painter = prepared.painter
+        if self._painter.dark != self._dark:
+            self._repaint_chips()
         self._active = None
         self._claim_range = None
         self.setExtraSelections([])
@@ -230,10 +240,16 @@ class AnswerView(QTextBrowser):
                 k = bisect_right(ends, s) - 1  # edits wholly before this chip
                 if s >= 0 and k >= 0 and shifts[k]:
                     known[i] = (s + shifts[k], e + shifts[k])
-        c.endEditBlock()  # the painter restyles the edited blocks now, at their new positions
-        if painter is not None:
-            for start in same:  # no text changed there: no restyle came by itself
-                painter.rehighlightBlock(self.document().findBlock(start))
+        doc = self.document()
+        if painter is not None:  # the edited blocks' chips, at their new positions
+            for chip in chips:
+                r = self.chip_range(chip.index)
+                if r is not None:
+                    painter.paint_block(doc.findBlock(r[0]))
+        c.endEditBlock()  # the edited blocks are laid out again, with their chips' looks
+        for start in same:  # no text changed there: laid out again for their look only
+            block = doc.findBlock(start)
+            doc.markContentsDirty(block.position(), block.length())
         if self._active is not None:
             self.set_active(self._active, scroll=False)
 
@@ -515,16 +531,17 @@ class _SafeDocument(QTextDocument):
         return None
 
 
-class ChipPainter(QSyntaxHighlighter):
+class ChipPainter:
     """Paints each chip's look (its state's or verdict's colours, bold; the red problem mark)
-    over the answer document's plain text, block by block, as Qt lays blocks out: Qt's HTML
-    import styling a tag per chip took longer than all the rest of a 10,000-chip answer.
+    as its block's additional formats (what a QSyntaxHighlighter sets, without one's whole-
+    document passes at every layout change): over the document's plain text, so Qt's HTML
+    import styles no tag per chip (that took longer than all the rest of a 10,000-chip answer).
 
     ``chips`` are the chips' Qt ranges (shared with the view, kept up to date by it) and
     ``styles`` their looks (:func:`style_of`)."""
 
-    def __init__(self, document: QTextDocument, chips: list[tuple[int, int]],
-                 styles: list[tuple[str, int]], dark: bool) -> None:
+    def __init__(self, chips: list[tuple[int, int]], styles: list[tuple[str, int]],
+                 dark: bool) -> None:
         self.chips = chips
         self.styles = styles
         self.dark = dark
@@ -534,7 +551,6 @@ class ChipPainter(QSyntaxHighlighter):
             valid.sort(key=lambda i: chips[i][0])
         self.order = valid
         self._formats: dict[tuple[str, bool, bool], QTextCharFormat] = {}
-        super().__init__(document)
 
     def _format(self, key: str, mark: bool) -> QTextCharFormat:
         cached = self._formats.get((key, mark, self.dark))
@@ -556,22 +572,46 @@ class ChipPainter(QSyntaxHighlighter):
             return order[k]
         return None
 
-    def highlightBlock(self, text: str) -> None:  # noqa: N802
-        block = self.currentBlock()
+    def paint_block(self, block: QTextBlock) -> None:
+        """Set the looks of the chips in ``block`` (the caller has Qt lay it out again)."""
         start = block.position()
         end = start + block.length()
         chips, order, styles = self.chips, self.order, self.styles
         k = bisect_left(order, start, key=lambda i: chips[i][0])
+        ranges = []
         while k < len(order):
             index = order[k]
             s, e = chips[index]
             if s >= end:
                 break
             key, mark = styles[index]
-            self.setFormat(s - start, e - s, self._format(key, False))
-            if mark >= 0:
-                self.setFormat(s - start + mark, 1, self._format(key, True))
+            base = self._format(key, False)
+            if mark < 0:
+                ranges.append(_range(s - start, e - s, base))
+            else:  # the red mark between two runs of the chip's own colours
+                ranges.append(_range(s - start, mark, base))
+                ranges.append(_range(s - start + mark, 1, self._format(key, True)))
+                ranges.append(_range(s - start + mark + 1, e - s - mark - 1, base))
             k += 1
+        block.layout().setFormats(ranges)
+
+    def paint_all(self, document: QTextDocument) -> None:
+        """Every chip's look, block by block (a new document, or another palette)."""
+        chips, order = self.chips, self.order
+        k = 0
+        while k < len(order):
+            block = document.findBlock(chips[order[k]][0])
+            self.paint_block(block)
+            end = block.position() + block.length()
+            k = bisect_left(order, end, key=lambda i: chips[i][0])
+
+
+def _range(start: int, length: int, fmt: QTextCharFormat) -> QTextLayout.FormatRange:
+    r = QTextLayout.FormatRange()
+    r.start = start
+    r.length = length
+    r.format = fmt
+    return r
 
 
 def style_of(cls: str, text: str) -> tuple[str, int]:
@@ -584,7 +624,7 @@ def style_of(cls: str, text: str) -> tuple[str, int]:
 
 
 class PreparedDocument:
-    """A rendered answer document, its chip positions and their painter, ready for
+    """A rendered answer document, its chips' positions and their painter, ready for
     :class:`AnswerView`."""
 
     __slots__ = ("chips", "document", "painter")
@@ -625,10 +665,14 @@ def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedD
     for index, _, cls, text in found:
         if index < len(styles):
             styles[index] = style_of(cls, text)
-    painter = ChipPainter(doc, chips, styles, dark)
-    painter.rehighlight()
-    # The painter posted itself a first pass for later (to this thread): done now already.
-    QCoreApplication.removePostedEvents(painter)
+    painter = ChipPainter(chips, styles, dark)
+    painter.paint_all(doc)  # no layout yet: the view's first layout takes them in
+    # Setting a block's formats marks it changed; with no layout to tell, the change stays
+    # pending and came out whole at the first edit (a verdict laid out the whole document
+    # again: 70 ms for 10,000 chips). An empty edit lets it go now, unseen.
+    flush = QTextCursor(doc)
+    flush.beginEditBlock()
+    flush.endEditBlock()
     app = QCoreApplication.instance()
     if app is not None and doc.thread() is not app.thread():
         doc.moveToThread(app.thread())
