@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from citeview.gui.main_window import MainWindow
 
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
+AHEAD_WORK = "ahead"  # the key of the op building the next case ahead
 LOADING_DELAY_MS = 150  # a case not shown by then says "Loading"
 LEXER_WORK = "lexer"  # the key of the op choosing the shown source's lexer
 
@@ -148,6 +149,10 @@ class CaseLoader(QObject):
         self._fitted: dict[str, tuple[int, ...]] = {}
         # The case being built: (case, policy, analysis cache) until its view is shown.
         self._building: tuple[Case, Policy | None, AnalysisCache] | None = None
+        # The case likely asked for next, built ahead in the worker while the reviewer reads:
+        # (what it was built from, its first phase); see prefetch().
+        self._ahead: tuple[tuple[Case, Policy | None, AnalysisCache, bool, str],
+                           SourceFirst] | None = None
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -183,9 +188,47 @@ class CaseLoader(QObject):
         self._building = (case, policy, cache)
         dark = color_roles(win.palette()).dark
         font = win.answer.font().toString()
+        ahead, self._ahead = self._ahead, None
+        if inline and ahead is not None and ahead[0][0] == case \
+                and ahead[0][1:] == (policy, cache, dark, font):
+            ops.cancel(self, CASE_WORK)  # nothing older lands after it
+            self._on_first(ahead[1])  # built ahead, from the same case, policy and look
+            return
         (BackgroundOp(self, lambda: first_phase(case, dark, font, policy, cache), key=CASE_WORK)
          .success(self._on_first).failure(self._on_build_failed)
          .run(here=inline))
+
+    def prefetch_next(self) -> None:
+        """Build ahead the case a reviewer most likely opens next: the next one not done
+        (Ctrl+Enter, a case's last verdict), which is mostly the next one (Ctrl+PgDown)."""
+        win = self.win
+        nxt = win.progress.next_undone(win.case_index)
+        self.prefetch(nxt if nxt is not None and nxt != win.case_index else win.case_index + 1)
+
+    def prefetch(self, index: int) -> None:
+        """Build tiny case ``index`` ahead in the worker (the next case a reviewer will most
+        likely open), so opening it only shows it. Used once, if nothing it was built from
+        changed by then; a failure is told when the case is opened and built again."""
+        win = self.win
+        if win.synchronous or win.dataset is None or not 0 <= index < len(win.dataset):
+            return
+        try:
+            case = win.dataset.get(index)
+        except InputError:
+            return  # told when it is opened
+        if case_size(case) >= TINY_CASE:
+            return
+        session = win.review_session.session
+        policy = session.policy if session is not None else None
+        cache = session.analyses if session is not None else self.analyses
+        key = (case, policy, cache, color_roles(win.palette()).dark, win.answer.font().toString())
+
+        def keep(first: SourceFirst) -> None:
+            self._ahead = (key, first)
+
+        (BackgroundOp(self, lambda: first_phase(case, key[3], key[4], policy, cache),
+                      key=AHEAD_WORK)
+         .success(keep).failure(lambda _err: None).run())
 
     def _on_first(self, first: SourceFirst) -> None:
         """First phase: the source the first citation cites is shown (filled in pieces), then
@@ -299,6 +342,8 @@ class CaseLoader(QObject):
             session.record_sizes(view.case.id, view.analysed.item_counts)
         message.clear()
         self.viewReady.emit()
+        if case_size(view.case) < TINY_CASE:  # (a big case's next is not built ahead)
+            self.prefetch_next()
         if isinstance(linted, Exception):
             message.error(str(linted))
             return

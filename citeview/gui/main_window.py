@@ -662,6 +662,7 @@ class MainWindow(QMainWindow):
             for i in self.progress.decorate(view):
                 self.loader.refresh_citation(i)
             self.progress.showing = view.case.id
+            self.loader.prefetch_next()  # built ahead under the session's policy now
         self.review.sync_bar()
 
     def _question_of(self, i: int) -> str:

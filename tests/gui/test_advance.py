@@ -460,3 +460,34 @@ def test_presentation_mode_hides_the_panes_steps_with_keys_and_records_nothing(
     assert win.review.toolbar.isVisible() and win.zoom == zoom
     press(qtbot, win, K.Key_1)
     assert len(win.review.session.annotations()) == 1
+
+
+def test_the_next_case_is_built_ahead_and_used_only_while_nothing_changed(
+        qtbot, tmp_path, dataset, open_window, monkeypatch) -> None:
+    import citeview.gui.case_loader as case_loader
+
+    built: list[str] = []
+    real = case_loader.first_phase
+
+    def counted(case, *args, **kwargs):  # type: ignore[no-untyped-def]
+        built.append(case.id)
+        return real(case, *args, **kwargs)
+
+    monkeypatch.setattr(case_loader, "first_phase", counted)
+    win = open_window(settings(tmp_path), dataset)
+    # Built ahead while case 1 is read (again once the review session is there: its policy).
+    qtbot.waitUntil(lambda: built.count(THREE[1]) >= 1 and win.review.session is not None)
+    qtbot.wait(300)
+    before = built.count(THREE[1])
+    press(qtbot, win, K.Key_PageDown, CTRL)
+    ready(qtbot, win)
+    assert win.view.case.id == THREE[1] and built.count(THREE[1]) == before  # not rebuilt
+    assert win.answer.chip_count() == len(win.view.citations) > 0
+    qtbot.waitUntil(lambda: built.count(THREE[2]) >= 1)
+    qtbot.wait(100)
+    before = built.count(THREE[2])
+    win.set_zoom(3)  # the answer's type changed after case 3 was built ahead: built again
+    press(qtbot, win, K.Key_PageDown, CTRL)
+    ready(qtbot, win)
+    assert win.view.case.id == THREE[2] and built.count(THREE[2]) == before + 1
+    assert win.answer.document().defaultFont().pointSizeF() == win.answer.font().pointSizeF()
