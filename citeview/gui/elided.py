@@ -39,6 +39,8 @@ class QtElidedLabel(QLabel):
     # -- text --------------------------------------------------------------------------------
 
     def setText(self, text: str) -> None:  # noqa: N802
+        if text == self.text():
+            return  # (a new size asked for lays out the status bar, and the window, again)
         super().setText(text)
         if self.share is not None:
             self.set_detail(self.detail)
