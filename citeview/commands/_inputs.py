@@ -87,3 +87,12 @@ def plain_dataset(args: argparse.Namespace) -> Dataset:
         documents[doc_id] = path
     return plain_files(args.material, args.context, documents, args.answer,
                        case_id_from_path(args.answer))
+
+
+def case_index(dataset: Dataset, case_id: str, where: str | None = None) -> int:
+    """The index of ``--case case_id`` in ``dataset``; an unknown id is a one-line error."""
+    try:
+        return dataset.index_of(case_id)
+    except KeyError:
+        raise InputError(f"--case {case_id}: no such case in "
+                         f"{where or dataset.path or 'the input'}") from None

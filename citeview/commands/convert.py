@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterable
 
 from citeview.commands._atomic import write_atomically
+from citeview.commands._inputs import case_index
 from citeview.core.analysis import analyse
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
@@ -37,10 +38,7 @@ def run(args: argparse.Namespace) -> int:
     dataset = load_input(args.file)
     cases: Iterable[Case]
     if args.case is not None:
-        try:
-            cases = [dataset.get(dataset.index_of(args.case))]
-        except KeyError:
-            raise InputError(f"--case {args.case}: no such case in {args.file}") from None
+        cases = [dataset.get(case_index(dataset, args.case, args.file))]
     else:
         cases = dataset.iter_cases()
     out: list[dict[str, object]] = []

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from citeview.commands._inputs import add_input_arguments, dataset_from_args
+from citeview.commands._inputs import add_input_arguments, case_index, dataset_from_args
 from citeview.core.datasets import Dataset
-from citeview.core.errors import InputError
 
 HELP = "open a case, dataset, chat transcript, Responses output, session or plain files in the GUI"
 
@@ -32,9 +31,5 @@ def launch(dataset: Dataset, case_id: str | None, advance: bool = True) -> int:
 def run(args: argparse.Namespace) -> int:
     dataset = dataset_from_args(args)
     if args.case is not None:
-        try:
-            dataset.index_of(args.case)
-        except KeyError:
-            raise InputError(f"--case {args.case}: no such case in "
-                             f"{dataset.path or 'the input'}") from None
+        case_index(dataset, args.case)  # an unknown id is told here, before any window
     return launch(dataset, args.case, advance=not args.no_advance)

@@ -7,7 +7,7 @@ import argparse
 
 from citeview.commands._atomic import write_atomically
 from citeview.commands._common import add_families
-from citeview.commands._inputs import add_input_arguments, dataset_from_args
+from citeview.commands._inputs import add_input_arguments, case_index, dataset_from_args
 from citeview.core.analysis import analyse
 from citeview.core.errors import InputError
 from citeview.core.page import render_page
@@ -29,14 +29,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if len(dataset) == 0:
             raise InputError(f"{dataset.path or 'the input'}: no case")
-        index = 0
-        if args.case is not None:
-            try:
-                index = dataset.index_of(args.case)
-            except KeyError:
-                raise InputError(f"--case {args.case}: no such case in "
-                                 f"{dataset.path or 'the input'}") from None
-        case = dataset.get(index)
+        case = dataset.get(0 if args.case is None else case_index(dataset, args.case))
     finally:
         dataset.close()
     page = render_page(analyse(case, Policy(families=tuple(args.families))))

@@ -8,7 +8,12 @@ import sys
 from collections.abc import Iterable
 
 from citeview.commands._common import add_families
-from citeview.commands._inputs import add_input_arguments, dataset_from_args, load_path
+from citeview.commands._inputs import (
+    add_input_arguments,
+    case_index,
+    dataset_from_args,
+    load_path,
+)
 from citeview.commands._io import read_text
 from citeview.core.analysis import AnalysedCitation, analyse
 from citeview.core.cases import Case
@@ -81,12 +86,7 @@ def run(args: argparse.Namespace) -> int:
     dataset = _dataset(args)
     cases: Iterable[Case]
     if args.case is not None:
-        try:
-            index = dataset.index_of(args.case)
-        except KeyError:
-            raise InputError(f"--case {args.case}: no such case in "
-                             f"{dataset.path or 'the input'}") from None
-        cases = [dataset.get(index)]
+        cases = [dataset.get(case_index(dataset, args.case))]
     else:
         cases = dataset.iter_cases()  # a JSONL file read once, not reopened per case
     many = args.case is None and len(dataset) > 1
