@@ -165,12 +165,7 @@ class AnswerView(QTextBrowser):
     def chip_text(self, index: int) -> str:
         """The chip's label as the document shows it (read back, for snapshots)."""
         r = self.chip_range(index)
-        if r is None:
-            return ""
-        c = QTextCursor(self.document())
-        c.setPosition(r[0])
-        c.setPosition(r[1], QTextCursor.MoveMode.KeepAnchor)
-        return c.selectedText().replace("\u00a0", " ").strip()
+        return "" if r is None else self._chip_label(r).replace("\u00a0", " ").strip()
 
     def chip_format(self, index: int, offset: int = 0) -> QTextCharFormat | None:
         """The look chip ``index`` is painted with at its ``offset``-th unit (read back from
@@ -205,7 +200,8 @@ class AnswerView(QTextBrowser):
         """Relabel and restyle chips in place (lint or a verdict changed their state) without
         re-rendering. Edited from the last to the first, so earlier chip positions stay valid;
         the positions of the chips after an edited one move by the change in its length (no
-        new scan). The painter restyles the edited blocks when the edit ends."""
+        new scan). The painter sets the looks of the blocks holding them before the edit ends,
+        so each is laid out once."""
         known = self._chip_index()
         painter = self._painter
         c = QTextCursor(self.document())
@@ -241,11 +237,11 @@ class AnswerView(QTextBrowser):
                 if s >= 0 and k >= 0 and shifts[k]:
                     known[i] = (s + shifts[k], e + shifts[k])
         doc = self.document()
-        if painter is not None:  # the edited blocks' chips, at their new positions
-            for chip in chips:
-                r = self.chip_range(chip.index)
-                if r is not None:
-                    painter.paint_block(doc.findBlock(r[0]))
+        if painter is not None:  # the blocks of the chips, at their new positions, once each
+            starts = {doc.findBlock(r[0]).position()
+                      for r in map(self.chip_range, (ch.index for ch in chips)) if r is not None}
+            for start in starts:
+                painter.paint_block(doc.findBlock(start))
         c.endEditBlock()  # the edited blocks are laid out again, with their chips' looks
         for start in same:  # no text changed there: laid out again for their look only
             block = doc.findBlock(start)

@@ -54,6 +54,21 @@ class SourceFirst:
     linted: list[Diagnostic] | Exception | None = None
 
 
+@dataclass(slots=True, frozen=True)
+class Build:
+    """What a case's view is built from: equal builds give equal views (a case built ahead is
+    shown only if nothing here changed since)."""
+
+    case: Case
+    policy: Policy | None
+    cache: AnalysisCache
+    dark: bool
+    font: str
+
+    def first_phase(self) -> SourceFirst:
+        return first_phase(self.case, self.dark, self.font, self.policy, self.cache)
+
+
 # A case whose answer and material together hold fewer characters is shown in one op.
 SMALL_CASE = 200_000
 # ... and one this small, replacing the case shown, is built right here on the GUI thread (a
@@ -147,12 +162,11 @@ class CaseLoader(QObject):
         self._loading_timer.timeout.connect(self._show_loading)
         # What the tables' columns were last fitted to (see fit_tables).
         self._fitted: dict[str, tuple[int, ...]] = {}
-        # The case being built: (case, policy, analysis cache) until its view is shown.
-        self._building: tuple[Case, Policy | None, AnalysisCache] | None = None
+        # The case being built, until its view is shown.
+        self._building: Build | None = None
         # The case likely asked for next, built ahead in the worker while the reviewer reads:
-        # (what it was built from, its first phase); see prefetch().
-        self._ahead: tuple[tuple[Case, Policy | None, AnalysisCache, bool, str],
-                           SourceFirst] | None = None
+        # what it was built from, and its first phase; see prefetch().
+        self._ahead: tuple[Build, SourceFirst] | None = None
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -182,21 +196,23 @@ class CaseLoader(QObject):
         # placeholder painted and replaced at once costs a repaint per case switch).
         self._loading_timer.start()
         self.caseChanged.emit(index)
-        session = win.review_session.session
-        policy = session.policy if session is not None else None
-        cache = session.analyses if session is not None else self.analyses
-        self._building = (case, policy, cache)
-        dark = color_roles(win.palette()).dark
-        font = win.answer.font().toString()
+        build = self._building = self._build(case)
         ahead, self._ahead = self._ahead, None
-        if inline and ahead is not None and ahead[0][0] == case \
-                and ahead[0][1:] == (policy, cache, dark, font):
+        if inline and ahead is not None and ahead[0] == build:
             ops.cancel(self, CASE_WORK)  # nothing older lands after it
             self._on_first(ahead[1])  # built ahead, from the same case, policy and look
             return
-        (BackgroundOp(self, lambda: first_phase(case, dark, font, policy, cache), key=CASE_WORK)
+        (BackgroundOp(self, build.first_phase, key=CASE_WORK)
          .success(self._on_first).failure(self._on_build_failed)
          .run(here=inline))
+
+    def _build(self, case: Case) -> Build:
+        """What building ``case`` for the window now reads."""
+        win = self.win
+        session = win.review_session.session
+        return Build(case, session.policy if session is not None else None,
+                     session.analyses if session is not None else self.analyses,
+                     color_roles(win.palette()).dark, win.answer.font().toString())
 
     def prefetch_next(self) -> None:
         """Build ahead the case a reviewer most likely opens next: the next one not done
@@ -218,16 +234,12 @@ class CaseLoader(QObject):
             return  # told when it is opened
         if case_size(case) >= TINY_CASE:
             return
-        session = win.review_session.session
-        policy = session.policy if session is not None else None
-        cache = session.analyses if session is not None else self.analyses
-        key = (case, policy, cache, color_roles(win.palette()).dark, win.answer.font().toString())
+        build = self._build(case)
 
         def keep(first: SourceFirst) -> None:
-            self._ahead = (key, first)
+            self._ahead = (build, first)
 
-        (BackgroundOp(self, lambda: first_phase(case, key[3], key[4], policy, cache),
-                      key=AHEAD_WORK)
+        (BackgroundOp(self, build.first_phase, key=AHEAD_WORK)
          .success(keep).failure(lambda _err: None).run())
 
     def _on_first(self, first: SourceFirst) -> None:
@@ -236,18 +248,16 @@ class CaseLoader(QObject):
         win = self.win
         if self._building is None:
             return
-        case, policy, cache = self._building
+        b = self._building
         if first.source is not None:
             win.source.adopt(first.source)
             win.source.show_source(first.source.source)
         if first.built is not None:
             self._on_built(first.built, first.linted)
             return
-        dark = color_roles(win.palette()).dark
-        font = win.answer.font().toString()
         material, shown = first.material, first.source
-        (BackgroundOp(self, lambda: build_view(case, dark, font, policy, cache, material, shown),
-                      key=CASE_WORK)
+        (BackgroundOp(self, lambda: build_view(b.case, b.dark, b.font, b.policy, b.cache,
+                                               material, shown), key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=win.synchronous))
 

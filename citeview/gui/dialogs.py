@@ -47,13 +47,15 @@ def show_error(parent: QWidget, text: str) -> None:
 
 
 
-def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
-    """Resize ``widget`` to ``width`` x ``height``, or to what its screen has room for (on a
-    1024x640 display a dialog's buttons must not end up below the screen's edge)."""
+def fit_to_screen(widget: QWidget, width: int, height: int, frame: tuple[int, int] = (16, 48)
+                  ) -> None:
+    """Resize ``widget`` to ``width`` x ``height``, or to what its screen has room for less
+    ``frame`` (on a 1024x640 display a dialog's buttons must not end up below the screen's
+    edge)."""
     screen = widget.screen() or QGuiApplication.primaryScreen()
     if screen is not None:
         room = screen.availableGeometry()
-        width, height = min(width, room.width() - 16), min(height, room.height() - 48)
+        width, height = min(width, room.width() - frame[0]), min(height, room.height() - frame[1])
     widget.resize(width, height)
 
 

@@ -385,11 +385,7 @@ class MainWindow(QMainWindow):
     def _fit_screen(self) -> None:
         """First start: 1400x860, or what the screen has room for (a 1024x640 display shows
         the whole window, not its left part)."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        if screen is None:
-            return
-        room = screen.availableGeometry()
-        self.resize(min(1400, room.width()), min(860, room.height()))
+        dialogs.fit_to_screen(self, 1400, 860, frame=(0, 0))
 
     def save_settings(self) -> None:
         s = self.settings
