@@ -11,14 +11,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTableView
 
 from citeview.core.diagnostics import Diagnostic, Severity
@@ -46,12 +45,25 @@ def one_line(text: str, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
 
 
-class _RowsModel(QAbstractTableModel):
+class _RowsModel(QStandardItemModel):
+    """Rows of Python objects, each cell read by :meth:`cell` when painted.
+
+    A ``QStandardItemModel`` with no items: its row and column counts and header texts live in
+    C++, so the views and the sort proxy ask Python only for ``data()`` (a table model written
+    in Python answered two ``rowCount``/``columnCount`` calls for every cell and role the proxy
+    mapped, and ``headerData`` for every header paint: most of a case switch's table paint).
+    """
+
     HEADERS: tuple[str, ...] = ()
     HEADER_TIPS: tuple[str, ...] = ()
 
     def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(0, len(self.HEADERS), parent)
+        for col, text in enumerate(self.HEADERS):
+            item = QStandardItem(text)
+            if self.HEADER_TIPS:
+                item.setToolTip(self.HEADER_TIPS[col])
+            self.setHorizontalHeaderItem(col, item)
         self._rows: list[Any] = []
         self._roles: ColorRoles | None = None
         self._key_rows: dict[Any, int] | None = None  # key -> first row, built on first use
@@ -69,26 +81,16 @@ class _RowsModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 0),
                                   self.index(len(self._rows) - 1, self.columnCount() - 1))
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation != Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        if role == Qt.ItemDataRole.ToolTipRole and self.HEADER_TIPS:
-            return self.HEADER_TIPS[section]
-        return None
-
     def set_rows(self, rows: Sequence[Any]) -> None:
         self.beginResetModel()
         self._rows = list(rows)
         self._key_rows = None
+        # The row count in C++ (empty items): inside a reset its insert signals tell no one.
+        blocked = self.blockSignals(True)
+        try:
+            self.setRowCount(len(self._rows))
+        finally:
+            self.blockSignals(blocked)
         self.endResetModel()
 
     def row_of_key(self, key: Any) -> int:
