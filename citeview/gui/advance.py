@@ -161,6 +161,10 @@ class Advancer(QObject):
         """Land on the first (last) unjudged item once the case being shown is ready."""
         self._land = where
 
+    def landing(self) -> bool:
+        """Whether the case being shown lands on a citation of its own once ready."""
+        return self._land is not None
+
     def _on_view_ready(self) -> None:
         where, self._land = self._land, None
         view = self.win.view

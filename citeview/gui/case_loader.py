@@ -27,7 +27,7 @@ from citeview.gui.answer_view import PreparedDocument, prepare_document
 from citeview.gui.elided import plural
 from citeview.gui.navigation import select_row
 from citeview.gui.ops import BackgroundOp
-from citeview.gui.palette import color_roles
+from citeview.gui.palette import is_dark
 from citeview.gui.source_view import PreparedSource, prepare_source
 from citeview.gui.state import CaseView, build_case_view, lint_case
 from citeview.gui.tables import fit_columns
@@ -212,7 +212,7 @@ class CaseLoader(QObject):
         session = win.review_session.session
         return Build(case, session.policy if session is not None else None,
                      session.analyses if session is not None else self.analyses,
-                     color_roles(win.palette()).dark, win.answer.font().toString())
+                     is_dark(win.palette()), win.answer.font().toString())
 
     def prefetch_next(self) -> None:
         """Build ahead the case a reviewer most likely opens next: the next one not done
@@ -344,7 +344,10 @@ class CaseLoader(QObject):
         if pending is not None and pending[0] is not None and view.citations:
             win.navigator.activate_citation(min(pending[0], len(view.citations) - 1),
                                             pending[1])
-        elif view.sources and view.sources[0].source is not None:
+        elif view.sources and view.sources[0].source is not None and not (
+                view.citations and win.advance.landing()):
+            # (a case the advance lands in shows its landing citation's source once, not this
+            # one first)
             win.navigator.show_source_row(view.sources[0])
         session = win.review_session.session
         if session is not None and view.analysed is not None and not session.closed:
