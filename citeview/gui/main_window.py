@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractItemModel, QByteArray, QEvent, QSettings, Qt
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -68,7 +68,14 @@ from citeview.gui.progress import ProgressTracker, progress_text
 from citeview.gui.review_session import SESSION_LANE, ReviewSession
 from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, SideBySide
 from citeview.gui.state import CaseView
-from citeview.gui.tables import CasesModel, CitationsModel, FilterProxy, SourcesModel, fit_columns
+from citeview.gui.tables import (
+    CasesModel,
+    CitationsModel,
+    FilterProxy,
+    QtRowsDelegate,
+    SourcesModel,
+    fit_columns,
+)
 from citeview.gui.untrusted import menu_text, safe_title
 from citeview.gui.watcher import InputWatcher
 from citeview.session import location
@@ -272,10 +279,11 @@ class MainWindow(QMainWindow):
             self.statusBar().addPermanentWidget(label)
         self.resize(1400, 860)
 
-    def _table(self, model: QAbstractItemModel, name: str) -> QTableView:
+    def _table(self, model: FilterProxy, name: str) -> QTableView:
         t = QTableView()
         t.setObjectName(name)
         t.setModel(model)
+        t.setItemDelegate(QtRowsDelegate(model, t))
         t.setSortingEnabled(True)
         t.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -658,7 +666,7 @@ class MainWindow(QMainWindow):
             for i in self.progress.decorate(view):
                 self.loader.refresh_citation(i)
             self.progress.showing = view.case.id
-            self.loader.prefetch_next()  # built ahead under the session's policy now
+            self.loader.prefetch_next_soon()  # built ahead under the session's policy now
         self.review.sync_bar()
 
     def _question_of(self, i: int) -> str:

@@ -17,8 +17,8 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QTableView
+from PySide6.QtGui import QBrush, QColor, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
 from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.gui.answer_view import plain_tooltip
@@ -349,6 +349,47 @@ def fit_columns(table: QTableView, max_width: int = 260) -> None:
     for col in range(header.count() - 1):
         if header.sectionSize(col) > max_width:
             header.resizeSection(col, max_width)
+
+
+_HAS_DISPLAY = QStyleOptionViewItem.ViewItemFeature.HasDisplay
+_TEXT = QPalette.ColorRole.Text
+
+
+class QtRowsDelegate(QStyledItemDelegate):
+    """Paints a :class:`FilterProxy` over a :class:`_RowsModel` from one Python call per cell.
+
+    ``QStyledItemDelegate`` reads seven roles per painted cell, each through the proxy into
+    Python's ``data()``; this reads the cell's text and colour from the row at once (what those
+    roles say: no font, alignment, check state, decoration or background of its own)."""
+
+    def __init__(self, proxy: QSortFilterProxyModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.proxy = proxy
+        self._features: dict[Any, Any] = {}  # features -> features | HasDisplay
+
+    def initStyleOption(self, option: QStyleOptionViewItem,  # noqa: N802
+                        index: _Index) -> None:
+        model = self.proxy.sourceModel()
+        src = self.proxy.mapToSource(index)
+        if not isinstance(model, _RowsModel) or not src.isValid():
+            super().initStyleOption(option, index)
+            return
+        option.index = index  # type: ignore[assignment]  # (Qt passes a QModelIndex)
+        row = model.row(src.row())
+        column = src.column()
+        text = model.cell(row, column)[0]
+        if text:
+            features = option.features
+            with_display = self._features.get(features)
+            if with_display is None:
+                with_display = self._features[features] = features | _HAS_DISPLAY
+            option.features = with_display
+            option.text = text
+        colour = model.colour(row, column)
+        if colour is not None:
+            palette = option.palette
+            palette.setBrush(_TEXT, QBrush(colour))
+            option.palette = palette
 
 
 class FilterProxy(QSortFilterProxyModel):

@@ -491,3 +491,40 @@ def test_the_next_case_is_built_ahead_and_used_only_while_nothing_changed(
     ready(qtbot, win)
     assert win.view.case.id == THREE[2] and built.count(THREE[2]) == before + 1
     assert win.answer.document().defaultFont().pointSizeF() == win.answer.font().pointSizeF()
+
+
+def test_the_next_case_is_built_ahead_only_after_the_shown_one_is_painted(
+        qtbot, tmp_path, dataset, open_window, monkeypatch) -> None:
+    """A worker building the next case while the window paints the shown one would share the
+    GIL with that paint: the build starts after the paint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    import citeview.gui.case_loader as case_loader
+
+    order: list[str] = []
+    real = case_loader.first_phase
+
+    def counted(case, *args, **kwargs):  # type: ignore[no-untyped-def]
+        order.append(f"build {case.id}")
+        return real(case, *args, **kwargs)
+
+    class Paints(QObject):
+        def eventFilter(self, obj, ev):  # type: ignore[no-untyped-def]  # noqa: N802
+            if ev.type() == QEvent.Type.Paint and win.view is not None:
+                order.append(f"paint {win.view.case.id}")
+            return False
+
+    monkeypatch.setattr(case_loader, "first_phase", counted)
+    win = open_window(settings(tmp_path), dataset)
+    qtbot.waitUntil(lambda: f"build {THREE[1]}" in order and win.review.session is not None)
+    qtbot.wait(300)
+    watch = Paints()
+    win.answer.viewport().installEventFilter(watch)
+    order.clear()
+    press(qtbot, win, K.Key_PageDown, CTRL)
+    ready(qtbot, win)
+    qtbot.waitUntil(lambda: f"build {THREE[2]}" in order)
+    assert win.view.case.id == THREE[1]
+    assert f"paint {THREE[1]}" in order
+    assert order.index(f"paint {THREE[1]}") < order.index(f"build {THREE[2]}")
+    win.answer.viewport().removeEventFilter(watch)
