@@ -27,7 +27,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 # A status-bar label's width moves in steps of this many pixels: a new text of the same step
-# asks for no new layout (each laid out the status bar again, 1.5 ms of every case switch).
+# asks for no new layout (each new count laid out the status bar, and the window, again).
 WIDTH_STEP = 48
 
 

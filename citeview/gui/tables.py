@@ -51,7 +51,7 @@ class _RowsModel(QStandardItemModel):
     A ``QStandardItemModel`` with no items: its row and column counts and header texts live in
     C++, so the views and the sort proxy ask Python only for ``data()`` (a table model written
     in Python answered two ``rowCount``/``columnCount`` calls for every cell and role the proxy
-    mapped, and ``headerData`` for every header paint: most of a case switch's table paint).
+    mapped, and ``headerData`` for every header paint: a large part of a case switch).
     """
 
     HEADERS: tuple[str, ...] = ()
@@ -117,8 +117,8 @@ class _RowsModel(QStandardItemModel):
         raise NotImplementedError
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        # Views ask for a dozen roles per cell on every paint and resize: the ones not served
-        # return at once, compared as ints (comparing with Qt's enums costs microseconds).
+        # (Painting reads cells through QtRowsDelegate.) Roles not served return at once,
+        # compared as ints (comparing with Qt's enums costs microseconds).
         role = int(role)
         if role not in _SERVED or not index.isValid():
             return None
