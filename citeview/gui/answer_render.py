@@ -233,7 +233,9 @@ def _md() -> MarkdownIt:
     return _MD
 
 
-_VISIBLE = str.maketrans({START: "\u27e6", STOP: "\u27e7", DELIMITER: "|", _OPEN: "\ufffd",
+# How a stray START and STOP show as text (the stream replay finds leaked markers by them).
+SHOWN_START, SHOWN_STOP = "\u27e6", "\u27e7"
+_VISIBLE = str.maketrans({START: SHOWN_START, STOP: SHOWN_STOP, DELIMITER: "|", _OPEN: "\ufffd",
                           _CLOSE: "\ufffd"})
 
 

@@ -44,7 +44,7 @@ from citeview.core.policy import Policy
 from citeview.core.replay import Chunker, ReplayFrame, StreamReplay
 from citeview.core.streaming import DEFAULT_HOLD_LIMIT
 from citeview.gui import message
-from citeview.gui.answer_render import render_answer
+from citeview.gui.answer_render import SHOWN_START, SHOWN_STOP, render_answer
 from citeview.gui.answer_view import AnswerView, PreparedDocument, prepare_document
 from citeview.gui.dialogs import fit_to_screen
 from citeview.gui.palette import color_roles
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 # A provider's citations have no marker in the text: the replay streams the answer's markers.
 _PROVIDER_KEYS = ("response", "request", "claims")
-LEAK_OPEN, LEAK_CLOSE = "\u27e6", "\u27e7"  # how render_answer shows START and STOP as text
+LEAK_OPEN, LEAK_CLOSE = SHOWN_START, SHOWN_STOP
 
 
 def replay_case(case: Case) -> Case:
