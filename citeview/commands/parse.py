@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from json.encoder import encode_basestring
 from typing import TextIO
 
 from citeview.commands._common import add_families
@@ -73,7 +74,9 @@ def write_citations(text: str, families: Sequence[str], out: TextIO) -> None:
     """The citations of ``text`` as a JSON array, one citation object a line (what
     ``Citation.to_dict`` gives, compactly), written piece by piece: 200 MB of answer must not
     hold millions of objects at once nor go through the pure-Python indenting encoder."""
-    enc = json.JSONEncoder(ensure_ascii=False).encode
+    # json's own string encoder (what JSONEncoder(ensure_ascii=False).encode does for a str,
+    # without its Python-level dispatch: a fifth of the time of 2.5 million citations).
+    enc = encode_basestring
     n = len(text)
     pos = 0
     first = True

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeview.cli import main
 from citeview.core.markers import DELIMITER as D
@@ -142,3 +144,34 @@ def test_text_that_is_meant_as_json_must_be_valid(tmp_path: Path,
     f.write_text('{"answer": "x"', encoding="utf-8")  # truncated: not an answer to parse
     assert main(["parse", str(f)]) == 2
     assert "truncated JSON" in capsys.readouterr().err
+
+
+_ODD = st.sampled_from([" ", "\n", "é", "😀", '"', "\\", "\t", "\x01", "\u2028", "x", ""])
+_MARKER = st.builds(
+    lambda fam, pad, ids, loc: S + fam + D + D.join(pad + i + pad for i in ids) + loc + E,
+    st.sampled_from(["cite", "navlist"]), _ODD,
+    st.lists(st.sampled_from(["turn0file0", "turn1news2", "a-b_9"]), min_size=1, max_size=3),
+    st.sampled_from(["", D + "L3", D + "L2-L9", D + " L4\t"]))
+_PARTS = st.one_of(_MARKER, _ODD, st.sampled_from([S, E, D, "cite"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PARTS, max_size=30).map("".join), st.integers(1, 12))
+def test_streamed_parse_output_is_the_citations_json_in_any_pieces(text: str, piece: int) -> None:
+    """``citeview parse`` of one answer writes piece by piece with json's own string encoder:
+    its output reads back as the reference parser's citations, whatever is quoted and wherever
+    the pieces are cut."""
+    import io
+
+    from citeview.commands import parse as parse_cmd
+    from citeview.core.markers import extract_citations
+
+    out = io.StringIO()
+    old = parse_cmd.PIECE
+    parse_cmd.PIECE = piece
+    try:
+        parse_cmd.write_citations(text, ["cite", "navlist"], out)
+    finally:
+        parse_cmd.PIECE = old
+    assert json.loads(out.getvalue()) == [
+        c.to_dict() for c in extract_citations(text, ["cite", "navlist"])]
