@@ -31,6 +31,7 @@ from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
+    QFont,
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
@@ -168,11 +169,13 @@ class MainWindow(QMainWindow):
         self._warm_up()
 
     def _warm_up(self) -> None:
-        """Import what showing the first case needs (the Markdown renderer, Pygments' lexers)
-        in a worker thread of its own while the window starts."""
+        """Make the Qt classes the workers use, here, before any worker starts; then import
+        what showing the first case needs (the Markdown renderer, Pygments' lexers) in a worker
+        thread of its own while the window starts."""
         from citeview.gui.ops import BackgroundOp, start_lanes
 
         if not self.synchronous:
+            warm_up_qt(self.answer.font())
             BackgroundOp(self, warm_up, key="warm-up").run(lane="warm-up")
             start_lanes("", SESSION_LANE)  # the case's and the session's
 
@@ -936,12 +939,25 @@ class MainWindow(QMainWindow):
             w.setFont(font)
 
 
+def warm_up_qt(font: QFont) -> None:
+    """The Qt classes a worker uses (an answer document with its chips painted, handed to the
+    GUI thread) made on the GUI thread. PySide makes a class's enums on their first use, and
+    two threads making them at once can fail: a worker painting chips while another made its
+    first QBrush got "type object 'QGradient' has no attribute 'Preset'", and the case could
+    not be shown."""
+    from PySide6.QtCore import QThread
+
+    from citeview.gui.answer_render import Chip, ChipState, chip_html
+    from citeview.gui.answer_view import prepare_document
+
+    chips = chip_html(Chip(0)) + chip_html(Chip(1, ChipState.PROBLEM))
+    prepare_document(f"<p><em>warm</em> up{chips}</p>", False, font)
+    QThread.Priority.NormalPriority  # noqa: B018 -- made now
+
+
 def warm_up() -> None:
     """The imports and first-use set-ups of analysing and linting a case, rendering its answer
-    and guessing a lexer."""
-    from PySide6.QtCore import QThread
-    from PySide6.QtGui import QBrush, QColor
-
+    and guessing a lexer (no Qt class: see :func:`warm_up_qt`)."""
     from citeview.core.analysis import analyse
     from citeview.core.cases import Case
     from citeview.core.markers import DELIMITER, START, STOP
@@ -951,10 +967,6 @@ def warm_up() -> None:
     # With a citation, so that lint's placement rules build their Markdown parsers too.
     cited = f"*Warm* up.{START}cite{DELIMITER}turn0file0{STOP}\n\n- a `list`"
     analyse(Case("warm-up", cited)).lint  # noqa: B018 -- computed now
-    # PySide makes a class's enums on their first use (~10 ms for QBrush's and QThread's, the
-    # answer's highlight and a document handed to the GUI thread).
-    QBrush(QColor("#000000"))
-    QThread.Priority.NormalPriority  # noqa: B018 -- made now
     render_answer("*warm* up", [], [])
     guess_lexer("warm.py", None, "")
     guess_lexer(None, None, "#!/bin/sh\n")

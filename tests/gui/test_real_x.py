@@ -149,3 +149,23 @@ def test_a_chip_clicked_with_the_mouse_looks_as_when_reached_with_the_keyboard(
 
     fills = {dark.pixel(x, y) for x in range(dark.width()) for y in range(dark.height())}
     assert QColor("#1a4a9c").rgb() in fills  # the active chip's colour, not a blank box
+
+
+def test_the_first_case_shows_on_every_start(tmp_path: Path) -> None:
+    """Workers build the first case while the window starts: the Qt classes they use are made
+    on the GUI thread first (two threads making one class's enums at once once failed the
+    build, "type object 'QGradient' has no attribute 'Preset'", on 5 starts of 8)."""
+    case = Path(__file__).parent.parent / "data" / "samples" / "transit-multi-turn.case.json"
+    with xvfb() as display:
+        for k in range(6):
+            data = tmp_path / f"run{k}" / "transit.case.json"
+            data.parent.mkdir()
+            data.write_bytes(case.read_bytes())
+            app = App(display, tmp_path / f"home{k}", str(data))
+            try:
+                app.wait(lambda a=app: a.title().startswith("transit"), what="the case")
+                time.sleep(0.8)
+                names = [app.xdotool("getwindowname", w) for w in app.windows()]
+                assert len(names) == 1, names  # the window, no error dialog
+            finally:
+                app.quit()
