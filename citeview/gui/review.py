@@ -450,8 +450,9 @@ class ReviewController(QObject):
             self._confirm_done = cid
             self.win.advance.go(todo[0])
             n = len(todo)
-            message.warning(f"{n} source{'s' if n != 1 else ''} of this case not judged yet: "
-                            "moved to the first. Ctrl+Enter again marks the case done anyway",
+            # Short: the status bar shows ~50 characters at 1024 px.
+            message.warning(f"{n} not judged yet: moved to the first \u00b7 Ctrl+Enter again: "
+                            "done anyway",
                             8000)
             return
         self._confirm_done = None
