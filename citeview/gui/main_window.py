@@ -272,8 +272,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.split_main)
 
         # Permanent labels that give way: the message on the left always has room.
-        self.counts_label = QtElidedLabel(share=0.27)  # the shown case's counts
-        self.progress_label = QtElidedLabel(share=0.25)  # the review's progress
+        self.counts_label = QtElidedLabel(share=0.24)  # the shown case's counts
+        self.progress_label = QtElidedLabel(share=0.22)  # the review's progress
         self.progress_label.set_detail(
             "Your progress. A citation counts as judged once each of its sources has your "
             "verdict (\u201ccannot tell\u201d included); Review \u25b8 Summary gives the "

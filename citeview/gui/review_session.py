@@ -59,7 +59,7 @@ class ReviewSession(QObject):
             lambda text: dialogs.session_in_use(win, text) if win.can_ask()
             else dialogs.InUse.CANCEL)
         self.in_use: str | None = None  # why the last open found no session to review
-        self.label = QtElidedLabel(share=0.13)  # the session's file name; where it is on hover
+        self.label = QtElidedLabel(share=0.12)  # the session's file name; where it is on hover
         # Making a session, until started.
         self._start_later: BackgroundOp[tuple[str, Dataset]] | None = None
 

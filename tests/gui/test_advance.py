@@ -104,7 +104,7 @@ def test_ctrl_enter_with_unjudged_sources_goes_to_them_then_marks_done_anyway(
     win.navigator.activate_citation(1)
     press(qtbot, win, K.Key_Return, CTRL)
     assert where(win) == ("handbook-line-level", 0, 0)
-    assert "not judged yet" in messages.texts[-1]
+    assert "not judged: moved to the first" in messages.texts[-1]
     assert win.review.session.review("handbook-line-level").state is not ReviewState.DONE
     press(qtbot, win, K.Key_Return, CTRL)
     ready(qtbot, win)
