@@ -451,8 +451,7 @@ class ReviewController(QObject):
             self.win.advance.go(todo[0])
             n = len(todo)
             # Short: the status bar shows ~50 characters at 1024 px.
-            message.warning(f"{n} not judged: moved to the first \u00b7 Ctrl+Enter again: "
-                            "done anyway",
+            message.warning(f"{n} not judged: moved to the first \u00b7 Ctrl+Enter again: done",
                             8000)
             return
         self._confirm_done = None

@@ -96,4 +96,5 @@ def test_the_ctrl_enter_warning_fits_the_status_bar_at_1024_pixels(
     assert "not judged" in text
     qtbot.wait(50)
     left = min(w.x() for w in (win.counts_label, win.progress_label) if w.isVisible())
-    assert bar.fontMetrics().horizontalAdvance(text) + 12 <= left, (text, left)
+    # (with room to spare: a real X server's font measured wider than the offscreen one)
+    assert bar.fontMetrics().horizontalAdvance(text) * 1.1 + 12 <= left, (text, left)
