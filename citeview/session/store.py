@@ -478,6 +478,7 @@ class Session:
     # ------------------------------------------------------------------ cases
 
     def case_ids(self) -> list[str]:
+        """The case ids in order (a copy of its own for the caller)."""
         return list(self._id_list())
 
     @reading
