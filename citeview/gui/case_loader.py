@@ -26,7 +26,7 @@ from citeview.gui import message, ops
 from citeview.gui.answer_view import PreparedDocument, prepare_document
 from citeview.gui.elided import plural
 from citeview.gui.navigation import select_row
-from citeview.gui.ops import BackgroundOp
+from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.palette import is_dark
 from citeview.gui.source_view import PreparedSource, prepare_source
 from citeview.gui.state import CaseView, build_case_view, lint_case
@@ -39,9 +39,6 @@ if TYPE_CHECKING:
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
 AHEAD_WORK = "ahead"  # the key of the op building the next case ahead
 LOADING_DELAY_MS = 150  # a case not shown by then says "Loading"
-# The next case is built ahead this long after one shows: once it is painted. A worker building
-# while the window painted took the GIL from the paint: each case switch took 4 ms longer.
-AHEAD_DELAY_MS = 20
 LEXER_WORK = "lexer"  # the key of the op choosing the shown source's lexer
 
 
@@ -170,10 +167,9 @@ class CaseLoader(QObject):
         # The case likely asked for next, built ahead in the worker while the reviewer reads:
         # what it was built from, and its first phase; see prefetch().
         self._ahead: tuple[Build, SourceFirst] | None = None
-        self._ahead_timer = QTimer(self)
-        self._ahead_timer.setSingleShot(True)
-        self._ahead_timer.setInterval(AHEAD_DELAY_MS)
-        self._ahead_timer.timeout.connect(self.prefetch_next)
+        # Built ahead once the case shown is painted: a worker building beside the paint took
+        # the GIL from it (each case switch took 4 ms longer).
+        self._ahead_later = AfterPaint(self.prefetch_next, self)
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -189,7 +185,7 @@ class CaseLoader(QObject):
         # A tiny case is built here when it replaces one shown; the first case of an input is
         # built in the worker while the window finishes setting up beside it.
         inline = win.synchronous or (win.view is not None and case_size(case) < TINY_CASE)
-        self._ahead_timer.stop()  # (restarted once this case shows)
+        self._ahead_later.cancel()  # (asked again once this case shows)
         win.case_index = index
         win.progress.showing = case.id
         win.progress.busy()
@@ -223,8 +219,8 @@ class CaseLoader(QObject):
                      is_dark(win.palette()), win.answer.font().toString())
 
     def prefetch_next_soon(self) -> None:
-        """:meth:`prefetch_next` once the case shown now is painted (:data:`AHEAD_DELAY_MS`)."""
-        self._ahead_timer.start()
+        """:meth:`prefetch_next` once the case shown now is painted."""
+        self._ahead_later.request()
 
     def prefetch_next(self) -> None:
         """Build ahead the case a reviewer most likely opens next: the next one not done
@@ -286,7 +282,7 @@ class CaseLoader(QObject):
 
     def stop(self) -> None:
         """Nothing built or linted now may land (the window closes)."""
-        self._ahead_timer.stop()
+        self._ahead_later.cancel()
         ops.cancel(self)
 
     def _title(self, case_id: str) -> str:

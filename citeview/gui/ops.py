@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Generic, TypeVar, cast
 
 import shiboken6
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, Signal, Slot
 
 from citeview.gui import message
 
@@ -205,4 +205,37 @@ def _nothing() -> None:
     pass
 
 
-__all__ = ["BackgroundOp", "cancel", "pending", "start_lanes"]
+_AFTER_PAINT = QEvent.Type(QEvent.registerEventType())
+
+
+class AfterPaint(QObject):
+    """Calls ``fn`` on the GUI thread once the paints asked for so far are done: work that
+    would hold the GIL beside a paint (a worker building, copying) starts after it. Posted at
+    the low priority Qt posts a window's paint request with, so it comes after that request.
+    Asked again before then: called once, after the last paint asked for."""
+
+    def __init__(self, fn: Callable[[], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._fn = fn
+        self._posted = 0  # requests on their way
+        self._wanted = False
+
+    def request(self) -> None:
+        self._wanted = True
+        self._posted += 1
+        QCoreApplication.postEvent(self, QEvent(_AFTER_PAINT),
+                                   Qt.EventPriority.LowEventPriority.value)
+
+    def cancel(self) -> None:
+        self._wanted = False
+
+    def customEvent(self, ev: QEvent) -> None:  # noqa: N802
+        if ev.type() != _AFTER_PAINT:
+            return
+        self._posted -= 1
+        if self._posted == 0 and self._wanted:
+            self._wanted = False
+            self._fn()
+
+
+__all__ = ["AfterPaint", "BackgroundOp", "cancel", "pending", "start_lanes"]

@@ -13,13 +13,13 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.gui import dialogs, message, ops
 from citeview.gui.elided import QtElidedLabel
-from citeview.gui.ops import BackgroundOp
+from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.session_adapter import SessionAdapter
 from citeview.session import location
 from citeview.session.location import open_review_session
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 ANNOTATOR_KEY = "review/annotator"
 SESSION_WORK = "session"  # the key of the op making a new input's session
 SESSION_LANE = "session"  # its worker thread
-_START_MAKING = QEvent.Type(QEvent.registerEventType())
 
 
 FOLLOW_MS = 1000  # how often a read-only window looks for the writer's changes
@@ -62,6 +61,7 @@ class ReviewSession(QObject):
         self.label = QtElidedLabel(share=0.12)  # the session's file name; where it is on hover
         # Making a session, until started.
         self._start_later: BackgroundOp[tuple[str, Dataset]] | None = None
+        self._after_paint = AfterPaint(self.start_making, self)
 
     # ------------------------------------------------------------------ the annotator
 
@@ -170,15 +170,9 @@ class ReviewSession(QObject):
 
     def start_making_soon(self) -> None:
         """:meth:`start_making` once the first case is painted: copying every case holds the
-        GIL now and then. Posted at the low priority Qt posts a window's paint request with,
-        so it comes after the paint the case shown has asked for."""
+        GIL now and then."""
         if self._start_later is not None:
-            QCoreApplication.postEvent(self, QEvent(_START_MAKING),
-                                       Qt.EventPriority.LowEventPriority.value)
-
-    def customEvent(self, ev: QEvent) -> None:  # noqa: N802
-        if ev.type() == _START_MAKING:
-            self.start_making()
+            self._after_paint.request()
 
     def making(self) -> bool:
         """Whether the session of the input shown is still being made."""
