@@ -45,16 +45,20 @@ class ModelInput:
 def model_input(case: Case) -> ModelInput:
     """What the model of ``case`` was given (see the module docstring)."""
     found = ModelInput(case.question)
+    given = case.extra.get("instructions")
+    if isinstance(given, list):  # a chat transcript's system and developer messages
+        found.instructions = [(str(x.get("role", "system")), str(x.get("text", "")))
+                              for x in given if isinstance(x, dict)]
+    elif isinstance(given, str) and given.strip():  # a Responses record's own field
+        found.instructions = [("instructions", given)]
     for n, text in enumerate(case.tool_outputs):
         found.material.append((f"tool output {n}", text))
-    if case.context is not None:
+    # A chat's injected context is its system messages that hold id tags: shown once, above.
+    told = "\n".join(t for _, t in found.instructions if case.context and t in case.context)
+    if case.context is not None and case.context != told:
         found.material.append(("injected context", case.context))
     for key, text in case.documents.items():
         found.material.append((f"document {key}", text))
-    given = case.extra.get("instructions")
-    if isinstance(given, list):
-        found.instructions = [(str(x.get("role", "system")), str(x.get("text", "")))
-                              for x in given if isinstance(x, dict)]
     if not found.instructions:
         kinds = [s.kind for s in case_material(case).sources]
         unit = next((_UNITS[k] for k in kinds if k in _UNITS), None)

@@ -33,3 +33,27 @@ def test_without_instructions_the_recommended_ones_are_shown_and_labelled() -> N
     assert "recommended by citeview prompt for line-level material" in seen.text()
     assert "L" in seen.instructions[0][1]  # line-level instructions mention line ranges
     assert model_input(Case("c", "No material.")).instructions == []
+
+
+def test_a_responses_records_instructions_field_is_shown_as_the_inputs_own() -> None:
+    from citeview.core.transcripts import responses_case
+
+    case = responses_case({"instructions": "Answer with citations.", "input": "How many days?",
+                           "output": [{"type": "message", "role": "assistant", "content": [
+                               {"type": "output_text", "text": "25 days."}]}]}, "r")
+    seen = model_input(case)
+    assert seen.instructions == [("instructions", "Answer with citations.")]
+    assert not seen.recommended
+    assert "as the input carries them" in seen.text()
+
+
+def test_a_system_message_holding_context_is_shown_once() -> None:
+    ctx = 'Use these.\n<doc id="d1">Staff get 25 days.</doc>'
+    case = chat_case({"messages": [
+        {"role": "system", "content": ctx},
+        {"role": "user", "content": "How many days?"},
+        {"role": "assistant", "content": "25 days."},
+    ]}, "c")
+    assert case.context == ctx
+    text = model_input(case).text()
+    assert text.count("Staff get 25 days.") == 1
