@@ -343,6 +343,7 @@ class Session:
         if os.path.abspath(path) == os.path.abspath(self.path):
             return
         refuse_if_open_elsewhere(path)
+        self.flush_sizes()  # (counts not written yet go into the copy too)
         with replacing(path, "save a copy") as tmp:
             dest = sqlite3.connect(tmp, isolation_level=None)
             try:

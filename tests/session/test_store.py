@@ -248,6 +248,16 @@ def test_save_as_copies_with_backup_and_continues_in_the_copy(
         assert b.integrity_check() == "ok"
 
 
+
+def test_save_as_takes_the_item_counts_not_written_yet(
+        tmp_path: Path, dataset: ListDataset) -> None:
+    s = Session.create(str(tmp_path / "a.citeview"), dataset, annotator="ana")
+    s.record_sizes("handbook-line-level", (1, 2))  # kept back until the next write
+    s.save_as(str(tmp_path / "b.citeview"))
+    s.close()
+    with Session.open(str(tmp_path / "b.citeview")) as b:
+        assert b.sizes().get("handbook-line-level") == (1, 2)
+
 def test_read_only_folder_puts_the_session_in_the_user_data_folder(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "ro"
