@@ -56,12 +56,19 @@ def read_errors(path: str, *, keyed: bool = False) -> Iterator[None]:
     caller's question, not damage)."""
     try:
         yield
-    except SessionError:
-        raise
-    except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, RecursionError) as err:
-        if keyed and isinstance(err, KeyError):
-            raise
-        raise damaged(path, one_line(err)) from None
+    except _READ_ERRORS as err:
+        raise _as_damaged(err, path, keyed) from None
+
+
+# What reading a file or a row's columns raises when the session is damaged.
+_READ_ERRORS = (sqlite3.DatabaseError, ValueError, TypeError, KeyError, RecursionError)
+
+
+def _as_damaged(err: Exception, path: str, keyed: bool) -> Exception:
+    """The error a read raising ``err`` gives its caller (see :func:`read_errors`)."""
+    if isinstance(err, SessionError) or (keyed and isinstance(err, KeyError)):
+        return err
+    return damaged(path, one_line(err))
 
 
 class _HasPath(Protocol):
@@ -83,8 +90,11 @@ def _reader(method: Callable[..., _T], keyed: bool) -> Callable[..., _T]:
 
     @functools.wraps(method)
     def wrapper(self: _HasPath, *args: Any, **kwargs: Any) -> _T:
-        with read_errors(self.path, keyed=keyed):
+        # (read_errors' mapping without a context manager: several reads a case switch)
+        try:
             return method(self, *args, **kwargs)
+        except _READ_ERRORS as err:
+            raise _as_damaged(err, self.path, keyed) from None
     return wrapper
 
 
