@@ -36,7 +36,7 @@ from citeview.core.diagnostics import RULES, CitationDiagnostic, Diagnostic, Sev
 from citeview.core.markers import Citation, Recovery, ScanResult, scan
 from citeview.core.material import Material, case_material
 from citeview.core.policy import Policy
-from citeview.core.providers import case_reading, payload_key
+from citeview.core.providers import PAYLOAD_KEYS, case_reading, payload_key
 from citeview.core.providers.model import Problem
 from citeview.core.resolution import Resolution, Status, Target, resolve
 
@@ -361,7 +361,7 @@ def _parts(case: Case) -> tuple[object, ...]:
     extra = case.extra
     return (case.id, case.answer, case.context, *case.tool_outputs,
             *(x for kv in case.documents.items() for x in kv),
-            extra.get("response"), extra.get("request"), extra.get("claims"))
+            *(extra.get(k) for k in PAYLOAD_KEYS))
 
 
 def policy_key(policy: Policy) -> str:

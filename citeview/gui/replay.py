@@ -41,6 +41,7 @@ from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.core.markers import ScanResult
 from citeview.core.material import Material, case_material
 from citeview.core.policy import Policy
+from citeview.core.providers import PAYLOAD_KEYS
 from citeview.core.replay import Chunker, ReplayFrame, StreamReplay
 from citeview.core.streaming import DEFAULT_HOLD_LIMIT
 from citeview.gui import message
@@ -48,23 +49,21 @@ from citeview.gui.answer_render import SHOWN_START, SHOWN_STOP, render_answer
 from citeview.gui.answer_view import AnswerView, PreparedDocument, prepare_document
 from citeview.gui.dialogs import fit_to_screen
 from citeview.gui.palette import color_roles
-from citeview.gui.state import MATERIAL_CODES, CaseView, build_case_view
+from citeview.gui.state import CaseView, build_case_view
 from citeview.gui.untrusted import safe_title
 
 if TYPE_CHECKING:
     from citeview.gui.main_window import MainWindow
 
-# A provider's citations have no marker in the text: the replay streams the answer's markers.
-_PROVIDER_KEYS = ("response", "request", "claims")
 LEAK_OPEN, LEAK_CLOSE = SHOWN_START, SHOWN_STOP
 
 
 def replay_case(case: Case) -> Case:
     """``case`` as the replay streams it: without a provider's payload (its citations have no
     marker to stream; their positions would fall past a prefix)."""
-    if not any(k in case.extra for k in _PROVIDER_KEYS):
+    if not any(k in case.extra for k in PAYLOAD_KEYS):
         return case
-    return replace(case, extra={k: v for k, v in case.extra.items() if k not in _PROVIDER_KEYS})
+    return replace(case, extra={k: v for k, v in case.extra.items() if k not in PAYLOAD_KEYS})
 
 
 def render_prefix(case: Case, length: int, policy: Policy | None = None, *,
@@ -317,9 +316,8 @@ class QtStreamReplay(QDialog):
         rows += [(d, "provisional") for d in frame.provisional_diagnostics]
         if frame.finished and view is not None:
             seen = {(d.code, d.start, d.end) for d in frame.final_diagnostics}
-            rows += [(d, "lint") for d in view.diagnostics
-                     if (d.code, d.start, d.end) not in seen
-                     and not d.code.startswith(MATERIAL_CODES)]
+            rows += [(d, "lint") for d in view.diagnostics  # (the answer's: no material's)
+                     if (d.code, d.start, d.end) not in seen]
         elif frame.finished:
             return  # the end already shown: lint stays listed
         self.diagnostics.clear()

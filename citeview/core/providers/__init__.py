@@ -106,10 +106,14 @@ def case_reading(case: Case) -> ProviderReading | None:
     return reading
 
 
+# The keys of a case's ``extra`` its provider reading and explicit claims are read from.
+PAYLOAD_KEYS = ("response", "request", "claims")
+
+
 def payload_key(case: Case) -> str:
     """A canonical text of what :func:`case_reading` and explicit claims depend on ("" when
     the case has none): part of the analysis cache key."""
-    parts = [case.extra.get(k) for k in ("response", "request", "claims")]
+    parts = [case.extra.get(k) for k in PAYLOAD_KEYS]
     if all(p is None for p in parts):
         return ""
     return json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
@@ -222,7 +226,8 @@ def _describe(value: object) -> str:
     return type_name(value)
 
 
-__all__ = ["PROVIDERS", "RECORD_KINDS", "ProviderCitation", "ProviderReading", "case_reading",
+__all__ = ["PAYLOAD_KEYS", "PROVIDERS", "RECORD_KINDS", "ProviderCitation", "ProviderReading",
+           "case_reading",
            "chat_answer_response", "check_case_payload", "detect_provider", "payload_key",
            "provider_case", "read_payload", "record_case_id", "record_kind",
            "request_question", "responses_payload"]
