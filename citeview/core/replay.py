@@ -76,8 +76,8 @@ class StreamReplay:
     """``answer`` streamed chunk by chunk through an incremental scan; :meth:`step` feeds one
     chunk (the last one also finishes), :meth:`restart` starts over."""
 
-    __slots__ = ("_final_citations", "_final_diagnostics", "_scanner", "answer", "chunker",
-                 "families", "frame", "hold_limit", "known_ids")
+    __slots__ = ("_scanner", "answer", "chunker", "families", "frame", "hold_limit",
+                 "known_ids")
 
     def __init__(self, answer: str, families: Iterable[str] = DEFAULT_FAMILIES,
                  known_ids: Iterable[str] = (), *, hold_limit: int = DEFAULT_HOLD_LIMIT,
@@ -92,8 +92,6 @@ class StreamReplay:
     def restart(self) -> None:
         """Back to the beginning: nothing received (the chunker keeps its settings)."""
         self._scanner = IncrementalScanner(self.families, self.known_ids, self.hold_limit)
-        self._final_citations: list[Citation] = []
-        self._final_diagnostics: list[Diagnostic] = []
         self.frame = ReplayFrame()
 
     @property
@@ -111,11 +109,10 @@ class StreamReplay:
         frame = ReplayFrame(old.chunks + (1 if end > old.received else 0), end)
         if end > old.received:
             update = self._scanner.feed(self.answer[old.received:end])
-            self._final_citations.extend(update.final.citations)
-            self._final_diagnostics.extend(update.final.diagnostics)
+            final = self._scanner.final
             frame.released, frame.held = update.released, update.held
-            frame.citations = [*self._final_citations, *update.provisional.citations]
-            frame.final_diagnostics = list(self._final_diagnostics)
+            frame.citations = [*final.citations, *update.provisional.citations]
+            frame.final_diagnostics = list(final.diagnostics)
             frame.provisional_diagnostics = list(update.provisional.diagnostics)
         if end == len(self.answer):
             whole = self._scanner.finish()

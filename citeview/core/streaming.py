@@ -181,6 +181,11 @@ class IncrementalScanner:
     def text_length(self) -> int:
         return self._base + len(self._pending)
 
+    @property
+    def final(self) -> ScanResult:
+        """What is final so far (the scanner's own lists: read, do not change)."""
+        return self._final
+
     def result(self) -> ScanResult:
         """Everything found so far: the final findings and the current provisional ones."""
         return ScanResult([*self._final.citations, *self._provisional.citations],
