@@ -22,6 +22,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from citeview.core.markers import DELIMITER, START, STOP
+from citeview.lexers import VISIBLE_START, VISIBLE_STOP
 
 # Sentinels standing in for citations while markdown-it parses the answer. Private-use
 # characters markdown never treats as syntax; any already in the answer are neutralised first.
@@ -233,10 +234,10 @@ def _md() -> MarkdownIt:
     return _MD
 
 
-# How a stray START and STOP show as text (the stream replay finds leaked markers by them).
-SHOWN_START, SHOWN_STOP = "\u27e6", "\u27e7"
-_VISIBLE = str.maketrans({START: SHOWN_START, STOP: SHOWN_STOP, DELIMITER: "|", _OPEN: "\ufffd",
-                          _CLOSE: "\ufffd"})
+# A stray START and STOP show as the raw view shows them (the stream replay finds leaked
+# markers by them).
+_VISIBLE = str.maketrans({START: VISIBLE_START, STOP: VISIBLE_STOP, DELIMITER: "|",
+                          _OPEN: "\ufffd", _CLOSE: "\ufffd"})
 
 
 def with_sentinels(answer: str, spans: Sequence[tuple[int, int]]) -> str:
@@ -315,14 +316,14 @@ def _replace_sentinels(body: str, chips: Sequence[Chip], dark: bool) -> str:
     return "".join(pieces)
 
 
-_TAG_RE = re.compile(r"<[^>]*>")
+TAG_RE = re.compile(r"<[^>]*>")  # any tag of rendered HTML
 
 
 def visible_text(fragment: str) -> str:
     """The text a fragment of the answer shows once rendered (Markdown syntax and link targets
     gone): what the answer pane finds a provider's claim by, whose span may be all syntax, such
     as a link ``([site](https://site/page))``."""
-    return html.unescape(_TAG_RE.sub("", _md().renderInline(fragment.translate(_VISIBLE))))
+    return html.unescape(TAG_RE.sub("", _md().renderInline(fragment.translate(_VISIBLE))))
 
 
 def stylesheet(dark: bool = False) -> str:

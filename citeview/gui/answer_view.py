@@ -54,11 +54,13 @@ from PySide6.QtWidgets import (
 )
 
 from citeview.core.diagnostics import Diagnostic
+from citeview.core.markers import START, STOP
 from citeview.core.text import Utf16Map
 from citeview.gui.answer_render import (
     CHIP_KEY,
     CHIP_SCHEME,
     FLAG_CLASS,
+    TAG_RE,
     Chip,
     chip_class,
     chip_colours,
@@ -66,7 +68,7 @@ from citeview.gui.answer_render import (
     stylesheet,
 )
 from citeview.gui.offsets import DocumentText
-from citeview.gui.palette import ColorRoles, color_roles
+from citeview.gui.palette import ColorRoles, color_roles, mix
 
 
 class AnswerView(QTextBrowser):
@@ -676,7 +678,6 @@ def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedD
 
 
 _CHIP_TAG_RE = re.compile(f'<a href="{CHIP_SCHEME}:(\\d+)"(?: class="([a-z]*)")?>([^<]*)</a>')
-_TAG_RE = re.compile(r"<[^>]*>")
 
 # A chip found in the HTML: (index, ordinal of its first no-break space among the HTML text's,
 # class, label without its no-break spaces)
@@ -707,7 +708,7 @@ def _text_spaces(fragment: str) -> int:
     """No-break spaces in the text of an HTML fragment (not in its tags' attributes)."""
     n = fragment.count("\u00a0")
     if n and "<" in fragment:
-        n -= sum(tag.count("\u00a0") for tag in _TAG_RE.findall(fragment))
+        n -= sum(tag.count("\u00a0") for tag in TAG_RE.findall(fragment))
     return n
 
 
@@ -967,7 +968,7 @@ class RawAnswerView(QPlainTextEdit):
                 if role == "claim":
                     mark = _bg(roles.highlight)
                 else:  # the marker: blue, as its chip is in the rendered answer
-                    mark = _bg(_blend(self.palette().base().color(), roles.link,
+                    mark = _bg(mix(self.palette().base().color(), roles.link,
                                       0.35 if roles.dark else 0.22))
                     mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
                     mark.setUnderlineColor(roles.link)
@@ -1032,7 +1033,7 @@ class RawAnswerView(QPlainTextEdit):
 WORD_JOINER = "\u2060"  # no line break on either side
 ZERO_WIDTH_SPACE = "\u200b"  # a line may break here
 # A marker as the line breaker sees it: START to STOP on one line (a longer one is no marker).
-_MARKER_RE = re.compile("\ue200[^\ue200\ue201\n]{0,400}\ue201")
+_MARKER_RE = re.compile(f"{START}[^{START}{STOP}\n]{{0,400}}{STOP}")
 _NO_BREAK_SPACES = str.maketrans({" ": "\u00a0", "\t": "\u00a0"})
 
 
@@ -1104,12 +1105,6 @@ def _line_breaks_inside(text: str) -> list[int]:
         out.append(u16.from_utf16(p))
         p = finder.toNextBoundary()
     return out
-
-
-def _blend(a: QColor, b: QColor, t: float) -> QColor:
-    return QColor(round(a.red() + (b.red() - a.red()) * t),
-                  round(a.green() + (b.green() - a.green()) * t),
-                  round(a.blue() + (b.blue() - a.blue()) * t))
 
 
 def _bg(colour: QColor) -> QTextCharFormat:

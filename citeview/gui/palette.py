@@ -49,7 +49,7 @@ def is_dark(palette: QPalette) -> bool:
     return palette.color(QPalette.ColorRole.Base).lightnessF() < 0.5
 
 
-def _mix(a: QColor, b: QColor, t: float) -> QColor:
+def mix(a: QColor, b: QColor, t: float) -> QColor:
     """``a`` moved by ``t`` (0..1) towards ``b``: shades that follow the system palette."""
     return QColor(
         round(a.red() + (b.red() - a.red()) * t),
@@ -85,12 +85,12 @@ def color_roles(palette: QPalette | None = None) -> ColorRoles:
             dark=True,
             base=base,
             text=text,
-            muted=_mix(text, base, 0.4),
-            panel=_mix(base, text, 0.05),
-            border=_mix(base, text, 0.18),
+            muted=mix(text, base, 0.4),
+            panel=mix(base, text, 0.05),
+            border=mix(base, text, 0.18),
             highlight=QColor("#5a4a12"),
             highlight_edge=QColor("#e0b020"),
-            tint=_mix(base, QColor("#5b8bd0"), 0.16),
+            tint=mix(base, QColor("#5b8bd0"), 0.16),
             tint_edge=QColor("#4f6f9f"),
             problem=QColor("#ff7b72"),
             problem_bg=QColor("#4a2020"),
@@ -106,12 +106,12 @@ def color_roles(palette: QPalette | None = None) -> ColorRoles:
         dark=False,
         base=base,
         text=text,
-        muted=_mix(text, base, 0.42),
-        panel=_mix(base, text, 0.035),
-        border=_mix(base, text, 0.15),
+        muted=mix(text, base, 0.42),
+        panel=mix(base, text, 0.035),
+        border=mix(base, text, 0.15),
         highlight=QColor("#fff0a0"),
         highlight_edge=QColor("#d4a000"),
-        tint=_mix(base, QColor("#4a7fd0"), 0.08),
+        tint=mix(base, QColor("#4a7fd0"), 0.08),
         tint_edge=QColor("#a8c0e8"),
         problem=QColor("#c62828"),
         problem_bg=QColor("#fdecea"),

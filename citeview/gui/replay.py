@@ -45,17 +45,18 @@ from citeview.core.providers import PAYLOAD_KEYS
 from citeview.core.replay import Chunker, ReplayFrame, StreamReplay
 from citeview.core.streaming import DEFAULT_HOLD_LIMIT
 from citeview.gui import message
-from citeview.gui.answer_render import SHOWN_START, SHOWN_STOP, render_answer
+from citeview.gui.answer_render import render_answer
 from citeview.gui.answer_view import AnswerView, PreparedDocument, prepare_document
 from citeview.gui.dialogs import fit_to_screen
 from citeview.gui.palette import color_roles
 from citeview.gui.state import CaseView, build_case_view
 from citeview.gui.untrusted import safe_title
+from citeview.lexers import VISIBLE_START, VISIBLE_STOP
 
 if TYPE_CHECKING:
     from citeview.gui.main_window import MainWindow
 
-LEAK_OPEN, LEAK_CLOSE = SHOWN_START, SHOWN_STOP
+LEAK_OPEN, LEAK_CLOSE = VISIBLE_START, VISIBLE_STOP  # how render_answer shows stray markers
 
 
 def replay_case(case: Case) -> Case:
