@@ -373,13 +373,14 @@ def child_chips(side: str, data: Path) -> dict[str, Any]:
         view.setMarkdown(md)
         view.viewport().repaint()
         return {"render": time.perf_counter() - t0}
+    from citeview.core.analysis import number_at
     from citeview.core.markers import extract_citations
     from citeview.gui.answer_render import Chip, render_answer
     from citeview.gui.answer_view import AnswerView, prepare_document
 
     cits = extract_citations(answer)
     spans = [(c.start, c.end) for c in cits]
-    chips = [Chip(i) for i in range(len(cits))]
+    chips = [Chip(number_at(i)) for i in range(len(cits))]
     view = AnswerView()
     view.resize(640, 700)
     view.show()

@@ -47,9 +47,9 @@ def numbering_everywhere(answer: str, tmp: Path) -> None:
         stored = s.get_case("c")
         view = build_case_view(stored, s.families)
         window = [(c.number, c.citation.raw, c.citation.source_ids) for c in view.citations]
-        session = [(x.number, x.raw, x.source_ids) for x in case_citations(stored, s.families)]
+        session = [(x.number, x.anchor, x.source_ids) for x in case_citations(stored, s.families)]
         assert session == window
-        rows = [(r.number, r.raw, r.source_id) for r in iter_rows(s, jobs=1)]
+        rows = [(r.number, r.anchor, r.source_id) for r in iter_rows(s, jobs=1)]
         expected = [(n, raw, sid) for n, raw, ids in window for sid in ids]
         assert rows == expected
         # Lint (the CLI's path) names the citation each finding is on, by the same numbers.

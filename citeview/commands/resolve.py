@@ -21,6 +21,7 @@ from citeview.core.datasets import Dataset, ListDataset
 from citeview.core.errors import InputError
 from citeview.core.files import STDIN
 from citeview.core.inputs import parse_document_option
+from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
 from citeview.core.resolution import Resolution, Target
 from citeview.core.text import LineIndex
@@ -72,7 +73,7 @@ def _row(res: Resolution, t: Target) -> list[str]:
     loc = res.citation.locator or t.where or "-"
     rec = f" ({res.citation.recovered.value})" if res.citation.recovered is not None else ""
     text = f'"{abbreviate(t.text)}"' if t.text else "-"
-    return [str(res.index + 1), t.source_id, loc, t.status.value, t.detail + rec, text]
+    return [str(number_at(res.index)), t.source_id, loc, t.status.value, t.detail + rec, text]
 
 
 def _table(rows: list[list[str]]) -> list[str]:

@@ -24,17 +24,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from citeview.core.cases import Case
 from citeview.core.claims import claim_spans
 from citeview.core.diagnostics import RULES, CitationDiagnostic, Diagnostic, Severity, make
-from citeview.core.markers import Citation, Recovery, ScanResult, scan
-from citeview.core.material import Material, case_material
+from citeview.core.markers import DEFAULT_FAMILIES, Citation, Recovery, ScanResult, scan
+from citeview.core.material import Material, about_material, case_material
+from citeview.core.numbering import FIRST_NUMBER, index_of, number_at
 from citeview.core.policy import Policy
 from citeview.core.providers import PAYLOAD_KEYS, case_reading, payload_key
 from citeview.core.providers.model import Problem
@@ -49,6 +51,16 @@ def citation_anchor(citation: Citation, kind: str = "") -> str:
     if citation.raw:
         return citation.raw
     return f"{kind}@{citation.start}-{citation.end}"
+
+
+_SPAN_ANCHOR = re.compile(r"([^@]*)@[0-9]+-[0-9]+")
+
+
+def span_anchor_kind(anchor: str) -> str | None:
+    """The KIND of a ``KIND@START-END`` anchor (a citation without marker text: its span moves
+    when text is added before it), or None for marker text."""
+    found = _SPAN_ANCHOR.fullmatch(anchor)
+    return found.group(1) if found is not None else None
 
 
 @dataclass(slots=True, frozen=True)
@@ -70,7 +82,8 @@ class AnalysedCitation:
 
     @property
     def index(self) -> int:
-        return self.number - 1
+        """Its 0-based position in reading order (:func:`index_of`)."""
+        return index_of(self.number)
 
     @property
     def source_ids(self) -> tuple[str, ...]:
@@ -88,6 +101,24 @@ class AnalysedCitation:
     def items(self) -> int:
         """How many judgements this citation takes: one per source id."""
         return len(self.citation.source_ids)
+
+    @property
+    def has_marker(self) -> bool:
+        """Whether it is a marker in the answer (a provider's citation has no marker text)."""
+        return bool(self.citation.raw)
+
+    @property
+    def resolved(self) -> bool:
+        """Every source id it names points at text that exists, as written."""
+        if not self.resolution.targets:
+            return not self.citation.source_ids
+        return all(t.status.resolved for t in self.resolution.targets)
+
+    def problem(self, diagnostics: Sequence[Diagnostic]) -> bool:
+        """Whether it needs a look, given the answer diagnostics touching it: recovered,
+        unresolved, or an error among them (the one definition of a problem citation)."""
+        return (self.citation.recovered is not None or not self.resolved
+                or any(d.severity is Severity.ERROR for d in diagnostics))
 
 
 @dataclass(slots=True, frozen=True)
@@ -157,7 +188,8 @@ class AnalysedCase:
 
     def citation(self, number: int) -> AnalysedCitation | None:
         """Citation ``number`` (from 1), or None."""
-        return self.citations[number - 1] if 0 < number <= len(self.citations) else None
+        index = index_of(number)
+        return self.citations[index] if 0 <= index < len(self.citations) else None
 
     # -- computed on first use --------------------------------------------------------------
 
@@ -203,19 +235,16 @@ class AnalysedCase:
             return d.number
         if self._spans is None:
             self._spans = _Spans(self.citations)
-        found = [i for i in self._spans.touched(d) if self.citations[i].citation.raw]
-        return found[0] + 1 if found else None
+        found = [i for i in self._spans.touched(d) if self.citations[i].has_marker]
+        return self.citations[found[0]].number if found else None
 
     def problem(self, number: int) -> bool:
-        """Whether citation ``number`` needs a look: recovered, unresolved, or an error on it."""
-        c = self.citations[number - 1]
-        if c.recovered is not None or not all(t.status.resolved for t in c.targets):
-            return True
-        if not c.targets and c.source_ids:
-            return True
-        diags = (self.citation_diagnostics()[number - 1] if self.linted
-                 else self.citation_diagnostics(self.scan_diagnostics)[number - 1])
-        return any(d.severity is Severity.ERROR for d in diags)
+        """Whether citation ``number`` needs a look (:meth:`AnalysedCitation.problem`), with
+        lint's findings once linted, the scan's before."""
+        c = self.citations[index_of(number)]
+        diags = (self.citation_diagnostics() if self.linted
+                 else self.citation_diagnostics(self.scan_diagnostics))[c.index]
+        return c.problem(diags)
 
 
 def analyse(case: Case, policy: Policy | None = None, *,
@@ -251,7 +280,8 @@ def _analyse(case: Case, policy: Policy, material: Material | None = None,
         # copy of it: 250,000 citations hold no second set of tuples.
         items = tuple(
             AnalysedCitation(n, c, r, span, answer, citation_anchor(c))
-            for n, (c, r, span) in enumerate(zip(cits, resolutions, spans, strict=True), 1))
+            for n, (c, r, span) in enumerate(zip(cits, resolutions, spans, strict=True),
+                                             FIRST_NUMBER))
         return AnalysedCase(case, policy, material, result, items)
     # Markers and provider citations in one numbering: reading order, a provider citation at
     # its claim's end (where its chip goes), a marker at its start.
@@ -267,8 +297,8 @@ def _analyse(case: Case, policy: Policy, material: Material | None = None,
     rows.sort(key=lambda row: (row[0], row[1]))
     items_list: list[AnalysedCitation] = []
     found: list[Diagnostic] = [make(p.code, p.message, 0, 0) for p in reading.problems]
-    for n, (_, _, c, targets, (s, e), anchor, problems) in enumerate(rows, 1):
-        items_list.append(AnalysedCitation(n, c, Resolution(n - 1, c, targets), (s, e),
+    for n, (_, _, c, targets, (s, e), anchor, problems) in enumerate(rows, FIRST_NUMBER):
+        items_list.append(AnalysedCitation(n, c, Resolution(index_of(n), c, targets), (s, e),
                                            answer, anchor))
         found.extend(CitationDiagnostic(p.code, RULES[p.code].severity, p.message, s, e, n)
                      for p in problems)
@@ -303,14 +333,14 @@ def touching(citations: Sequence[AnalysedCitation], diagnostics: Sequence[Diagno
     out: list[list[Diagnostic]] = [[] for _ in citations]
     spans = _Spans(citations)
     for d in diagnostics:
-        if getattr(d, "origin", None) is not None:
-            continue  # a material diagnostic: offsets in the material, not in the answer
+        if about_material(d):
+            continue  # offsets in the material, not in the answer
         if isinstance(d, CitationDiagnostic):  # about one (provider) citation, by number
-            if 0 < d.number <= len(out):
-                out[d.number - 1].append(d)
+            if 0 <= index_of(d.number) < len(out):
+                out[index_of(d.number)].append(d)
             continue
         for i in spans.touched(d):
-            if citations[i].citation.raw:  # a provider's citation has no marker to touch
+            if citations[i].has_marker:  # a provider's citation has no marker to touch
                 out[i].append(d)
     return tuple(tuple(x) for x in out)
 
@@ -435,6 +465,16 @@ class AnalysisCache:
                 self._items.popitem(last=False)
         return made
 
+    def adopt(self, analysed: AnalysedCase) -> None:
+        """Keep ``analysed`` (made elsewhere, e.g. before this cache's owner existed) for its
+        case and policy, unless an analysis of them is kept already."""
+        key = self._key(analysed.case, analysed.policy)
+        with self._lock:
+            self._items.setdefault(key, analysed)
+            self._items.move_to_end(key)
+            while len(self._items) > self.maxsize:
+                self._items.popitem(last=False)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
@@ -444,6 +484,53 @@ class AnalysisCache:
         return len(self._items)
 
 
-__all__ = ["DEFAULT_POLICY", "AnalysedCase", "AnalysedCitation", "AnalysisCache", "LintResult",
-           "Status", "analyse", "answer_key", "citation_anchor", "content_key", "policy_key",
-           "touching"]
+def numbering_policy(families: Sequence[str] = DEFAULT_FAMILIES,
+                     policy: Policy | None = None) -> Policy:
+    """``policy`` (default rules when None) reading ``families``: the one place a family set
+    (a session's) is put into a policy, so the numbering follows it whatever rules grade lint."""
+    fams = tuple(families)
+    if policy is None:
+        return Policy(families=fams)
+    return policy if policy.families == fams else replace(policy, families=fams)
+
+
+class Analyser:
+    """The one owner of a set of analyses: cases numbered under one family set (a session's,
+    or the window's own without a session), through its own cache. Whoever shows, stores or
+    counts a case asks its analyser; nobody else writes its cache."""
+
+    __slots__ = ("cache", "families", "policy")
+
+    def __init__(self, families: Sequence[str] = DEFAULT_FAMILIES, maxsize: int = 32) -> None:
+        self.families = tuple(families)
+        self.policy = numbering_policy(self.families)
+        self.cache = AnalysisCache(maxsize)
+
+    def analysed(self, case: Case, policy: Policy | None = None,
+                 material: Material | None = None) -> AnalysedCase:
+        """``case`` analysed under ``policy`` read with this analyser's families (kept)."""
+        return analyse(case, numbering_policy(self.families, policy), cache=self.cache,
+                       material=material)
+
+    def analysed_once(self, case: Case, policy: Policy | None = None) -> AnalysedCase:
+        """``case`` analysed as :meth:`analysed` does, not kept (a scan of every case must not
+        push out the cases being shown)."""
+        return analyse(case, numbering_policy(self.families, policy))
+
+    def peek(self, case: Case, policy: Policy | None = None) -> AnalysedCase | None:
+        """The analysis kept for ``case``, or None (nothing computed)."""
+        return self.cache.peek(case, numbering_policy(self.families, policy))
+
+    def adopt(self, analysed: AnalysedCase) -> bool:
+        """Keep an analysis made elsewhere when it numbers as this analyser does (the window's
+        first case, shown before its session existed). Returns whether it was kept."""
+        if analysed.policy.families != self.families:
+            return False
+        self.cache.adopt(analysed)
+        return True
+
+
+__all__ = ["DEFAULT_POLICY", "FIRST_NUMBER", "AnalysedCase", "AnalysedCitation", "Analyser",
+           "AnalysisCache", "LintResult", "Status", "analyse", "answer_key", "citation_anchor",
+           "content_key", "index_of", "number_at", "numbering_policy", "policy_key",
+           "span_anchor_kind", "touching"]

@@ -99,6 +99,12 @@ class Source:
         return self.text[line.start : line.end]
 
 
+def about_material(d: Diagnostic) -> bool:
+    """Whether ``d`` is about the material (its span is in a material string, not the answer):
+    the one test the window, lint and the analysed case use."""
+    return isinstance(d, MaterialDiagnostic)
+
+
 class MaterialDiagnostic(Diagnostic):
     """A diagnostic about material: ``start``/``end`` are offsets in the string named by
     ``origin`` (``tool_outputs[1]``, ``context``, ``documents[...]``), which the message names

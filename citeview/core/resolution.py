@@ -16,6 +16,7 @@ from enum import StrEnum
 from citeview.core.locators import Locator, near_miss_locator, parse_locator
 from citeview.core.markers import Citation
 from citeview.core.material import Material, Source, SourceKind, SourceLine
+from citeview.core.numbering import number_at
 
 
 class Status(StrEnum):
@@ -173,7 +174,7 @@ class Resolution:
     def to_dict(self) -> dict[str, object]:
         c = self.citation
         return {
-            "index": self.index + 1,
+            "index": number_at(self.index),
             "raw": c.raw,
             "start": c.start,
             "end": c.end,

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from citeview.core.errors import InputError
+from citeview.core.numbering import index_of
 from citeview.gui.dialogs import fit_to_screen
 from citeview.gui.tables import one_line
 from citeview.gui.undo import push_edit
@@ -110,9 +111,9 @@ class AdjudicationDialog(QDialog):
             index = -1
         if index >= 0:
             if index != win.case_index:
-                win.loader.show_case(index, citation=k.number - 1)
+                win.loader.show_case(index, citation=index_of(k.number))
             else:
-                win.navigator.activate_citation(k.number - 1)
+                win.navigator.activate_citation(index_of(k.number))
 
     def step_by(self, step: int) -> None:
         if self.items:

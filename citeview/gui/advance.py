@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
+from citeview.core.numbering import FIRST_NUMBER
 from citeview.gui import message
 from citeview.session.model import ReviewState
 
@@ -213,7 +214,7 @@ class Advancer(QObject):
             counts.count_case(case_id)
             sizes = counts.session.sizes().get(case_id, ())
         return any(len(counts.judged_sources(case_id, n)) < k
-                   for n, k in enumerate(sizes, 1) if k)
+                   for n, k in enumerate(sizes, FIRST_NUMBER) if k)
 
     def case_done(self, case_id: str) -> bool:
         return self.win.progress.case_state(case_id) is ReviewState.DONE

@@ -22,6 +22,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from citeview.core.markers import DELIMITER, START, STOP
+from citeview.core.numbering import index_of
 from citeview.lexers import VISIBLE_START, VISIBLE_STOP
 
 # Sentinels standing in for citations while markdown-it parses the answer. Private-use
@@ -124,7 +125,7 @@ def merged_marks(per_annotator: Sequence[Sequence[str | None]], labels: Sequence
 class Chip:
     """How one citation shows in the answer."""
 
-    index: int  # 0-based, reading order
+    number: int  # the citation's number (from 1): its label
     state: str = ChipState.RESOLVED
     n_sources: int = 1
     recovered: bool = False
@@ -135,12 +136,17 @@ class Chip:
     @property
     def label(self) -> str:
         """Number, ``+k`` more sources, ``~`` recovered."""
-        label = str(self.index + 1)
+        label = str(self.number)
         if self.n_sources > 1:
             label += f"+{self.n_sources - 1}"
         if self.recovered:
             label = "~" + label
         return label
+
+    @property
+    def index(self) -> int:
+        """Its position among the answer's chips (what the answer pane addresses)."""
+        return index_of(self.number)
 
     @property
     def flagged(self) -> bool:

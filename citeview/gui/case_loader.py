@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from citeview.core.analysis import DEFAULT_POLICY, AnalysedCase, AnalysisCache, analyse
+from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
 from citeview.core.markers import STOP, extract_citations
 from citeview.core.material import Material, case_material
-from citeview.core.policy import Policy
 from citeview.gui import message, ops
 from citeview.gui.answer_view import PreparedDocument, prepare_document
 from citeview.gui.elided import plural
@@ -60,13 +59,12 @@ class Build:
     shown only if nothing here changed since)."""
 
     case: Case
-    policy: Policy | None
-    cache: AnalysisCache
+    analyser: Analyser  # the session's, or the window's own without a session
     dark: bool
     font: str
 
     def first_phase(self) -> SourceFirst:
-        return first_phase(self.case, self.dark, self.font, self.policy, self.cache)
+        return first_phase(self.case, self.dark, self.font, self.analyser)
 
 
 # A case whose answer and material together hold fewer characters is shown in one op.
@@ -82,12 +80,13 @@ def case_size(case: Case) -> int:
             + sum(map(len, case.documents.values())))
 
 
-def first_phase(case: Case, dark: bool, font: str, policy: Policy | None = None,
-                cache: AnalysisCache | None = None) -> SourceFirst:
+def first_phase(case: Case, dark: bool, font: str, analyser: Analyser | None = None
+                ) -> SourceFirst:
     """:func:`prepare_first`, and for a small case its view and lint too (in a worker)."""
-    first = prepare_first(case, policy, cache)
+    analyser = Analyser() if analyser is None else analyser
+    first = prepare_first(case, analyser)
     if case_size(case) < SMALL_CASE:
-        first.built = build_view(case, dark, font, policy, cache, first.material, first.source)
+        first.built = build_view(case, dark, font, analyser, first.material, first.source)
         try:
             first.linted = lint(case, first.built[0].analysed)
         except RuntimeError as err:
@@ -95,12 +94,11 @@ def first_phase(case: Case, dark: bool, font: str, policy: Policy | None = None,
     return first
 
 
-def prepare_first(case: Case, policy: Policy | None = None,
-                  cache: AnalysisCache | None = None) -> SourceFirst:
+def prepare_first(case: Case, analyser: Analyser | None = None) -> SourceFirst:
     """The material of ``case`` and its first cited source made ready to show (in a worker:
     the source pane paints before the answer is scanned, resolved and rendered)."""
     try:
-        known = cache.peek(case, policy or DEFAULT_POLICY) if cache is not None else None
+        known = analyser.peek(case) if analyser is not None else None
         material = known.material if known is not None else case_material(case)
         if not material.sources:
             return SourceFirst(material, None)
@@ -119,15 +117,16 @@ def prepare_first(case: Case, policy: Policy | None = None,
             f"cannot show case {case.id!r}: {type(err).__name__}: {err}") from err
 
 
-def build_view(case: Case, dark: bool, font: str, policy: Policy | None = None,
-               cache: AnalysisCache | None = None, material: Material | None = None,
+def build_view(case: Case, dark: bool, font: str, analyser: Analyser | None = None,
+               material: Material | None = None,
                shown: PreparedSource | None = None) -> tuple[CaseView, PreparedDocument]:
     """The view-model and the answer document of ``case`` (both safe to build in a worker),
-    from its analysed case under ``policy`` (the session's), through ``cache`` (the
-    session's: what the window shows is what the session stores). ``material``: already
-    parsed (:func:`prepare_first`)."""
+    from its analysed case as ``analyser`` (the session's: what the window shows is what the
+    session stores; a standalone one when None) has it. ``material``: already parsed
+    (:func:`prepare_first`)."""
     try:
-        analysed = analyse(case, policy, cache=cache, material=material)
+        analyser = Analyser() if analyser is None else analyser
+        analysed = analyser.analysed(case, material=material)
         view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed)
         return view, prepare_document(view.html, dark, font)
     except InputError:
@@ -154,7 +153,8 @@ class CaseLoader(QObject):
     def __init__(self, win: MainWindow) -> None:
         super().__init__(win)
         self.win = win
-        self.analyses = AnalysisCache(16)  # without a session (a session brings its own)
+        # The analyser without a session (a session brings its own: see _build).
+        self.analyser = Analyser(maxsize=16)
         self._pending: tuple[int | None, int] | None = None  # (citation, source) once shown
         self._loading_timer = QTimer(self)
         self._loading_timer.setSingleShot(True)
@@ -214,8 +214,7 @@ class CaseLoader(QObject):
         """What building ``case`` for the window now reads."""
         win = self.win
         session = win.review_session.session
-        return Build(case, session.policy if session is not None else None,
-                     session.analyses if session is not None else self.analyses,
+        return Build(case, session.analyser if session is not None else self.analyser,
                      is_dark(win.palette()), win.answer.font().toString())
 
     def prefetch_next_soon(self) -> None:
@@ -264,7 +263,7 @@ class CaseLoader(QObject):
             self._on_built(first.built, first.linted)
             return
         material, shown = first.material, first.source
-        (BackgroundOp(self, lambda: build_view(b.case, b.dark, b.font, b.policy, b.cache,
+        (BackgroundOp(self, lambda: build_view(b.case, b.dark, b.font, b.analyser,
                                                material, shown), key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=win.synchronous))

@@ -15,6 +15,7 @@ from typing import Any
 import citeview.session  # noqa: F401  (registers the session loader: the window opens sessions)
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
+from citeview.core.numbering import index_of
 from citeview.gui.app import demo_path, run_gui, run_gui_dataset
 
 
@@ -60,7 +61,7 @@ def snapshot(dataset: Dataset, *, path: str | None, case_index: int = 0,
             if click is not None:
                 if click > n:
                     raise InputError(f"--click {click}: the case has {n} citations")
-                win.navigator.activate_citation(click - 1)
+                win.navigator.activate_citation(index_of(click))
             if raw:
                 win.set_raw_mode(True)
             QApplication.processEvents()

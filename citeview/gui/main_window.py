@@ -647,9 +647,6 @@ class MainWindow(QMainWindow):
             session.close()  # another input was opened meanwhile
             return
         self.input_dataset = cases
-        # One memo of analyses for the window and the session: what is shown is not analysed
-        # again for the first verdict.
-        session.analyses = self.loader.analyses
         self.review_session.attach(session)
         self.dataset = session.dataset()
         ids = session.case_ids()
@@ -664,6 +661,10 @@ class MainWindow(QMainWindow):
         view = self.view
         if view is not None:
             session.adopt_case(view.case)
+            if view.analysed is not None:
+                # The session keeps the analysis shown (made before it existed, under the same
+                # numbering): the first verdict does not analyse the case again.
+                session.analyser.adopt(view.analysed)
             if view.analysed is not None:
                 session.record_sizes(view.case.id, view.analysed.item_counts)
             for i in self.progress.decorate(view):
@@ -783,8 +784,10 @@ class MainWindow(QMainWindow):
             if view is not None and view.case.id == change.case_id:
                 key = change.key
                 changed = self.progress.decorate(view, key.number if key is not None else None)
-                if key is not None and 0 < key.number <= len(view.citations):
-                    changed.append(key.number - 1)
+                found = (view.analysed.citation(key.number)
+                         if key is not None and view.analysed is not None else None)
+                if found is not None:
+                    changed.append(found.index)
                 for i in sorted(set(changed)):
                     self.loader.refresh_citation(i)
                 self.citations_proxy.invalidate_rows()
@@ -950,7 +953,7 @@ def warm_up_qt(font: QFont) -> None:
     from citeview.gui.answer_render import Chip, ChipState, chip_html
     from citeview.gui.answer_view import prepare_document
 
-    chips = chip_html(Chip(0)) + chip_html(Chip(1, ChipState.PROBLEM))
+    chips = chip_html(Chip(1)) + chip_html(Chip(2, ChipState.PROBLEM))
     prepare_document(f"<p><em>warm</em> up{chips}</p>", False, font)
     QThread.Priority.NormalPriority  # noqa: B018 -- made now
 

@@ -100,7 +100,7 @@ class Navigator(QObject):
             judged = (f" \u00b7 your verdict: {verdict}" if verdict
                       else f" \u00b7 not judged (keys 1\u2013{n_keys}, N note)")
         message.info(
-            f"Citation {index + 1}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}"
+            f"Citation {cv.number}/{len(view.citations)}{more} \u00b7 {cv.status_text}{codes}"
             + judged, message.KEEP)
         self.citationChanged.emit(index)
 

@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from citeview.core.analysis import analyse
+from citeview.core.analysis import Analyser
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.policy import Policy
-from citeview.session.model import Annotation, ReviewState
+from citeview.session.model import Annotation, AnnotationKey, ReviewState, annotation_key
 from citeview.session.progress import Progress, ProgressCounts
 from citeview.session.store import Change, Session
 
@@ -180,28 +179,35 @@ class ProgressTracker(QObject):
             return []
         if number is not None and not 0 < number <= len(view.citations):
             return []
-        mine: dict[tuple[int, str], Annotation] = {}
-        others: dict[int, list[str]] = {}
+        # Matched by the whole key (number and anchor), as export and report match them.
+        mine: dict[AnnotationKey, Annotation] = {}
+        others: dict[tuple[int, str], list[str]] = {}
         names = [n for n, _ in self.merged]
-        theirs: dict[tuple[str, int, str], str] = {}
+        theirs: dict[tuple[str, AnnotationKey], str] = {}
         for a in s.iter_annotations(view.case.id, orphaned=False, number=number):
             if a.annotator in names and a.verdict:
-                theirs[(a.annotator, a.key.number, a.key.source_id)] = a.verdict
+                theirs[(a.annotator, a.key)] = a.verdict
             if a.annotator == s.annotator:
-                mine[(a.key.number, a.key.source_id)] = a
+                mine[a.key] = a
             elif a.verdict:
                 note = f" \u2014 {' '.join(a.note.split())[:80]}" if a.note else ""
                 who = a.annotator or "(no name)"
-                others.setdefault(a.key.number, []).append(
+                others.setdefault((a.key.number, a.key.anchor), []).append(
                     f"{who}: {a.verdict} ({a.key.source_id}){note}")
-        their_numbers = {k[1] for k in theirs}
+        their_keys = {k for _, k in theirs}
         changed = []
-        cited = view.citations if number is None else view.citations[number - 1:number]
+        found = (view.analysed.citation(number)
+                 if number is not None and view.analysed is not None else None)
+        cited = (view.citations if number is None else
+                 [view.citations[found.index]] if found is not None else [])
         for cv in cited:
-            anns = [mine.get((cv.number, sid)) for sid in cv.citation.source_ids]
-            if (not any(anns) and cv.number not in others and not any(cv.verdicts)
+            keys = [annotation_key(view.case.id, cv.analysed, sid)
+                    for sid in cv.citation.source_ids]
+            anns = [mine.get(k) for k in keys]
+            said = others.get((cv.number, cv.analysed.anchor), [])
+            if (not any(anns) and not said and not any(cv.verdicts)
                     and not any(cv.notes) and not cv.others and not cv.merged
-                    and cv.number not in their_numbers):
+                    and not any(k in their_keys for k in keys)):
                 # Nothing recorded and nothing shown: the chip stays as it is (no chip
                 # compared: 10,000 citations decorate at once).
                 cv.set_judgements([None] * len(anns), [""] * len(anns))
@@ -209,9 +215,8 @@ class ProgressTracker(QObject):
             before = cv.chip
             cv.set_judgements([a.verdict if a else None for a in anns],
                               [a.note if a else "" for a in anns], s.labels)
-            cv.others = tuple(others.get(cv.number, []))
-            cv.merged = tuple((n, tuple(theirs.get((n, cv.number, sid))
-                                        for sid in cv.citation.source_ids)) for n in names)
+            cv.others = tuple(said)
+            cv.merged = tuple((n, tuple(theirs.get((n, k)) for k in keys)) for n in names)
             if cv.chip != before:
                 changed.append(cv.index)
         return changed
@@ -246,7 +251,7 @@ class ProgressTracker(QObject):
             self._count_timer.setInterval(int(IDLE_SECONDS * 1000))
             return
         self._count_timer.setInterval(0)
-        policy = s.policy
+        analyser = s.analyser
         found = self._counted
         deadline = now + TICK_SECONDS
         while self._count_queue and time.perf_counter() < deadline:
@@ -254,9 +259,7 @@ class ProgressTracker(QObject):
             if cid == self.showing:
                 continue
             try:
-                # Not through the session's cache: a full scan must not push out the cases
-                # the reviewer is looking at.
-                found[cid] = analyse(s.get_case(cid), policy).item_counts
+                found[cid] = analyser.analysed_once(s.get_case(cid)).item_counts
             except InputError:
                 found[cid] = ()  # unreadable: nothing to judge there
         if not self._count_queue:
@@ -295,12 +298,12 @@ class ProgressTracker(QObject):
             self._problem_timer.stop()
             return
         ids = ds.case_ids()
-        policy = self.session.policy if self.session is not None else Policy()
+        analyser = self.session.analyser if self.session is not None else Analyser()
         deadline = time.perf_counter() + TICK_SECONDS
         while self._problem_queue and time.perf_counter() < deadline:
             i = self._problem_queue.pop()
             try:
-                analysed = analyse(ds.get(i), policy)
+                analysed = analyser.analysed_once(ds.get(i))
                 analysed.lint  # noqa: B018 -- lint errors make a problem too: computed now
                 self._problems[ids[i]] = any(analysed.problem(c.number)
                                              for c in analysed.citations)

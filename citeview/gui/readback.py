@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtWidgets import QMenu, QWidget
 
+from citeview.core.numbering import number_at
 from citeview.gui import ops
 from citeview.gui.case_loader import CASE_WORK
 from citeview.gui.message import Level, Message, bridge
@@ -33,7 +34,7 @@ def view_state(win: MainWindow) -> dict[str, Any]:
         "case_position": win.case_index + 1,
         "cases": len(win.dataset) if win.dataset is not None else 0,
         "citations": win.answer.chip_count() if win.view else 0,
-        "active_citation": index + 1 if index is not None else None,
+        "active_citation": number_at(index) if index is not None else None,
         "chip": win.answer.chip_text(index) if index is not None else None,
         "claim": win.answer.highlighted_claim(),
         "source_id": win.source.shown_source_id(),

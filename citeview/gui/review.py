@@ -22,12 +22,13 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMenu, QToolBar
 
 from citeview.core.errors import InputError
+from citeview.core.numbering import index_of
 from citeview.gui import dialogs, message
 from citeview.gui.advance import unjudged
 from citeview.gui.answer_render import VERDICT_GLYPHS
 from citeview.gui.undo import push_edit
 from citeview.session.edits import Edit, annotation_edit, combine, review_edit
-from citeview.session.model import AnnotationKey, ReviewState
+from citeview.session.model import AnnotationKey, ReviewState, annotation_key
 from citeview.session.store import Session
 
 if TYPE_CHECKING:
@@ -328,10 +329,10 @@ class ReviewController(QObject):
                 index = win.dataset.index_of(row.case_id)
             except KeyError:
                 return
-            citation = row.key.number - 1 if row.key is not None else 0
+            citation = index_of(row.key.number) if row.key is not None else 0
             win.loader.show_case(index, citation=citation)
-        elif row.key is not None and win.active != row.key.number - 1:
-            win.navigator.activate_citation(row.key.number - 1)
+        elif row.key is not None and win.active != index_of(row.key.number):
+            win.navigator.activate_citation(index_of(row.key.number))
 
     def key(self) -> tuple[AnnotationKey, CitationView] | None:
         """The annotation key of the shown source of the active citation (what 1..9 judge)."""
@@ -343,12 +344,10 @@ class ReviewController(QObject):
         cv, k = cur
         if not cv.citation.source_ids:
             return None
-        sid = cv.citation.source_ids[k]
-        return AnnotationKey(view.case.id, cv.number, cv.citation.raw, sid), cv
+        return annotation_key(view.case.id, cv.analysed, cv.citation.source_ids[k]), cv
 
     def _claim(self, cv: CitationView) -> str | None:
-        view = self.win.view
-        return view.case.answer[cv.claim[0]:cv.claim[1]] if view is not None else None
+        return cv.analysed.claim_text
 
     def set_verdict(self, verdict: str | None) -> None:
         """Record ``verdict`` on the shown source of the active citation, then move on to the

@@ -7,13 +7,20 @@ lint, claims and the answer HTML are all computed here, so the first paint never
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
+from citeview.core.analysis import (
+    AnalysedCase,
+    AnalysedCitation,
+    AnalysisCache,
+    analyse,
+    numbering_policy,
+)
 from citeview.core.cases import Case
 from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.core.markers import DEFAULT_FAMILIES, Citation
+from citeview.core.material import about_material
 from citeview.core.policy import Policy
 from citeview.core.text import split_lines
 from citeview.gui.answer_render import (
@@ -29,9 +36,6 @@ if TYPE_CHECKING:
     from citeview.core.material import Source
     from citeview.core.resolution import Target
 
-OK_STATUSES = frozenset({"ok", "whole-source"})
-# Diagnostics about the material rather than the answer (their spans are not answer offsets).
-MATERIAL_CODES = ("CV5", "CV206")
 # How much of the cited text a tooltip shows.
 TOOLTIP_LINES = 3
 TOOLTIP_LINE_CHARS = 160
@@ -44,12 +48,10 @@ def _status(target: Target | None) -> str:
 
 @dataclass(slots=True)
 class CitationView:
-    """One citation as the window shows it."""
+    """One citation as the window shows it: the analysed case's citation (its number, anchor,
+    marker, resolution and claim: never a copy) and what the window adds to it."""
 
-    index: int  # 0-based reading order
-    citation: Citation
-    targets: tuple[Target, ...]  # one per source id (empty: none resolved)
-    claim: tuple[int, int]  # code points in the answer
+    analysed: AnalysedCitation
     diagnostics: tuple[Diagnostic, ...] = ()
     verdict: str | None = None  # summary: set when every source of the citation is judged
     # Per source id (same order as ``citation.source_ids``): this annotator's verdict and note.
@@ -97,7 +99,27 @@ class CitationView:
 
     @property
     def number(self) -> int:
-        return self.index + 1
+        """Its number (from 1): the chip's label, the table's row, the annotation key's."""
+        return self.analysed.number
+
+    @property
+    def index(self) -> int:
+        """Its position among the case's citations (chips, table rows)."""
+        return self.analysed.index
+
+    @property
+    def citation(self) -> Citation:
+        return self.analysed.citation
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        """One per source id (empty: none resolved)."""
+        return self.analysed.targets
+
+    @property
+    def claim(self) -> tuple[int, int]:
+        """Code points in the answer."""
+        return self.analysed.claim
 
     @property
     def statuses(self) -> list[str]:
@@ -108,11 +130,8 @@ class CitationView:
 
     @property
     def problem(self) -> bool:
-        return (
-            self.citation.recovered is not None
-            or any(s not in OK_STATUSES for s in self.statuses)
-            or any(d.severity is Severity.ERROR for d in self.diagnostics)
-        )
+        """Core's test (:meth:`AnalysedCitation.problem`) with the diagnostics shown."""
+        return self.analysed.problem(self.diagnostics)
 
     @property
     def status_text(self) -> str:
@@ -131,7 +150,7 @@ class CitationView:
             judged = True
         state = (ChipState.ANNOTATED if judged else
                  ChipState.PROBLEM if self.problem else ChipState.RESOLVED)
-        return Chip(self.index, state, len(self.citation.source_ids),
+        return Chip(self.number, state, len(self.citation.source_ids),
                     self.citation.recovered is not None, self.problem, marks, tone)
 
     def tooltip_lines(self, blind: bool = False) -> list[str]:
@@ -156,9 +175,8 @@ class CitationView:
             where = getattr(target, "where", "")
             if where:  # a provider's citation: what it points at, in its own unit
                 out.append(f"  {where}")
-            status = _status(target)
-            if status not in OK_STATUSES:
-                detail = getattr(target, "detail", "") or status
+            if target is not None and not target.status.resolved:
+                detail = target.detail or _status(target)
                 out.append(f"  \u26a0 {detail}")
             out.extend("  " + line for line in cited_lines(target))
         if not blind:
@@ -250,11 +268,11 @@ class CaseView:
             return []
         seen = {(d.code, d.start, d.end) for d in self.diagnostics}
         merged = self.diagnostics + [d for d in found if (d.code, d.start, d.end) not in seen]
-        answer = [d for d in merged if not d.code.startswith(MATERIAL_CODES)]
+        answer = [d for d in merged if not about_material(d)]
         answer.sort(key=lambda d: (d.start, d.end, d.code))
         seen_m = {(d.code, d.start, d.end, d.message) for d in self.material_diagnostics}
         self.material_diagnostics += [
-            d for d in merged if d.code.startswith(MATERIAL_CODES)
+            d for d in merged if about_material(d)
             and (d.code, d.start, d.end, d.message) not in seen_m]
         self.diagnostics = answer
         before = [c.chip for c in self.citations]
@@ -277,7 +295,7 @@ class CaseView:
 
 def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
                     policy: Policy | None = None, dark: bool = False,
-                    verdicts: dict[int, str] | None = None, with_lint: bool = True,
+                    verdicts: dict[int, str] | None = None, with_lint: bool = True,  # by number
                     render: bool = True, *, cache: AnalysisCache | None = None,
                     analysed: AnalysedCase | None = None) -> CaseView:
     """Everything the window shows for ``case`` (pure computation; safe in a worker thread).
@@ -290,10 +308,7 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     With ``render=False`` the answer HTML and the support hints are left out.
     """
     if analysed is None:
-        pol = Policy(families=tuple(families)) if policy is None else policy
-        if policy is not None and tuple(families) != DEFAULT_FAMILIES:
-            pol = replace(policy, families=tuple(families))
-        analysed = analyse(case, pol, cache=cache)
+        analysed = analyse(case, numbering_policy(families, policy), cache=cache)
     views = _attach(analysed, analysed.citation_diagnostics(analysed.scan_diagnostics),
                     verdicts or {})
     if render:
@@ -311,7 +326,7 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
                 missing.append(sid)
             if k < len(v.targets):
                 span = v.targets[k].span
-                if span is not None and _status(v.targets[k]) in OK_STATUSES:
+                if span is not None and v.targets[k].status.resolved:
                     cited_spans.setdefault(sid, []).append((span[0], span[1]))
     rows = [
         SourceRow(s.id, str(getattr(s.kind, "value", s.kind)), _row_title(s),
@@ -352,10 +367,9 @@ def lint_case(case: Case, policy: Policy | None = None, *,
 def _attach(analysed: AnalysedCase, diagnostics: Sequence[Sequence[Diagnostic]],
             verdicts: dict[int, str]) -> list[CitationView]:
     """One view per analysed citation, with the diagnostics touching it."""
-    views = [CitationView(c.index, c.citation, c.targets, c.claim, tuple(diags),
-                          verdicts.get(c.index))
+    views = [CitationView(c, tuple(diags), verdicts.get(c.number))
              for c, diags in zip(analysed.citations, diagnostics, strict=True)]
     for v, c in zip(views, analysed.citations, strict=True):
-        if not c.citation.raw:
+        if not c.has_marker:
             v.shown_claim = visible_text(c.claim_text)
     return views

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTableV
 from citeview.core.diagnostics import Diagnostic, Severity
 from citeview.gui.answer_view import plain_tooltip
 from citeview.gui.palette import ColorRoles, color_roles
-from citeview.gui.state import OK_STATUSES, CaseView, CitationView, SourceRow
+from citeview.gui.state import CaseView, CitationView, SourceRow
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 # What a row stands for: ("citation", index), ("diagnostic", index), ("source", id), case index.
@@ -267,8 +267,7 @@ class CitationsModel(_RowsModel):
     def colour(self, row: IssueRow, column: int) -> QColor | None:
         c = row.citation
         if c is not None:
-            if column == 3 and (c.citation.recovered is not None
-                                or any(s not in OK_STATUSES for s in c.statuses)):
+            if column == 3 and (c.citation.recovered is not None or not c.analysed.resolved):
                 return self.roles.problem
             if column == 6 and c.diagnostics and not self.blind:
                 worst = max(d.severity.rank for d in c.diagnostics)

@@ -18,6 +18,7 @@ from citeview.session.model import (
     CaseReview,
     CitationSlot,
     ReviewState,
+    annotation_key,
     case_citations,
     citation_slots,
     reattach,
@@ -30,6 +31,6 @@ register_loader(SESSION_LOADER)
 __all__ = [
     "DEFAULT_LABELS", "SESSION_LOADER", "Annotation", "AnnotationKey", "CaseReview", "Change",
     "CitationSlot", "Progress", "ProgressCounts", "ReadOnlySession", "ReviewState", "Session",
-    "SessionError", "SessionInUse", "case_citations", "citation_slots", "open_for_input",
-    "reattach", "session_path_for",
+    "SessionError", "SessionInUse", "annotation_key", "case_citations", "citation_slots",
+    "open_for_input", "reattach", "session_path_for",
 ]

@@ -84,7 +84,7 @@ def _effective(anns: Iterable[Annotation], annotator: str | None
         if a.verdict is None or (annotator is not None and a.annotator != annotator):
             continue
         k = a.key
-        item = (k.case_id, k.number, k.raw, k.source_id)
+        item = (k.case_id, k.number, k.anchor, k.source_id)
         have = out.get(item)
         if (have is None or a.annotator == ADJUDICATED
                 or (have.annotator != ADJUDICATED and a.timestamp > have.timestamp)):

@@ -64,7 +64,7 @@ def _started(session: Session, case_id: str, annotator: str, stamp: str) -> list
 def _slot(session: Session, key: AnnotationKey) -> AnalysedCitation | None:
     """The citation ``key`` points at in the case as analysed, if it is there."""
     found = session.analysed(key.case_id).citation(key.number)
-    if found is not None and found.anchor == key.raw and key.source_id in found.source_ids:
+    if found is not None and found.anchor == key.anchor and key.source_id in found.source_ids:
         return found
     return None
 

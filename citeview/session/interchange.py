@@ -30,7 +30,7 @@ from citeview.core.files import (
 )
 from citeview.resource_files import resource_path
 from citeview.session.jsonio import dumps_json
-from citeview.session.migrations import renumber_annotations
+from citeview.session.migrations import anchor_provider_annotations, renumber_annotations
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
 from citeview.session.records import insert_annotation, insert_review
 from citeview.session.store import DOCUMENT_EXTRA, KNOWN_META, Session
@@ -40,8 +40,8 @@ MAX_NUMBER = 2**62  # a citation number SQLite stores as an integer, with room t
 # 2: citations numbered by the analysed case (version 1 numbered them without the material's ids,
 # so a verdict after a degraded marker could sit under another number: renumbered on import).
 VERSION = 2
-ANNOTATION_KEYS = ("case_id", "number", "raw", "source_id", "annotator", "verdict", "note",
-                   "timestamp", "claim", "recovered", "orphaned")
+ANNOTATION_KEYS = ("case_id", "number", "raw", "anchor", "source_id", "annotator", "verdict",
+                   "note", "timestamp", "claim", "recovered", "orphaned")
 REVIEW_KEYS = ("case_id", "annotator", "state", "verdict", "note", "timestamp")
 DOCUMENT_KEYS = ("format", "version", "meta", "cases", "reviews", "annotations")
 
@@ -59,7 +59,8 @@ def schema() -> dict[str, Any]:
 def annotation_json(a: Annotation) -> dict[str, Any]:
     k = a.key
     d: dict[str, Any] = {
-        "case_id": k.case_id, "number": k.number, "raw": k.raw, "source_id": k.source_id,
+        # The anchor under its name in every export version (import also reads "anchor").
+        "case_id": k.case_id, "number": k.number, "raw": k.anchor, "source_id": k.source_id,
         "annotator": a.annotator, "verdict": a.verdict, "note": a.note,
         "timestamp": a.timestamp, "claim": a.claim, "recovered": a.recovered,
         "orphaned": a.orphaned,
@@ -202,8 +203,11 @@ def validate_document(doc: object) -> None:
     for n, a in enumerate(doc.get("annotations", [])):
         where = f"annotations[{n}]"
         _want(isinstance(a, Mapping), where, "an object", a)
-        _check_row(a, where, ids, ("case_id", "raw", "source_id", "annotator"),
-                   ("note", "timestamp", "claim"))
+        _check_row(a, where, ids, ("case_id", "source_id", "annotator"),
+                   ("note", "timestamp", "claim", "raw", "anchor"))
+        if "raw" not in a and "anchor" not in a:
+            raise InputError(f"{where}.raw must be a string (the citation's anchor), not "
+                             "missing")
         number = a.get("number")
         _want(isinstance(number, int) and not isinstance(number, bool)
               and 1 <= number <= MAX_NUMBER,
@@ -212,11 +216,19 @@ def validate_document(doc: object) -> None:
             if flag in a:
                 _want(isinstance(a[flag], bool), f"{where}.{flag}", "a boolean", a[flag])
         if not a.get("orphaned", False):
-            akey = (a["case_id"], str(number), a["raw"], a["source_id"], a.get("annotator", ""))
+            akey = (a["case_id"], str(number), anchor_of(a), a["source_id"],
+                    a.get("annotator", ""))
             if akey in seen:
                 raise InputError(f"{where}: a second annotation of case {a['case_id']!r} "
                                  f"citation {number} source {a['source_id']!r}")
             seen.add(akey)
+
+
+def anchor_of(row: Mapping[str, Any]) -> str:
+    """An exported annotation's anchor: ``"anchor"``, or ``"raw"`` (its name in exports of
+    every version; the only one before issue 21)."""
+    found = row.get("anchor", row.get("raw"))
+    return found if isinstance(found, str) else ""
 
 
 def _check_row(row: Mapping[str, Any], where: str, ids: set[str], required: tuple[str, ...],
@@ -253,13 +265,16 @@ def import_document(doc: Mapping[str, Any], path: str, *, annotator: str = "",
                 {k: v for k, v in r.items() if k not in REVIEW_KEYS}))
         for a in doc.get("annotations", []):
             insert_annotation(conn, Annotation(
-                AnnotationKey(a["case_id"], a["number"], a["raw"], a["source_id"]),
+                AnnotationKey(a["case_id"], a["number"], anchor_of(a), a["source_id"]),
                 a.get("annotator", ""), a.get("verdict"), a.get("note", ""),
                 a.get("timestamp", ""), a.get("claim", ""), a.get("recovered", False),
                 a.get("orphaned", False),
                 {k: v for k, v in a.items() if k not in ANNOTATION_KEYS}))
         if doc.get("version", VERSION) < 2:
             renumber_annotations(conn)
+        # An export of a session the window wrote before issue 21: its provider citations'
+        # verdicts are keyed by "" (made at the latest version, no migration runs on it).
+        anchor_provider_annotations(conn)
 
     return Session.create_from_rows(path, meta, rows, overwrite=overwrite,
                                    annotator=annotator, fill=fill)

@@ -11,10 +11,17 @@ import json
 import sqlite3
 from collections.abc import Callable
 
+from citeview.core.analysis import analyse, numbering_policy
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES
-from citeview.session.model import Annotation, AnnotationKey, case_citations, reattach
+from citeview.session.model import (
+    Annotation,
+    AnnotationKey,
+    annotation_key,
+    case_citations,
+    reattach,
+)
 
 # "CTVW": marks an SQLite file as a citeview session (PRAGMA application_id).
 APPLICATION_ID = 0x43545657
@@ -83,27 +90,38 @@ MIGRATION_2 = [
 ]
 
 
-def renumber_annotations(conn: sqlite3.Connection) -> None:
-    """Version 1 numbered a citation one way in the window (scan with the material's ids) and
-    another in the session (scan without them), so a verdict given after a degraded marker
-    could sit under a number its citation does not have. Place every annotation on its
-    citation as the analysed case numbers it (same anchor and source id, nearest number)."""
+def _families(conn: sqlite3.Connection) -> tuple[str, ...]:
+    """The session's families as its meta row holds them (the default when unreadable)."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'families'").fetchone()
     try:
         fams = json.loads(row[0]) if row is not None else None
     except ValueError:
         fams = None
-    families = (tuple(fams) if isinstance(fams, list) and fams
-                and all(isinstance(f, str) for f in fams) else DEFAULT_FAMILIES)
+    return (tuple(fams) if isinstance(fams, list) and fams
+            and all(isinstance(f, str) for f in fams) else DEFAULT_FAMILIES)
+
+
+def _stored_case(conn: sqlite3.Connection, case_id: str) -> Case | None:
+    data = conn.execute("SELECT data FROM cases WHERE id = ?", (case_id,)).fetchone()
+    try:
+        return Case.from_dict(json.loads(data[0]), case_id)
+    except (InputError, ValueError, TypeError, RecursionError):
+        return None  # unreadable: its annotations stay exactly as they are
+
+
+def renumber_annotations(conn: sqlite3.Connection) -> None:
+    """Version 1 numbered a citation one way in the window (scan with the material's ids) and
+    another in the session (scan without them), so a verdict given after a degraded marker
+    could sit under a number its citation does not have. Place every annotation on its
+    citation as the analysed case numbers it (same anchor and source id, nearest number)."""
+    families = _families(conn)
     cols = ("rowid, case_id, number, raw, source_id, annotator, verdict, note, timestamp, "
             "claim, recovered, orphaned, extra")
     judged = [r[0] for r in conn.execute("SELECT DISTINCT case_id FROM annotations")]
     for case_id in judged:
-        data = conn.execute("SELECT data FROM cases WHERE id = ?", (case_id,)).fetchone()
-        try:
-            case = Case.from_dict(json.loads(data[0]), case_id)
-        except (InputError, ValueError, TypeError, RecursionError):
-            continue  # unreadable: leave its annotations exactly as they are
+        case = _stored_case(conn, case_id)
+        if case is None:
+            continue
         rows = conn.execute(f"SELECT {cols} FROM annotations WHERE case_id = ?",
                             (case_id,)).fetchall()
         # ``extra`` carries the row id through re-attachment; the stored extra is put back.
@@ -120,7 +138,7 @@ def renumber_annotations(conn: sqlite3.Connection) -> None:
                 "INSERT INTO annotations (case_id, number, raw, source_id, annotator, verdict, "
                 "note, timestamp, claim, recovered, orphaned, extra) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (k.case_id, k.number, k.raw, k.source_id, new.annotator, new.verdict, new.note,
+                (k.case_id, k.number, k.anchor, k.source_id, new.annotator, new.verdict, new.note,
                  new.timestamp, new.claim, int(new.recovered), int(new.orphaned), extra_json))
 
 
@@ -135,9 +153,57 @@ def _migration_3(conn: sqlite3.Connection) -> None:
     renumber_annotations(conn)
 
 
+def anchor_provider_annotations(conn: sqlite3.Connection) -> int:
+    """Before issue 21 the window keyed a verdict on a citation without marker text (a
+    provider's) by that empty text instead of its anchor (``KIND@START-END``), so export and
+    report showed it orphaned. Give each such row its citation's key: the citation at its
+    number when that one has no marker and names the source id, else the nearest such citation
+    with the same claim text. A row whose place is taken, or that fits nowhere, is left as it is
+    (nothing is dropped). Returns how many rows moved; safe to run again (an import does)."""
+    moved = 0
+    judged = [r[0] for r in conn.execute(
+        "SELECT DISTINCT case_id FROM annotations WHERE raw = ''")]
+    policy = numbering_policy(_families(conn))
+    for case_id in judged:
+        case = _stored_case(conn, case_id)
+        if case is None:
+            continue
+        cits = [c for c in analyse(case, policy).citations if not c.has_marker]
+        if not cits:
+            continue
+        rows = conn.execute(
+            "SELECT rowid, number, source_id, annotator, claim, orphaned FROM annotations "
+            "WHERE case_id = ? AND raw = '' ORDER BY orphaned, number, rowid",
+            (case_id,)).fetchall()
+        for rowid, number, source_id, annotator, claim, orphaned in rows:
+            fits = [c for c in cits if source_id in c.source_ids]
+            # Placed by the window at its number; one flagged orphaned since (its answer
+            # changed) only where its claim is found again.
+            same = [] if orphaned else [c for c in fits if c.number == number]
+            if not same:
+                want = " ".join(str(claim).split())
+                same = sorted((c for c in fits if " ".join(c.claim_text.split()) == want),
+                              key=lambda c: (abs(c.number - int(number)), c.number))
+            for c in same[:1]:
+                key = annotation_key(case_id, c, source_id)
+                taken = conn.execute(
+                    "SELECT 1 FROM annotations WHERE case_id = ? AND number = ? AND raw = ? "
+                    "AND source_id = ? AND annotator = ? AND orphaned = 0",
+                    (case_id, key.number, key.anchor, source_id, annotator)).fetchone()
+                if taken is None:
+                    conn.execute("UPDATE annotations SET number = ?, raw = ?, orphaned = 0 "
+                                 "WHERE rowid = ?", (key.number, key.anchor, rowid))
+                    moved += 1
+    return moved
+
+
+def _migration_4(conn: sqlite3.Connection) -> None:
+    anchor_provider_annotations(conn)
+
+
 # MIGRATIONS[i] brings a session from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _statements(MIGRATION_1), _migration_2, _migration_3]
+    _statements(MIGRATION_1), _migration_2, _migration_3, _migration_4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -21,10 +21,17 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
+from citeview.core.analysis import (
+    AnalysedCase,
+    AnalysedCitation,
+    AnalysisCache,
+    analyse,
+    numbering_policy,
+    span_anchor_kind,
+)
 from citeview.core.cases import Case
 from citeview.core.markers import DEFAULT_FAMILIES
-from citeview.core.policy import Policy
+from citeview.core.numbering import index_of
 
 DEFAULT_LABELS: tuple[str, ...] = ("supported", "partially supported", "unsupported",
                                    "cannot tell")
@@ -45,13 +52,21 @@ def now_iso() -> str:
 class AnnotationKey:
     """Which judgement: (case id, citation number from 1, anchor, source id).
 
-    ``raw`` holds the citation's anchor (:func:`~citeview.core.analysis.citation_anchor`): its
-    raw marker text, or ``KIND@START-END`` for a citation that has no marker text."""
+    ``anchor`` is the citation's anchor (:func:`~citeview.core.analysis.citation_anchor`): its
+    raw marker text, or ``KIND@START-END`` for a citation that has no marker text. (Export
+    files, the JSON schema and the session table name it ``raw``.) Keys of a citation are made
+    by :func:`annotation_key` only."""
 
     case_id: str
     number: int
-    raw: str
+    anchor: str
     source_id: str
+
+
+def annotation_key(case_id: str, citation: AnalysedCitation, source_id: str) -> AnnotationKey:
+    """The key of the judgement of ``source_id`` of ``citation`` (an analysed case's): its
+    number and anchor. The one place a key is made from a citation (window, edits, tests)."""
+    return AnnotationKey(case_id, citation.number, citation.anchor, source_id)
 
 
 @dataclass(slots=True, frozen=True)
@@ -102,27 +117,55 @@ class CaseReview:
 
 @dataclass(slots=True, frozen=True)
 class CitationSlot:
-    """A citation as the reviewer sees it: numbered from 1 in reading order (recovered ones
-    included and flagged), with its claim. Each source id of it is judged separately."""
+    """A citation as the reviewer sees it: the analysed case's citation (numbered from 1 in
+    reading order, recovered ones included and flagged, with its anchor and claim), not a copy.
+    Each source id of it is judged separately."""
 
-    number: int
-    raw: str
-    source_ids: tuple[str, ...]
-    locator: str | None
-    start: int
-    end: int
-    claim_start: int
-    claim_end: int
-    claim: str
-    recovered: str | None
+    analysed: AnalysedCitation
+
+    @property
+    def number(self) -> int:
+        return self.analysed.number
+
+    @property
+    def anchor(self) -> str:
+        return self.analysed.anchor
+
+    @property
+    def source_ids(self) -> tuple[str, ...]:
+        return self.analysed.source_ids
+
+    @property
+    def locator(self) -> str | None:
+        return self.analysed.citation.locator
+
+    @property
+    def start(self) -> int:
+        return self.analysed.citation.start
+
+    @property
+    def end(self) -> int:
+        return self.analysed.citation.end
+
+    @property
+    def claim_start(self) -> int:
+        return self.analysed.claim[0]
+
+    @property
+    def claim_end(self) -> int:
+        return self.analysed.claim[1]
+
+    @property
+    def claim(self) -> str:
+        return self.analysed.claim_text
+
+    @property
+    def recovered(self) -> str | None:
+        found = self.analysed.recovered
+        return found.value if found is not None else None
 
     def keys(self, case_id: str) -> list[AnnotationKey]:
-        return [AnnotationKey(case_id, self.number, self.raw, sid) for sid in self.source_ids]
-
-
-def numbering_policy(families: Sequence[str] = DEFAULT_FAMILIES) -> Policy:
-    """The policy a session numbers citations under: its family set, default rules."""
-    return Policy(families=tuple(families))
+        return [annotation_key(case_id, self.analysed, sid) for sid in self.source_ids]
 
 
 def case_citations(case: Case, families: Sequence[str] = DEFAULT_FAMILIES, *,
@@ -133,12 +176,7 @@ def case_citations(case: Case, families: Sequence[str] = DEFAULT_FAMILIES, *,
 
 def citation_slots(analysed: AnalysedCase) -> list[CitationSlot]:
     """The numbered citations of an analysed case, as the session keys them."""
-    return [
-        CitationSlot(c.number, c.anchor, c.source_ids, c.citation.locator, c.citation.start,
-                     c.citation.end, c.claim[0], c.claim[1], c.claim_text,
-                     c.recovered.value if c.recovered is not None else None)
-        for c in analysed.citations
-    ]
+    return [CitationSlot(c) for c in analysed.citations]
 
 
 def _norm(text: str) -> str:
@@ -161,12 +199,18 @@ def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot], *
     to the nearest citation with the same anchor, the same source id and the same claim
     text (whitespace-insensitive). With ``same_answer`` (the text is unchanged, only the
     numbering moved, as after an upgrade) the claim need not match: the nearest citation with
-    the same anchor and source id takes it. Any other is returned orphaned (never dropped).
+    the same anchor and source id takes it. A citation without marker text (a provider's,
+    anchored by its span, which moves with the text before it) also goes to the nearest one of
+    the same kind, source id and claim text. Any other is returned orphaned (never dropped).
     Orphans that are already orphaned are re-tried, so an answer changed back re-attaches
     them."""
-    by_raw: dict[str, list[CitationSlot]] = {}
+    by_anchor: dict[str, list[CitationSlot]] = {}
+    by_kind: dict[str, list[CitationSlot]] = {}  # citations without marker text, by kind
     for each in slots:
-        by_raw.setdefault(each.raw, []).append(each)
+        by_anchor.setdefault(each.anchor, []).append(each)
+        kind = None if each.analysed.has_marker else span_anchor_kind(each.anchor)
+        if kind is not None:
+            by_kind.setdefault(kind, []).append(each)
     taken: set[tuple[int, str, str]] = set()
     placed: list[Annotation] = []
     orphans: list[Annotation] = []
@@ -175,8 +219,9 @@ def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot], *
     rest: list[Annotation] = []
     for ann in pending:
         k = ann.key
-        slot: CitationSlot | None = slots[k.number - 1] if 0 < k.number <= len(slots) else None
-        if (slot is not None and slot.raw == k.raw and k.source_id in slot.source_ids
+        at = index_of(k.number)
+        slot: CitationSlot | None = slots[at] if 0 <= at < len(slots) else None
+        if (slot is not None and slot.anchor == k.anchor and k.source_id in slot.source_ids
                 and _norm(slot.claim) == _norm(ann.claim)
                 and (k.number, k.source_id, ann.annotator) not in taken):
             taken.add((k.number, k.source_id, ann.annotator))
@@ -186,17 +231,25 @@ def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot], *
     for ann in rest:
         k = ann.key
         claim = _norm(ann.claim)
-        candidates = [s for s in by_raw.get(k.raw, ())
+        candidates = [s for s in by_anchor.get(k.anchor, ())
                       if k.source_id in s.source_ids and _norm(s.claim) == claim
                       and (s.number, k.source_id, ann.annotator) not in taken]
         if not candidates and same_answer:
-            candidates = [s for s in by_raw.get(k.raw, ())
+            candidates = [s for s in by_anchor.get(k.anchor, ())
                           if k.source_id in s.source_ids
+                          and (s.number, k.source_id, ann.annotator) not in taken]
+        kind = span_anchor_kind(k.anchor) if not candidates else None
+        if kind is not None:
+            # A provider's citation: its anchor is its span, which moved with the text before
+            # it; the same kind of citation of the same source with the same claim is it.
+            candidates = [s for s in by_kind.get(kind, ())
+                          if k.source_id in s.source_ids and _norm(s.claim) == claim
                           and (s.number, k.source_id, ann.annotator) not in taken]
         if candidates:
             best = min(candidates, key=lambda s: (abs(s.number - k.number), s.number))
             taken.add((best.number, k.source_id, ann.annotator))
-            placed.append(replace(ann, key=replace(k, number=best.number), orphaned=False,
+            placed.append(replace(ann, key=annotation_key(k.case_id, best.analysed, k.source_id),
+                                  orphaned=False,
                                   claim=best.claim, recovered=best.recovered is not None))
         else:
             orphans.append(replace(ann, orphaned=True))

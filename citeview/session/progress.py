@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from citeview.core.numbering import FIRST_NUMBER, index_of
 from citeview.session.model import AnnotationKey, ReviewState
 from citeview.session.store import Change, Session
 
@@ -67,7 +68,8 @@ class Progress:
     def _count(self, case_id: str) -> int:
         sizes = self._sizes.get(case_id, ())
         got = self._judged.get(case_id, {})
-        return sum(1 for n, k in enumerate(sizes, 1) if k and len(got.get(n, ())) >= k)
+        return sum(1 for n, k in enumerate(sizes, FIRST_NUMBER)
+                   if k and len(got.get(n, ())) >= k)
 
     def _set_case(self, case_id: str) -> None:
         old = self._judged_count.get(case_id, 0)
@@ -116,7 +118,8 @@ class Progress:
         a = self.session.annotation(key, self.annotator)
         sources = self._judged.setdefault(case_id, {}).setdefault(key.number, set())
         sizes = self._sizes.get(case_id)
-        k = sizes[key.number - 1] if sizes is not None and 0 < key.number <= len(sizes) else 0
+        at = index_of(key.number)
+        k = sizes[at] if sizes is not None and 0 <= at < len(sizes) else 0
         before = bool(k) and len(sources) >= k
         if a is not None and a.verdict:
             sources.add(key.source_id)

@@ -63,7 +63,7 @@ def insert_annotation(conn: sqlite3.Connection, a: Annotation) -> None:
     k = a.key
     conn.execute(
         f"INSERT INTO annotations ({ANNOTATION_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        (k.case_id, k.number, k.raw, k.source_id, a.annotator, a.verdict, a.note,
+        (k.case_id, k.number, k.anchor, k.source_id, a.annotator, a.verdict, a.note,
          a.timestamp, a.claim, int(a.recovered), int(a.orphaned), dumps_json(a.extra)))
 
 

@@ -95,10 +95,10 @@ def summarize(session: Session, policy: Policy | None = None, *,
             if r.status == ORPHANED:
                 orphaned += 1
                 continue
-            groups.setdefault((r.number, r.raw, r.source_id), []).append(r)
+            groups.setdefault((r.number, r.anchor, r.source_id), []).append(r)
         by_number: dict[int, list[str | None]] = {}
         any_verdict = False
-        for (number, _raw, _sid), rows in groups.items():
+        for (number, _anchor, _sid), rows in groups.items():
             row = _pick(rows)
             pairs += 1
             verdicts[row.verdict if row.verdict is not None else NO_VERDICT] += 1

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from citeview.core.metrics import answer_sentences
+from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
 from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
@@ -61,7 +62,7 @@ class Row:
     timestamp: str = ""
     source_kind: str | None = None
     recovered: str | None = None
-    raw: str = ""
+    anchor: str = ""  # the citation's anchor: the ``raw`` column of export files
 
     def to_dict(self) -> dict[str, Any]:
         """The row under :data:`COLUMNS` names (``lint_codes`` a list, ``support`` rounded)."""
@@ -72,7 +73,7 @@ class Row:
             "support": None if self.support is None else round(self.support, 4),
             "verdict": self.verdict, "note": self.note, "annotator": self.annotator,
             "timestamp": self.timestamp, "source_kind": self.source_kind,
-            "recovered": self.recovered, "raw": self.raw,
+            "recovered": self.recovered, "raw": self.anchor,
         }
 
 
@@ -120,7 +121,7 @@ def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
         if a.orphaned:
             loose.append(a)
         else:
-            placed.setdefault((a.key.number, a.key.raw, a.key.source_id), []).append(a)
+            placed.setdefault((a.key.number, a.key.anchor, a.key.source_id), []).append(a)
     support = analysed.support
     rows: list[Row] = []
     for c, diags, scores in zip(analysed.citations, per_citation, support, strict=True):
@@ -130,7 +131,7 @@ def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
             kind = target.source.kind.value if target.source is not None else None
             base = Row(case_id, c.number, target.source_id, c.citation.locator,
                        target.status.value, _target_codes(codes, target), c.claim_text,
-                       target.text, score, source_kind=kind, recovered=recovered, raw=c.anchor)
+                       target.text, score, source_kind=kind, recovered=recovered, anchor=c.anchor)
             judged = placed.pop((c.number, c.anchor, target.source_id), None)
             if not judged:
                 rows.append(base)
@@ -145,11 +146,11 @@ def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
     for a in loose:
         rows.append(Row(case_id, a.key.number, a.key.source_id, None, ORPHANED, (), a.claim, "",
                         None, a.verdict, a.note, a.annotator, a.timestamp, None,
-                        "recovered" if a.recovered else None, a.key.raw))
+                        "recovered" if a.recovered else None, a.key.anchor))
     sents = None
     if sentences:
         cits = [c.citation for c in analysed.citations]
-        sents = [tuple(i + 1 for i in s.citations)
+        sents = [tuple(number_at(i) for i in s.citations)
                  for s in answer_sentences(analysed.answer, cits)]
     return CaseRows(case_id, rows, [d.code for d in lint.all], session.reviews(case_id),
                     len(analysed.citations), sents, len(loose), bool(anns))

@@ -24,11 +24,10 @@ import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from dataclasses import replace as dataclass_replace
 from pathlib import Path
 from typing import Any
 
-from citeview.core.analysis import AnalysedCase, AnalysisCache, analyse
+from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
@@ -70,7 +69,6 @@ from citeview.session.model import (
     ReviewState,
     citation_slots,
     now_iso,
-    numbering_policy,
     reattach,
 )
 from citeview.session.records import (
@@ -142,8 +140,9 @@ class Session:
         self._positions: dict[str, int] | None = None
         self._case_cache: dict[str, Case] = {}
         self._meta: dict[str, Any] | None = None
-        # Analyses of this session's cases (shared with whoever asks, e.g. the window's worker).
-        self.analyses = AnalysisCache(64)
+        # The owner of this session's analyses (numbered under its families); the window's
+        # worker asks it too. Made again when the families change.
+        self._analyser: Analyser | None = None
         self._sizes: dict[str, tuple[int, ...]] | None = None
         self._pending_sizes: dict[str, tuple[int, ...]] = {}  # counted, not written yet
         self.unclean = False  # the last writer left without closing (its lock row was stale)
@@ -461,7 +460,7 @@ class Session:
         if key == "families":
             self._sizes = None
             self._pending_sizes = {}
-            self.analyses.clear()
+            self._analyser = None
         self._meta_all()[key] = json.loads(text)
         self._notify(Change("meta"))
 
@@ -542,9 +541,16 @@ class Session:
     # ------------------------------------------------------------------ analysis
 
     @property
+    def analyser(self) -> Analyser:
+        """The analyser of this session's cases: its families decide the numbering."""
+        if self._analyser is None or self._analyser.families != self.families:
+            self._analyser = Analyser(self.families, 64)
+        return self._analyser
+
+    @property
     def policy(self) -> Policy:
         """The policy this session numbers citations under (its families)."""
-        return numbering_policy(self.families)
+        return self.analyser.policy
 
     def analysed(self, case: str | Case, policy: Policy | None = None) -> AnalysedCase:
         """The analysed case (numbering, resolution, claims; lint on demand) that every view of
@@ -552,8 +558,7 @@ class Session:
         session's families. The case's item counts are stored the first time."""
         if isinstance(case, str):
             case = self.get_case(case)
-        pol = self.policy if policy is None else replace_families(policy, self.families)
-        found = analyse(case, pol, cache=self.analyses)
+        found = self.analyser.analysed(case, policy)
         self.record_sizes(case.id, found.item_counts)
         return found
 
@@ -671,7 +676,7 @@ class Session:
             f"SELECT {ANNOTATION_COLUMNS} FROM annotations WHERE case_id = ? AND number = ? "
             "AND raw = ? "
             "AND source_id = ? AND annotator = ? AND orphaned = 0",
-            (key.case_id, key.number, key.raw, key.source_id, who)).fetchone()
+            (key.case_id, key.number, key.anchor, key.source_id, who)).fetchone()
         return annotation_from_row(row) if row else None
 
     def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
@@ -776,7 +781,7 @@ class Session:
                         "DELETE FROM annotations WHERE rowid IN (SELECT rowid FROM annotations "
                         "WHERE case_id = ? AND number = ? AND raw = ? AND source_id = ? AND "
                         "annotator = ? AND orphaned = ? LIMIT 1)",
-                        (k.case_id, k.number, k.raw, k.source_id, ch.annotator,
+                        (k.case_id, k.number, k.anchor, k.source_id, ch.annotator,
                          int(ch.orphaned)))
                     if isinstance(ch.new, Annotation):
                         insert_annotation(conn, ch.new)
@@ -787,12 +792,6 @@ class Session:
                         insert_review(conn, ch.new)
         self._write(run)
         self._notify(*[Change(ch.kind, ch.case_id, ch.key) for ch in changes])
-
-
-def replace_families(policy: Policy, families: Sequence[str]) -> Policy:
-    """``policy`` reading ``families`` (a session numbers with its own family set)."""
-    fams = tuple(families)
-    return policy if policy.families == fams else dataclass_replace(policy, families=fams)
 
 
 def _deliver(calls: Iterator[tuple[Listener, Change]]) -> None:
@@ -839,5 +838,5 @@ class SessionDataset(Dataset):
 __all__ = [
     "DOCUMENT_EXTRA", "KNOWN_META", "Change", "DamagedSession", "Listener", "ReadOnlySession",
     "RowChange", "Session", "SessionDataset", "SessionError", "SessionInUse", "SessionWriteError",
-    "insert_annotation", "insert_review", "replace_families",
+    "insert_annotation", "insert_review",
 ]

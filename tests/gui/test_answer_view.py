@@ -68,7 +68,7 @@ def test_chips_are_numbered_in_reading_order_and_tell_state_by_text(view) -> Non
     # No material: every source is unknown, so every chip carries the problem glyph.
     assert [view.chip_text(i) for i in range(3)] == ["1!", "2+1!", "~3!"]
     html = render_answer("a" + cite("s"), [(1, 1 + len(cite("s")))],
-                         [Chip(0, ChipState.ANNOTATED)])
+                         [Chip(1, ChipState.ANNOTATED)])
     assert "1\u2713" in html  # annotated: a check mark, not only a colour
 
 
@@ -223,8 +223,8 @@ def test_claims_stay_highlighted_right_after_verdicts_change_chip_widths(view) -
         before.append(view.highlighted_claim().replace("\n", " "))
     assert before == expected
     for order in ([0, 2, 4, 6], [6, 5, 1, 3]):
-        view.update_chips([Chip(i, ChipState.ANNOTATED, marks="\u2713\u2717", tone="supported")
-                           for i in order])
+        view.update_chips([Chip(i + 1, ChipState.ANNOTATED, marks="\u2713\u2717",
+                                tone="supported") for i in order])
         for i, text in enumerate(expected):
             view.set_active(i)
             assert view.highlighted_claim().replace("\n", " ") == text, (order, i)
@@ -234,10 +234,10 @@ def test_claims_stay_highlighted_right_after_verdicts_change_chip_widths(view) -
 @pytest.mark.parametrize("dark", [False, True])
 def test_each_chip_shows_its_state_colours_bold_and_not_underlined(view, dark) -> None:
     # The chips' look is painted over the document's text (read back as it is drawn).
-    chips = [Chip(0), Chip(1, ChipState.PROBLEM), Chip(2, ChipState.ANNOTATED),
-             Chip(3, ChipState.ANNOTATED, marks="\u2717", tone="bad"),
-             Chip(4, ChipState.ANNOTATED, marks="\u2713/\u2717", tone=MIXED),
-             Chip(5, ChipState.ANNOTATED, problem=True, marks="\u2713", tone="good")]
+    chips = [Chip(1), Chip(2, ChipState.PROBLEM), Chip(3, ChipState.ANNOTATED),
+             Chip(4, ChipState.ANNOTATED, marks="\u2717", tone="bad"),
+             Chip(5, ChipState.ANNOTATED, marks="\u2713/\u2717", tone=MIXED),
+             Chip(6, ChipState.ANNOTATED, problem=True, marks="\u2713", tone="good")]
     answer = " ".join(f"Claim {i}.{cite('a')}" for i in range(len(chips)))
     spans = [(c.start, c.end) for c in extract_citations(answer)]
     view.set_dark(dark)
@@ -263,10 +263,10 @@ def test_each_chip_shows_its_state_colours_bold_and_not_underlined(view, dark) -
     view.set_content(render_answer(answer, spans, chips, dark), [])
     check(chips)
     # Restyled in place (a verdict, lint): every chip keeps the look of its new state.
-    again = [Chip(0, ChipState.ANNOTATED, problem=True, marks="\u2717", tone="bad"),
-             Chip(1), Chip(2, ChipState.PROBLEM), Chip(3, ChipState.ANNOTATED, marks="?",
+    again = [Chip(1, ChipState.ANNOTATED, problem=True, marks="\u2717", tone="bad"),
+             Chip(2), Chip(3, ChipState.PROBLEM), Chip(4, ChipState.ANNOTATED, marks="?",
                                                         tone="unsure"),
-             Chip(4), Chip(5, ChipState.ANNOTATED, marks="\u2713", tone="good")]
+             Chip(5), Chip(6, ChipState.ANNOTATED, marks="\u2713", tone="good")]
     view.update_chips(again)
     check(again)
 

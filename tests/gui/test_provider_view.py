@@ -20,7 +20,7 @@ DATA = Path(__file__).parent.parent / "data" / "providers"
 
 def test_zero_width_spans_render_chips_in_order() -> None:
     html = render_answer("One. Two.", [(0, 0), (4, 4), (4, 4), (9, 9)],
-                         [Chip(i) for i in range(4)])
+                         [Chip(i) for i in range(1, 5)])
     assert [html.index(f'href="cite:{i}"') for i in range(4)] == sorted(
         html.index(f'href="cite:{i}"') for i in range(4))
     assert html.count('href="cite:') == 4

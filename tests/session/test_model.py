@@ -23,7 +23,7 @@ def test_citations_are_numbered_in_reading_order_with_recovered_ones_flagged() -
     assert [(s.number, s.source_ids, s.recovered) for s in slots] == [
         (1, ("a",), None), (2, ("b",), None), (3, ("c",), None), (4, ("d",), "unterminated")]
     assert [s.claim for s in slots] == ["One.", "Two.", "Two.", "Three."]
-    assert slots[3].keys("x") == [AnnotationKey("x", 4, slots[3].raw, "d")]
+    assert slots[3].keys("x") == [AnnotationKey("x", 4, slots[3].anchor, "d")]
 
 
 def ann(number: int, raw: str, src: str, claim: str, verdict: str = "supported",
@@ -35,7 +35,7 @@ def test_reattach_keeps_matches_moves_by_marker_and_claim_and_orphans_the_rest()
     old = f"A claim.{mk('a')} Another claim.{mk('b')} Third.{mk('c')}"
     new = f"New first.{mk('z')} A claim.{mk('a')} Another  claim.{mk('b')} Third, changed.{mk('c')}"
     before = case_citations(Case("x", old))
-    anns = [ann(s.number, s.raw, s.source_ids[0], s.claim, v, who)
+    anns = [ann(s.number, s.anchor, s.source_ids[0], s.claim, v, who)
             for s, v in zip(before, ["supported", "unsupported", "cannot tell"], strict=True)
             for who in ("ana", "bob")]
     result = reattach(anns, case_citations(Case("x", new)))
@@ -49,8 +49,8 @@ def test_reattach_keeps_matches_moves_by_marker_and_claim_and_orphans_the_rest()
 def test_reattach_prefers_the_nearest_of_repeated_markers() -> None:
     text = f"Same.{mk('a')} Same.{mk('a')} Same.{mk('a')}"
     slots = case_citations(Case("x", text))
-    result = reattach([ann(3, slots[0].raw, "a", "Same."), ann(9, slots[0].raw, "a", "Same.")],
-                      slots)
+    result = reattach([ann(3, slots[0].anchor, "a", "Same."),
+                       ann(9, slots[0].anchor, "a", "Same.")], slots)
     assert sorted(a.key.number for a in result.placed) == [2, 3]
     assert result.orphaned == []
 

@@ -37,11 +37,11 @@ def test_keys_rows_and_report(tmp_path: Path) -> None:
     with build(tmp_path / "a.citeview", "ana",
                {"anthropic-char": [SUP, UNS], "gemini-web": [SUP, SUP, UNS]}, "01") as s:
         slots = case_citations(s.get_case("anthropic-char"))
-        assert [(x.number, x.raw, x.claim) for x in slots] == [
+        assert [(x.number, x.anchor, x.claim) for x in slots] == [
             (1, "char_location@60-60", "Staff get 25 days of paid leave a year"),
             (2, "char_location@147-147", "Flights need a manager's written approval.")]
         rows = [r for r in iter_rows(s) if r.case_id == "anthropic-char"]
-        assert [(r.number, r.source_id, r.status, r.verdict, r.raw, r.source_kind)
+        assert [(r.number, r.source_id, r.status, r.verdict, r.anchor, r.source_kind)
                 for r in rows] == [
             (1, "doc0", "ok", SUP, "char_location@60-60", "document"),
             (2, "doc1", "ok", UNS, "char_location@147-147", "document")]

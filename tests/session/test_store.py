@@ -294,7 +294,7 @@ def test_changed_answer_reattaches_by_marker_and_claim_and_keeps_orphans(
     result = s.update_case(Case(case.id, new_answer, case.question, case.tool_outputs))
     assert [a.key.number for a in result.placed] == [2]
     assert [a.verdict for a in result.orphaned] == ["unsupported"]
-    moved = s.annotation(AnnotationKey(case.id, 2, k1.raw, k1.source_id))
+    moved = s.annotation(AnnotationKey(case.id, 2, k1.anchor, k1.source_id))
     assert moved is not None and moved.verdict == "supported"
     assert [a.verdict for a in s.orphans(case.id)] == ["unsupported"]
     # Changing the answer back places the orphan again.
@@ -315,7 +315,7 @@ def test_reopening_the_input_syncs_new_and_changed_cases(tmp_path: Path) -> None
                    '\ue201"}\n{"id": "b", "answer": "x"}\n', encoding="utf-8")
     s = open_for_input(str(src), load_input(str(src)), annotator="ana")
     assert s.case_ids() == ["a", "b"]
-    assert s.annotation(AnnotationKey("a", 2, key.raw, "f0")).verdict == "supported"
+    assert s.annotation(AnnotationKey("a", 2, key.anchor, "f0")).verdict == "supported"
     s.close()
 
 

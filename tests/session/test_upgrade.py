@@ -77,7 +77,7 @@ def test_a_010_session_opened_for_writing_is_upgraded_with_every_verdict_in_plac
         # The keys point at the citations the analysed case numbers: raw marker, source, claim.
         for a in s.annotations():
             c = s.analysed(a.case_id).citation(a.key.number)
-            assert c is not None and c.anchor == a.key.raw and a.key.source_id in c.source_ids
+            assert c is not None and c.anchor == a.key.anchor and a.key.source_id in c.source_ids
             assert a.recovered == (c.recovered is not None)
     with Session.open(path) as again:  # upgrading is done once; reopening changes nothing
         assert judged(again) == expected

@@ -46,7 +46,7 @@ def test_pre_wild_session_keeps_verdicts_on_their_citations(tmp_path: Path,
         assert judged(s) == EXPECTED
         for a in s.annotations():
             c = s.analysed(a.case_id).citation(a.key.number)
-            assert c is not None and c.anchor == a.key.raw and not a.orphaned
+            assert c is not None and c.anchor == a.key.anchor and not a.orphaned
     if readonly:
         assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     else:

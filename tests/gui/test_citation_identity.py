@@ -1,0 +1,170 @@
+"""One citation identity (issue 21): a verdict given with a key in the window is on its
+citation's row in every export, in ``report``, after a JSON round trip and when the window
+opens the input again, for every kind of input, provider citations included."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from citeview.gui.advance import ADVANCE_KEY
+from citeview.gui.answer_render import VERDICT_GLYPHS
+from citeview.gui.main_window import MainWindow
+from citeview.gui.readback import is_settled
+from citeview.gui.review_session import ANNOTATOR_KEY
+from citeview.session.model import DEFAULT_LABELS
+from tests.session._identity import Expected, check_rows, check_session_outputs
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
+
+DATA = Path(__file__).parent.parent / "data"
+K = Qt.Key
+KEYS = [K.Key_1, K.Key_2, K.Key_3, K.Key_4]
+# Every kind of input: marker cases, a dataset, multi-source citations, recovered and degraded
+# markers, every material shape, transcripts (Chat Completions, Responses, messages), and every
+# provider sample (Anthropic, OpenAI, Gemini; their lint samples too).
+INPUTS = sorted(
+    [f"samples/{p.name}" for p in (DATA / "samples").glob("*.json*")]
+    + [f"formats/{p.name}" for p in (DATA / "formats").glob("*.json*")]
+    + [f"lint/{name}.case.json" for name in ("CV101-unterminated", "CV106-literal-escape",
+                                              "CV107-degraded", "CV114-mojibake")]
+    + ["material/all-shapes.case.json"]
+    + [p.relative_to(DATA).as_posix() for p in (DATA / "providers").rglob("*.json*")
+       if p.name != "cv609.json"])  # (cv609: a problem of the whole response, no citation)
+
+
+def settings_in(folder: Path) -> QSettings:
+    s = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+    s.setValue(ANNOTATOR_KEY, "ana")
+    s.setValue(ADVANCE_KEY, False)  # each key pressed by hand: J moves, Ctrl+Enter next case
+    return s
+
+
+@pytest.fixture(scope="module")
+def window(qapp, tmp_path_factory) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+    """One window for every input of this module (each opens its own session in it)."""
+    win = MainWindow(settings=settings_in(tmp_path_factory.mktemp("identity")))
+    win.resize(1300, 800)
+    win.show()
+    win.activateWindow()
+    yield win
+    win.close()
+    win.deleteLater()
+
+
+def ready(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    qtbot.waitUntil(lambda: is_settled(win) and win.review.session is not None, timeout=10000)
+
+
+def open_input(qtbot, win: MainWindow, path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert win.open_path(str(path))
+    ready(qtbot, win)
+
+
+def show_case(qtbot, win: MainWindow, index: int) -> None:  # type: ignore[no-untyped-def]
+    if win.case_index != index:
+        win.loader.show_case(index)
+    qtbot.waitUntil(lambda: is_settled(win) and win.case_index == index
+                    and win.view is not None, timeout=10000)
+
+
+def judge_every_citation(qtbot, win: MainWindow) -> Expected:  # type: ignore[no-untyped-def]
+    """In every case of the input shown: key ((k - 1) % 4) + 1 on each source of citation k
+    (J between them), a real key event to the window. Returns what was given."""
+    given: Expected = {}
+    assert win.dataset is not None
+    for index in range(len(win.dataset)):
+        show_case(qtbot, win, index)
+        view = win.view
+        assert view is not None
+        first = True
+        for cv in view.citations:
+            for j, sid in enumerate(cv.citation.source_ids):
+                if not first:
+                    qtbot.keyClick(win, K.Key_J)
+                first = False
+                assert win.view.citations[win.active].number == cv.number
+                assert win.active_source == j
+                qtbot.keyClick(win, KEYS[(cv.number - 1) % 4])
+                given[(view.case.id, cv.number, sid)] = DEFAULT_LABELS[(cv.number - 1) % 4]
+    return given
+
+
+def assert_chips(qtbot, win: MainWindow, expected: Expected) -> None:  # type: ignore[no-untyped-def]
+    """Each case of the input shown: chip k shows citation k's verdict, and no other chip
+    shows one."""
+    assert win.dataset is not None
+    for index in range(len(win.dataset)):
+        show_case(qtbot, win, index)
+        view = win.view
+        assert view is not None
+        for position, cv in enumerate(view.citations):
+            want = [expected.get((view.case.id, cv.number, sid))
+                    for sid in cv.citation.source_ids]
+            assert list(cv.verdicts) == want, (view.case.id, cv.number)
+            chip = win.answer.chip_text(position)
+            assert re.match(rf"~?{cv.number}(\+\d+)?(!)?", chip), chip
+            for verdict in filter(None, want):
+                assert VERDICT_GLYPHS[verdict] in chip, (chip, verdict)
+
+
+@pytest.mark.parametrize("name", INPUTS)
+def test_each_verdict_is_on_its_citation_everywhere(qtbot, window, tmp_path, name) -> None:
+    win = window
+    open_input(qtbot, win, DATA / name)
+    expected = judge_every_citation(qtbot, win)
+    assert expected  # every input here has citations
+    session = win.review.session
+    assert session is not None and not session.orphans()
+    path = session.path
+    win.review_session.close()  # as closing the window: the session file is free
+    check_session_outputs(path, expected, tmp_path / "out")
+    open_input(qtbot, win, DATA / name)  # reopened: the same session, every chip judged
+    assert win.review.session is not None and win.review.session.path == path
+    assert_chips(qtbot, win, expected)
+    win.review_session.close()
+
+
+def test_the_reported_case_a_verdict_on_an_anthropic_citation(qtbot, window,
+                                                               tmp_path) -> None:
+    """The issue's repro: ``1`` on citation 1 of anthropic-char.json is citation 1's verdict
+    in the exports, the report and a round trip, and stays on it when a sentence is added
+    before its claim."""
+    win = window
+    src = tmp_path / "anthropic-char.json"
+    shutil.copyfile(DATA / "providers" / "anthropic-char.json", src)
+    open_input(qtbot, win, src)
+    assert win.active == 0
+    qtbot.keyClick(win, K.Key_1)
+    expected = {("anthropic-char", 1, "doc0"): "supported"}
+    assert win.answer.chip_text(0).startswith("1\u2713")
+    session = win.review.session
+    assert session is not None
+    path = session.path
+    anchor = session.analysed("anthropic-char").citation(1).anchor
+    assert anchor == "char_location@60-60"
+    win.review_session.close()
+    check_session_outputs(path, expected, tmp_path / "out")
+
+    # The input is edited: a sentence before the claim moves the citation (and its anchor).
+    open_input(qtbot, win, src)
+    data = json.loads(src.read_text(encoding="utf-8"))
+    data["response"]["content"][0]["text"] = "Added first. " + data["response"]["content"][0][
+        "text"]
+    src.write_text(json.dumps(data), encoding="utf-8")
+    win.watcher.reload()
+    qtbot.waitUntil(lambda: is_settled(win) and win.view is not None
+                    and "Added first." in win.view.case.answer, timeout=10000)
+    assert [c.verdicts for c in win.view.citations] == [("supported",), (None,)]
+    session = win.review.session
+    assert session is not None and session.orphans() == []
+    moved = session.analysed("anthropic-char").citation(1).anchor
+    assert moved != anchor and moved.startswith("char_location@")
+    win.review_session.close()
+    check_rows(path, expected, tmp_path / "edited")
