@@ -37,7 +37,8 @@ from citeview.session.store import Session
 
 ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
 
-# Column names, in file order: the list, then source kind, recovered flag, raw marker.
+# Column names, in file order: the list, then source kind, recovered flag, and the
+# citation's anchor (named "raw" in every export version).
 COLUMNS: tuple[str, ...] = (
     "case_id", "citation", "source_id", "locator", "status", "lint_codes", "claim", "cited_text",
     "support", "verdict", "note", "annotator", "timestamp", "source_kind", "recovered", "raw",

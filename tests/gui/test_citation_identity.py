@@ -168,3 +168,23 @@ def test_the_reported_case_a_verdict_on_an_anthropic_citation(qtbot, window,
     assert moved != anchor and moved.startswith("char_location@")
     win.review_session.close()
     check_rows(path, expected, tmp_path / "edited")
+
+
+@pytest.mark.parametrize("name", INPUTS)
+def test_the_window_and_core_agree_on_each_citation(name) -> None:
+    """What the view-model shows of citation k is core's: its number (the chip's label), its
+    anchor, whether it is a problem, and which findings are about the material."""
+    from citeview.core.inputs import load_input
+    from citeview.gui.state import build_case_view
+
+    dataset = load_input(str(DATA / name))
+    for case in dataset.iter_cases():
+        view = build_case_view(case, render=False)
+        analysed = view.analysed
+        assert analysed is not None
+        assert [cv.analysed for cv in view.citations] == list(analysed.citations)
+        for cv in view.citations:
+            assert analysed.citation(cv.number) is cv.analysed
+            assert cv.chip.label.lstrip("~").split("+")[0] == str(cv.number)
+            assert cv.problem == analysed.problem(cv.number)
+        assert view.material_diagnostics == list(analysed.lint.material_diagnostics)

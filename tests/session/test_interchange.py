@@ -152,3 +152,33 @@ def test_bad_documents_give_one_specific_line(tmp_path: Path, text: str, message
         read_document(str(path))
     assert "\n" not in str(info.value) and str(path) in str(info.value)
     assert path.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("names", [("raw",), ("anchor",), ("raw", "anchor")])
+def test_import_reads_the_anchor_under_either_name(tmp_path: Path, names: tuple[str, ...]
+                                                   ) -> None:
+    # Exports name a citation's anchor "raw" (every version); "anchor" is read too.
+    from citeview.core.inputs import load_input
+
+    cases = load_input(str(Path(__file__).parent.parent / "data" / "providers"
+                           / "anthropic-char.json"))
+    with Session.create(str(tmp_path / "s.citeview"), cases, annotator="ana") as s:
+        key = case_citations(s.get_case("anthropic-char"))[1].keys("anthropic-char")[0]
+        edits.set_verdict(s, key, "unsupported")
+        doc = export_document(s)
+    (ann,) = doc["annotations"]
+    assert ann["raw"] == key.anchor == "char_location@147-147"
+    del ann["raw"]
+    for name in names:
+        ann[name] = key.anchor
+    jsonschema.Draft202012Validator(schema()).validate(doc)
+    with import_document(doc, str(tmp_path / "t.citeview")) as again:
+        (got,) = again.annotations()
+        assert (got.key, got.verdict, got.orphaned) == (key, "unsupported", False)
+        assert got.extra == {}  # "anchor" is the key's, not an unknown field kept aside
+    del ann[names[-1]]
+    if len(names) == 1:
+        with pytest.raises(InputError, match=r"annotations\[0\]\.raw must be a string"):
+            import_document(doc, str(tmp_path / "u.citeview"))
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.Draft202012Validator(schema()).validate(doc)
