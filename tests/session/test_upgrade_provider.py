@@ -95,3 +95,25 @@ def test_an_export_of_the_old_session_is_attached_on_import(tmp_path: Path) -> N
         assert s.orphans() == []
         assert all(a.key.anchor for a in s.annotations())
     check_rows(str(tmp_path / "new.citeview"), EXPECTED, tmp_path)
+
+
+def test_a_verdict_whose_place_is_taken_is_kept_not_merged(tmp_path: Path) -> None:
+    # The same annotator judged the citation twice: once through the old window (keyed by "")
+    # and once with its real key (e.g. imported). Both verdicts stay; the old one is shown
+    # orphaned, as before, never dropped or written over.
+    path = tmp_path / "provider-window.citeview"
+    shutil.copyfile(FIXTURE, path)
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO annotations (case_id, number, raw, source_id, annotator, verdict) "
+                 "VALUES ('anthropic-char', 1, 'char_location@60-60', 'doc0', 'alice', "
+                 "'cannot tell')")
+    conn.commit()
+    conn.close()
+    with Session.open(str(path)) as s:
+        mine = [(a.key.anchor, a.verdict) for a in s.annotations("anthropic-char")
+                if a.key.number == 1]
+        rows = [r for r in iter_rows(s, jobs=1) if r.case_id == "anthropic-char"]
+    assert sorted(mine) == [("", "supported"), ("char_location@60-60", "cannot tell")]
+    assert [(r.number, r.status, r.verdict) for r in rows if r.verdict] == [
+        (1, "ok", "cannot tell"), (2, "ok", "partially supported"),
+        (1, "orphaned", "supported")]
