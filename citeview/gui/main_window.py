@@ -80,7 +80,8 @@ from citeview.gui.tables import (
 from citeview.gui.untrusted import menu_text, safe_title
 from citeview.gui.watcher import InputWatcher
 from citeview.session import location
-from citeview.session.store import Change, Session
+from citeview.session.events import AnnotationChanged, Change, MetaChanged, ReviewChanged
+from citeview.session.store import Session
 
 if TYPE_CHECKING:
     from citeview.gui.replay import QtStreamReplay
@@ -774,12 +775,12 @@ class MainWindow(QMainWindow):
         if self.review_session.session is None:
             return
         self.progress.on_change(change)
-        if change.kind == "review":
-            if change.case_id is not None and self.dataset is not None:
+        if isinstance(change, ReviewChanged):
+            if self.dataset is not None:
                 with contextlib.suppress(KeyError):
                     self.cases_model.refresh_case(self.dataset.index_of(change.case_id))
             self.cases_proxy.invalidate_rows()
-        elif change.kind == "annotation" and change.case_id is not None:
+        elif isinstance(change, AnnotationChanged):
             view = self.view
             if view is not None and view.case.id == change.case_id:
                 key = change.key
@@ -791,7 +792,7 @@ class MainWindow(QMainWindow):
                 for i in sorted(set(changed)):
                     self.loader.refresh_citation(i)
                 self.citations_proxy.invalidate_rows()
-        elif change.kind == "meta":
+        elif isinstance(change, MetaChanged):
             self.review_session.show_where()
         self.review.sync_bar()
 

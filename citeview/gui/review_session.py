@@ -38,7 +38,7 @@ FOLLOW_MS = 1000  # how often a read-only window looks for the writer's changes
 
 class ReviewSession(QObject):
     attached = Signal(object)  # the Session now reviewed, or None
-    changed = Signal(object)  # a citeview.session.store.Change, after it was committed
+    changed = Signal(object)  # a citeview.session.events.Change, after it was committed
     followed = Signal()  # read-only: another citeview changed the session; views read again
 
     def __init__(self, win: MainWindow) -> None:

@@ -23,7 +23,6 @@ import socket
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,17 @@ from citeview.session.errors import (
     one_line,
     reading,
     reading_by_id,
+)
+from citeview.session.events import (
+    AnnotationChanged,
+    CaseChanged,
+    CasesAdded,
+    Change,
+    Listener,
+    MetaChanged,
+    ReviewChanged,
+    SizesKnown,
+    Subscribers,
 )
 from citeview.session.files import (
     check_session_file,
@@ -71,6 +81,7 @@ from citeview.session.model import (
     now_iso,
     reattach,
 )
+from citeview.session.protocol import ReviewStore, RowChange, SessionBackend, SessionDataset
 from citeview.session.records import (
     ANNOTATION_COLUMNS,
     ANNOTATION_FIELDS,
@@ -88,27 +99,12 @@ KNOWN_META = ("name", "labels", "blind", "families", "created", "source")
 DOCUMENT_EXTRA = "_document_extra"  # meta key: unknown top-level keys of an imported document
 
 
-@dataclass(slots=True, frozen=True)
-class Change:
-    """What changed: ``kind`` is "annotation", "review", "case", "cases", "meta" or "sizes"
-    (a case's item counts became known)."""
 
-    kind: str
-    case_id: str | None = None
-    key: AnnotationKey | None = None
-
-
-Listener = Callable[[Change], None]
-
-# One write of an edit: an annotation or review row to set (or delete, when ``new`` is None).
-@dataclass(slots=True, frozen=True)
-class RowChange:
-    kind: str  # "annotation" | "review"
-    case_id: str
-    annotator: str
-    key: AnnotationKey | None
-    orphaned: bool
-    new: Annotation | CaseReview | None
+def row_event(change: RowChange) -> Change:
+    """The event telling subscribers that ``change`` was written."""
+    if change.kind == "annotation":
+        return AnnotationChanged(change.case_id, change.key)
+    return ReviewChanged(change.case_id)
 
 
 def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
@@ -135,7 +131,7 @@ class Session:
         self.message = message  # e.g. why it is read-only; for the status bar
         self.annotator = annotator
         self._token = uuid.uuid4().hex
-        self._listeners: list[Listener] = []
+        self._subscribers = Subscribers()
         self._ids: list[str] | None = None
         self._positions: dict[str, int] | None = None
         self._case_cache: dict[str, Case] = {}
@@ -353,27 +349,21 @@ class Session:
                 dest.close()
         if switch:
             other = Session.open(path, annotator=self.annotator)
-            listeners = self._listeners
+            subscribers = self._subscribers
             self.close()
             self.conn, self.path, self.readonly = other.conn, other.path, other.readonly
             self._token, self.message, self.closed = other._token, other.message, False
-            self._listeners = listeners
-            self._notify(Change("meta"))
+            self._subscribers = subscribers
+            self._notify(MetaChanged())
 
     # ------------------------------------------------------------------ callbacks
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(change)`` after every committed change; returns an unsubscribe."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-        return unsubscribe
+        return self._subscribers.subscribe(listener)
 
     def _notify(self, *changes: Change) -> None:
-        _deliver(iter([(listener, change) for change in changes
-                       for listener in list(self._listeners)]))
+        self._subscribers.notify(*changes)
 
     # ------------------------------------------------------------------ transactions
 
@@ -462,7 +452,7 @@ class Session:
             self._pending_sizes = {}
             self._analyser = None
         self._meta_all()[key] = json.loads(text)
-        self._notify(Change("meta"))
+        self._notify(MetaChanged())
 
     def set_blind(self, blind: bool) -> None:
         """Remember that the session is (was) annotated blind."""
@@ -594,7 +584,7 @@ class Session:
             if store:
                 self.flush_sizes()
         if new:
-            self._notify(*[Change("sizes", cid) for cid in new])
+            self._notify(*[SizesKnown(cid) for cid in new])
 
     def flush_sizes(self) -> None:
         """Write the item counts kept back (one transaction; a failure only loses counts)."""
@@ -616,7 +606,7 @@ class Session:
         self._write(lambda conn: conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)",
                                                   rows))
         self._ids = None
-        self._notify(Change("cases"))
+        self._notify(CasesAdded())
         return [c.id for c in new]
 
     def update_case(self, case: Case) -> Reattached:
@@ -644,7 +634,7 @@ class Session:
                 self._sizes.pop(case.id, None)
             self._pending_sizes.pop(case.id, None)  # counts of the old answer: never written
         self._case_cache.pop(case.id, None)
-        self._notify(Change("case", case.id))
+        self._notify(CaseChanged(case.id))
         return result
 
     def sync_from(self, dataset: Dataset) -> dict[str, Reattached]:
@@ -791,52 +781,42 @@ class Session:
                     if isinstance(ch.new, CaseReview):
                         insert_review(conn, ch.new)
         self._write(run)
-        self._notify(*[Change(ch.kind, ch.case_id, ch.key) for ch in changes])
+        self._notify(*[row_event(ch) for ch in changes])
 
 
-def _deliver(calls: Iterator[tuple[Listener, Change]]) -> None:
-    """Make every call; one that raises does not stop the others (one broken view must not
-    stop the rest): they are made, then its error propagates (a later error chains onto it)."""
-    for listener, change in calls:
-        try:
-            listener(change)
-        except Exception:
-            _deliver(calls)
-            raise
+class SqliteBackend:
+    """Sessions as SQLite files beside their inputs (the default
+    :class:`~citeview.session.protocol.SessionBackend`)."""
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(path)
+
+    def create(self, path: str, cases: Dataset | Iterable[Case], *, annotator: str = "",
+               source: str | None = None) -> Session:
+        return Session.create(path, cases, annotator=annotator, source=source)
+
+    def create_file(self, path: str, cases: Dataset | Iterable[Case], *,
+                    source: str | None = None) -> None:
+        Session.create_file(path, cases, source=source)
+
+    def open(self, path: str, *, annotator: str = "", readonly: bool = False,
+             force: bool = False) -> Session:
+        return Session.open(path, annotator=annotator, readonly=readonly, force=force)
 
 
-# ---------------------------------------------------------------------- datasets
+#: The SQLite sessions.
+SQLITE = SqliteBackend()
 
 
-class SessionDataset(Dataset):
-    """The cases of a session as a :class:`Dataset` (kind "session"); ``.session`` is the
-    session itself."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.path = session.path
-        self.kind = "session"
-
-    def __len__(self) -> int:
-        return len(self.session)
-
-    def case_ids(self) -> list[str]:
-        return self.session.case_ids()
-
-    def get(self, index: int) -> Case:
-        return self.session.case_at(index)
-
-    def index_of(self, case_id: str) -> int:
-        return self.session.index_of(case_id)
-
-    def close(self) -> None:
-        self.session.close()
+def _typed(session: Session, backend: SqliteBackend) -> tuple[ReviewStore, SessionBackend]:
+    return session, backend  # mypy checks that they implement the protocols
 
 
 # The exceptions and the row writers are defined in errors.py and records.py; importing them from
 # here keeps working.
 __all__ = [
     "DOCUMENT_EXTRA", "KNOWN_META", "Change", "DamagedSession", "Listener", "ReadOnlySession",
-    "RowChange", "Session", "SessionDataset", "SessionError", "SessionInUse", "SessionWriteError",
+    "SQLITE", "RowChange", "Session", "SessionDataset", "SessionError", "SessionInUse",
+    "SessionWriteError", "SqliteBackend",
     "insert_annotation", "insert_review",
 ]

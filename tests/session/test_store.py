@@ -29,6 +29,7 @@ from citeview.session import (
     open_for_input,
     session_path_for,
 )
+from citeview.session.events import AnnotationChanged, ReviewChanged
 from citeview.session.migrations import SCHEMA_VERSION
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
@@ -120,8 +121,8 @@ def test_change_callbacks_are_plain_callables(tmp_path: Path, dataset: ListDatas
     key = first_key(s, "handbook-line-level")  # analyses the case: its counts are stored
     unsubscribe = s.subscribe(seen.append)
     edit = edits.set_verdict(s, key, "supported")
-    assert [(c.kind, c.case_id) for c in seen] == [("annotation", "handbook-line-level"),
-                                                    ("review", "handbook-line-level")]
+    assert [(type(c), c.case_id) for c in seen] == [
+        (AnnotationChanged, "handbook-line-level"), (ReviewChanged, "handbook-line-level")]
     assert seen[0].key == key
     unsubscribe()
     edit.undo()
