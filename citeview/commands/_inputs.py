@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import argparse
 
-import citeview.session  # noqa: F401  (registers the session loader: load_input reads sessions)
 from citeview.core.datasets import Dataset, case_id_from_path
 from citeview.core.errors import InputError
 from citeview.core.inputs import load_input, parse_document_option, plain_files
+from citeview.session.loader import SESSION_LOADERS
+
+#: The readers of binary inputs every command passes to load_input (session files): named here,
+#: at the entry point, not registered by importing the session package.
+LOADERS = SESSION_LOADERS
 
 
 def load_path(path: str) -> Dataset:
     """The dataset of the input ``path`` (``-``: standard input, read once like a pipe), any
     format :func:`~citeview.core.inputs.load_input` reads, sessions included."""
-    return load_input(path)
+    return load_input(path, LOADERS)
 
 
 #: Dataset kinds that hold one case however they are written (a plain answer, a case JSON, a
@@ -26,7 +30,7 @@ SINGLE_CASE_KINDS = ("plain", "case", "chat", "responses")
 def load_answers(path: str) -> Dataset:
     """The input of a command that reads answers (``parse``, ``strip``): structured inputs as
     their cases, any other text (even empty) as one plain answer."""
-    return load_input(path, plain_text=True)
+    return load_input(path, LOADERS, plain_text=True)
 
 
 def is_dataset(dataset: Dataset) -> bool:

@@ -22,17 +22,18 @@ from citeview.commands._atomic import write_text_atomically
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
 from citeview.session.interchange import write_json
+from citeview.session.protocol import ReviewStore
 from citeview.session.rows import write_csv, write_jsonl
 from citeview.session.store import Session
 
 HELP = ("export a review session (json: the whole session, for citeview import; jsonl, csv: "
         "one row per citation and source id)")
 
-Writer = Callable[[Session, IO[str]], None]
+Writer = Callable[[ReviewStore, IO[str]], None]
 
 
 class RowWriter(Protocol):
-    def __call__(self, session: Session, out: IO[str], policy: Policy | None = None, *,
+    def __call__(self, session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
                  annotator: str | None = None, jobs: int | None = None) -> None: ...
 
 

@@ -29,6 +29,8 @@ from citeview.core.datasets import (
     ListDataset,
     case_id_from_path,
     document_dataset,
+    named_json,
+    named_jsonl,
 )
 from citeview.core.errors import InputError
 from citeview.core.files import (
@@ -47,7 +49,6 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 SESSION_SUFFIX = ".citeview"
 # Bytes read first to tell a binary input (a loader's magic, NUL bytes) without reading it all.
 SNIFF_BYTES = 8192
-_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 # Text that can only be meant as JSON: an object with a key (or empty), an array of values.
 _LOOKS_LIKE_JSON_RE = re.compile(r'\s*(?:\{\s*["}]|\[\s*[\[{"\]])')
 _NON_SPACE_RE = re.compile(r"\S")
@@ -116,6 +117,35 @@ def register_loader(loader: InputLoader) -> None:
 # --------------------------------------------------------------------------- loading
 
 
+def as_loaders(loaders: InputLoaders | Iterable[InputLoader] | None) -> InputLoaders:
+    """``loaders`` as a registry (None: :data:`DEFAULT_LOADERS`)."""
+    if loaders is None:
+        return DEFAULT_LOADERS
+    return loaders if isinstance(loaders, InputLoaders) else InputLoaders(loaders)
+
+
+def binary_loader(src: InputSource, loaders: InputLoaders, *,
+                  session_name: bool = False) -> InputLoader | None:
+    """The loader of a binary input (by its first bytes), or None for text. The one place an
+    input's bytes are sniffed: :func:`load_input` and the streaming record reader
+    (:func:`citeview.core.records.iter_records`) both ask here. A session file with no session
+    loader, a loader's format on a pipe and other binary bytes (NUL) are InputErrors; with
+    ``session_name``, so is a ``.citeview`` file that is not a session."""
+    head = src.head(SNIFF_BYTES)
+    loader = loaders.find(head)
+    if loader is None and head.startswith(SQLITE_MAGIC):
+        raise InputError(f"{src.name}: a citeview session: open it with citeview.session "
+                         "(pass citeview.session.SESSION_LOADERS as loaders)")
+    if loader is not None and not src.regular:
+        raise InputError(f"{src.name}: a {loader.name} cannot be read from a pipe or "
+                         "standard input; give its file name")
+    if loader is None and session_name and src.name.lower().endswith(SESSION_SUFFIX):
+        raise InputError(f"{src.name}: not a citeview session (not an SQLite database)")
+    if loader is None and b"\x00" in head:  # binary: no need to read the rest
+        raise InputError(f"{src.name}: binary file (contains NUL bytes), not text")
+    return loader
+
+
 def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None = None, *,
                plain_text: bool = False) -> Dataset:
     """Load any supported input, detected by content (the extension only breaks ties).
@@ -131,23 +161,11 @@ def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None =
     Binary files are read by ``loaders`` (default :data:`DEFAULT_LOADERS`); a session file with
     no session loader is an InputError that says how to get one. The dataset's
     :meth:`~Dataset.reload` reads the file again with the same loaders."""
-    registry = (DEFAULT_LOADERS if loaders is None
-                else loaders if isinstance(loaders, InputLoaders) else InputLoaders(loaders))
+    registry = as_loaders(loaders)
     with InputSource(path) as src:
-        head = src.head(SNIFF_BYTES)
-        if not head and not plain_text:
+        if not src.head(SNIFF_BYTES) and not plain_text:
             raise InputError(f"{src.name}: file is empty (0 bytes)")
-        loader = registry.find(head)
-        if loader is None and head.startswith(SQLITE_MAGIC):
-            raise InputError(f"{src.name}: a citeview session: open it with citeview.session "
-                             "(import citeview.session, or pass its SESSION_LOADER as loaders)")
-        if loader is not None and not src.regular:
-            raise InputError(f"{src.name}: a {loader.name} cannot be read from a pipe or "
-                             "standard input; give its file name")
-        if loader is None and path.lower().endswith(SESSION_SUFFIX):
-            raise InputError(f"{src.name}: not a citeview session (not an SQLite database)")
-        if loader is None and b"\x00" in head:  # binary: no need to read the rest
-            raise InputError(f"{src.name}: binary file (contains NUL bytes), not text")
+        loader = binary_loader(src, registry, session_name=True)
         data = src.read_all(text=True) if loader is None else b""
         regular = src.regular
     if loader is not None:
@@ -168,7 +186,7 @@ def _load_answer_text(data: bytes, name: str, *, stream: bool) -> Dataset:
         try:
             return load_text(data, name, stream=stream)
         except InputError:
-            if _LOOKS_LIKE_JSON_RE.match(text) or name.lower().endswith(_JSON_SUFFIXES):
+            if _LOOKS_LIKE_JSON_RE.match(text) or named_json(name):
                 raise
     return ListDataset([Case(case_id_from_path(name), text)], None if stream else name,
                        "plain")
@@ -187,7 +205,7 @@ def load_text(data: bytes, name: str, *, stream: bool = False) -> Dataset:
     start = first_char.start()
     dataset: Dataset
     if text[start] not in "{[":
-        if text[start] == "<" or name.lower().endswith(_JSON_SUFFIXES):
+        if text[start] == "<" or named_json(name):
             raise InputError(f"{name}: unknown format (expected JSON, JSONL or plain text)")
         dataset = ListDataset([Case(case_id_from_path(name), text)], name, "plain")
     else:
@@ -198,7 +216,7 @@ def load_text(data: bytes, name: str, *, stream: bool = False) -> Dataset:
             if "\n" not in text[end:more.start()]:
                 raise InputError(json_error_message(name, extra_data_error(text, end), text))
             return JsonlDataset(name, data, stream=stream)
-        if name.lower().endswith((".jsonl", ".ndjson")):
+        if named_jsonl(name):
             return JsonlDataset(name, data, stream=stream)
         dataset = document_dataset(first, name)
     if stream:

@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citeview.session.loader import SESSION_LOADERS
+from citeview.session.store import SQLITE
+
 if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without it)
     from PySide6.QtCore import QCoreApplication, QMessageLogContext, QSettings, QtMsgType
     from PySide6.QtGui import QIcon
@@ -74,7 +77,8 @@ def run_gui(args: argparse.Namespace) -> int:
     app = application()
     from citeview.gui.main_window import MainWindow
 
-    win = MainWindow(settings=user_settings())
+    # The entry point names where sessions live and which binary inputs load (session files).
+    win = MainWindow(settings=user_settings(), sessions=SQLITE, loaders=SESSION_LOADERS)
     if getattr(args, "no_advance", False):
         win.advance.override(False)
     win.show()
@@ -91,7 +95,7 @@ def run_gui_dataset(dataset: Dataset, case_id: str | None = None,
     app = application()
     from citeview.gui.main_window import MainWindow
 
-    win = MainWindow(settings=user_settings())
+    win = MainWindow(settings=user_settings(), sessions=SQLITE, loaders=SESSION_LOADERS)
     if not advance:
         win.advance.override(False)
     win.show()

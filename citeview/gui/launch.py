@@ -12,7 +12,6 @@ import os
 import tempfile
 from typing import Any
 
-import citeview.session  # noqa: F401  (registers the session loader: the window opens sessions)
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.core.numbering import index_of

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
@@ -56,6 +56,7 @@ from PySide6.QtWidgets import (
 from citeview.core.datasets import Dataset
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
+from citeview.core.inputs import InputLoader, InputLoaders
 from citeview.gui import dialogs, message
 from citeview.gui.answer_view import AnswerView, RawAnswerView
 from citeview.gui.case_loader import CaseLoader
@@ -81,7 +82,9 @@ from citeview.gui.untrusted import menu_text, safe_title
 from citeview.gui.watcher import InputWatcher
 from citeview.session import location
 from citeview.session.events import AnnotationChanged, Change, MetaChanged, ReviewChanged
-from citeview.session.store import Session
+from citeview.session.loader import session_loader
+from citeview.session.protocol import ReviewStore, SessionBackend
+from citeview.session.store import SQLITE
 
 if TYPE_CHECKING:
     from citeview.gui.replay import QtStreamReplay
@@ -102,9 +105,16 @@ PRESENT_ZOOM = 4  # zoom steps added in presentation mode
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, settings: QSettings | None = None, synchronous: bool = False) -> None:
+    def __init__(self, settings: QSettings | None = None, synchronous: bool = False, *,
+                 sessions: SessionBackend = SQLITE,
+                 loaders: Iterable[InputLoader] | None = None) -> None:
         super().__init__()
         self.settings = settings if settings is not None else QSettings("citeview", "citeview")
+        # Where review sessions live, and the readers of binary inputs (session files): given
+        # here, never found by what happens to be imported.
+        self.sessions = sessions
+        self.loaders = InputLoaders(loaders if loaders is not None else
+                                    [session_loader(sessions)])
         # Snapshot mode: view-models built in the GUI thread, and no modal dialogs (nobody is
         # there to answer them).
         self.synchronous = synchronous
@@ -523,11 +533,12 @@ class MainWindow(QMainWindow):
             if first is not None:
                 # A JSONL file opened for the first time: its first case shows at once; the
                 # whole file is read (and its session made) in the session's worker thread.
-                if not self.open_input(first, path, case_id, whole=lambda: load_input(path)):
+                if not self.open_input(first, path, case_id,
+                                       whole=lambda: load_input(path, self.loaders)):
                     return False
                 self._add_recent(path)
                 return True
-            dataset = load_input(path)
+            dataset = load_input(path, self.loaders)
         except InputError as err:
             message.error(str(err))
             return False
@@ -546,7 +557,7 @@ class MainWindow(QMainWindow):
         if case_id is not None or self.synchronous:
             return None
         try:
-            if os.path.exists(location.session_location(path)[0]):
+            if self.sessions.exists(location.session_location(path)[0]):
                 return None  # its session is opened, and compared with the whole input
         except OSError:
             return None
@@ -554,7 +565,7 @@ class MainWindow(QMainWindow):
         if first is not None:
             from citeview.core.inputs import load_input
 
-            first.reader = lambda: load_input(path)  # a reload reads the whole file
+            first.reader = lambda: load_input(path, self.loaders)  # a reload reads the whole file
         return first
 
     def open_input(self, dataset: Dataset, path: str | None = None,
@@ -593,7 +604,7 @@ class MainWindow(QMainWindow):
         self.open_session(session, path=path, case_id=case_id)
         return True
 
-    def open_session(self, session: Session, path: str | None = None,
+    def open_session(self, session: ReviewStore, path: str | None = None,
                      case_id: str | None = None) -> None:
         """Review ``session``: its cases, resuming at the first case not done (or ``case_id``).
         ``path`` is the input it came from (watched for changes) or the session file."""
@@ -613,7 +624,7 @@ class MainWindow(QMainWindow):
 
     def open_dataset(self, dataset: Dataset, path: str | None = None,
                      case_id: str | None = None, citation: int | None = 0,
-                     session: Session | None = None) -> None:
+                     session: ReviewStore | None = None) -> None:
         """Show ``dataset`` at ``case_id`` or its first case, with ``citation`` active once the
         case is ready. Without ``session`` there is no review (snapshots, ``citeview open``)."""
         self.review_session.attach(session)
@@ -641,7 +652,7 @@ class MainWindow(QMainWindow):
             return
         self.loader.show_case(index, citation=citation)
 
-    def _session_made(self, session: Session, shown: Dataset, cases: Dataset) -> None:
+    def _session_made(self, session: ReviewStore, shown: Dataset, cases: Dataset) -> None:
         """The session of the input shown is made (from ``cases``, the whole input): review in
         it, keeping the case and citation shown."""
         if self.input_dataset is not shown or self.review_session.session is not None:
@@ -761,7 +772,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------ review
 
-    def _session_attached(self, session: Session | None) -> None:
+    def _session_attached(self, session: ReviewStore | None) -> None:
         """Another session (or none) is reviewed: each part of the review starts over."""
         self.review.session_attached(session)
         self.progress.start(session)

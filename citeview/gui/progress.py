@@ -23,7 +23,7 @@ from citeview.core.errors import InputError
 from citeview.session.events import CaseChanged, CasesAdded, Change, ReviewChanged
 from citeview.session.model import Annotation, AnnotationKey, ReviewState, annotation_key
 from citeview.session.progress import Progress, ProgressCounts
-from citeview.session.store import Session
+from citeview.session.protocol import ReviewStore
 
 if TYPE_CHECKING:
     from citeview.gui.state import CaseView
@@ -62,7 +62,7 @@ class ProgressTracker(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.session: Session | None = None
+        self.session: ReviewStore | None = None
         self.counts: Progress | None = None
         self.merged: list[tuple[str, Progress]] = []  # a merged session's annotators
         # The case the window is building: its counts come with its view (not counted twice).
@@ -85,7 +85,7 @@ class ProgressTracker(QObject):
 
     # ------------------------------------------------------------------ the session
 
-    def start(self, session: Session | None) -> None:
+    def start(self, session: ReviewStore | None) -> None:
         """Track ``session`` (None: nothing), starting over."""
         self._count_timer.stop()
         self._problem_timer.stop()

@@ -22,8 +22,9 @@ from citeview.gui.elided import QtElidedLabel
 from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.session_adapter import SessionAdapter
 from citeview.session import location
+from citeview.session.errors import SessionInUse
 from citeview.session.location import open_review_session
-from citeview.session.store import Session, SessionInUse
+from citeview.session.protocol import ReviewStore
 
 if TYPE_CHECKING:
     from citeview.gui.main_window import MainWindow
@@ -44,7 +45,7 @@ class ReviewSession(QObject):
     def __init__(self, win: MainWindow) -> None:
         super().__init__(win)
         self.win = win
-        self.session: Session | None = None
+        self.session: ReviewStore | None = None
         self.adapter: SessionAdapter | None = None
         self.where = ""  # where the session lives, for the label
         self._follow = QTimer(self)  # read-only: follow the window that writes
@@ -92,11 +93,12 @@ class ReviewSession(QObject):
 
     # ------------------------------------------------------------------ opening and closing
 
-    def open_for(self, path: str, dataset: Dataset) -> Session | None:
+    def open_for(self, path: str, dataset: Dataset) -> ReviewStore | None:
         """The session of an input, or None (the reason told) when it cannot be opened."""
         self.in_use = None
         try:
-            session, where = open_review_session(path, dataset, self.annotator)
+            session, where = open_review_session(path, dataset, self.annotator,
+                                                 backend=self.win.sessions)
         except SessionInUse as err:
             choice = self.ask_in_use(str(err))
             if choice is dialogs.InUse.RETRY:
@@ -106,7 +108,7 @@ class ReviewSession(QObject):
                 return None
             try:
                 session, where = open_review_session(path, dataset, self.annotator,
-                                                     readonly=True)
+                                                     readonly=True, backend=self.win.sessions)
             except InputError as err2:
                 message.error(str(err2))
                 return None
@@ -121,7 +123,7 @@ class ReviewSession(QObject):
         return session
 
     def make_later(self, input_path: str, dataset: Dataset,
-                   ready: Callable[[Session, Dataset], None],
+                   ready: Callable[[ReviewStore, Dataset], None],
                    whole: Callable[[], Dataset] | None = None) -> bool:
         """The first opening of an input: its session is made in a worker thread of its own
         (the window shows the input meanwhile), then opened here and handed to ``ready`` with
@@ -131,20 +133,20 @@ class ReviewSession(QObject):
         if getattr(dataset, "kind", "") == "session" or self.win.synchronous:
             return False  # a snapshot has no event loop to wait in: open_for makes it now
         path, where = location.session_location(input_path)
-        if os.path.exists(path):
+        if self.win.sessions.exists(path):
             return False
         source = os.path.abspath(input_path)
 
         def make() -> tuple[str, Dataset]:
             cases = whole() if whole is not None else dataset
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            Session.create_file(path, cases, source=source)
+            self.win.sessions.create_file(path, cases, source=source)
             return path, cases
 
         def made(result: tuple[str, Dataset]) -> None:
             made_path, cases = result
             try:
-                session = Session.open(made_path, annotator=self.annotator)
+                session = self.win.sessions.open(made_path, annotator=self.annotator)
             except InputError as err:
                 message.error(str(err))
                 return
@@ -178,7 +180,7 @@ class ReviewSession(QObject):
         """Whether the session of the input shown is still being made."""
         return self._start_later is not None or ops.pending(self, SESSION_WORK)
 
-    def attach(self, session: Session | None) -> None:
+    def attach(self, session: ReviewStore | None) -> None:
         """Review ``session`` (None: no review, e.g. a snapshot); closes the previous one."""
         if session is not None:
             self._start_later = None

@@ -86,7 +86,7 @@ class InputWatcher(QObject):
             if win.input_dataset is not None:
                 dataset = win.input_dataset.reload()  # plain files: every file, not the answer
             else:
-                dataset = load_input(win.path)
+                dataset = load_input(win.path, win.loaders)
         except InputError as err:
             message.error(str(err))
             return

@@ -22,7 +22,7 @@ from citeview.session.events import (
     SizesKnown,
 )
 from citeview.session.model import AnnotationKey, ReviewState
-from citeview.session.store import Session
+from citeview.session.protocol import ReviewStore
 
 
 @dataclass(slots=True, frozen=True)
@@ -42,7 +42,7 @@ class Progress:
     """Counts for ``annotator`` (default: the session's), updated by :meth:`on_change` (the
     session's change callback) in time proportional to the case that changed."""
 
-    def __init__(self, session: Session, annotator: str | None = None) -> None:
+    def __init__(self, session: ReviewStore, annotator: str | None = None) -> None:
         self.session = session
         self.annotator = session.annotator if annotator is None else annotator
         self._ids: list[str] = []

@@ -31,8 +31,8 @@ from citeview.core.policy import Policy
 from citeview.session.jsonio import dumps_json
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import ReviewState
+from citeview.session.protocol import ReviewStore
 from citeview.session.rows import ORPHANED, CaseRows, Row, iter_case_rows
-from citeview.session.store import Session
 
 NO_VERDICT = "(no verdict)"
 UNRESOLVED = "unresolved"  # source kind of a citation whose source is not in the material
@@ -68,7 +68,7 @@ def _state(cr: CaseRows, annotator: str | None) -> ReviewState:
     return ReviewState.NOT_STARTED
 
 
-def summarize(session: Session, policy: Policy | None = None, *,
+def summarize(session: ReviewStore, policy: Policy | None = None, *,
               annotator: str | None = None, jobs: int | None = 1) -> dict[str, Any]:
     """The report's numbers as a JSON-ready dict (see the module docstring)."""
     states: Counter[str] = Counter()
@@ -293,7 +293,7 @@ def render_html(s: Mapping[str, Any]) -> str:
 """
 
 
-def write_report(session: Session, out: IO[str], fmt: str = "text",
+def write_report(session: ReviewStore, out: IO[str], fmt: str = "text",
                  policy: Policy | None = None, *, annotator: str | None = None,
                  jobs: int | None = None) -> None:
     """Write the report in ``fmt`` (text, json, html); ``jobs`` as in

@@ -30,6 +30,7 @@ from citeview.session import (
     session_path_for,
 )
 from citeview.session.events import AnnotationChanged, ReviewChanged
+from citeview.session.loader import SESSION_LOADERS
 from citeview.session.migrations import SCHEMA_VERSION
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
@@ -333,7 +334,7 @@ def test_duplicate_ids_and_existing_files_are_refused(tmp_path: Path) -> None:
 def test_load_input_reads_a_session_as_a_dataset(tmp_path: Path, dataset: ListDataset) -> None:
     path = str(tmp_path / "s.citeview")
     Session.create(path, dataset).close()
-    ds = load_input(path)
+    ds = load_input(path, SESSION_LOADERS)
     assert ds.kind == "session" and ds.case_ids() == dataset.case_ids()
     assert ds.get(ds.index_of("opinion-injected-context")).context == \
         dataset.get(2).context
