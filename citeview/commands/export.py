@@ -12,19 +12,16 @@ column: ``--config``, else the configuration found from the current directory up
 from __future__ import annotations
 
 import argparse
-import shutil
-import sys
-import tempfile
 from collections.abc import Callable
 from typing import IO, Protocol
 
-from citeview.commands._atomic import write_text_atomically
+from citeview.commands._atomic import write_output
+from citeview.commands._inputs import open_session
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
 from citeview.session.interchange import write_json
 from citeview.session.protocol import ReviewStore
 from citeview.session.rows import write_csv, write_jsonl
-from citeview.session.store import Session
 
 HELP = ("export a review session (json: the whole session, for citeview import; jsonl, csv: "
         "one row per citation and source id)")
@@ -56,21 +53,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "1 below 2,000 cases, else up to 4)")
 
 
-def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
-    """Write to stdout (``-``) or to ``path`` atomically (a temp file renamed into place)."""
-    if path == "-":
-        # Whole or nothing on stdout too: a damaged row found half-way must not leave half a
-        # document in a pipe. Kept in memory up to 8 MiB, beyond that in a temporary file.
-        with tempfile.SpooledTemporaryFile(8 << 20, mode="w+", encoding="utf-8",
-                                           newline="") as held:
-            write(held)
-            held.seek(0)
-            shutil.copyfileobj(held, sys.stdout)
-        sys.stdout.flush()
-        return
-    write_text_atomically(path, write)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
@@ -80,11 +62,11 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--config and --jobs apply to the jsonl and csv formats, "
                              f"not {args.format}")
         writer = WRITERS[args.format]
-        with Session.open(args.session, readonly=True) as session:
+        with open_session(args.session) as session:
             write_output(args.output, lambda out: writer(session, out))
         return 0
     policy = read_config(args.config) if args.config else Policy.discover()
-    with Session.open(args.session, readonly=True) as session:
+    with open_session(args.session) as session:
         # Citations are numbered with the session's families; lint must see the same ones.
         policy = policy.merged(families=session.families)
         write_output(args.output, lambda out: rows(session, out, policy, jobs=args.jobs))

@@ -197,7 +197,7 @@ class AnalysedCase:
     def lint(self) -> LintResult:
         """The linter's findings under this analysis's policy (computed once)."""
         if self._lint is None:
-            from citeview.core.lint import run_rules
+            from citeview.core.rules import run_rules
 
             answer, material = run_rules(self)
             self._lint = LintResult(tuple(answer), tuple(material))
