@@ -47,8 +47,8 @@ from citeview.session.model import (
     now_iso,
     reattach,
 )
-from citeview.session.protocol import ReviewStore, RowChange, SessionDataset
-from citeview.session.store import DOCUMENT_EXTRA, row_event
+from citeview.session.protocol import ReviewStore, RowChange, SessionDataset, row_event
+from citeview.session.store_file import DOCUMENT_EXTRA
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
 from citeview.core.datasets import Dataset
 from citeview.core.policy import Policy
-from citeview.session.events import Listener
+from citeview.session.events import AnnotationChanged, Change, Listener, ReviewChanged
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, Reattached, ReviewState
 
 
@@ -33,6 +33,13 @@ class RowChange:
     key: AnnotationKey | None
     orphaned: bool
     new: Annotation | CaseReview | None
+
+
+def row_event(change: RowChange) -> Change:
+    """The event telling subscribers that ``change`` was written."""
+    if change.kind == "annotation":
+        return AnnotationChanged(change.case_id, change.key)
+    return ReviewChanged(change.case_id)
 
 
 class ReviewStore(Protocol):
@@ -156,4 +163,4 @@ class SessionDataset(Dataset):
         self.session.close()
 
 
-__all__ = ["ReviewStore", "RowChange", "SessionBackend", "SessionDataset"]
+__all__ = ["ReviewStore", "RowChange", "SessionBackend", "SessionDataset", "row_event"]
