@@ -4,14 +4,15 @@ Text formats are built in: a case JSON, a JSONL dataset (lazily indexed), a JSON
 cases, Chat Completions transcripts, Responses API output (:mod:`citeview.core.transcripts`)
 and plain text (an answer on its own); plain files given separately make one case
 (:func:`plain_files`). Binary formats are read by :class:`InputLoader` s, recognised by the
-bytes a file starts with. The core has none of its own: :mod:`citeview.session` registers the
-loader of its ``.citeview`` sessions in :data:`DEFAULT_LOADERS` when it is imported (the core
-never imports the session package). A library user who wants no process-wide state passes
-``loaders`` to :func:`load_input`.
+bytes a file starts with (:func:`binary_loader`, the one sniff of an input's bytes). The core has
+none of its own and nothing registers one on import: the caller passes them
+(``load_input(path, citeview.session.SESSION_LOADERS)``, as the CLI and the window do), so
+whether a ``.citeview`` file loads never depends on what was imported before.
+:func:`citeview.core.records.iter_records` streams the same formats record by record.
 
 A new input format goes here: a text format as a branch of :func:`load_input` (or a record kind
-in :mod:`citeview.core.transcripts`), a binary format as an :class:`InputLoader` registered by the
-package that reads it.
+in :mod:`citeview.core.transcripts`), a binary format as an :class:`InputLoader` defined by the
+package that reads it and passed by the entry points.
 
 Every failure is an :class:`InputError` with a one-line message naming the file (and line).
 """
@@ -104,8 +105,8 @@ class InputLoaders:
         return f"InputLoaders({[x.name for x in self]!r})"
 
 
-#: The loaders :func:`load_input` uses when given none. Empty until a package registers one:
-#: importing :mod:`citeview.session` registers the session loader.
+#: The loaders :func:`load_input` uses when given none: empty unless a library user registers
+#: one (citeview itself passes its loaders explicitly).
 DEFAULT_LOADERS = InputLoaders()
 
 
