@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citeview.core.inputs import InputLoader
 from citeview.session.loader import SESSION_LOADERS
+from citeview.session.protocol import SessionBackend
 from citeview.session.store import SQLITE
 
 if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without it)
@@ -16,6 +18,12 @@ if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without
     from PySide6.QtGui import QIcon
 
     from citeview.core.datasets import Dataset
+
+#: Where the window keeps review sessions, and the readers of binary inputs it opens (session
+#: files): chosen here, at the GUI's entry point (a server-backed store is another backend here,
+#: nothing else in the GUI changes). Nothing is registered on import.
+SESSIONS: SessionBackend = SQLITE
+LOADERS: tuple[InputLoader, ...] = SESSION_LOADERS
 
 
 def demo_path() -> Path:
@@ -78,7 +86,7 @@ def run_gui(args: argparse.Namespace) -> int:
     from citeview.gui.main_window import MainWindow
 
     # The entry point names where sessions live and which binary inputs load (session files).
-    win = MainWindow(settings=user_settings(), sessions=SQLITE, loaders=SESSION_LOADERS)
+    win = MainWindow(settings=user_settings(), sessions=SESSIONS, loaders=LOADERS)
     if getattr(args, "no_advance", False):
         win.advance.override(False)
     win.show()
@@ -95,7 +103,7 @@ def run_gui_dataset(dataset: Dataset, case_id: str | None = None,
     app = application()
     from citeview.gui.main_window import MainWindow
 
-    win = MainWindow(settings=user_settings(), sessions=SQLITE, loaders=SESSION_LOADERS)
+    win = MainWindow(settings=user_settings(), sessions=SESSIONS, loaders=LOADERS)
     if not advance:
         win.advance.override(False)
     win.show()

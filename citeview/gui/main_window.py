@@ -84,7 +84,6 @@ from citeview.session import location
 from citeview.session.events import AnnotationChanged, Change, MetaChanged, ReviewChanged
 from citeview.session.loader import session_loader
 from citeview.session.protocol import ReviewStore, SessionBackend
-from citeview.session.store import SQLITE
 
 if TYPE_CHECKING:
     from citeview.gui.replay import QtStreamReplay
@@ -106,15 +105,18 @@ PRESENT_ZOOM = 4  # zoom steps added in presentation mode
 
 class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None, synchronous: bool = False, *,
-                 sessions: SessionBackend = SQLITE,
+                 sessions: SessionBackend | None = None,
                  loaders: Iterable[InputLoader] | None = None) -> None:
         super().__init__()
         self.settings = settings if settings is not None else QSettings("citeview", "citeview")
         # Where review sessions live, and the readers of binary inputs (session files): given
-        # here, never found by what happens to be imported.
-        self.sessions = sessions
+        # by the entry point (gui/app.py's choice when not), never found by what happens to be
+        # imported. Session files open through the backend the window was given.
+        from citeview.gui import app
+
+        self.sessions: SessionBackend = sessions if sessions is not None else app.SESSIONS
         self.loaders = InputLoaders(loaders if loaders is not None else
-                                    [session_loader(sessions)])
+                                    [session_loader(self.sessions)])
         # Snapshot mode: view-models built in the GUI thread, and no modal dialogs (nobody is
         # there to answer them).
         self.synchronous = synchronous
