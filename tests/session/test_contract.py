@@ -4,6 +4,7 @@ and the commands can rely on the protocol and a server-backed store can be added
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -240,3 +241,65 @@ def test_save_as_continues_in_the_copy_and_keeps_the_original(
     assert not backend.exists(str(tmp_path / "never.citeview"))
     with pytest.raises(SessionError, match="already exists"):
         backend.create(copy, [Case("c", "Claim.")])
+
+
+def _same_review_work(s: ReviewStore) -> None:
+    """The same edits, in the same order, on any implementation."""
+    ids = s.case_ids()
+    s.set_labels(["supported", "unsupported", "unclear"])
+    edits.set_verdict(s, key_of(s, "transit-multi-turn", 1, 1), "unsupported")
+    edits.set_note(s, key_of(s, ids[0]), "block 2 says so")
+    edits.set_verdict(s, key_of(s, ids[0]), "supported")
+    edits.set_case(s, ids[0], state=ReviewState.DONE, verdict="supported", note="fine")
+    time.sleep(0.01)  # the report counts the most recent verdict (millisecond timestamps)
+    s.annotator = "bob"
+    edits.set_verdict(s, key_of(s, ids[0]), "unclear")
+
+
+def _without_clock(doc: dict[str, object]) -> str:
+    import json
+    import re
+
+    text = json.dumps(doc, sort_keys=True)
+    return re.sub(r'"(created|timestamp)": "[^"]*"', r'"\1": ""', text)
+
+
+def test_every_implementation_exports_and_reports_the_same(tmp_path: Path) -> None:
+    """What the commands read of a session (export document, rows, report) does not depend on
+    where the session lives."""
+    from citeview.session.interchange import export_document
+    from citeview.session.report import render_text, summarize
+    from citeview.session.rows import iter_rows
+
+    docs, rows, reports = [], [], []
+    for name in BACKENDS:
+        backend: SessionBackend = SQLITE if name == "sqlite" else MemoryBackend()
+        (tmp_path / name).mkdir()
+        with backend.create(str(tmp_path / name / "s.citeview"),
+                            ListDataset(sample_cases(), None, "jsonl"), annotator="ana") as s:
+            _same_review_work(s)
+            docs.append(_without_clock(export_document(s)))
+            rows.append([(r.case_id, r.number, r.source_id, r.verdict, r.annotator, r.status)
+                         for r in iter_rows(s)])
+            reports.append(render_text(summarize(s)))
+    assert docs[0] == docs[1] and rows[0] == rows[1] and reports[0] == reports[1]
+    assert any(r[3] == "unclear" and r[4] == "bob" for r in rows[0])
+    assert "unclear                1" in reports[0]  # bob's verdict, the most recent
+
+
+def test_sessions_of_any_implementation_merge_into_a_file(tmp_path: Path) -> None:
+    from citeview.session.merge import merge_sessions
+
+    mem = MemoryBackend()
+    a = mem.create(str(tmp_path / "a.citeview"), sample_cases(), annotator="ana")
+    b = SQLITE.create(str(tmp_path / "b.citeview"), sample_cases(), annotator="bo")
+    key = key_of(a, "handbook-line-level")
+    edits.set_verdict(a, key, "supported")
+    edits.set_verdict(b, key, "unsupported")
+    merged, _report = merge_sessions(a, b, str(tmp_path / "m.citeview"))
+    with merged:
+        assert {(x.annotator, x.verdict) for x in merged.annotations()} == {
+            ("ana", "supported"), ("bo", "unsupported")}
+    a.close()
+    b.close()
+    assert (tmp_path / "m.citeview").exists() and not (tmp_path / "a.citeview").exists()
