@@ -47,8 +47,8 @@ def named_json(name: str) -> bool:
     return name.lower().endswith(JSON_SUFFIXES)
 
 
-_ID_SUFFIXES = (".json", ".jsonl", ".ndjson", ".txt", ".md", ".case", ".chat", ".dataset",
-                ".responses", ".transcript")
+_ID_SUFFIXES = (*JSON_SUFFIXES, ".txt", ".md", ".case", ".chat", ".dataset", ".responses",
+                ".transcript")
 # Fast path for JSONL case lines written as {"id": "...", ...}: no JSON parse needed to list ids.
 _FAST_ID_RE = re.compile(rb'\A[ \t]*\{[ \t]*"id"[ \t]*:[ \t]*"([^"\\\x00-\x1f]+)"[ \t]*,')
 _T = TypeVar("_T")
