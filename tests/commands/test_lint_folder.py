@@ -86,3 +86,20 @@ def _record() -> None:  # pragma: no cover - run by hand
 
 if __name__ == "__main__":
     _record()
+
+
+def test_a_session_lints_the_same_in_a_fresh_process(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Whether a .citeview file loads does not depend on what was imported before: a fresh
+    ``citeview lint`` reads it as this process (which imported everything) does."""
+    import subprocess
+
+    session = tmp_path / "review.citeview"
+    make_session(session)
+    code = main(["lint", "--no-config", "--format", "jsonl", str(session)])
+    here = capsys.readouterr().out
+    fresh = subprocess.run([sys.executable, "-m", "citeview", "lint", "--no-config", "--format",
+                            "jsonl", str(session)], capture_output=True, text=True,
+                           cwd=tmp_path, check=False, timeout=120)
+    assert (fresh.returncode, fresh.stderr, fresh.stdout) == (code, "", here)
+    assert here.count('"path"') > 5  # the session's cases were linted, not refused
