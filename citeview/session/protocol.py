@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
@@ -27,7 +27,7 @@ from citeview.session.model import Annotation, AnnotationKey, CaseReview, Reatta
 # One write of an edit: an annotation or review row to set (or delete, when ``new`` is None).
 @dataclass(slots=True, frozen=True)
 class RowChange:
-    kind: str  # "annotation" | "review"
+    kind: Literal["annotation", "review"]
     case_id: str
     annotator: str
     key: AnnotationKey | None
