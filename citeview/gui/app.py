@@ -27,10 +27,17 @@ def application(offscreen: bool = False) -> QCoreApplication:
     user chose one."""
     if offscreen:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
+    from citeview.gui.platform_check import check_platform, import_failure
+
+    try:
+        from PySide6.QtWidgets import QApplication
+    except ImportError as err:  # a system library of Qt's own is missing
+        raise import_failure(err) from None
 
     app = QApplication.instance()
     if app is None:
+        # Qt aborts the process when its platform cannot start: say what is missing first.
+        check_platform()
         if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
             _quiet_offscreen_notes()
         app = QApplication(sys.argv[:1])
