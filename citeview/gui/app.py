@@ -37,10 +37,14 @@ def application(offscreen: bool = False) -> QCoreApplication:
     app = QApplication.instance()
     if app is None:
         # Qt aborts the process when its platform cannot start: say what is missing first.
-        check_platform()
+        display = check_platform()
         if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
             _quiet_offscreen_notes()
-        app = QApplication(sys.argv[:1])
+        try:
+            app = QApplication(sys.argv[:1])
+        finally:
+            if display is not None:
+                display.close()  # Qt holds its own connection now
         app.setApplicationName("citeview")
         app.setOrganizationName("citeview")
         app.setWindowIcon(_app_icon())

@@ -100,21 +100,30 @@ def missing_message(missing: Sequence[SystemLibrary],
             f"{fedora}")
 
 
-def display_answers(display: str) -> bool:
-    """Whether the X server of ``display`` accepts a connection (through libxcb, which the
-    xcb platform loads anyway)."""
-    xcb = ctypes.CDLL("libxcb.so.1")
-    xcb.xcb_connect.restype = ctypes.c_void_p
-    xcb.xcb_connect.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
-    xcb.xcb_connection_has_error.argtypes = [ctypes.c_void_p]
-    xcb.xcb_connection_has_error.restype = ctypes.c_int
-    xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
-    conn = xcb.xcb_connect(display.encode("utf-8", "surrogateescape"), None)
-    try:
-        return conn is not None and xcb.xcb_connection_has_error(conn) == 0
-    finally:
-        if conn is not None:
-            xcb.xcb_disconnect(conn)
+class DisplayConnection:
+    """A connection to the X display, held until Qt has made its own: when the only client of
+    a bare X server (Xvfb) goes, the server resets, and a client connecting during the reset
+    (Qt, a moment later) is refused ("could not connect to display")."""
+
+    def __init__(self, display: str) -> None:
+        xcb = ctypes.CDLL("libxcb.so.1")  # the xcb platform loads it anyway
+        xcb.xcb_connect.restype = ctypes.c_void_p
+        xcb.xcb_connect.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+        xcb.xcb_connection_has_error.argtypes = [ctypes.c_void_p]
+        xcb.xcb_connection_has_error.restype = ctypes.c_int
+        xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
+        self._xcb = xcb
+        self._conn: int | None = xcb.xcb_connect(display.encode("utf-8", "surrogateescape"),
+                                                 None)
+
+    @property
+    def answered(self) -> bool:
+        return self._conn is not None and self._xcb.xcb_connection_has_error(self._conn) == 0
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._xcb.xcb_disconnect(self._conn)
+            self._conn = None
 
 
 NO_DISPLAY = ("no display to show the window on: DISPLAY (X11) and WAYLAND_DISPLAY are not set "
@@ -123,27 +132,32 @@ NO_DISPLAY = ("no display to show the window on: DISPLAY (X11) and WAYLAND_DISPL
 
 
 def check_platform(env: Mapping[str, str] | None = None,
-                   libraries: Sequence[SystemLibrary] = XCB_LIBRARIES) -> None:
+                   libraries: Sequence[SystemLibrary] = XCB_LIBRARIES
+                   ) -> DisplayConnection | None:
     """:class:`InputError` naming what is missing (the display, or system libraries) when
-    Qt's platform could not start; nothing when it can, or when there is nothing to check."""
+    Qt's platform could not start. When it can: the X display's connection, for the caller to
+    close once the QApplication is made (see :class:`DisplayConnection`), or None."""
     env = os.environ if env is None else env
     platform = platform_plugin(env)
     if platform is None or platform in _NO_CHECK:
-        return
+        return None
     if platform == "wayland":
         if not env.get("WAYLAND_DISPLAY"):
             raise InputError(NO_DISPLAY)
-        return
+        return None
     if platform != "xcb":
-        return  # a platform plugin this check does not know: Qt says what it needs
+        return None  # a platform plugin this check does not know: Qt says what it needs
     display = env.get("DISPLAY", "")
     if not display:
         raise InputError(NO_DISPLAY)
     missing = missing_libraries(libraries)
     if missing:
         raise InputError(missing_message(missing))
-    if not display_answers(display):
-        raise InputError(f"the X display {display} does not answer (DISPLAY={display}): is "
+    conn = DisplayConnection(display)
+    if conn.answered:
+        return conn
+    conn.close()
+    raise InputError(f"the X display {display} does not answer (DISPLAY={display}): is "
                          "the X server running, and may this user connect to it?")
 
 
