@@ -12,7 +12,7 @@ from citeview.commands._common import add_families
 from citeview.commands._inputs import add_input_arguments, case_index, dataset_from_args
 from citeview.core.analysis import analyse
 from citeview.core.errors import InputError
-from citeview.core.page import Judgement, PageCase, render_page
+from citeview.core.page import CaseNote, Judgement, PageCase, render_page
 from citeview.core.policy import Policy
 
 HELP = ("write one self-contained HTML page of a case, or of every case of a dataset: answers "
@@ -45,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
                 cid = ids[i]
                 cases.append(PageCase(session.analysed(cid), [
                     Judgement(a.key.number, a.key.source_id, a.verdict, a.note, a.annotator)
-                    for a in session.annotations(cid) if not a.orphaned]))
+                    for a in session.annotations(cid) if not a.orphaned], [
+                    CaseNote(r.annotator, str(r.state.value), r.verdict, r.note)
+                    for r in session.reviews(cid) if not r.empty]))
         else:
             cases = [PageCase(analyse(dataset.get(i), policy)) for i in indices]
     finally:

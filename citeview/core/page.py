@@ -127,12 +127,23 @@ class Judgement:
     annotator: str = ""
 
 
+@dataclass(slots=True, frozen=True)
+class CaseNote:
+    """A reviewer's review of a whole case: its state (``done``...), overall verdict, note."""
+
+    annotator: str
+    state: str
+    verdict: str | None = None
+    note: str = ""
+
+
 @dataclass(slots=True)
 class PageCase:
-    """One case of a page: its analysis and, from a session, its judgements."""
+    """One case of a page: its analysis and, from a session, its judgements and reviews."""
 
     analysed: AnalysedCase
     judgements: Sequence[Judgement] = ()
+    reviews: Sequence[CaseNote] = ()
 
 
 def _esc(text: str) -> str:
@@ -404,9 +415,13 @@ def _source_html(prefix: str, i: int, r: _Rows, segs: list[tuple[int, int, int]]
 
 
 def _review_html(pc: PageCase) -> str:
+    notes = [f'<p class="meta">Case reviewed by {_esc(r.annotator or "(no name)")}: '
+             f"{_esc(r.state)}" + (f" · {_esc(r.verdict)}" if r.verdict else "")
+             + (f' · <span class="note">{_esc(r.note)}</span>' if r.note else "") + "</p>"
+             for r in pc.reviews]
     if not pc.judgements:
-        return ""
-    rows = ['<table class="review"><tr><th>Citation</th><th>Source</th><th>Verdict</th>'
+        return "".join(notes)
+    rows = [*notes, '<table class="review"><tr><th>Citation</th><th>Source</th><th>Verdict</th>'
             "<th>Note</th><th>Annotator</th></tr>"]
     for j in sorted(pc.judgements, key=lambda j: (j.number, j.source_id, j.annotator)):
         rows.append(f'<tr data-c="{j.number}"><td>{j.number}</td><td>{_esc(j.source_id)}</td>'

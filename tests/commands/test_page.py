@@ -234,8 +234,8 @@ def test_the_case_list_shows_one_case_and_its_chips_work(tmp_path: Path) -> None
 
 def test_a_session_page_shows_verdicts_and_notes(tmp_path: Path) -> None:
     from citeview.session import Session
-    from citeview.session.edits import annotation_edit
-    from citeview.session.model import AnnotationKey
+    from citeview.session.edits import annotation_edit, review_edit
+    from citeview.session.model import AnnotationKey, ReviewState
 
     data = tmp_path / "two.jsonl"
     data.write_text("".join(json.dumps(demo_case(cid).to_dict()) + "\n"
@@ -250,6 +250,7 @@ def test_a_session_page_shows_verdicts_and_notes(tmp_path: Path) -> None:
     key = AnnotationKey("demo-line-level", c.number, c.anchor, c.source_ids[0])
     annotation_edit(s, key, verdict="partially supported", note="<b>fare</b> is per 30 min",
                     claim=c.claim_text).do()
+    review_edit(s, "demo-line-level", state=ReviewState.DONE, note="fares checked").do()
     s.close()
     out = tmp_path / "p.html"
     assert main(["page", str(path), "-o", str(out)]) == 0
@@ -259,6 +260,7 @@ def test_a_session_page_shows_verdicts_and_notes(tmp_path: Path) -> None:
     cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
     assert cells == ["2", c.source_ids[0], "partially supported",
                      "&lt;b&gt;fare&lt;/b&gt; is per 30 min", "alice"]
+    assert "Case reviewed by alice: done · <span class=\"note\">fares checked</span>" in page
     assert re.search(r'class="chip judged" id="k0-chip-2"', page)
     assert not re.search(r'class="chip[^"]*judged[^"]*" id="k0-chip-1"', page)
     n = len(analyse(demo_case("demo-line-level")).citations)
