@@ -23,9 +23,9 @@ import base64
 import hashlib
 import html
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -328,12 +328,22 @@ class _Rows:
     source: Source
     rows: list[tuple[int, int, int | None]]  # (start, end, label)
     cuts: list[int]
+    starts: list[int] = field(default_factory=list)  # of the rows, once asked for
+    by_span: dict[tuple[int, int], int] = field(default_factory=dict)  # (start, end) -> row
+
+    def row_of(self, start: int, end: int) -> int | None:
+        """The row of a labelled line (its span), None when no row has that span."""
+        if not self.by_span:
+            self.by_span = {(row[0], row[1]): k for k, row in enumerate(self.rows)}
+        return self.by_span.get((start, end))
 
     def row_range(self, start: int, end: int) -> tuple[int, int] | None:
         """First and last row of the span (an end at a row's start does not reach into it)."""
         if not self.rows:
             return None
-        starts = [r[0] for r in self.rows]
+        if not self.starts:
+            self.starts = [r[0] for r in self.rows]
+        starts = self.starts
         first = max(0, bisect_right(starts, start) - 1)
         last = max(0, bisect_right(starts, end) - 1)
         if end > start and last > first and self.rows[last][0] >= end:
@@ -357,26 +367,31 @@ def _segments(r: _Rows) -> list[tuple[int, int, int]]:
     cuts = sorted(set(r.cuts))
     out = []
     for k, (s, e, _) in enumerate(r.rows):
-        points = [s] + [c for c in cuts if s < c < e] + [e]
+        inside = cuts[bisect_right(cuts, s):bisect_left(cuts, e)]
+        points = [s, *inside, e]
         out += [(k, a, b) for a, b in zip(points, points[1:], strict=False) if b > a]
     return out
 
 
-def _target_spec(t: Target, r: _Rows, segs: list[tuple[int, int, int]]) -> str:
+def _target_spec(t: Target, r: _Rows, segs: list[tuple[int, int, int]],
+                 seg_starts: list[int]) -> str:
     """What the chip highlights in this source: ``rA-B`` (rows), ``gA-B`` (segments) or ``-``
     (nothing, the source only)."""
     span = t.span
     if t.unit is None and t.lines:  # a marker's cited lines (the rows of its labels)
-        index = {(row[0], row[1]): k for k, row in enumerate(r.rows)}
-        ks = [index[(ln.start, ln.end)] for ln in t.lines if (ln.start, ln.end) in index]
+        ks = [k for k in (r.row_of(ln.start, ln.end) for ln in t.lines) if k is not None]
         return f"r{min(ks)}-{max(ks)}" if ks else "-"
     if span is None and t.lines:
         span = (min(ln.start for ln in t.lines), max(ln.end for ln in t.lines))
     if span is None:
         return "-"
     if t.unit == "chars":
-        ks = [k for k, (_, a, b) in enumerate(segs) if span[0] <= a and b <= span[1]]
-        return f"g{ks[0]}-{ks[-1]}" if ks else "-"
+        # Segments are in text order and cut at this span's ends: those inside are a run.
+        first = bisect_left(seg_starts, span[0])
+        last = bisect_left(seg_starts, span[1]) - 1
+        while last >= first and segs[last][2] > span[1]:
+            last -= 1
+        return f"g{first}-{last}" if last >= first else "-"
     rr = r.row_range(*span)
     return f"r{rr[0]}-{rr[1]}" if rr is not None else "-"
 
@@ -442,6 +457,7 @@ def _case_html(k: int, pc: PageCase, prefix: str, shown: bool) -> str:
             if i is not None and t.unit == "chars" and t.span is not None:
                 rows[i].cuts += [t.span[0], t.span[1]]
     segs = [_segments(r) for r in rows]
+    seg_starts = [[a for _, a, _ in sg] for sg in segs]
     cites: dict[int, str] = {}
     for c in a.citations:
         tokens = []
@@ -449,7 +465,7 @@ def _case_html(k: int, pc: PageCase, prefix: str, shown: bool) -> str:
             i = index.get(id(t.source))
             if i is None:
                 continue
-            tokens.append(f"s{i}:{_target_spec(t, rows[i], segs[i])}")
+            tokens.append(f"s{i}:{_target_spec(t, rows[i], segs[i], seg_starts[i])}")
         cites[c.number] = " ".join(tokens)
     judged = {j.number for j in pc.judgements if j.verdict}
     title = _esc(a.case.id or "answer")
