@@ -71,7 +71,7 @@ def cases() -> list[tuple[str, object]]:
         out.append((name, load_input(str(DATA / name)).get(0)))
     demo = load_input(str(DEMO))
     out += [(f"demo:{cid}", demo.get(demo.index_of(cid)))
-            for cid in ("demo-line-level", "demo-block-level", "demo-document-level")]
+            for cid in ("demo-block-level", "demo-document-level")]  # lines: test_page.py
     return out
 
 
