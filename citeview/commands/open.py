@@ -28,6 +28,18 @@ def launch(dataset: Dataset, case_id: str | None, advance: bool = True) -> int:
     return int(run_gui_dataset(dataset, case_id=case_id, advance=advance))
 
 
+def check_case(path: str, case_id: str) -> None:
+    """The one-line error of ``--case`` naming no case of the input at ``path`` (the demo's
+    ``--case`` too: an unknown id is told before any window, as for a file)."""
+    from citeview.core.inputs import load_input
+
+    dataset = load_input(path)
+    try:
+        case_index(dataset, case_id)
+    finally:
+        dataset.close()
+
+
 def run(args: argparse.Namespace) -> int:
     dataset = dataset_from_args(args)
     if args.case is not None:

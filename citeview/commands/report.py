@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from citeview.commands._sessions import open_readonly
 from citeview.commands.export import write_output
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
 from citeview.session.report import write_report
-from citeview.session.store import Session
 
 HELP = "summarise a review session: progress, verdicts, precision, recall, lint counts"
 
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     policy = read_config(args.config) if args.config else Policy.discover()
-    with Session.open(args.session, readonly=True) as session:
+    with open_readonly(args.session, "report") as session:
         # Citations are numbered with the session's families; lint must see the same ones.
         policy = policy.merged(families=session.families)
         write_output(args.output, lambda out: write_report(

@@ -418,12 +418,14 @@ class CaseLoader(QObject):
             win.counts_label.setText("")
             return
         c = win.view.counts()
+        # Each count says what it counts: "0 problems" beside rows that all carry a lint
+        # warning read as "nothing found".
         parts = [f"Case {win.case_index + 1}/{len(win.dataset)}",
-                 plural(c["citations"], "citation"), plural(c["problems"], "problem"),
+                 f"{plural(c['citations'], 'citation')}, {c['problems']} with a problem",
                  plural(c["sources"], "source")]
         if c["missing"]:
             parts.append(f"{c['missing']} missing")
-        parts += [plural(c["errors"], "error"), plural(c["warnings"], "warning")]
+        parts.append(f"lint: {plural(c['errors'], 'error')}, {plural(c['warnings'], 'warning')}")
         win.counts_label.setText(" \u00b7 ".join(parts))
 
 

@@ -119,8 +119,12 @@ def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
         conn.backup(mem)
     finally:
         conn.close()
-    mem.execute("PRAGMA foreign_keys = ON")
-    migrate(mem)
+    try:
+        mem.execute("PRAGMA foreign_keys = ON")
+        migrate(mem)
+    except BaseException:
+        mem.close()
+        raise
     return mem
 
 
@@ -253,10 +257,16 @@ class Session:
             if readonly and version < SCHEMA_VERSION:
                 conn = _upgraded_copy(conn)
             if not readonly:
-                if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
-                    raise SessionError(f"{path}: cannot use the WAL journal here")
-                migrate(conn)
+                try:
+                    if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
+                        raise SessionError(f"{path}: cannot use the WAL journal here")
+                    migrate(conn)  # a step that fails is rolled back: the file is as it was
+                except BaseException:
+                    conn.close()
+                    raise
         except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a damaged schema's text
+            raise damaged(path, one_line(err)) from None
+        except (ValueError, TypeError) as err:  # a migration met a row it cannot read
             raise damaged(path, one_line(err)) from None
         session = cls(conn, path, readonly=readonly, message=message, annotator=annotator)
         try:
