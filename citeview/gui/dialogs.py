@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import TypeVar
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QMimeData, QObject, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QCompleter,
@@ -155,16 +155,44 @@ def session_in_use(parent: QWidget, message: str) -> InUse:
     return InUse.READ_ONLY if clicked is ro else InUse.RETRY if clicked is retry else InUse.CANCEL
 
 
+class QtExactTextView(QPlainTextEdit):
+    """Plain text with citation markers shown as the raw view shows them (``⟦cite|id|L1⟧``:
+    most fonts draw U+E200..U+E202 as empty boxes); a copied selection is the exact text,
+    markers and all (the replacement is one BMP character for one, so positions agree)."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        from citeview.lexers import visible_markers
+
+        self.setReadOnly(True)
+        self.exact = text
+        self.setPlainText(visible_markers(text)[0])  # plain: untrusted text, never rich
+
+    def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802
+        from citeview.lexers import visible_markers
+
+        cursor = self.textCursor()
+        exact = self.exact
+        # Qt's positions count UTF-16 units; a text Qt changed ("\r\n" breaks) is copied
+        # as shown.
+        if not cursor.hasSelection() or self.toPlainText() != visible_markers(exact)[0]:
+            return super().createMimeDataFromSelection()
+        units = exact.encode("utf-16-le")
+        a, b = cursor.selectionStart(), cursor.selectionEnd()
+        data = QMimeData()  # plain text only (Qt's own fills its text from the document)
+        data.setText(units[2 * a:2 * b].decode("utf-16-le", errors="replace"))
+        return data
+
+
 class ModelInputDialog(QDialog):
-    """What the model saw (:mod:`citeview.core.model_input`): plain text, copyable."""
+    """What the model saw (:mod:`citeview.core.model_input`): plain text, its markers visible;
+    copied exactly."""
 
     def __init__(self, text: str, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
         lay = QVBoxLayout(self)
-        self.view = QPlainTextEdit()
-        self.view.setReadOnly(True)
-        self.view.setPlainText(text)  # plain: it is the input's own (untrusted) text
+        self.view = QtExactTextView(text)
         self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         lay.addWidget(self.view)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)

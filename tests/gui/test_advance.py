@@ -435,11 +435,39 @@ def test_what_the_model_saw_shows_material_and_recommended_instructions(
     dlg = win.show_model_input()
     text = dlg.view.toPlainText()
     assert "recommended by citeview prompt" in text
-    assert win.view.case.tool_outputs[0] in text  # the material exactly as given
+    from citeview.core.model_input import model_input
+    from citeview.lexers import visible_markers
+
+    exact = model_input(win.view.case).text()
+    assert win.view.case.tool_outputs[0] in exact  # the material exactly as given,
+    assert visible_markers(win.view.case.tool_outputs[0])[0] in text  # its markers visible
     assert win.view.case.question in text
     copy = [b for b in dlg.findChildren(QPushButton) if b.text() == "Copy All"][0]
     copy.click()
-    assert QGuiApplication.clipboard().text() == text
+    # Copied exactly as the model saw it (markers and all); shown with the markers visible.
+    assert QGuiApplication.clipboard().text() == exact
+    assert text == visible_markers(exact)[0]
+    dlg.close()
+
+
+def test_what_the_model_saw_shows_markers_as_the_raw_view_does_and_copies_them_exactly(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    from PySide6.QtGui import QGuiApplication, QTextCursor
+
+    win = open_window(settings(tmp_path, advance=False), dataset)
+    win.view.case.extra["instructions"] = (
+        "Cite like this: \ue200cite\ue202turn0file0\ue202L8-L13\ue201.")
+    dlg = win.show_model_input()
+    shown = dlg.view.toPlainText()
+    assert "\u27e6cite|turn0file0|L8-L13\u27e7" in shown  # not three empty boxes
+    assert not {"\ue200", "\ue201", "\ue202"} & set(shown)
+    start = shown.index("\u27e6")
+    cursor = dlg.view.textCursor()
+    cursor.setPosition(start)
+    cursor.setPosition(shown.index("\u27e7") + 1, QTextCursor.MoveMode.KeepAnchor)
+    dlg.view.setTextCursor(cursor)
+    dlg.view.copy()  # a selection copied: the exact marker the model was shown
+    assert QGuiApplication.clipboard().text() == "\ue200cite\ue202turn0file0\ue202L8-L13\ue201"
     dlg.close()
 
 
