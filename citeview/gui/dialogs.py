@@ -115,6 +115,15 @@ def ask_annotator(parent: QWidget, current: str = "") -> str | None:
 
 def ask_case(parent: QWidget, ids: Sequence[str]) -> str | None:
     """Ask for a case: an id, completed as it is typed (any part of it), or a row number."""
+    dlg = case_dialog(parent, ids)
+    if dlg.exec() != QDialog.DialogCode.Accepted:
+        return None
+    return dlg.textValue()
+
+
+def case_dialog(parent: QWidget | None, ids: Sequence[str]) -> QInputDialog:
+    """The Go to Case dialog (see :func:`ask_case`). Choosing a completion (Enter or a click
+    in its list) goes there: one Enter, not one to close the list and another for the box."""
     dlg = QInputDialog(parent)
     dlg.setWindowTitle("Go to case")
     dlg.setLabelText(f"Case id, its beginning, or a number (1\u2013{len(ids)}):")
@@ -126,9 +135,14 @@ def ask_case(parent: QWidget, ids: Sequence[str]) -> str | None:
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setMaxVisibleItems(12)
         edit.setCompleter(completer)
-    if dlg.exec() != QDialog.DialogCode.Accepted:
-        return None
-    return dlg.textValue()
+
+        def chosen(text: str) -> None:
+            edit.setText(text)
+            dlg.setTextValue(text)
+            dlg.accept()
+
+        completer.activated.connect(chosen)
+    return dlg
 
 
 class InUse(Enum):

@@ -556,3 +556,44 @@ def test_the_next_case_is_built_ahead_only_after_the_shown_one_is_painted(
     assert f"paint {THREE[1]}" in order
     assert order.index(f"paint {THREE[1]}") < order.index(f"build {THREE[2]}")
     win.answer.viewport().removeEventFilter(watch)
+
+
+
+def test_resume_lands_on_the_one_unjudged_citation_of_the_last_case_wherever_it_is(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    """Every source judged but citation 3's of the last case: opening the session again shows
+    that citation, not citation 1 of the case."""
+    s = settings(tmp_path)
+    win = open_window(s, dataset)
+    for k in (K.Key_1,) * 7:  # cases 1 and 2 done; the last case's citations 1 and 2
+        press(qtbot, win, k)
+        ready(qtbot, win)
+    assert where(win) == ("transit-multi-turn", 2, 0)
+    press(qtbot, win, K.Key_J)  # citation 3 left for later
+    press(qtbot, win, K.Key_1)  # citation 4 judged: moves back to citation 3
+    assert where(win) == ("transit-multi-turn", 2, 0)
+    assert win.progress.case_state("transit-multi-turn") is not ReviewState.DONE
+    win.close()
+    again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
+    qtbot.wait(300)  # nothing moves it afterwards
+    assert where(again) == ("transit-multi-turn", 2, 0)
+
+
+def test_resume_when_every_case_is_done_lands_on_the_unjudged_citation_of_the_last_case(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    """The last case marked done with citation 3 unjudged (Ctrl+Enter twice): resuming shows
+    citation 3, not citation 1."""
+    s = settings(tmp_path)
+    win = open_window(s, dataset)
+    for k in (K.Key_1,) * 7:
+        press(qtbot, win, k)
+        ready(qtbot, win)
+    press(qtbot, win, K.Key_J)
+    press(qtbot, win, K.Key_1)
+    press(qtbot, win, K.Key_Return, CTRL)
+    press(qtbot, win, K.Key_Return, CTRL)
+    assert win.progress.case_state("transit-multi-turn") is ReviewState.DONE
+    win.close()
+    again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
+    qtbot.wait(300)
+    assert where(again) == ("transit-multi-turn", 2, 0)
