@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import TypeVar
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, Qt
+from PySide6.QtCore import QElapsedTimer, QEvent, QMimeData, QObject, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QCompleter,
@@ -105,11 +105,47 @@ def edit_note(parent: QWidget, title: str, prompt: str, text: str) -> str | None
     return dlg.text() if dlg.exec() == QDialog.DialogCode.Accepted else None
 
 
+# Keys pressed this soon after the name box shows were meant for the window behind it (typed
+# before the box appeared, still on their way): they are dropped, never part of the name.
+SETTLE_MS = 400
+
+
+class _KeysAfterShown(QObject):
+    """Drops the key presses (and shortcuts) a widget gets in its first :data:`SETTLE_MS`."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.clock = QElapsedTimer()
+
+    def eventFilter(self, obj: QObject, ev: QEvent) -> bool:  # noqa: N802
+        kind = ev.type()
+        if kind == QEvent.Type.Show and not self.clock.isValid():
+            self.clock.start()
+        elif kind in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            return not self.clock.isValid() or self.clock.elapsed() < SETTLE_MS
+        return False
+
+
+def annotator_dialog(parent: QWidget | None, current: str = "") -> QInputDialog:
+    """The name box of :func:`ask_annotator`: keys typed before it appeared never land in it."""
+    dlg = QInputDialog(parent)
+    dlg.setWindowTitle("Annotator")
+    dlg.setLabelText("Your name, recorded with every verdict you give:")
+    dlg.setInputMode(QInputDialog.InputMode.TextInput)
+    dlg.setTextValue(current)
+    guard = _KeysAfterShown(dlg)
+    dlg.installEventFilter(guard)
+    edit = dlg.findChild(QLineEdit)
+    if edit is not None:
+        edit.installEventFilter(guard)
+    return dlg
+
+
 def ask_annotator(parent: QWidget, current: str = "") -> str | None:
     """The annotator's name (recorded with every verdict), or None when cancelled."""
-    name, ok = QInputDialog.getText(
-        parent, "Annotator", "Your name, recorded with every verdict you give:", text=current)
-    name = " ".join(name.split())
+    dlg = annotator_dialog(parent, current)
+    ok = dlg.exec() == QDialog.DialogCode.Accepted
+    name = " ".join(dlg.textValue().split())
     return name if ok and name else None
 
 

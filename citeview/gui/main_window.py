@@ -567,6 +567,7 @@ class MainWindow(QMainWindow):
         if not path:
             self.open_dataset(dataset, path=path, case_id=case_id)
             return True
+        self.review_session.ask_before_review()  # before the first case shows
         if self.review_session.make_later(
                 path, dataset, lambda s, cases: self._session_made(s, dataset, cases), whole):
             # First opening: the input shows at once; the review starts once its session is

@@ -416,14 +416,26 @@ def test_copy_answer_as_text_markdown_html_and_raw(qtbot, tmp_path, dataset,
 
 
 def test_the_first_verdict_after_the_name_prompt_counts_for_that_annotator(
-        qtbot, tmp_path, dataset, open_window) -> None:
-    win = open_window(settings(tmp_path, name=None), dataset)  # fresh settings: no name yet
-    win.review_session.prompt_annotator = lambda: "qa"
+        qtbot, tmp_path, dataset, new_window, messages) -> None:
+    # (The name is asked when the input is opened now, not by the first verdict key: #25.)
+    win = new_window(settings(tmp_path, name=None))  # fresh settings: no name yet
+    asked = []
+
+    def prompt() -> str:
+        asked.append(win.view)  # what the window showed when the box was up
+        return "qa"
+
+    win.review_session.prompt_annotator = prompt
+    assert win.open_path(str(dataset)), messages.errors
+    ready(qtbot, win)
+    assert asked == [None]  # asked once, before the first case showed
     press(qtbot, win, K.Key_1)
     assert "Citations judged 1/" in win.progress_label.text()
     assert "qa" in win.progress_label.text()
     assert win.progress.case_state("handbook-line-level") is ReviewState.IN_PROGRESS
     assert "in progress" in win.review.case_label.text()
+    press(qtbot, win, K.Key_1)
+    assert len(asked) == 1  # never again while typing verdicts
 
 
 def test_what_the_model_saw_shows_material_and_recommended_instructions(
@@ -597,3 +609,39 @@ def test_resume_when_every_case_is_done_lands_on_the_unjudged_citation_of_the_la
     again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
     qtbot.wait(300)
     assert where(again) == ("transit-multi-turn", 2, 0)
+
+
+def test_a_cancelled_name_box_is_not_opened_again_by_verdict_keys(
+        qtbot, tmp_path, dataset, new_window, messages) -> None:
+    win = new_window(settings(tmp_path, name=None))
+    asked = []
+    win.review_session.prompt_annotator = lambda: asked.append(1)  # cancelled: None
+    assert win.open_path(str(dataset)), messages.errors
+    ready(qtbot, win)
+    assert asked == [1]
+    for _ in range(3):
+        press(qtbot, win, K.Key_1)
+    assert asked == [1]  # no box in the middle of typing verdicts
+    assert win.review.session.annotations() == []
+    assert "an annotator name is needed" in " ".join(messages.texts)
+    win.review_session.prompt_annotator = lambda: "qa"
+    win.review.annotator_action.trigger()  # Review > Annotator Name..., then the keys work
+    press(qtbot, win, K.Key_1)
+    assert [a.annotator for a in win.review.session.annotations()] == ["qa"]
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support")
+def test_keys_typed_before_the_name_box_appeared_never_land_in_it(qtbot) -> None:
+    from PySide6.QtWidgets import QLineEdit
+
+    from citeview.gui.dialogs import SETTLE_MS, annotator_dialog
+
+    dlg = annotator_dialog(None)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    edit = dlg.findChild(QLineEdit)
+    qtbot.keyClicks(edit, "1111")  # verdict keys still on their way as the box shows
+    assert dlg.textValue() == ""
+    qtbot.wait(SETTLE_MS + 100)
+    qtbot.keyClicks(edit, "qa")
+    assert dlg.textValue() == "qa"

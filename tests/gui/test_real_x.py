@@ -47,6 +47,12 @@ def test_thirty_cases_reviewed_with_the_keyboard_alone_at_under_1_2_keys_per_ver
     with xvfb() as display:
         app = App(display, tmp_path / "home", str(data))
         try:
+            # Fresh settings: the annotator's name is asked once, before the first case shows.
+            app.wait(lambda: len(app.windows("Annotator")) > 0, what="the annotator prompt")
+            time.sleep(0.6)
+            app.type("qa")
+            app.key("Return")
+            app.wait(lambda: not app.windows("Annotator"), what="the prompt to close")
             app.wait(lambda: app.title().startswith("c00-"), what="the first case")
             time.sleep(1)  # a reviewer reads the first answer before the first key
             given = 0
@@ -59,12 +65,6 @@ def test_thirty_cases_reviewed_with_the_keyboard_alone_at_under_1_2_keys_per_ver
                 for _ in range(n):
                     app.key("1")
                     given += 1
-                    if given == 1:  # fresh settings: the annotator's name is asked once
-                        app.wait(lambda: len(app.windows("Annotator")) > 0,
-                                 what="the annotator prompt")
-                        app.type("qa")
-                        app.key("Return")
-                        app.wait(lambda: not app.windows("Annotator"), what="the prompt to close")
         finally:
             app.wait(lambda: True)
             out = app.quit()

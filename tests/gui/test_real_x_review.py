@@ -1,0 +1,66 @@
+"""A new reviewer's first minutes in a real X server (Xvfb, keys through xdotool): the name box
+comes before the first case and keeps out the verdict keys typed before it appeared."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import load_sample
+from tests.gui.conftest import THREE
+from tests.gui.xserver import App, xvfb
+
+pytestmark = pytest.mark.slow
+
+
+def three_cases(path: Path) -> Path:
+    path.write_text("".join(json.dumps(load_sample(f"{n}.case.json")) + "\n" for n in THREE),
+                    encoding="utf-8")
+    return path
+
+
+def exported(session: Path) -> list[dict[str, object]]:
+    out = subprocess.run([sys.executable, "-m", "citeview", "export", str(session),
+                          "--format", "jsonl"], capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def test_the_name_is_asked_before_the_first_case_and_early_verdict_keys_stay_out_of_it(
+        tmp_path: Path) -> None:
+    data = three_cases(tmp_path / "three.jsonl")
+    with xvfb("1280x800") as display:
+        app = App(display, tmp_path / "home", str(data))
+        try:
+            # A reviewer typing verdicts before anything shows: the keys go on until the box
+            # is there (some reach the window while it starts, some the box as it appears).
+            deadline = time.monotonic() + 30
+            early = 0
+            while not app.windows("Annotator"):
+                assert time.monotonic() < deadline, "no name box"
+                assert app.proc.poll() is None, app.proc.stdout.read()  # type: ignore[union-attr]
+                app.key("1", count=False)
+                early += 1
+            assert early > 0
+            assert not app.title().startswith(THREE[0])  # no case shown behind the box yet
+            time.sleep(0.6)  # the reviewer reads the question
+            app.type("qa")
+            app.key("Return")
+            app.wait(lambda: not app.windows("Annotator"), what="the box to close")
+            app.wait(lambda: app.title().startswith(THREE[0]), what="the first case")
+            time.sleep(0.8)
+            app.key("1", "1")  # the first case's two citations: done, the next case opens
+            app.wait(lambda: app.title().startswith(THREE[1]), what="the second case")
+            time.sleep(0.5)
+        finally:
+            out = app.quit()
+    assert "Traceback" not in out, out
+    rows = exported(data.with_suffix(".citeview"))
+    judged = [r for r in rows if r["verdict"]]
+    # The name as typed (no verdict key in it), and only the verdicts given after it.
+    assert {r["annotator"] for r in judged} == {"qa"}
+    assert [(r["case_id"], r["verdict"]) for r in judged] == [(THREE[0], "supported")] * 2
