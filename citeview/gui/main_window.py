@@ -149,6 +149,7 @@ class MainWindow(QMainWindow):
         self.go_menu.insertAction(self.review.next_action, self.review.prev_unjudged_action)
         self.go_menu.insertAction(self.review.prev_unjudged_action,
                                   self.review.next_unjudged_action)
+        self._build_help_menu()  # last: after the Review menu
         self.review.advance_action.setChecked(self.advance.enabled)
         self.review.advance_action.toggled.connect(self.advance.set_enabled)
         self.loader.caseChanged.connect(lambda _i: setattr(self.review, "_confirm_done", None))
@@ -370,6 +371,16 @@ class MainWindow(QMainWindow):
         self._action(m, "Next &Case", nav.next_case, "Ctrl+PgDown")
         self._action(m, "Previous C&ase", nav.previous_case, "Ctrl+PgUp")
         self._action(m, "&Go to Case\u2026", nav.goto_case_dialog, "Ctrl+G")
+
+    def _build_help_menu(self) -> None:
+        from citeview.gui import help_menu as help_sheet
+
+        m = self.menuBar().addMenu("&Help")
+        self.help_menu = m
+        self.shortcuts_action = self._action(
+            m, "&Keyboard Shortcuts\u2026", lambda: help_sheet.show_shortcuts(self),
+            [QKeySequence("F1"), QKeySequence("?")])
+        self._action(m, "&About citeview\u2026", lambda: help_sheet.show_about(self))
 
     # ------------------------------------------------------------------------------ settings
 
