@@ -98,6 +98,8 @@ def _source_view() -> QtSourceView:
 
 
 PRESENT_ZOOM = 4  # zoom steps added in presentation mode
+SAVE_CASE_AS = "Save Case &As\u2026"
+SAVE_SESSION_AS = "Save Session &As\u2026"
 
 
 class MainWindow(QMainWindow):
@@ -154,6 +156,8 @@ class MainWindow(QMainWindow):
         self.review.advance_action.toggled.connect(self.advance.set_enabled)
         self.loader.caseChanged.connect(lambda _i: setattr(self.review, "_confirm_done", None))
         self.filters.fill(())
+        self.loader.viewReady.connect(self.filters.fill_case)  # its statuses and lint codes
+        self.loader.lintReady.connect(self.filters.fill_case)
         self.loader.viewReady.connect(self.review_session.start_making_soon)
         self.review_session.attached.connect(self._session_attached)
         self.review_session.changed.connect(self._session_changed)
@@ -328,8 +332,21 @@ class MainWindow(QMainWindow):
         self._action(m, "&Open\u2026", self.open_dialog, QKeySequence.StandardKey.Open)
         self.recent_menu = m.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.save_as_action = self._action(m, "Save Case &As\u2026", self.save_as_dialog,
+        # "Save Session As" while a review session is open (it saves the session, and work
+        # goes on in the copy); "Save Case As" (the shown case as JSON) without one.
+        self.save_as_action = self._action(m, SAVE_CASE_AS, self.save_as_dialog,
                                            QKeySequence.StandardKey.SaveAs)
+        from citeview.gui.exports import FORMATS, Exporter
+
+        self.exporter = Exporter(self)
+        self.export_menu = m.addMenu("&Export Review")
+        for fmt, (text, _suffix, _pattern) in FORMATS.items():
+            self._action(self.export_menu, text,
+                         lambda _=False, f=fmt: self.exporter.export_dialog(f))
+        self.report_action = self._action(m, "Review Re&port in Browser",
+                                          self.exporter.open_report)
+        for act in (self.export_menu.menuAction(), self.report_action):
+            act.setEnabled(False)  # until a review session is open
         self._action(m, "&Reload", self.watcher.reload, QKeySequence.StandardKey.Refresh)
         m.addSeparator()
         self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -775,9 +792,13 @@ class MainWindow(QMainWindow):
         """Another session (or none) is reviewed: each part of the review starts over."""
         self.review.session_attached(session)
         self.progress.start(session)
+        self.save_as_action.setText(SAVE_SESSION_AS if session is not None else SAVE_CASE_AS)
+        for act in (self.export_menu.menuAction(), self.report_action):
+            act.setEnabled(session is not None)
         self.cases_model.state_of = self.progress.state_text if session is not None else None
         if session is not None:
             self.filters.fill(session.labels)
+            self.filters.fill_case()
 
     def _session_changed(self, change: Change) -> None:
         """A change committed to the session (an edit, its undo, an adjudication): repaint
@@ -832,6 +853,7 @@ class MainWindow(QMainWindow):
         blind = self.review.blind
         self.citations_table.setColumnHidden(CitationsModel.HINT_COLUMN, blind)
         self.citations_table.setColumnHidden(CitationsModel.DIAGNOSTICS_COLUMN, blind)
+        self.filters.fill_case()  # no lint codes to filter by when blind
         self.filters.apply_citations()
         if self.view is not None:
             self.loader.show_case(self.case_index, citation=self.active,

@@ -248,6 +248,7 @@ class ReviewSession(QObject):
             return
         self.where = "saved as"
         self.show_where()
+        message.info(f"Session saved as {path}: the review goes on in it", 10000)
 
     def show_where(self) -> None:
         """The label: the session's file name, where it is, read-only; its message told."""

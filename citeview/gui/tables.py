@@ -201,14 +201,16 @@ class IssueRow:
 class CitationsModel(_RowsModel):
     """Citations (reading order) interleaved with answer diagnostics not tied to a citation."""
 
-    HEADERS = ("#", "Sources", "Locator", "Status", "Verdict", "Overlap hint", "Diagnostics")
+    HEADERS = ("#", "Sources", "Locator", "Status", "Verdict", "Overlap hint", "Diagnostics",
+               "Note")
     HEADER_TIPS = ("Citation number, reading order", "Cited source ids", "Locator",
                    "Resolution status", "Your verdict",
                    "Triage hint, never a verdict: share of the claim's content words found in "
                    "the cited text (best source). Paraphrase scores low; negation can score "
-                   "high.", "Lint findings")
+                   "high.", "Lint findings", "Your notes on the citation's sources (N)")
     HINT_COLUMN = 5
     DIAGNOSTICS_COLUMN = 6
+    NOTE_COLUMN = 7
     blind = False  # hides lint findings and the support hint (agreement studies)
 
     def set_view(self, view: CaseView | None) -> None:
@@ -230,9 +232,12 @@ class CitationsModel(_RowsModel):
             values: tuple[tuple[str, Any], ...] = (
                 ("", 1e12 + d.start), ("", ""), ("", ""),
                 (d.severity.value, d.severity.rank), ("", ""), ("", -1.0),
-                (one_line(f"{d.code} {d.message}"), d.code),
+                (one_line(f"{d.code} {d.message}"), d.code), ("", ""),
             )
             return values[column]
+        if column == self.NOTE_COLUMN:
+            note = " | ".join(n for n in c.notes if n)
+            return one_line(note), note.casefold()
         if column == 0:
             return str(c.number), c.number
         if column == 1:
