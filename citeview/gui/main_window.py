@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -99,6 +99,9 @@ def _source_view() -> QtSourceView:
 
 PRESENT_ZOOM = 4  # zoom steps added in presentation mode
 SAVE_CASE_AS = "Save Case &As\u2026"
+# The case list's id and state columns take at most these parts of it: its question (the last
+# column) stays readable in a narrow list.
+CASE_COLUMN_SHARES = {1: 0.24, 2: 0.24}
 SAVE_SESSION_AS = "Save Session &As\u2026"
 
 
@@ -195,6 +198,7 @@ class MainWindow(QMainWindow):
         self.cases_table = self._table(self.cases_proxy, "cases")
         self.cases_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.cases_table.selectionModel().currentRowChanged.connect(nav.on_case_row)
+        self.cases_table.viewport().installEventFilter(self)  # its columns fit its width
 
         self.sources_model = SourcesModel(self)
         self.sources_proxy = FilterProxy(self)
@@ -255,8 +259,12 @@ class MainWindow(QMainWindow):
         self.split_right.addWidget(self.split_panes)
         self.filters = Filters(self)
         self.cases_box = _boxed(self.cases_table, "Cases", self.filters.cases_box)
+        # The shown case's counts, in the header of the table they count (in the status bar
+        # they were cut short beside the progress and the session: "0...").
+        self.counts_label = QtElidedLabel()
+        self.counts_label.setContentsMargins(12, 0, 8, 0)
         self.split_right.addWidget(_boxed(self.citations_table, "Citations",
-                                          self.filters.citations_box))
+                                          self.filters.citations_box, self.counts_label))
         self.split_right.setStretchFactor(0, 4)
         self.split_right.setStretchFactor(1, 1)
 
@@ -277,13 +285,12 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.split_main)
 
         # Permanent labels that give way: the message on the left always has room.
-        self.counts_label = QtElidedLabel(share=0.24)  # the shown case's counts
         self.progress_label = QtElidedLabel(share=0.22)  # the review's progress
         self.progress_label.set_detail(
             "Your progress. A citation counts as judged once each of its sources has your "
             "verdict (\u201ccannot tell\u201d included); Review \u25b8 Summary gives the "
             "report's numbers, per cited source.")
-        for label in (self.counts_label, self.progress_label, self.review_session.label):
+        for label in (self.progress_label, self.review_session.label):
             self.statusBar().addPermanentWidget(label)
         self.resize(1400, 860)
 
@@ -461,14 +468,25 @@ class MainWindow(QMainWindow):
         self.watcher.resume()
         self._connect_messages(True)
         if not self._splitters_restored:
-            # First run: lists take a fifth of the width, the panes share the rest evenly.
+            # First run: lists take a quarter of the width (their questions and titles
+            # readable), the panes share the rest evenly; the citations table shows 8 rows.
             self._splitters_restored = True
             width = max(self.width(), 600)
-            left = min(300, width // 5)
+            left = min(520, max(220, width * 28 // 100))
             self.split_main.setSizes([left, width - left])
+            total = sum(self.split_right.sizes())
+            rows = self.citations_table.verticalHeader().defaultSectionSize()
+            below = max(total * 3 // 10, 8 * rows + 64)
+            if total > 2 * below:
+                self.split_right.setSizes([total - below, below])
             # Side by side, the two answers take two thirds (gui/side_by_side).
             answer = (width - left) * 2 // 3 if self.side_by_side.on else (width - left) // 2
             self.split_panes.setSizes([answer, width - left - answer])
+
+    def eventFilter(self, watched: QObject, ev: QEvent) -> bool:  # noqa: N802
+        if ev.type() == QEvent.Type.Resize and watched is self.cases_table.viewport():
+            fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
+        return super().eventFilter(watched, ev)
 
     def changeEvent(self, ev: QEvent) -> None:  # noqa: N802
         super().changeEvent(ev)
@@ -656,7 +674,7 @@ class MainWindow(QMainWindow):
         # The review state column stays hidden until a review session provides states.
         self.cases_table.setColumnHidden(2, self.cases_model.state_of is None)
         self.cases_box.setVisible(len(ids) > 1)
-        fit_columns(self.cases_table, 160)
+        fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
         index = 0
         if case_id is not None:
             try:
@@ -685,7 +703,7 @@ class MainWindow(QMainWindow):
         if len(ids) != self.cases_model.rowCount():  # only the first record was read
             self.cases_model.set_ids(ids)
             self.cases_box.setVisible(len(ids) > 1)
-            fit_columns(self.cases_table, 160)
+            fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
             select_row(self.cases_table, self.cases_proxy, self.case_index)
             self.loader.update_counts()
         self.cases_table.setColumnHidden(2, False)
@@ -792,6 +810,7 @@ class MainWindow(QMainWindow):
         """Another session (or none) is reviewed: each part of the review starts over."""
         self.review.session_attached(session)
         self.progress.start(session)
+        self.loader.fit_verdicts()  # the rubric's labels read whole
         self.save_as_action.setText(SAVE_SESSION_AS if session is not None else SAVE_CASE_AS)
         for act in (self.export_menu.menuAction(), self.report_action):
             act.setEnabled(session is not None)
@@ -1006,8 +1025,9 @@ def warm_up() -> None:
     guess_lexer(None, None, "#!/bin/sh\n")
 
 
-def _boxed(table: QTableView, title: str, combo: QComboBox) -> QWidget:
-    """A table with a one-line header holding its filter."""
+def _boxed(table: QTableView, title: str, combo: QComboBox,
+           detail: QWidget | None = None) -> QWidget:
+    """A table with a one-line header holding its filter (and ``detail`` beside its title)."""
     box = QWidget()
     lay = QVBoxLayout(box)
     lay.setContentsMargins(0, 0, 0, 0)
@@ -1017,7 +1037,10 @@ def _boxed(table: QTableView, title: str, combo: QComboBox) -> QWidget:
     label = QLabel(title)
     label.setTextFormat(Qt.TextFormat.PlainText)
     head.addWidget(label)
-    head.addStretch(1)
+    if detail is not None:
+        head.addWidget(detail, 1)
+    else:
+        head.addStretch(1)
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
     head.addWidget(combo)
     lay.addLayout(head)

@@ -64,3 +64,32 @@ def test_the_name_is_asked_before_the_first_case_and_early_verdict_keys_stay_out
     # The name as typed (no verdict key in it), and only the verdicts given after it.
     assert {r["annotator"] for r in judged} == {"qa"}
     assert [(r["case_id"], r["verdict"]) for r in judged] == [(THREE[0], "supported")] * 2
+
+
+@pytest.mark.parametrize("size", ["1024x640", "1280x800", "1920x1080"])
+def test_verdicts_counts_and_progress_read_whole_at_common_screen_sizes(
+        tmp_path: Path, size: str) -> None:
+    """The window a new reviewer first sees, measured with the X server's fonts: every
+    verdict and status whole, the status labels not cut, the case's question shown."""
+    import os
+
+    script = Path(__file__).with_name("x_measure_fit.py")
+    root = Path(__file__).parent.parent.parent
+    with xvfb(size) as display:
+        env = {k: v for k, v in os.environ.items() if k != "XAUTHORITY"}
+        env.update(DISPLAY=display, QT_QPA_PLATFORM="xcb", HOME=str(tmp_path),
+                   XDG_CONFIG_HOME=str(tmp_path / ".config"),
+                   CITEVIEW_DATA_DIR=str(tmp_path / "data"),
+                   PYTHONPATH=os.pathsep.join([str(root), *sys.path]))
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                              text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "partially supported" in seen["verdicts"] and "unsupported" in seen["verdicts"]
+    assert seen["verdict_cut"] == [] and seen["status_cut"] == [], seen
+    assert seen["counts"][1] and seen["progress"][1] and seen["session"][1], seen
+    assert "qa reviewer" in seen["progress"][0]
+    assert seen["question_shown"], seen
+    assert seen["citation_rows"] >= 7, seen  # (five showed at 1024x640)
+    # The case list's question and the sources' titles get a fair part of their lists.
+    assert seen["case_question_share"] >= 0.35 and seen["source_title_share"] >= 0.35, seen
