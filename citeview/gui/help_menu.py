@@ -101,6 +101,7 @@ class ShortcutSheet(QDialog):
             for c, text in enumerate((row.keys, row.what, row.where)):
                 table.setItem(r, c, QTableWidgetItem(text))  # plain text (labels are ours)
         table.verticalHeader().hide()
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setShowGrid(False)
@@ -125,6 +126,7 @@ class ShortcutSheet(QDialog):
 def show_shortcuts(win: MainWindow) -> ShortcutSheet:
     sheet = ShortcutSheet(win)
     sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    sheet.finished.connect(lambda _r: win.activateWindow())  # the keys are the window's again
     sheet.show()
     sheet.activateWindow()
     return sheet
