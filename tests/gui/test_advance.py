@@ -645,3 +645,17 @@ def test_keys_typed_before_the_name_box_appeared_never_land_in_it(qtbot) -> None
     qtbot.wait(SETTLE_MS + 100)
     qtbot.keyClicks(edit, "qa")
     assert dlg.textValue() == "qa"
+
+
+def test_resume_lands_on_the_last_citation_of_the_last_case_when_only_it_is_unjudged(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    s = settings(tmp_path)
+    win = open_window(s, dataset)
+    for k in (K.Key_1,) * 8:  # everything but the last case's citation 4
+        press(qtbot, win, k)
+        ready(qtbot, win)
+    assert where(win) == ("transit-multi-turn", 3, 0)
+    win.close()
+    again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
+    qtbot.wait(300)
+    assert where(again) == ("transit-multi-turn", 3, 0)
