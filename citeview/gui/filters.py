@@ -58,7 +58,8 @@ class Filter:
 CITATION_FILTERS = (("All citations", FilterKind.ALL), ("Not yet judged", FilterKind.NOT_JUDGED),
                     ("Problems only", FilterKind.PROBLEMS), ("Has a note", FilterKind.NOTE))
 CASE_FILTERS = (("All cases", FilterKind.ALL), ("Not done", FilterKind.NOT_DONE),
-                ("Done", FilterKind.DONE), ("Problems only", FilterKind.PROBLEMS))
+                ("Done", FilterKind.DONE), ("Problems only", FilterKind.PROBLEMS),
+                ("Has a note", FilterKind.NOTE))
 _ALL = Filter(FilterKind.ALL)
 
 
@@ -183,8 +184,12 @@ class Filters(QObject):
         if f.kind is FilterKind.PROBLEMS:
             progress.check_problems(self.win.dataset)
 
+        noted = self._noted_cases() if f.kind is FilterKind.NOTE else set()
+
         def accept(row: tuple[int, str]) -> bool:
             i, cid = row
+            if f.kind is FilterKind.NOTE:
+                return cid in noted
             done = progress.case_state(cid) is ReviewState.DONE
             if f.kind is FilterKind.NOT_DONE:
                 return not done
@@ -197,6 +202,23 @@ class Filters(QObject):
             return True
 
         self.win.cases_proxy.set_row_filter(None if f.kind is FilterKind.ALL else accept)
+
+
+    def session_changed(self) -> None:
+        """A verdict or note changed: the cases "Has a note" lists are read again."""
+        if self.cases_filter().kind is FilterKind.NOTE:
+            self.apply_cases()
+
+    def _noted_cases(self) -> set[str]:
+        """Cases with a note of this annotator's: on the case, or on one of its citations
+        (read when the filter is chosen, and again after a note changes)."""
+        s = self.win.review_session.session
+        if s is None:
+            return set()
+        me = s.annotator
+        noted = {a.key.case_id for a in s.iter_annotations(annotator=me) if a.note}
+        noted |= {r.case_id for r in s.reviews() if r.note and r.annotator == me}
+        return noted
 
 
 def _choose(box: QComboBox, f: Filter | FilterKind) -> None:

@@ -842,6 +842,7 @@ class MainWindow(QMainWindow):
                 self.citations_proxy.invalidate_rows()
         elif change.kind == "meta":
             self.review_session.show_where()
+        self.filters.session_changed()
         self.review.sync_bar()
 
     def refresh_review(self) -> None:

@@ -123,3 +123,16 @@ def test_filters_by_status_and_by_lint_code(qtbot, new_window, tmp_path, message
     expected = [c.number for c in view.citations if any(d.code == code for d in c.diagnostics)]
     assert shown(w) == expected and expected
     assert box.currentText() == f"Lint: {code}"
+
+
+def test_has_a_note_lists_the_cases_with_a_note(qtbot, win) -> None:  # type: ignore[no-untyped-def]
+    win.review.prompt_note = lambda title, prompt, text: "check the date"
+    win.loader.show_case(1)
+    qtbot.waitUntil(lambda: is_settled(win) and win.view is not None
+                    and win.view.case.id == "contract-block-level", timeout=5000)
+    win.filters.set_cases_filter(FilterKind.NOTE)
+    cases = win.cases_proxy
+    assert cases.rowCount() == 0
+    win.review.edit_case_note()  # Shift+N: a note on the whole case
+    ids = [cases.index(r, 1).data() for r in range(cases.rowCount())]
+    assert ids == ["contract-block-level"]
