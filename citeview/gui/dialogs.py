@@ -225,11 +225,16 @@ class QtExactTextView(QPlainTextEdit):
         exact = self.exact
         # Qt's positions count UTF-16 units; a text Qt changed ("\r\n" breaks) is copied
         # as shown.
+        # Qt's own object, made in C++ (the clipboard takes it and deletes it: one made in
+        # Python would be deleted a second time at exit).
+        data = super().createMimeDataFromSelection()
         if not cursor.hasSelection() or self.toPlainText() != visible_markers(exact)[0]:
-            return super().createMimeDataFromSelection()
+            return data
         units = exact.encode("utf-16-le")
         a, b = cursor.selectionStart(), cursor.selectionEnd()
-        data = QMimeData()  # plain text only (Qt's own fills its text from the document)
+        data.text()  # Qt fills in its formats from the selection on the first read: now
+        for fmt in data.formats():
+            data.removeFormat(fmt)  # (its HTML and ODF show the visible markers)
         data.setText(units[2 * a:2 * b].decode("utf-16-le", errors="replace"))
         return data
 
