@@ -476,7 +476,7 @@ class MainWindow(QMainWindow):
             self.split_main.setSizes([left, width - left])
             total = sum(self.split_right.sizes())
             rows = self.citations_table.verticalHeader().defaultSectionSize()
-            below = max(total * 3 // 10, 8 * rows + 64)
+            below = max(total * 3 // 10, 8 * rows + 80)  # (a scroll bar may show)
             if total > 2 * below:
                 self.split_right.setSizes([total - below, below])
             # Side by side, the two answers take two thirds (gui/side_by_side).
