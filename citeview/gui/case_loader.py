@@ -29,7 +29,7 @@ from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.palette import is_dark
 from citeview.gui.source_view import PreparedSource, prepare_source
 from citeview.gui.state import CaseView, build_case_view, lint_case
-from citeview.gui.tables import fit_columns
+from citeview.gui.tables import CitationsModel, fit_columns, widen_to_fit
 from citeview.gui.untrusted import safe_title
 
 if TYPE_CHECKING:
@@ -301,6 +301,18 @@ class CaseLoader(QObject):
             if self._fitted.get(name) != shape:
                 self._fitted[name] = shape
                 fit_columns(table, width)
+        self.fit_verdicts()
+
+    def fit_verdicts(self) -> None:
+        """The Verdict column shows every label of the rubric, and the verdicts of the first
+        rows, whole (it was sized to the case's first rows, often not judged yet)."""
+        win = self.win
+        session = win.review_session.session
+        texts = list(session.labels) if session is not None else []
+        view = win.view
+        if view is not None:
+            texts += [c.verdict_text for c in view.citations[:64] if c.verdict_text]
+        widen_to_fit(win.citations_table, CitationsModel.VERDICT_COLUMN, texts)
 
     def _show_loading(self) -> None:
         if self.win.view is None and self._building is not None:

@@ -50,9 +50,10 @@ class ReviewSession(QObject):
         self._follow = QTimer(self)  # read-only: follow the window that writes
         self._follow.setInterval(FOLLOW_MS)
         self._follow.timeout.connect(self.follow_now)
-        # Ask the annotator's name (a dialog; tests replace it).
+        # Ask the annotator's name (a dialog where one can be answered; tests replace it).
         self.prompt_annotator: Callable[[], str | None] = (
-            lambda: dialogs.back_to(win, dialogs.ask_annotator(win)))
+            lambda: dialogs.back_to(win, dialogs.ask_annotator(win)) if win.can_ask()
+            else None)
         # Another process has the session: True opens it read-only (a dialog; tests replace it).
         self.ask_in_use: Callable[[str], dialogs.InUse] = (
             lambda text: dialogs.session_in_use(win, text) if win.can_ask()
@@ -68,6 +69,21 @@ class ReviewSession(QObject):
     @property
     def annotator(self) -> str:
         return str(self.win.settings.value(ANNOTATOR_KEY, "") or "")
+
+    def ask_before_review(self) -> None:
+        """A review is about to start (an input is opened, before its first case shows): ask
+        the annotator's name now if none is kept, never later in the middle of typing
+        verdicts (a name box opened by the first verdict key took the keys typed after it).
+        Cancelled: the review goes on, and verdict keys say a name is needed."""
+        if not self.annotator:
+            self.ensure_annotator()
+
+    def has_annotator(self) -> bool:
+        """Whether verdicts can be recorded under a name (asks nothing)."""
+        name = self.annotator
+        if name and self.session is not None:
+            self.session.annotator = name
+        return bool(name)
 
     def ensure_annotator(self) -> bool:
         """Ask the annotator's name once (kept in QSettings); False when they cancel."""
@@ -232,6 +248,7 @@ class ReviewSession(QObject):
             return
         self.where = "saved as"
         self.show_where()
+        message.info(f"Session saved as {path}: the review goes on in it", 10000)
 
     def show_where(self) -> None:
         """The label: the session's file name, where it is, read-only; its message told."""
