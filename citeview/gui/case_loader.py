@@ -432,13 +432,18 @@ class CaseLoader(QObject):
         c = win.view.counts()
         # Each count says what it counts: "0 problems" beside rows that all carry a lint
         # warning read as "nothing found".
-        parts = [f"Case {win.case_index + 1}/{len(win.dataset)}",
-                 f"{plural(c['citations'], 'citation')}, {c['problems']} with a problem",
-                 plural(c["sources"], "source")]
+        case = f"Case {win.case_index + 1}/{len(win.dataset)}"
+        cited = f"{plural(c['citations'], 'citation')}, {c['problems']} with a problem"
+        sources = plural(c["sources"], "source")
         if c["missing"]:
-            parts.append(f"{c['missing']} missing")
-        parts.append(f"lint: {plural(c['errors'], 'error')}, {plural(c['warnings'], 'warning')}")
-        win.counts_label.setText(" \u00b7 ".join(parts))
+            sources += f", {c['missing']} missing"
+        lint = f"lint: {plural(c['errors'], 'error')}, {plural(c['warnings'], 'warning')}"
+        dot = " \u00b7 "
+        # Shorter forms for a narrow pane: each still says what it counts (the sources are
+        # listed in their own table, the case's place in the title).
+        win.counts_label.set_forms(dot.join((case, cited, sources, lint)),
+                                   dot.join((case, cited, lint)), dot.join((cited, lint)),
+                                   cited)
 
 
 __all__ = ["CASE_WORK", "SMALL_CASE", "CaseLoader", "SourceFirst", "build_view", "first_phase",

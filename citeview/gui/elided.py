@@ -41,6 +41,7 @@ class QtElidedLabel(QLabel):
         super().__init__(parent)
         self.share = share
         self.detail = ""  # said on hover below the whole text
+        self.forms: tuple[str, ...] = ()  # shorter texts, painted when the whole one is cut
         self.setTextFormat(Qt.TextFormat.PlainText)
         policy = QSizePolicy.Policy.Ignored if share is None else QSizePolicy.Policy.Maximum
         self.setSizePolicy(policy, QSizePolicy.Policy.Preferred)
@@ -50,6 +51,7 @@ class QtElidedLabel(QLabel):
     def setText(self, text: str) -> None:  # noqa: N802
         if text == self.text():
             return  # (a new size asked for lays out the status bar, and the window, again)
+        self.forms = ()
         super().setText(text)
         self.set_detail(self.detail)  # the whole text on hover
         if self.share is not None:
@@ -113,6 +115,25 @@ class QtElidedLabel(QLabel):
     def full_text(self) -> str:
         return self.text()
 
+    def set_forms(self, text: str, *shorter: str) -> None:
+        """``text``, painted whole where it fits, else the first of ``shorter`` that fits (a
+        pane's narrow header says less rather than cutting a count in half), else the shortest
+        elided; ``text()`` and the hover keep the whole text."""
+        self.setText(text)
+        if self.forms != shorter:
+            self.forms = shorter
+            self.update()
+
+    def shown_text(self) -> str:
+        """What is painted: the whole text, a shorter form that fits, or the shortest elided."""
+        width = self.contentsRect().width()
+        metrics = self.fontMetrics()
+        for form in (self.text(), *self.forms):
+            if metrics.horizontalAdvance(form) <= width:
+                return form
+        last = self.forms[-1] if self.forms else self.text()
+        return metrics.elidedText(last, Qt.TextElideMode.ElideRight, width)
+
     # -- size and paint ----------------------------------------------------------------------
 
     def event(self, ev: QEvent) -> bool:
@@ -145,8 +166,7 @@ class QtElidedLabel(QLabel):
     def paintEvent(self, ev: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
         rect = self.contentsRect()
-        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight,
-                                             rect.width())
+        text = self.shown_text()
         painter.setPen(self.palette().color(self.foregroundRole()))
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft),
                          text)

@@ -75,7 +75,11 @@ def main() -> None:
                      for r in range(win.citations_model.rowCount())],
         "verdict_cut": column_cut(citations, CitationsModel.VERDICT_COLUMN),
         "status_cut": column_cut(citations, 3),
-        "counts": [win.counts_label.text(), whole(win.counts_label)],
+        # (the counts paint a shorter form that fits where the whole one would be cut)
+        "counts": [win.counts_label.shown_text(),
+                   win.counts_label.contentsRect().width() >= win.counts_label.fontMetrics()
+                   .horizontalAdvance(win.counts_label.shown_text())
+                   and "with a problem" in win.counts_label.shown_text()],
         "progress": [win.progress_label.text(), whole(win.progress_label)],
         "session": [win.review_session.label.text(), whole(win.review_session.label)],
         "question_shown": win.question.isVisible() and win.question.height()
