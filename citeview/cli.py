@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from citeview import __version__
+from citeview.commands.outputs import guarded
 from citeview.core.errors import InputError
 from citeview.core.files import DEFAULT_MAX_INPUT_BYTES, MAX_INPUT_ENV, input_limit, parse_size
 
@@ -45,7 +46,8 @@ def build_parser(name: str) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
     mod.add_arguments(p)
     add_limit_argument(p)
-    p.set_defaults(_run=mod.run)
+    # Every command's outputs are checked first: an output never replaces an input.
+    p.set_defaults(_run=guarded(mod.run, getattr(mod, "WRITES_SESSION", False)))
     return parser
 
 
