@@ -22,7 +22,8 @@ from urllib.parse import quote
 
 from citeview.core.files import STDIN, STDIN_NAME, is_regular_file
 from citeview.core.inputs import SQLITE_MAGIC
-from citeview.session.errors import SessionError, SessionInUse
+from citeview.session.errors import SessionError, SessionInUse, damaged, one_line
+from citeview.session.schema import checked
 
 
 def check_session_file(path: str) -> None:
@@ -50,7 +51,8 @@ def check_session_file(path: str) -> None:
 
 def connect(path: str, readonly: bool) -> sqlite3.Connection:
     """A connection to the session file at ``path`` (autocommit; foreign keys on; a writer's
-    commits synchronous=FULL). Read-only connections never write the file."""
+    commits synchronous=FULL). Read-only connections never write the file. A schema holding
+    anything citeview did not create is refused first (:mod:`citeview.session.schema`)."""
     if readonly:
         uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None)
@@ -64,6 +66,10 @@ def connect(path: str, readonly: bool) -> sqlite3.Connection:
     else:
         conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA busy_timeout = 10000")
+    try:  # before any statement of ours runs against the file: it is data, never code
+        checked(conn, path)
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a damaged schema's text
+        raise damaged(path, one_line(err)) from None
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:
         conn.execute("PRAGMA synchronous = FULL")
@@ -84,7 +90,7 @@ def refuse_if_open_elsewhere(path: str) -> None:
             row = conn.execute("SELECT pid, host, since, ident FROM lock WHERE id = 1").fetchone()
         finally:
             conn.close()
-    except (OSError, sqlite3.Error):
+    except (OSError, sqlite3.Error, UnicodeDecodeError, SessionError):
         return  # not a session we can read: nobody can be writing it through citeview
     if row is not None and process_alive(row[0], row[1], row[3]):
         raise SessionInUse(

@@ -84,6 +84,7 @@ from citeview.session.records import (
     review_from_row,
     select_review,
 )
+from citeview.session.schema import harden
 
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
 KNOWN_META = ("name", "labels", "blind", "families", "created", "source")
@@ -121,6 +122,7 @@ def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
         conn.backup(mem)
     finally:
         conn.close()
+    harden(mem)
     mem.execute("PRAGMA foreign_keys = ON")
     migrate(mem)
     return mem
