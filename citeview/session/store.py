@@ -44,6 +44,7 @@ from citeview.session.errors import (
     one_line,
     reading,
     reading_by_id,
+    surrogate,
 )
 from citeview.session.files import (
     check_session_file,
@@ -399,6 +400,8 @@ class Session:
                 raise
         except sqlite3.IntegrityError as err:
             raise SessionError(f"{self.path}: cannot store the change ({err})") from None
+        except UnicodeEncodeError as err:
+            raise surrogate(self.path, err, "store the change") from None
         except sqlite3.Error as err:
             raise SessionWriteError(
                 f"{self.path}: could not save the change ({one_line(err)}); it was not kept, "
