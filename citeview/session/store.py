@@ -310,8 +310,13 @@ class Session:
         try:
             if not self.readonly:
                 self.conn.execute("DELETE FROM lock WHERE token = ?", (self._token,))
+        except sqlite3.Error as err:  # a full disk: the lock row stays, seen as stale later
+            raise SessionWriteError(
+                f"{self.path}: could not release the session at close ({one_line(err)}); every "
+                "verdict was saved before, and the next opening takes the session over") from None
         finally:
-            self.conn.close()
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
 
     def __enter__(self) -> Session:
         return self
