@@ -71,9 +71,10 @@ def _describe(row: SchemaRow) -> str:
 
 def check_schema(conn: sqlite3.Connection, path: str, version: int) -> None:
     """:class:`ForeignSchema` unless ``conn``'s schema is the one citeview makes at
-    ``version``. A session from a newer citeview (``version`` past :data:`SCHEMA_VERSION`) may
-    add plain tables and indexes, never a trigger, a view or a virtual table; the objects this
-    citeview knows must then be there, unchanged or changed by a migration it cannot know."""
+    ``version`` (:class:`DamagedSession` when one of its own tables or indexes is missing or
+    defined otherwise). A session from a newer citeview (``version`` past
+    :data:`SCHEMA_VERSION`, opened read-only) may hold plain tables and indexes this citeview
+    does not know, never a trigger, a view or a virtual table."""
     found = schema_of(conn)
     if version <= SCHEMA_VERSION:
         known = expected_schema(max(version, 0))
