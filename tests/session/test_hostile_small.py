@@ -135,3 +135,32 @@ def test_a_replaced_sessions_copy_has_its_mode_while_built(tmp_path: Path) -> No
         os.umask(old)
     assert seen and all(mode == 0o600 for _, mode in seen), seen
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_sigkilled_import_is_cleaned_up_by_the_next_one(tmp_path: Path) -> None:
+    """The real thing: ``citeview import -o I.citeview`` killed while it builds the session."""
+    from make_hostile import CASE
+
+    from citeview.core.cases import Case
+
+    cases = [Case(f"c{i}", CASE.answer, CASE.question, tool_outputs=list(CASE.tool_outputs))
+             for i in range(20_000)]
+    with Session.create(str(tmp_path / "big.citeview"), cases):
+        pass
+    exported = tmp_path / "big.json"
+    assert main(["export", str(tmp_path / "big.citeview"), "-o", str(exported)]) == 0
+    proc = subprocess.Popen([sys.executable, "-m", "citeview", "import", str(exported), "-o",
+                             str(tmp_path / "I.citeview")])
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob("I.citeview.tmp-*-wal")):
+            assert proc.poll() is None and time.monotonic() < deadline, "import ended first"
+            time.sleep(0.005)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    left = sorted(tmp_path.glob("I.citeview.tmp-*"))
+    assert left and not (tmp_path / "I.citeview").exists()
+    age(left, STALE_AFTER + 5)
+    assert main(["import", str(exported), "-o", str(tmp_path / "J.citeview")]) == 0
+    assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]
