@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from citeview import __version__
+from citeview.commands.outputs import guarded
 from citeview.core.errors import InputError
 from citeview.core.files import DEFAULT_MAX_INPUT_BYTES, MAX_INPUT_ENV, input_limit, parse_size
 
@@ -52,7 +53,8 @@ def _parsers(name: str) -> tuple[argparse.ArgumentParser, argparse.ArgumentParse
     mod.add_arguments(p)
     if getattr(mod, "READS_INPUT", True):  # a command that reads no input has no limit
         add_limit_argument(p)
-    p.set_defaults(_run=mod.run)
+    # Every command's outputs are checked first: an output never replaces an input.
+    p.set_defaults(_run=guarded(mod.run, getattr(mod, "WRITES_SESSION", False)))
     return parser, p
 
 

@@ -10,6 +10,7 @@ import citeview.session  # noqa: F401  (registers the session loader: load_input
 from citeview.core.datasets import Dataset, case_id_from_path
 from citeview.core.errors import InputError
 from citeview.core.inputs import load_input, parse_document_option, plain_files
+from citeview.core.providers import RECORD_KINDS
 
 
 def load_path(path: str) -> Dataset:
@@ -19,8 +20,10 @@ def load_path(path: str) -> Dataset:
 
 
 #: Dataset kinds that hold one case however they are written (a plain answer, a case JSON, a
-#: transcript, a Responses output); other kinds are datasets of many.
-SINGLE_CASE_KINDS = ("plain", "case", "chat", "responses")
+#: transcript, a Responses output, one provider record: a bare Anthropic message, a Chat
+#: Completions or Gemini response, a request/response exchange); other kinds are datasets of
+#: many.
+SINGLE_CASE_KINDS = ("plain", "case", "chat", "responses", *RECORD_KINDS)
 
 
 def load_answers(path: str) -> Dataset:

@@ -12,6 +12,9 @@ from citeview.session.store import Session
 
 HELP = "merge two annotators' sessions into a new one (verdicts side by side, to adjudicate)"
 
+#: Its output is a session (the output check allows one, never an input).
+WRITES_SESSION = True
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", metavar="A.citeview", help="the first session (its cases win)")

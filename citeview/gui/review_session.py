@@ -36,6 +36,19 @@ SESSION_LANE = "session"  # its worker thread
 FOLLOW_MS = 1000  # how often a read-only window looks for the writer's changes
 
 
+
+def usable(session: Session) -> bool:
+    """Whether the settings every view reads (labels, families, blind) can be read; if not,
+    the session is closed and why told, before any view reads them (a damaged ``labels`` meta
+    was a traceback from a slot)."""
+    try:
+        session.labels, session.families, session.blind  # noqa: B018
+    except InputError as err:
+        session.close()
+        message.error(str(err))
+        return False
+    return True
+
 class ReviewSession(QObject):
     attached = Signal(object)  # the Session now reviewed, or None
     changed = Signal(object)  # a citeview.session.store.Change, after it was committed
@@ -133,6 +146,8 @@ class ReviewSession(QObject):
         except OSError as err:
             message.error(f"{path}: cannot keep a review session ({err.strerror or err})")
             return None
+        if not usable(session):
+            return None
         self.where = where
         return session
 
@@ -163,6 +178,8 @@ class ReviewSession(QObject):
                 session = Session.open(made_path, annotator=self.annotator)
             except InputError as err:
                 message.error(str(err))
+                return
+            if not usable(session):
                 return
             self.where = where
             ready(session, cases)
@@ -229,9 +246,12 @@ class ReviewSession(QObject):
         if self.adapter is not None:
             self.adapter.detach()
             self.adapter = None
-        if self.session is not None:
-            self.session.close()
-        self.session = None
+        session, self.session = self.session, None
+        if session is not None:
+            try:
+                session.close()
+            except InputError as err:  # e.g. a full disk: told, never a traceback
+                message.error(str(err))
 
     def close(self) -> None:
         """The window closes: release the session and its lock."""

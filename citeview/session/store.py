@@ -43,6 +43,7 @@ from citeview.session.errors import (
     one_line,
     reading,
     reading_by_id,
+    surrogate,
 )
 from citeview.session.files import (
     check_session_file,
@@ -82,6 +83,7 @@ from citeview.session.records import (
     review_from_row,
     select_review,
 )
+from citeview.session.schema import harden
 
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
 KNOWN_META = ("name", "labels", "blind", "families", "created", "source")
@@ -119,6 +121,7 @@ def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
         conn.backup(mem)
     finally:
         conn.close()
+    harden(mem)
     try:
         mem.execute("PRAGMA foreign_keys = ON")
         migrate(mem)
@@ -264,6 +267,8 @@ class Session:
                 except BaseException:
                     conn.close()
                     raise
+        except SessionError:  # (an InputError, so a ValueError: said as it is)
+            raise
         except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a damaged schema's text
             raise damaged(path, one_line(err)) from None
         except (ValueError, TypeError) as err:  # a migration met a row it cannot read
@@ -316,8 +321,13 @@ class Session:
         try:
             if not self.readonly:
                 self.conn.execute("DELETE FROM lock WHERE token = ?", (self._token,))
+        except sqlite3.Error as err:  # a full disk: the lock row stays, seen as stale later
+            raise SessionWriteError(
+                f"{self.path}: could not release the session at close ({one_line(err)}); every "
+                "verdict was saved before, and the next opening takes the session over") from None
         finally:
-            self.conn.close()
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
 
     def __enter__(self) -> Session:
         return self
@@ -406,6 +416,8 @@ class Session:
                 raise
         except sqlite3.IntegrityError as err:
             raise SessionError(f"{self.path}: cannot store the change ({err})") from None
+        except UnicodeEncodeError as err:
+            raise surrogate(self.path, err, "store the change") from None
         except sqlite3.Error as err:
             raise SessionWriteError(
                 f"{self.path}: could not save the change ({one_line(err)}); it was not kept, "
