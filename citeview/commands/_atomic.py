@@ -32,15 +32,30 @@ def _target(path: str) -> str:
 
 
 def _create_temp(target: str) -> tuple[str, int]:
-    """A new file beside ``target`` (mode 0666 less the umask, like ``open``), and its fd."""
+    """A new file beside ``target`` and its fd, with the mode the target will have from the
+    start: the replaced file's, or 0666 less the umask (like ``open``) for a new one. Never
+    more open first: a 0600 file's new content is never readable by others, even a moment."""
     folder, name = os.path.split(os.path.abspath(target))
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
     while True:
         tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
         try:
-            return tmp, os.open(tmp, flags, 0o666)
+            # Created with at most the final mode (the umask can only take bits away) ...
+            fd = os.open(tmp, flags, 0o666 if mode is None else mode)
         except FileExistsError:
             continue
+        if mode is not None and hasattr(os, "fchmod"):
+            try:  # ... then exactly it (bits the umask took), still before any data
+                os.fchmod(fd, mode)
+            except BaseException:
+                os.close(fd)
+                _discard(tmp)
+                raise
+        return tmp, fd
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
@@ -68,8 +83,6 @@ def write_stream_atomically(path: str, fill: Callable[[int], None]) -> None:
         try:
             fill(fd)
             os.fsync(fd)  # a full disk can first show here, on delayed allocation
-            if os.path.exists(target):  # the replaced file keeps its permissions
-                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
         finally:
             os.close(fd)
         os.replace(tmp, target)

@@ -9,22 +9,12 @@ import argparse
 from citeview.core.datasets import Dataset, case_id_from_path
 from citeview.core.errors import InputError
 from citeview.core.inputs import load_input, parse_document_option, plain_files
+from citeview.core.providers import RECORD_KINDS
 from citeview.session.loader import SESSION_LOADERS
-from citeview.session.protocol import ReviewStore, SessionBackend
-from citeview.session.store import SQLITE
 
 #: The readers of binary inputs every command passes to load_input (session files): named here,
 #: at the entry point, not registered by importing the session package.
 LOADERS = SESSION_LOADERS
-#: Where the commands' sessions live (files named on the command line); the commands type
-#: against the session interface, so another store is another backend here.
-SESSIONS: SessionBackend = SQLITE
-
-
-def open_session(path: str) -> ReviewStore:
-    """The session at ``path``, opened read-only (what ``report``, ``agree``, ``merge`` and
-    ``export`` read)."""
-    return SESSIONS.open(path, readonly=True)
 
 
 def load_path(path: str) -> Dataset:
@@ -34,8 +24,10 @@ def load_path(path: str) -> Dataset:
 
 
 #: Dataset kinds that hold one case however they are written (a plain answer, a case JSON, a
-#: transcript, a Responses output); other kinds are datasets of many.
-SINGLE_CASE_KINDS = ("plain", "case", "chat", "responses")
+#: transcript, a Responses output, one provider record: a bare Anthropic message, a Chat
+#: Completions or Gemini response, a request/response exchange); other kinds are datasets of
+#: many.
+SINGLE_CASE_KINDS = ("plain", "case", "chat", "responses", *RECORD_KINDS)
 
 
 def load_answers(path: str) -> Dataset:

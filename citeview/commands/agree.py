@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from citeview.commands._atomic import write_output
-from citeview.commands._inputs import open_session
+from citeview.commands._sessions import open_session
 from citeview.session.agree import compare, render_json, render_text
 
 HELP = "agreement between two annotators' sessions: percent, Cohen's kappa, disagreements"

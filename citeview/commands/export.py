@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import IO, Protocol
 
 from citeview.commands._atomic import write_output
-from citeview.commands._inputs import open_session
+from citeview.commands._sessions import open_readonly
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
 from citeview.session.interchange import write_json
@@ -62,11 +62,11 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--config and --jobs apply to the jsonl and csv formats, "
                              f"not {args.format}")
         writer = WRITERS[args.format]
-        with open_session(args.session) as session:
+        with open_readonly(args.session, "export") as session:
             write_output(args.output, lambda out: writer(session, out))
         return 0
     policy = read_config(args.config) if args.config else Policy.discover()
-    with open_session(args.session) as session:
+    with open_readonly(args.session, "export") as session:
         # Citations are numbered with the session's families; lint must see the same ones.
         policy = policy.merged(families=session.families)
         write_output(args.output, lambda out: rows(session, out, policy, jobs=args.jobs))

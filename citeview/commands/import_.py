@@ -13,6 +13,9 @@ from citeview.session.interchange import import_document, read_document
 
 HELP = "read a session exported as JSON into a new .citeview session"
 
+#: Its output is a session (the output check allows one, never an input).
+WRITES_SESSION = True
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a session exported with citeview export --format json "
@@ -33,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     if out is None:
         base, ext = os.path.splitext(args.file)
         out = (base if ext.lower() == ".json" else args.file) + ".citeview"
-    if os.path.abspath(out) == os.path.abspath(args.file):
+    if os.path.abspath(out) == os.path.abspath(args.file) or (
+            os.path.exists(out) and os.path.exists(args.file) and os.path.samefile(out, args.file)):
         raise InputError(f"{out}: the session would replace the file being imported")
     if not args.force and os.path.isfile(out):
         raise InputError(f"{out}: already exists (use --force to replace it)")

@@ -6,11 +6,14 @@ import argparse
 import os
 import sys
 
-from citeview.commands._inputs import open_session
+from citeview.commands._sessions import open_session
 from citeview.core.errors import InputError
 from citeview.session.merge import merge_sessions
 
 HELP = "merge two annotators' sessions into a new one (verdicts side by side, to adjudicate)"
+
+#: Its output is a session (the output check allows one, never an input).
+WRITES_SESSION = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

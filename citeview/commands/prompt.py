@@ -10,6 +10,7 @@ from citeview.core.prepare import Unit
 from citeview.core.prompts import instructions
 
 HELP = "print citation instructions for a model (the rules `citeview lint` checks)"
+READS_INPUT = False  # no --max-input-size: there is no input to limit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

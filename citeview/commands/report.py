@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from citeview.commands._atomic import write_output
-from citeview.commands._inputs import open_session
+from citeview.commands._sessions import open_readonly
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
 from citeview.session.report import write_report
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     policy = read_config(args.config) if args.config else Policy.discover()
-    with open_session(args.session) as session:
+    with open_readonly(args.session, "report") as session:
         # Citations are numbered with the session's families; lint must see the same ones.
         policy = policy.merged(families=session.families)
         write_output(args.output, lambda out: write_report(

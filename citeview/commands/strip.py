@@ -20,6 +20,9 @@ from citeview.core.stripping import strip_clean
 
 HELP = "print the answer without citation markers"
 
+# JSON escapes of the characters HTML gives a meaning to (the JSON reads the same).
+_HTML_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", default="-",
@@ -68,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
             for case in dataset.iter_cases():
                 line = json.dumps({"case": case.id, "answer": _out(case, args)},
                                   ensure_ascii=False)
+                if args.as_format == "html":  # inert even if the lines are opened as HTML
+                    line = line.translate(_HTML_SAFE)
                 sys.stdout.write(line + "\n")
         else:
             sys.stdout.write(_out(dataset.get(0), args))

@@ -38,13 +38,24 @@ def application(offscreen: bool = False) -> QCoreApplication:
     user chose one."""
     if offscreen:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
+    from citeview.gui.platform_check import check_platform, import_failure
+
+    try:
+        from PySide6.QtWidgets import QApplication
+    except ImportError as err:  # a system library of Qt's own is missing
+        raise import_failure(err) from None
 
     app = QApplication.instance()
     if app is None:
+        # Qt aborts the process when its platform cannot start: say what is missing first.
+        display = check_platform()
         if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
             _quiet_offscreen_notes()
-        app = QApplication(sys.argv[:1])
+        try:
+            app = QApplication(sys.argv[:1])
+        finally:
+            if display is not None:
+                display.close()  # Qt holds its own connection now
         app.setApplicationName("citeview")
         app.setOrganizationName("citeview")
         app.setWindowIcon(_app_icon())

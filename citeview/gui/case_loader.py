@@ -29,7 +29,7 @@ from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.palette import is_dark
 from citeview.gui.source_view import PreparedSource, prepare_source
 from citeview.gui.state import CaseView, build_case_view, lint_case
-from citeview.gui.tables import fit_columns
+from citeview.gui.tables import CitationsModel, fit_columns, widen_to_fit
 from citeview.gui.untrusted import safe_title
 
 if TYPE_CHECKING:
@@ -301,6 +301,18 @@ class CaseLoader(QObject):
             if self._fitted.get(name) != shape:
                 self._fitted[name] = shape
                 fit_columns(table, width)
+        self.fit_verdicts()
+
+    def fit_verdicts(self) -> None:
+        """The Verdict column shows every label of the rubric, and the verdicts of the first
+        rows, whole (it was sized to the case's first rows, often not judged yet)."""
+        win = self.win
+        session = win.review_session.session
+        texts = list(session.labels) if session is not None else []
+        view = win.view
+        if view is not None:
+            texts += [c.verdict_text for c in view.citations[:64] if c.verdict_text]
+        widen_to_fit(win.citations_table, CitationsModel.VERDICT_COLUMN, texts)
 
     def _show_loading(self) -> None:
         if self.win.view is None and self._building is not None:
@@ -418,13 +430,20 @@ class CaseLoader(QObject):
             win.counts_label.setText("")
             return
         c = win.view.counts()
-        parts = [f"Case {win.case_index + 1}/{len(win.dataset)}",
-                 plural(c["citations"], "citation"), plural(c["problems"], "problem"),
-                 plural(c["sources"], "source")]
+        # Each count says what it counts: "0 problems" beside rows that all carry a lint
+        # warning read as "nothing found".
+        case = f"Case {win.case_index + 1}/{len(win.dataset)}"
+        cited = f"{plural(c['citations'], 'citation')}, {c['problems']} with a problem"
+        sources = plural(c["sources"], "source")
         if c["missing"]:
-            parts.append(f"{c['missing']} missing")
-        parts += [plural(c["errors"], "error"), plural(c["warnings"], "warning")]
-        win.counts_label.setText(" \u00b7 ".join(parts))
+            sources += f", {c['missing']} missing"
+        lint = f"lint: {plural(c['errors'], 'error')}, {plural(c['warnings'], 'warning')}"
+        dot = " \u00b7 "
+        # Shorter forms for a narrow pane: each still says what it counts (the sources are
+        # listed in their own table, the case's place in the title).
+        win.counts_label.set_forms(dot.join((case, cited, sources, lint)),
+                                   dot.join((case, cited, lint)), dot.join((cited, lint)),
+                                   cited)
 
 
 __all__ = ["CASE_WORK", "SMALL_CASE", "CaseLoader", "SourceFirst", "build_view", "first_phase",

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import TypeVar
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QElapsedTimer, QEvent, QMimeData, QObject, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QCompleter,
@@ -105,16 +105,61 @@ def edit_note(parent: QWidget, title: str, prompt: str, text: str) -> str | None
     return dlg.text() if dlg.exec() == QDialog.DialogCode.Accepted else None
 
 
+# Keys pressed this soon after the name box shows were meant for the window behind it (typed
+# before the box appeared, still on their way): they are dropped, never part of the name.
+SETTLE_MS = 400
+
+
+class _KeysAfterShown(QObject):
+    """Drops the key presses (and shortcuts) a widget gets in its first :data:`SETTLE_MS`."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.clock = QElapsedTimer()
+
+    def eventFilter(self, obj: QObject, ev: QEvent) -> bool:  # noqa: N802
+        kind = ev.type()
+        if kind == QEvent.Type.Show and not self.clock.isValid():
+            self.clock.start()
+        elif kind in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            return not self.clock.isValid() or self.clock.elapsed() < SETTLE_MS
+        return False
+
+
+def annotator_dialog(parent: QWidget | None, current: str = "") -> QInputDialog:
+    """The name box of :func:`ask_annotator`: keys typed before it appeared never land in it."""
+    dlg = QInputDialog(parent)
+    dlg.setWindowTitle("Annotator")
+    dlg.setLabelText("Your name, recorded with every verdict you give:")
+    dlg.setInputMode(QInputDialog.InputMode.TextInput)
+    dlg.setTextValue(current)
+    guard = _KeysAfterShown(dlg)
+    dlg.installEventFilter(guard)
+    edit = dlg.findChild(QLineEdit)
+    if edit is not None:
+        edit.installEventFilter(guard)
+    return dlg
+
+
 def ask_annotator(parent: QWidget, current: str = "") -> str | None:
     """The annotator's name (recorded with every verdict), or None when cancelled."""
-    name, ok = QInputDialog.getText(
-        parent, "Annotator", "Your name, recorded with every verdict you give:", text=current)
-    name = " ".join(name.split())
+    dlg = annotator_dialog(parent, current)
+    ok = dlg.exec() == QDialog.DialogCode.Accepted
+    name = " ".join(dlg.textValue().split())
     return name if ok and name else None
 
 
 def ask_case(parent: QWidget, ids: Sequence[str]) -> str | None:
     """Ask for a case: an id, completed as it is typed (any part of it), or a row number."""
+    dlg = case_dialog(parent, ids)
+    if dlg.exec() != QDialog.DialogCode.Accepted:
+        return None
+    return dlg.textValue()
+
+
+def case_dialog(parent: QWidget | None, ids: Sequence[str]) -> QInputDialog:
+    """The Go to Case dialog (see :func:`ask_case`). Choosing a completion (Enter or a click
+    in its list) goes there: one Enter, not one to close the list and another for the box."""
     dlg = QInputDialog(parent)
     dlg.setWindowTitle("Go to case")
     dlg.setLabelText(f"Case id, its beginning, or a number (1\u2013{len(ids)}):")
@@ -126,9 +171,14 @@ def ask_case(parent: QWidget, ids: Sequence[str]) -> str | None:
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setMaxVisibleItems(12)
         edit.setCompleter(completer)
-    if dlg.exec() != QDialog.DialogCode.Accepted:
-        return None
-    return dlg.textValue()
+
+        def chosen(text: str) -> None:
+            edit.setText(text)
+            dlg.setTextValue(text)
+            dlg.accept()
+
+        completer.activated.connect(chosen)
+    return dlg
 
 
 class InUse(Enum):
@@ -155,16 +205,49 @@ def session_in_use(parent: QWidget, message: str) -> InUse:
     return InUse.READ_ONLY if clicked is ro else InUse.RETRY if clicked is retry else InUse.CANCEL
 
 
+class QtExactTextView(QPlainTextEdit):
+    """Plain text with citation markers shown as the raw view shows them (``⟦cite|id|L1⟧``:
+    most fonts draw U+E200..U+E202 as empty boxes); a copied selection is the exact text,
+    markers and all (the replacement is one BMP character for one, so positions agree)."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        from citeview.lexers import visible_markers
+
+        self.setReadOnly(True)
+        self.exact = text
+        self.setPlainText(visible_markers(text)[0])  # plain: untrusted text, never rich
+
+    def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802
+        from citeview.lexers import visible_markers
+
+        cursor = self.textCursor()
+        exact = self.exact
+        # Qt's positions count UTF-16 units; a text Qt changed ("\r\n" breaks) is copied
+        # as shown.
+        # Qt's own object, made in C++ (the clipboard takes it and deletes it: one made in
+        # Python would be deleted a second time at exit).
+        data = super().createMimeDataFromSelection()
+        if not cursor.hasSelection() or self.toPlainText() != visible_markers(exact)[0]:
+            return data
+        units = exact.encode("utf-16-le")
+        a, b = cursor.selectionStart(), cursor.selectionEnd()
+        data.text()  # Qt fills in its formats from the selection on the first read: now
+        for fmt in data.formats():
+            data.removeFormat(fmt)  # (its HTML and ODF show the visible markers)
+        data.setText(units[2 * a:2 * b].decode("utf-16-le", errors="replace"))
+        return data
+
+
 class ModelInputDialog(QDialog):
-    """What the model saw (:mod:`citeview.core.model_input`): plain text, copyable."""
+    """What the model saw (:mod:`citeview.core.model_input`): plain text, its markers visible;
+    copied exactly."""
 
     def __init__(self, text: str, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
         lay = QVBoxLayout(self)
-        self.view = QPlainTextEdit()
-        self.view.setReadOnly(True)
-        self.view.setPlainText(text)  # plain: it is the input's own (untrusted) text
+        self.view = QtExactTextView(text)
         self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         lay.addWidget(self.view)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)

@@ -2,7 +2,7 @@
 (``text()`` keeps it whole), the whole text is on hover.
 
 Used by the source pane's header (title, URL, metadata: untrusted text, kept to one line with no
-bidi controls) and by the status bar, whose permanent labels ask for at most ``share`` of the
+bidi controls) and by the status bar, whose permanent labels share what the message leaves
 bar's width: ``QStatusBar`` paints its message in whatever they leave (a long count once pushed
 the message out, "unknown-s").
 """
@@ -32,15 +32,16 @@ WIDTH_STEP = 48
 
 
 class QtElidedLabel(QLabel):
-    """``share``: None for a pane's label (as wide as its pane gives); a fraction of the parent's
-    width for a status-bar label (never wider than that), its size fixed to its text's width
-    rounded up to :data:`WIDTH_STEP` (``QWidget::updateGeometry`` lays out nothing for a
-    fixed-size widget)."""
+    """``share``: None for a pane's label (as wide as its pane gives); set for a status-bar
+    label, its size fixed to its text's width rounded up to :data:`WIDTH_STEP`
+    (``QWidget::updateGeometry`` lays out nothing for a fixed-size widget), within the room the
+    message leaves (:meth:`_cap`)."""
 
     def __init__(self, parent: QWidget | None = None, *, share: float | None = None) -> None:
         super().__init__(parent)
         self.share = share
         self.detail = ""  # said on hover below the whole text
+        self.forms: tuple[str, ...] = ()  # shorter texts, painted when the whole one is cut
         self.setTextFormat(Qt.TextFormat.PlainText)
         policy = QSizePolicy.Policy.Ignored if share is None else QSizePolicy.Policy.Maximum
         self.setSizePolicy(policy, QSizePolicy.Policy.Preferred)
@@ -50,24 +51,54 @@ class QtElidedLabel(QLabel):
     def setText(self, text: str) -> None:  # noqa: N802
         if text == self.text():
             return  # (a new size asked for lays out the status bar, and the window, again)
+        self.forms = ()
         super().setText(text)
+        self.set_detail(self.detail)  # the whole text on hover
         if self.share is not None:
-            self.set_detail(self.detail)
             self._fit()
         else:
             self.updateGeometry()
 
-    def _fit(self) -> None:
-        """A status-bar label's fixed size: its text's width, stepped, within its share."""
+    def _fit(self, siblings: bool = True) -> None:
+        """A status-bar label's fixed size: its text's width, stepped, within its cap."""
         full = super().sizeHint()
         width = min(math.ceil(full.width() / WIDTH_STEP) * WIDTH_STEP, self._cap())
         size = QSize(width, full.height())
         if self.minimumSize() != size or self.maximumSize() != size:
             self.setFixedSize(size)
+            if siblings:  # the room left for the others changed
+                for other in self._siblings():
+                    if other is not self:
+                        other._fit(siblings=False)
+
+    def _siblings(self) -> list[QtElidedLabel]:
+        bar = self.parentWidget()
+        if bar is None:
+            return [self]
+        return [w for w in bar.findChildren(QtElidedLabel)
+                if w.share is not None and w.parentWidget() is bar and w.text()]
 
     def _cap(self) -> int:
+        """Every status-bar label whole while they fit beside the message's room (40% of a
+        narrow bar, 420 px or 30% of a wide one); else each its part of the rest, in
+        proportion to its whole text (a fixed share of the bar cut a short label the longer
+        ones did not need: the annotator "q...")."""
         bar = self.parentWidget()
-        return max(60, int((bar.width() if bar is not None else 800) * (self.share or 1.0)))
+        width = bar.width() if bar is not None else 800
+        room = width - max(0.4 * min(width, 1050), 0.3 * width)
+        wants = {id(w): w._natural() for w in self._siblings()}
+        mine = self._natural()
+        total = sum(wants.values()) + (0 if id(self) in wants else mine)
+        if total <= room:
+            stepped = math.ceil(mine / WIDTH_STEP) * WIDTH_STEP
+            # Stepped widths while all of them still fit (fewer layouts); else exact.
+            steps = sum(math.ceil(v / WIDTH_STEP) * WIDTH_STEP for v in wants.values())
+            return max(60, stepped if steps <= room else mine)
+        return max(60, int(mine * room / total) if total else 0)
+
+    def _natural(self) -> int:
+        """The width that shows the whole text."""
+        return int(super().sizeHint().width()) + 2
 
     def set_detail(self, detail: str) -> None:
         """The hover text: the whole label (it may be elided), then ``detail``."""
@@ -83,6 +114,25 @@ class QtElidedLabel(QLabel):
 
     def full_text(self) -> str:
         return self.text()
+
+    def set_forms(self, text: str, *shorter: str) -> None:
+        """``text``, painted whole where it fits, else the first of ``shorter`` that fits (a
+        pane's narrow header says less rather than cutting a count in half), else the shortest
+        elided; ``text()`` and the hover keep the whole text."""
+        self.setText(text)
+        if self.forms != shorter:
+            self.forms = shorter
+            self.update()
+
+    def shown_text(self) -> str:
+        """What is painted: the whole text, a shorter form that fits, or the shortest elided."""
+        width = self.contentsRect().width()
+        metrics = self.fontMetrics()
+        for form in (self.text(), *self.forms):
+            if metrics.horizontalAdvance(form) <= width:
+                return form
+        last = self.forms[-1] if self.forms else self.text()
+        return metrics.elidedText(last, Qt.TextElideMode.ElideRight, width)
 
     # -- size and paint ----------------------------------------------------------------------
 
@@ -116,8 +166,7 @@ class QtElidedLabel(QLabel):
     def paintEvent(self, ev: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
         rect = self.contentsRect()
-        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight,
-                                             rect.width())
+        text = self.shown_text()
         painter.setPen(self.palette().color(self.foregroundRole()))
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft),
                          text)

@@ -31,12 +31,18 @@ class FilterKind(Enum):
     DONE = "done"  # cases
     PROBLEMS = "problems"  # citations with a problem; cases with such a citation
     VERDICT = "verdict"  # citations (cases) with this verdict: Filter.label
+    NOTE = "note"  # citations with a note of this annotator's
+    STATUS = "status"  # citations resolved with this status (one of a source's): Filter.label
+    CODE = "code"  # citations (and findings) with this lint code: Filter.label
+
+
+_PREFIX = {FilterKind.VERDICT: "Verdict", FilterKind.STATUS: "Status", FilterKind.CODE: "Lint"}
 
 
 @dataclass(frozen=True, slots=True)
 class Filter:
     kind: FilterKind
-    label: str = ""  # the verdict of a VERDICT filter
+    label: str = ""  # the verdict, status or lint code of a VERDICT, STATUS, CODE filter
 
     @classmethod
     def verdict(cls, label: str) -> Filter:
@@ -45,13 +51,15 @@ class Filter:
     @property
     def text(self) -> str:
         """What the filter box says."""
-        return f"Verdict: {self.label}" if self.kind is FilterKind.VERDICT else ""
+        prefix = _PREFIX.get(self.kind)
+        return f"{prefix}: {self.label}" if prefix else ""
 
 
 CITATION_FILTERS = (("All citations", FilterKind.ALL), ("Not yet judged", FilterKind.NOT_JUDGED),
-                    ("Problems only", FilterKind.PROBLEMS))
+                    ("Problems only", FilterKind.PROBLEMS), ("Has a note", FilterKind.NOTE))
 CASE_FILTERS = (("All cases", FilterKind.ALL), ("Not done", FilterKind.NOT_DONE),
-                ("Done", FilterKind.DONE), ("Problems only", FilterKind.PROBLEMS))
+                ("Done", FilterKind.DONE), ("Problems only", FilterKind.PROBLEMS),
+                ("Has a note", FilterKind.NOTE))
 _ALL = Filter(FilterKind.ALL)
 
 
@@ -69,10 +77,15 @@ class Filters(QObject):
         self.cases_box.setObjectName("cases-filter")
         self.cases_box.setToolTip("Which cases the list shows")
         self.cases_box.currentIndexChanged.connect(lambda _i: self.apply_cases())
+        self._labels: tuple[str, ...] = ()
+        self._case_choices: tuple[Filter, ...] = ()  # the shown case's statuses and codes
 
     def fill(self, labels: Sequence[str]) -> None:
-        """Filter choices: all, not yet judged / not done / done, problems only, and one per
-        verdict label; back to showing everything."""
+        """Filter choices: all, not yet judged / not done / done, problems only, has a note,
+        and one per verdict label (the citations' box adds the shown case's statuses and lint
+        codes: :meth:`fill_case`); back to showing everything."""
+        self._labels = tuple(labels)
+        self._case_choices = ()
         for box, first in ((self.citations_box, CITATION_FILTERS),
                            (self.cases_box, CASE_FILTERS)):
             box.blockSignals(True)
@@ -85,6 +98,36 @@ class Filters(QObject):
             box.blockSignals(False)
         self.apply_citations()
         self.apply_cases()
+
+    def fill_case(self) -> None:
+        """The citations' box offers the statuses and lint codes of the case shown (codes not
+        in blind mode), after the fixed choices; the chosen filter stays chosen (offered while
+        chosen, so J/K through the next cases keep it)."""
+        win = self.win
+        view = win.view
+        found: list[Filter] = []
+        if view is not None:
+            statuses = dict.fromkeys(s for c in view.citations for s in c.statuses)
+            found += [Filter(FilterKind.STATUS, s) for s in statuses]
+            if not win.review.blind:
+                codes = sorted({d.code for d in view.diagnostics}
+                               | {d.code for c in view.citations for d in c.diagnostics})
+                found += [Filter(FilterKind.CODE, code) for code in codes]
+        chosen = self.citations_filter()
+        if chosen.kind in (FilterKind.STATUS, FilterKind.CODE) and chosen not in found:
+            found.append(chosen)
+        if tuple(found) == self._case_choices:
+            return
+        self._case_choices = tuple(found)
+        box = self.citations_box
+        box.blockSignals(True)
+        fixed = len(CITATION_FILTERS) + len(self._labels)
+        while box.count() > fixed:
+            box.removeItem(box.count() - 1)
+        for f in found:
+            box.addItem(f.text, f)
+        _choose(box, chosen)
+        box.blockSignals(False)
 
     def set_citations_filter(self, f: Filter | FilterKind) -> None:
         _choose(self.citations_box, f)
@@ -112,17 +155,24 @@ class Filters(QObject):
         def accept(row: IssueRow) -> bool:
             c = row.citation
             if c is None:  # a diagnostic no citation explains
-                if blind:
+                d = row.diagnostic
+                if blind or d is None:
                     return False
                 return f.kind is FilterKind.ALL or (
-                    f.kind is FilterKind.PROBLEMS and row.diagnostic is not None
-                    and row.diagnostic.severity is Severity.ERROR)
+                    f.kind is FilterKind.PROBLEMS and d.severity is Severity.ERROR) or (
+                    f.kind is FilterKind.CODE and d.code == f.label)
             if f.kind is FilterKind.NOT_JUDGED:
                 return not c.verdict
             if f.kind is FilterKind.PROBLEMS:
                 return bool(c.problem)
             if f.kind is FilterKind.VERDICT:
                 return f.label in c.verdicts
+            if f.kind is FilterKind.NOTE:
+                return any(c.notes)
+            if f.kind is FilterKind.STATUS:
+                return f.label in c.statuses
+            if f.kind is FilterKind.CODE:
+                return not blind and any(d.code == f.label for d in c.diagnostics)
             return True
 
         self.win.citations_proxy.set_row_filter(
@@ -134,8 +184,12 @@ class Filters(QObject):
         if f.kind is FilterKind.PROBLEMS:
             progress.check_problems(self.win.dataset)
 
+        noted = self._noted_cases() if f.kind is FilterKind.NOTE else set()
+
         def accept(row: tuple[int, str]) -> bool:
             i, cid = row
+            if f.kind is FilterKind.NOTE:
+                return cid in noted
             done = progress.case_state(cid) is ReviewState.DONE
             if f.kind is FilterKind.NOT_DONE:
                 return not done
@@ -148,6 +202,23 @@ class Filters(QObject):
             return True
 
         self.win.cases_proxy.set_row_filter(None if f.kind is FilterKind.ALL else accept)
+
+
+    def session_changed(self) -> None:
+        """A verdict or note changed: the cases "Has a note" lists are read again."""
+        if self.cases_filter().kind is FilterKind.NOTE:
+            self.apply_cases()
+
+    def _noted_cases(self) -> set[str]:
+        """Cases with a note of this annotator's: on the case, or on one of its citations
+        (read when the filter is chosen, and again after a note changes)."""
+        s = self.win.review_session.session
+        if s is None:
+            return set()
+        me = s.annotator
+        noted = {a.key.case_id for a in s.iter_annotations(annotator=me) if a.note}
+        noted |= {r.case_id for r in s.reviews() if r.note and r.annotator == me}
+        return noted
 
 
 def _choose(box: QComboBox, f: Filter | FilterKind) -> None:

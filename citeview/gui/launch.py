@@ -47,6 +47,10 @@ def snapshot(dataset: Dataset, *, path: str | None, case_index: int = 0,
             if session is not None:
                 from citeview.gui.review_session import ANNOTATOR_KEY
 
+                # Settings every view reads: damaged ones are one line here, not a traceback
+                # from a slot.
+                session.labels, session.families, session.blind  # noqa: B018
+
                 names = {x.annotator for x in session.iter_annotations()}
                 if len(names) == 1:
                     settings.setValue(ANNOTATOR_KEY, names.pop())

@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -101,6 +101,11 @@ def _source_view() -> QtSourceView:
 
 
 PRESENT_ZOOM = 4  # zoom steps added in presentation mode
+SAVE_CASE_AS = "Save Case &As\u2026"
+# The case list's id and state columns take at most these parts of it: its question (the last
+# column) stays readable in a narrow list.
+CASE_COLUMN_SHARES = {1: 0.24, 2: 0.24}
+SAVE_SESSION_AS = "Save Session &As\u2026"
 
 
 class MainWindow(QMainWindow):
@@ -162,10 +167,13 @@ class MainWindow(QMainWindow):
         self.go_menu.insertAction(self.review.next_action, self.review.prev_unjudged_action)
         self.go_menu.insertAction(self.review.prev_unjudged_action,
                                   self.review.next_unjudged_action)
+        self._build_help_menu()  # last: after the Review menu
         self.review.advance_action.setChecked(self.advance.enabled)
         self.review.advance_action.toggled.connect(self.advance.set_enabled)
         self.loader.caseChanged.connect(lambda _i: setattr(self.review, "_confirm_done", None))
         self.filters.fill(())
+        self.loader.viewReady.connect(self.filters.fill_case)  # its statuses and lint codes
+        self.loader.lintReady.connect(self.filters.fill_case)
         self.loader.viewReady.connect(self.review_session.start_making_soon)
         self.review_session.attached.connect(self._session_attached)
         self.review_session.changed.connect(self._session_changed)
@@ -203,6 +211,7 @@ class MainWindow(QMainWindow):
         self.cases_table = self._table(self.cases_proxy, "cases")
         self.cases_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.cases_table.selectionModel().currentRowChanged.connect(nav.on_case_row)
+        self.cases_table.viewport().installEventFilter(self)  # its columns fit its width
 
         self.sources_model = SourcesModel(self)
         self.sources_proxy = FilterProxy(self)
@@ -263,8 +272,12 @@ class MainWindow(QMainWindow):
         self.split_right.addWidget(self.split_panes)
         self.filters = Filters(self)
         self.cases_box = _boxed(self.cases_table, "Cases", self.filters.cases_box)
+        # The shown case's counts, in the header of the table they count (in the status bar
+        # they were cut short beside the progress and the session: "0...").
+        self.counts_label = QtElidedLabel()
+        self.counts_label.setContentsMargins(12, 0, 8, 0)
         self.split_right.addWidget(_boxed(self.citations_table, "Citations",
-                                          self.filters.citations_box))
+                                          self.filters.citations_box, self.counts_label))
         self.split_right.setStretchFactor(0, 4)
         self.split_right.setStretchFactor(1, 1)
 
@@ -285,13 +298,12 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.split_main)
 
         # Permanent labels that give way: the message on the left always has room.
-        self.counts_label = QtElidedLabel(share=0.24)  # the shown case's counts
         self.progress_label = QtElidedLabel(share=0.22)  # the review's progress
         self.progress_label.set_detail(
             "Your progress. A citation counts as judged once each of its sources has your "
             "verdict (\u201ccannot tell\u201d included); Review \u25b8 Summary gives the "
             "report's numbers, per cited source.")
-        for label in (self.counts_label, self.progress_label, self.review_session.label):
+        for label in (self.progress_label, self.review_session.label):
             self.statusBar().addPermanentWidget(label)
         self.resize(1400, 860)
 
@@ -340,8 +352,21 @@ class MainWindow(QMainWindow):
         self._action(m, "&Open\u2026", self.open_dialog, QKeySequence.StandardKey.Open)
         self.recent_menu = m.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.save_as_action = self._action(m, "Save Case &As\u2026", self.save_as_dialog,
+        # "Save Session As" while a review session is open (it saves the session, and work
+        # goes on in the copy); "Save Case As" (the shown case as JSON) without one.
+        self.save_as_action = self._action(m, SAVE_CASE_AS, self.save_as_dialog,
                                            QKeySequence.StandardKey.SaveAs)
+        from citeview.gui.exports import FORMATS, Exporter
+
+        self.exporter = Exporter(self)
+        self.export_menu = m.addMenu("&Export Review")
+        for fmt, (text, _suffix, _pattern) in FORMATS.items():
+            self._action(self.export_menu, text,
+                         lambda _=False, f=fmt: self.exporter.export_dialog(f))
+        self.report_action = self._action(m, "Review Re&port in Browser",
+                                          self.exporter.open_report)
+        for act in (self.export_menu.menuAction(), self.report_action):
+            act.setEnabled(False)  # until a review session is open
         self._action(m, "&Reload", self.watcher.reload, QKeySequence.StandardKey.Refresh)
         m.addSeparator()
         self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -383,6 +408,16 @@ class MainWindow(QMainWindow):
         self._action(m, "Next &Case", nav.next_case, "Ctrl+PgDown")
         self._action(m, "Previous C&ase", nav.previous_case, "Ctrl+PgUp")
         self._action(m, "&Go to Case\u2026", nav.goto_case_dialog, "Ctrl+G")
+
+    def _build_help_menu(self) -> None:
+        from citeview.gui import help_menu as help_sheet
+
+        m = self.menuBar().addMenu("&Help")
+        self.help_menu = m
+        self.shortcuts_action = self._action(
+            m, "&Keyboard Shortcuts\u2026", lambda: help_sheet.show_shortcuts(self),
+            [QKeySequence("F1"), QKeySequence("?")])
+        self._action(m, "&About citeview\u2026", lambda: help_sheet.show_about(self))
 
     # ------------------------------------------------------------------------------ settings
 
@@ -446,14 +481,25 @@ class MainWindow(QMainWindow):
         self.watcher.resume()
         self._connect_messages(True)
         if not self._splitters_restored:
-            # First run: lists take a fifth of the width, the panes share the rest evenly.
+            # First run: lists take a quarter of the width (their questions and titles
+            # readable), the panes share the rest evenly; the citations table shows 8 rows.
             self._splitters_restored = True
             width = max(self.width(), 600)
-            left = min(300, width // 5)
+            left = min(520, max(220, width * 28 // 100))
             self.split_main.setSizes([left, width - left])
+            total = sum(self.split_right.sizes())
+            rows = self.citations_table.verticalHeader().defaultSectionSize()
+            below = max(total * 3 // 10, 8 * rows + 80)  # (a scroll bar may show)
+            if total > 2 * below:
+                self.split_right.setSizes([total - below, below])
             # Side by side, the two answers take two thirds (gui/side_by_side).
             answer = (width - left) * 2 // 3 if self.side_by_side.on else (width - left) // 2
             self.split_panes.setSizes([answer, width - left - answer])
+
+    def eventFilter(self, watched: QObject, ev: QEvent) -> bool:  # noqa: N802
+        if ev.type() == QEvent.Type.Resize and watched is self.cases_table.viewport():
+            fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
+        return super().eventFilter(watched, ev)
 
     def changeEvent(self, ev: QEvent) -> None:  # noqa: N802
         super().changeEvent(ev)
@@ -581,6 +627,7 @@ class MainWindow(QMainWindow):
         if not path:
             self.open_dataset(dataset, path=path, case_id=case_id)
             return True
+        self.review_session.ask_before_review()  # before the first case shows
         if self.review_session.make_later(
                 path, dataset, lambda s, cases: self._session_made(s, dataset, cases), whole):
             # First opening: the input shows at once; the review starts once its session is
@@ -641,7 +688,7 @@ class MainWindow(QMainWindow):
         # The review state column stays hidden until a review session provides states.
         self.cases_table.setColumnHidden(2, self.cases_model.state_of is None)
         self.cases_box.setVisible(len(ids) > 1)
-        fit_columns(self.cases_table, 160)
+        fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
         index = 0
         if case_id is not None:
             try:
@@ -667,7 +714,7 @@ class MainWindow(QMainWindow):
         if len(ids) != self.cases_model.rowCount():  # only the first record was read
             self.cases_model.set_ids(ids)
             self.cases_box.setVisible(len(ids) > 1)
-            fit_columns(self.cases_table, 160)
+            fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
             select_row(self.cases_table, self.cases_proxy, self.case_index)
             self.loader.update_counts()
         self.cases_table.setColumnHidden(2, False)
@@ -778,9 +825,14 @@ class MainWindow(QMainWindow):
         """Another session (or none) is reviewed: each part of the review starts over."""
         self.review.session_attached(session)
         self.progress.start(session)
+        self.loader.fit_verdicts()  # the rubric's labels read whole
+        self.save_as_action.setText(SAVE_SESSION_AS if session is not None else SAVE_CASE_AS)
+        for act in (self.export_menu.menuAction(), self.report_action):
+            act.setEnabled(session is not None)
         self.cases_model.state_of = self.progress.state_text if session is not None else None
         if session is not None:
             self.filters.fill(session.labels)
+            self.filters.fill_case()
 
     def _session_changed(self, change: Change) -> None:
         """A change committed to the session (an edit, its undo, an adjudication): repaint
@@ -807,6 +859,7 @@ class MainWindow(QMainWindow):
                 self.citations_proxy.invalidate_rows()
         elif isinstance(change, MetaChanged):
             self.review_session.show_where()
+        self.filters.session_changed()
         self.review.sync_bar()
 
     def refresh_review(self) -> None:
@@ -837,6 +890,7 @@ class MainWindow(QMainWindow):
         blind = self.review.blind
         self.citations_table.setColumnHidden(CitationsModel.HINT_COLUMN, blind)
         self.citations_table.setColumnHidden(CitationsModel.DIAGNOSTICS_COLUMN, blind)
+        self.filters.fill_case()  # no lint codes to filter by when blind
         self.filters.apply_citations()
         if self.view is not None:
             self.loader.show_case(self.case_index, citation=self.active,
@@ -989,8 +1043,9 @@ def warm_up() -> None:
     guess_lexer(None, None, "#!/bin/sh\n")
 
 
-def _boxed(table: QTableView, title: str, combo: QComboBox) -> QWidget:
-    """A table with a one-line header holding its filter."""
+def _boxed(table: QTableView, title: str, combo: QComboBox,
+           detail: QWidget | None = None) -> QWidget:
+    """A table with a one-line header holding its filter (and ``detail`` beside its title)."""
     box = QWidget()
     lay = QVBoxLayout(box)
     lay.setContentsMargins(0, 0, 0, 0)
@@ -1000,7 +1055,10 @@ def _boxed(table: QTableView, title: str, combo: QComboBox) -> QWidget:
     label = QLabel(title)
     label.setTextFormat(Qt.TextFormat.PlainText)
     head.addWidget(label)
-    head.addStretch(1)
+    if detail is not None:
+        head.addWidget(detail, 1)
+    else:
+        head.addStretch(1)
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
     head.addWidget(combo)
     lay.addLayout(head)

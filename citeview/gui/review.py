@@ -295,15 +295,18 @@ class ReviewController(QObject):
     # ------------------------------------------------------------------ editing
 
     def _can_edit(self) -> bool:
-        """Whether an edit can be recorded now (says why not; may ask the annotator's name)."""
+        """Whether an edit can be recorded now (says why not). The annotator's name is asked
+        when the review starts, never here: a box opened by a verdict key took the verdict
+        keys typed after it."""
         s = self.session
         if s is None:
             return False
         if s.readonly:
             message.warning(f"Read-only session: {s.message or 'changes are not possible'}")
             return False
-        if not self.win.review_session.ensure_annotator():
-            message.warning("No verdict recorded: an annotator name is needed")
+        if not self.win.review_session.has_annotator():
+            message.warning("No verdict recorded: an annotator name is needed "
+                            "(Review \u25b8 Annotator Name\u2026)", 8000)
             return False
         return True
 

@@ -37,6 +37,19 @@ SESSION_LANE = "session"  # its worker thread
 FOLLOW_MS = 1000  # how often a read-only window looks for the writer's changes
 
 
+
+def usable(session: ReviewStore) -> bool:
+    """Whether the settings every view reads (labels, families, blind) can be read; if not,
+    the session is closed and why told, before any view reads them (a damaged ``labels`` meta
+    was a traceback from a slot)."""
+    try:
+        session.labels, session.families, session.blind  # noqa: B018
+    except InputError as err:
+        session.close()
+        message.error(str(err))
+        return False
+    return True
+
 class ReviewSession(QObject):
     attached = Signal(object)  # the Session now reviewed, or None
     changed = Signal(object)  # a citeview.session.events.Change, after it was committed
@@ -51,9 +64,10 @@ class ReviewSession(QObject):
         self._follow = QTimer(self)  # read-only: follow the window that writes
         self._follow.setInterval(FOLLOW_MS)
         self._follow.timeout.connect(self.follow_now)
-        # Ask the annotator's name (a dialog; tests replace it).
+        # Ask the annotator's name (a dialog where one can be answered; tests replace it).
         self.prompt_annotator: Callable[[], str | None] = (
-            lambda: dialogs.back_to(win, dialogs.ask_annotator(win)))
+            lambda: dialogs.back_to(win, dialogs.ask_annotator(win)) if win.can_ask()
+            else None)
         # Another process has the session: True opens it read-only (a dialog; tests replace it).
         self.ask_in_use: Callable[[str], dialogs.InUse] = (
             lambda text: dialogs.session_in_use(win, text) if win.can_ask()
@@ -69,6 +83,21 @@ class ReviewSession(QObject):
     @property
     def annotator(self) -> str:
         return str(self.win.settings.value(ANNOTATOR_KEY, "") or "")
+
+    def ask_before_review(self) -> None:
+        """A review is about to start (an input is opened, before its first case shows): ask
+        the annotator's name now if none is kept, never later in the middle of typing
+        verdicts (a name box opened by the first verdict key took the keys typed after it).
+        Cancelled: the review goes on, and verdict keys say a name is needed."""
+        if not self.annotator:
+            self.ensure_annotator()
+
+    def has_annotator(self) -> bool:
+        """Whether verdicts can be recorded under a name (asks nothing)."""
+        name = self.annotator
+        if name and self.session is not None:
+            self.session.annotator = name
+        return bool(name)
 
     def ensure_annotator(self) -> bool:
         """Ask the annotator's name once (kept in QSettings); False when they cancel."""
@@ -119,6 +148,8 @@ class ReviewSession(QObject):
         except OSError as err:
             message.error(f"{path}: cannot keep a review session ({err.strerror or err})")
             return None
+        if not usable(session):
+            return None
         self.where = where
         return session
 
@@ -149,6 +180,8 @@ class ReviewSession(QObject):
                 session = self.win.sessions.open(made_path, annotator=self.annotator)
             except InputError as err:
                 message.error(str(err))
+                return
+            if not usable(session):
                 return
             self.where = where
             ready(session, cases)
@@ -215,9 +248,12 @@ class ReviewSession(QObject):
         if self.adapter is not None:
             self.adapter.detach()
             self.adapter = None
-        if self.session is not None:
-            self.session.close()
-        self.session = None
+        session, self.session = self.session, None
+        if session is not None:
+            try:
+                session.close()
+            except InputError as err:  # e.g. a full disk: told, never a traceback
+                message.error(str(err))
 
     def close(self) -> None:
         """The window closes: release the session and its lock."""
@@ -234,6 +270,7 @@ class ReviewSession(QObject):
             return
         self.where = "saved as"
         self.show_where()
+        message.info(f"Session saved as {path}: the review goes on in it", 10000)
 
     def show_where(self) -> None:
         """The label: the session's file name, where it is, read-only; its message told."""

@@ -201,14 +201,17 @@ class IssueRow:
 class CitationsModel(_RowsModel):
     """Citations (reading order) interleaved with answer diagnostics not tied to a citation."""
 
-    HEADERS = ("#", "Sources", "Locator", "Status", "Verdict", "Overlap hint", "Diagnostics")
+    HEADERS = ("#", "Sources", "Locator", "Status", "Verdict", "Overlap hint", "Diagnostics",
+               "Note")
     HEADER_TIPS = ("Citation number, reading order", "Cited source ids", "Locator",
                    "Resolution status", "Your verdict",
                    "Triage hint, never a verdict: share of the claim's content words found in "
                    "the cited text (best source). Paraphrase scores low; negation can score "
-                   "high.", "Lint findings")
+                   "high.", "Lint findings", "Your notes on the citation's sources (N)")
+    VERDICT_COLUMN = 4
     HINT_COLUMN = 5
     DIAGNOSTICS_COLUMN = 6
+    NOTE_COLUMN = 7
     blind = False  # hides lint findings and the support hint (agreement studies)
 
     def set_view(self, view: CaseView | None) -> None:
@@ -230,9 +233,12 @@ class CitationsModel(_RowsModel):
             values: tuple[tuple[str, Any], ...] = (
                 ("", 1e12 + d.start), ("", ""), ("", ""),
                 (d.severity.value, d.severity.rank), ("", ""), ("", -1.0),
-                (one_line(f"{d.code} {d.message}"), d.code),
+                (one_line(f"{d.code} {d.message}"), d.code), ("", ""),
             )
             return values[column]
+        if column == self.NOTE_COLUMN:
+            note = " | ".join(n for n in c.notes if n)
+            return one_line(note), note.casefold()
         if column == 0:
             return str(c.number), c.number
         if column == 1:
@@ -328,7 +334,8 @@ class CasesModel(_RowsModel):
         return row[0]
 
     def tooltip(self, row: tuple[int, str]) -> list[str]:
-        return [row[1]]
+        question = self._questions.get(row[0])  # the whole question (its column is narrow)
+        return [row[1], question] if question else [row[1]]
 
     def refresh_case(self, i: int) -> None:
         if 0 <= i < len(self._rows):
@@ -338,16 +345,43 @@ class CasesModel(_RowsModel):
 _STATE_ORDER = {"": "0", "not started": "0", "in progress": "1"}
 
 
-def fit_columns(table: QTableView, max_width: int = 260) -> None:
+def fit_columns(table: QTableView, max_width: int = 260,
+                shares: dict[int, float] | None = None) -> None:
     """Columns sized to their contents but never wider than ``max_width`` (the last one
-    stretches), so a long title does not push the table into horizontal scrolling."""
+    stretches), so a long title does not push the table into horizontal scrolling. ``shares``:
+    columns that take at most that part of a shown table (the rest is the last column's)."""
     table.resizeColumnsToContents()
     header = table.horizontalHeader()
+    width = table.viewport().width()
     if table.isVisible():  # a narrow list: no column takes more than 40% of it
-        max_width = min(max_width, max(60, table.viewport().width() * 2 // 5))
+        max_width = min(max_width, max(60, width * 2 // 5))
     for col in range(header.count() - 1):
-        if header.sectionSize(col) > max_width:
-            header.resizeSection(col, max_width)
+        cap = max_width
+        if shares and col in shares and table.isVisible():
+            cap = min(cap, max(60, int(width * shares[col])))
+        if header.sectionSize(col) > cap:
+            header.resizeSection(col, cap)
+
+
+def cell_text_width(table: QTableView, text: str) -> int:
+    """The column width that shows ``text`` whole in a cell of ``table`` (the item view's
+    text margins on both sides: ``QCommonStyle`` elides within them)."""
+    from PySide6.QtWidgets import QStyle
+
+    margin = table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
+    return table.fontMetrics().horizontalAdvance(text) + 2 * margin
+
+
+def widen_to_fit(table: QTableView, column: int, texts: Sequence[str],
+                 max_width: int = 320) -> None:
+    """Column ``column`` at least as wide as the widest of ``texts`` (up to ``max_width``):
+    a verdict reads whole ("partially supported", not "partially ...")."""
+    if not texts:
+        return
+    needed = min(max_width, max(cell_text_width(table, t) for t in texts) + 4)
+    header = table.horizontalHeader()
+    if header.sectionSize(column) < needed:
+        header.resizeSection(column, needed)
 
 
 _HAS_DISPLAY = QStyleOptionViewItem.ViewItemFeature.HasDisplay

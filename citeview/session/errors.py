@@ -43,6 +43,15 @@ def damaged(path: str, what: str) -> DamagedSession:
         "and export what can be read")
 
 
+def surrogate(path: str, err: UnicodeEncodeError, doing: str) -> SessionError:
+    """A text holding a lone surrogate (not Unicode text: SQLite stores UTF-8) as a one-line
+    :class:`SessionError`, not the library's ``UnicodeEncodeError``."""
+    bad = err.object[err.start:err.start + 1] if isinstance(err.object, str) else ""
+    code = f"U+{ord(bad):04X}" if bad else "a surrogate"
+    return SessionError(f"{path}: cannot {doing}: a text (a note, an annotator's name) holds a "
+                        f"lone surrogate ({code}), which is not Unicode text; nothing was changed")
+
+
 def one_line(err: BaseException) -> str:
     """``err`` as at most 200 characters on one line (its type's name when it says nothing)."""
     text = str(err) or type(err).__name__
@@ -68,6 +77,8 @@ def _as_damaged(err: Exception, path: str, keyed: bool) -> Exception:
     """The error a read raising ``err`` gives its caller (see :func:`read_errors`)."""
     if isinstance(err, SessionError) or (keyed and isinstance(err, KeyError)):
         return err
+    if isinstance(err, UnicodeEncodeError):  # what was asked for, not what the file holds
+        return surrogate(path, err, "look it up")
     return damaged(path, one_line(err))
 
 
@@ -111,5 +122,5 @@ def reading_by_id(method: Callable[..., _T]) -> Callable[..., _T]:
 
 __all__ = [
     "DamagedSession", "ReadOnlySession", "SessionError", "SessionInUse", "SessionWriteError",
-    "damaged", "one_line", "read_errors", "reading", "reading_by_id",
+    "damaged", "one_line", "read_errors", "reading", "reading_by_id", "surrogate",
 ]

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import sqlite3
+import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 from citeview.core.files import STDIN, STDIN_NAME, is_regular_file
 from citeview.core.inputs import SQLITE_MAGIC
-from citeview.session.errors import SessionError, SessionInUse
+from citeview.session.errors import SessionError, SessionInUse, damaged, one_line, surrogate
+from citeview.session.schema import checked
 
 
 def check_session_file(path: str) -> None:
@@ -50,7 +54,8 @@ def check_session_file(path: str) -> None:
 
 def connect(path: str, readonly: bool) -> sqlite3.Connection:
     """A connection to the session file at ``path`` (autocommit; foreign keys on; a writer's
-    commits synchronous=FULL). Read-only connections never write the file."""
+    commits synchronous=FULL). Read-only connections never write the file. A schema holding
+    anything citeview did not create is refused first (:mod:`citeview.session.schema`)."""
     if readonly:
         uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None)
@@ -64,6 +69,10 @@ def connect(path: str, readonly: bool) -> sqlite3.Connection:
     else:
         conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA busy_timeout = 10000")
+    try:  # before any statement of ours runs against the file: it is data, never code
+        checked(conn, path)
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a damaged schema's text
+        raise damaged(path, one_line(err)) from None
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:
         conn.execute("PRAGMA synchronous = FULL")
@@ -84,7 +93,7 @@ def refuse_if_open_elsewhere(path: str) -> None:
             row = conn.execute("SELECT pid, host, since, ident FROM lock WHERE id = 1").fetchone()
         finally:
             conn.close()
-    except (OSError, sqlite3.Error):
+    except (OSError, sqlite3.Error, UnicodeDecodeError, SessionError):
         return  # not a session we can read: nobody can be writing it through citeview
     if row is not None and process_alive(row[0], row[1], row[3]):
         raise SessionInUse(
@@ -110,15 +119,85 @@ def replacing(path: str, doing: str) -> Iterator[str]:
     is a :class:`SessionError` saying ``cannot {doing}``."""
     tmp = f"{path}.tmp-{os.getpid()}"
     _remove_db(tmp)
+    clean_stale_temps(os.path.dirname(os.path.abspath(path)))
     try:
+        _create_like(tmp, path)
         yield tmp
         replace_file(tmp, path)
     except sqlite3.Error as err:
         raise SessionError(f"{path}: cannot {doing} ({err})") from None
+    except UnicodeEncodeError as err:
+        raise surrogate(path, err, doing) from None
     except OSError as err:
         raise SessionError(f"{path}: cannot {doing} ({err.strerror or err})") from None
     finally:
         _remove_db(tmp)
+
+
+def _create_like(tmp: str, path: str) -> None:
+    """When ``path`` exists: ``tmp`` made empty with its mode, before SQLite writes a byte (and
+    SQLite gives the ``-wal``/``-shm`` the database's mode), so a 0600 session's copy is never
+    readable by others, not even while it is built."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)  # the bits the umask took away, too
+    finally:
+        os.close(fd)
+
+
+# NAME.tmp-PID (and its -wal, -shm, -journal): a session being built by process PID.
+_TEMP = re.compile(r"(?P<main>.+\.tmp-(?P<pid>\d+))(?:-wal|-shm|-journal)?")
+#: Leftovers untouched this long (and whose process is gone) are stale.
+STALE_AFTER = 60.0
+
+
+def clean_stale_temps(folder: str) -> list[str]:
+    """Remove what a process killed while it built a session left in ``folder`` (``NAME.tmp-PID``
+    and its ``-wal``/``-shm``/``-journal``): only when that process no longer runs here, the
+    file is an SQLite database (or empty), and nothing of it changed for :data:`STALE_AFTER`
+    seconds (a process on another machine sharing the folder may still be writing). Returns
+    the names removed."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        m = _TEMP.fullmatch(name)
+        if m is not None:
+            groups.setdefault(m["main"], []).append(name)
+    removed: list[str] = []
+    now = time.time()
+    for main, members in groups.items():
+        pid = int(_TEMP.fullmatch(main)["pid"])  # type: ignore[index]
+        if (not 0 < pid < 2**31 or pid == os.getpid()
+                or process_alive(pid, socket.gethostname(), "")):
+            continue
+        paths = [os.path.join(folder, n) for n in members]
+        try:
+            with open(os.path.join(folder, main), "rb") as fh:
+                head = fh.read(len(SQLITE_MAGIC))
+        except FileNotFoundError:
+            head = b""
+        except OSError:
+            continue
+        if head not in (b"", SQLITE_MAGIC):
+            continue  # not a session citeview was building
+        try:
+            if now - max(os.lstat(p).st_mtime for p in paths) < STALE_AFTER:
+                continue
+        except OSError:
+            continue
+        for p in paths:
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+                os.remove(p)
+                removed.append(os.path.basename(p))
+    return removed
 
 
 def _remove_db(path: str) -> None:
@@ -172,6 +251,6 @@ def process_alive(pid: int, host: str, ident: str) -> bool:
 
 
 __all__ = [
-    "check_session_file", "connect", "process_alive", "process_ident",
+    "check_session_file", "clean_stale_temps", "connect", "process_alive", "process_ident",
     "refuse_if_open_elsewhere", "replace_file", "replacing",
 ]

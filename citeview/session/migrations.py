@@ -125,7 +125,7 @@ def renumber_annotations(conn: sqlite3.Connection) -> None:
         rows = conn.execute(f"SELECT {cols} FROM annotations WHERE case_id = ?",
                             (case_id,)).fetchall()
         # ``extra`` carries the row id through re-attachment; the stored extra is put back.
-        anns = [Annotation(AnnotationKey(r[1], int(r[2]), r[3], r[4]), r[5], r[6], r[7], r[8],
+        anns = [Annotation(AnnotationKey(r[1], _number(r), r[3], r[4]), r[5], r[6], r[7], r[8],
                            r[9], bool(r[10]), bool(r[11]), {"rowid": r[0]}) for r in rows]
         stored_extra = {r[0]: r[12] for r in rows}
         result = reattach(anns, case_citations(case, families), same_answer=True)
@@ -140,6 +140,21 @@ def renumber_annotations(conn: sqlite3.Connection) -> None:
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (k.case_id, k.number, k.anchor, k.source_id, new.annotator, new.verdict, new.note,
                  new.timestamp, new.claim, int(new.recovered), int(new.orphaned), extra_json))
+
+
+def _number(row: tuple[object, ...]) -> int:
+    """An annotation row's citation number; a row holding anything else is damage (the
+    caller reports it as a damaged session, in one line)."""
+    number = row[2]
+    if isinstance(number, int):
+        return number
+    try:
+        if isinstance(number, str):
+            return int(number)
+    except ValueError:
+        pass
+    raise ValueError(f"annotation {row[0]} of case {row[1]!r}: the citation number is "
+                     f"{str(number)[:40]!r}, not a number")
 
 
 def _migration_2(conn: sqlite3.Connection) -> None:

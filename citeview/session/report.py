@@ -6,8 +6,9 @@ id): with ``annotator`` given, that annotator's; otherwise an adjudicated verdic
 (:data:`~citeview.session.merge.ADJUDICATED`) when there is one, else the most recent verdict.
 Recall is computed over the cases reviewed so far (a verdict on any citation, or marked done):
 cases nobody opened would only say "not yet". Annotations whose citation is gone (orphaned)
-are counted, not judged. The summary is built case by case: memory does not grow with the
-session.
+are counted, not judged. The summary is built case by case, and each case's annotations are
+read from a live cursor keeping one row per citation source: memory grows with neither the
+session nor a case's annotations.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from citeview import __version__
@@ -22,17 +24,19 @@ from citeview.core.diagnostics import RULES
 from citeview.core.metrics import (
     UNSUPPORTED,
     Recall,
+    answer_sentences,
     citation_recall,
     is_decided,
     precision_from_counts,
     unsupported_rates,
 )
+from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
 from citeview.session.jsonio import dumps_json
 from citeview.session.merge import ADJUDICATED
-from citeview.session.model import ReviewState
+from citeview.session.model import Annotation, ReviewState
 from citeview.session.protocol import ReviewStore
-from citeview.session.rows import ORPHANED, CaseRows, Row, iter_case_rows
+from citeview.session.rows import Row, iter_cases
 
 NO_VERDICT = "(no verdict)"
 UNRESOLVED = "unresolved"  # source kind of a citation whose source is not in the material
@@ -48,24 +52,86 @@ DEFINITIONS = {
 }
 
 
-def _pick(rows: Sequence[Row]) -> Row:
-    """The row whose verdict counts among several annotators' rows of one citation source."""
-    for r in rows:
-        if r.annotator == ADJUDICATED and r.verdict is not None:
-            return r
-    judged = [r for r in rows if r.verdict is not None]
-    if not judged:
-        return rows[0]
-    return max(judged, key=lambda r: r.timestamp)
+@dataclass(slots=True)
+class _Pick:
+    """The verdict that counts for one citation source, found while its annotations stream by
+    (the rows of one source are never all held): an adjudicated verdict, else the most recent
+    one, else the first annotation (a note without a verdict), else the unjudged row."""
+
+    base: Row
+    first: Annotation | None = None
+    adjudicated: Annotation | None = None
+    latest: Annotation | None = None
+
+    def add(self, a: Annotation) -> None:
+        if self.first is None:
+            self.first = a
+        if a.verdict is None:
+            return
+        if self.adjudicated is None and a.annotator == ADJUDICATED:
+            self.adjudicated = a
+        if self.latest is None or a.timestamp > self.latest.timestamp:
+            self.latest = a
+
+    def row(self) -> Row:
+        a = self.adjudicated or self.latest or self.first
+        if a is None:
+            return self.base
+        return replace(self.base, verdict=a.verdict, note=a.note, annotator=a.annotator,
+                       timestamp=a.timestamp)
 
 
-def _state(cr: CaseRows, annotator: str | None) -> ReviewState:
-    states = [r.state for r in cr.reviews if annotator is None or r.annotator == annotator]
-    if ReviewState.DONE in states:
-        return ReviewState.DONE
-    if ReviewState.IN_PROGRESS in states or cr.annotated:
-        return ReviewState.IN_PROGRESS
-    return ReviewState.NOT_STARTED
+@dataclass(slots=True)
+class CaseTally:
+    """What one case adds to the report: its size does not grow with its annotations (a
+    picked row per citation source, the annotators' names)."""
+
+    state: ReviewState
+    markers: int
+    lint_codes: list[str]
+    picks: list[Row]
+    annotators: set[str]
+    orphaned: int
+    sentences: list[tuple[int, ...]]
+
+
+def case_tally(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
+               annotator: str | None = None, sentences: bool = True) -> CaseTally:
+    """One case's part of the report, reading its annotations from a live cursor (a case with
+    2,000,000 annotations is never held in memory). The same rows as
+    :func:`~citeview.session.rows.case_rows`, grouped by (citation, anchor, source id)."""
+    analysed = session.analysed(case_id, policy)
+    picks: dict[tuple[int, str, str], _Pick] = {}
+    for c, scores in zip(analysed.citations, analysed.support, strict=True):
+        recovered = c.recovered.value if c.recovered is not None else None
+        for target, score in zip(c.targets, scores, strict=True):
+            key = (c.number, c.anchor, target.source_id)
+            if key not in picks:
+                kind = target.source.kind.value if target.source is not None else None
+                picks[key] = _Pick(Row(case_id, c.number, target.source_id, c.citation.locator,
+                                       target.status.value, (), c.claim_text, "", score,
+                                       source_kind=kind, recovered=recovered, anchor=c.anchor))
+    annotators: set[str] = set()
+    orphaned = 0
+    annotated = False
+    for a in session.iter_annotations(case_id, annotator=annotator):
+        annotated = True
+        if a.annotator:
+            annotators.add(a.annotator)
+        pick = None if a.orphaned else picks.get((a.key.number, a.key.anchor, a.key.source_id))
+        if pick is None:
+            orphaned += 1
+        else:
+            pick.add(a)
+    states = [r.state for r in session.reviews(case_id)
+              if annotator is None or r.annotator == annotator]
+    state = (ReviewState.DONE if ReviewState.DONE in states else ReviewState.IN_PROGRESS
+             if ReviewState.IN_PROGRESS in states or annotated else ReviewState.NOT_STARTED)
+    cits = [c.citation for c in analysed.citations]
+    sents = [tuple(number_at(i) for i in s.citations)
+             for s in answer_sentences(analysed.answer, cits)] if sentences else []
+    return CaseTally(state, len(analysed.citations), [d.code for d in analysed.lint.all],
+                     [p.row() for p in picks.values()], annotators, orphaned, sents)
 
 
 def summarize(session: ReviewStore, policy: Policy | None = None, *,
@@ -81,28 +147,20 @@ def summarize(session: ReviewStore, policy: Policy | None = None, *,
     recall = Recall()
     reviewed = markers = pairs = orphaned = cases = 0
     examples: list[dict[str, Any]] = []
-    for cr in iter_case_rows(session, policy, annotator=annotator, sentences=True,
-                             jobs=jobs):
+    for ct in iter_cases(session, case_tally, policy, annotator=annotator, sentences=True,
+                         jobs=jobs):
         cases += 1
-        markers += cr.citations
-        lint.update(cr.lint_codes)
-        state = _state(cr, annotator)
-        states[state.value] += 1
-        groups: dict[tuple[int, str, str], list[Row]] = {}
-        for r in cr.rows:
-            if r.annotator:
-                annotators.add(r.annotator)
-            if r.status == ORPHANED:
-                orphaned += 1
-                continue
-            groups.setdefault((r.number, r.anchor, r.source_id), []).append(r)
+        markers += ct.markers
+        lint.update(ct.lint_codes)
+        states[ct.state.value] += 1
+        annotators |= ct.annotators
+        orphaned += ct.orphaned
         by_number: dict[int, list[str | None]] = {}
         any_verdict = False
-        for (number, _anchor, _sid), rows in groups.items():
-            row = _pick(rows)
+        for row in ct.picks:
             pairs += 1
             verdicts[row.verdict if row.verdict is not None else NO_VERDICT] += 1
-            by_number.setdefault(number, []).append(row.verdict)
+            by_number.setdefault(row.number, []).append(row.verdict)
             if row.verdict is None:
                 continue
             any_verdict = True
@@ -115,11 +173,10 @@ def summarize(session: ReviewStore, policy: Policy | None = None, *,
                 examples.append({"case_id": row.case_id, "citation": row.number,
                                  "source_id": row.source_id, "claim": row.claim,
                                  "note": row.note, "annotator": row.annotator})
-        if any_verdict or state is ReviewState.DONE:
+        if any_verdict or ct.state is ReviewState.DONE:
             reviewed += 1
-            assert cr.sentences is not None
             recall = recall + citation_recall(
-                [v for n in sent for v in by_number.get(n, [None])] for sent in cr.sentences)
+                [v for n in sent for v in by_number.get(n, [None])] for sent in ct.sentences)
     kinds = ((k, v) for (k, v), n in kind_counts.items() for _ in range(n))
     labels = list(session.labels)
     verdict_table = {label: verdicts.get(label, 0) for label in labels}
@@ -307,4 +364,5 @@ def write_report(session: ReviewStore, out: IO[str], fmt: str = "text",
         out.write(render_text(summary))
 
 
-__all__ = ["DEFINITIONS", "render_html", "render_text", "summarize", "write_report"]
+__all__ = ["DEFINITIONS", "CaseTally", "case_tally", "render_html", "render_text", "summarize",
+           "write_report"]

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from citeview.core.metrics import answer_sentences
 from citeview.core.numbering import number_at
@@ -175,14 +175,28 @@ def iter_case_rows(session: ReviewStore, policy: Policy | None = None, *,
     """:func:`case_rows` for every case, in session order, a bounded number of cases in memory
     at a time. With ``jobs`` > 1 (``None``: :func:`default_jobs`) cases are worked out in that
     many processes, each reading the session file itself; the order stays the same."""
+    return iter_cases(session, case_rows, policy, annotator=annotator, sentences=sentences,
+                      jobs=jobs)
+
+
+_T = TypeVar("_T")
+CaseWork = Callable[..., _T]  # (session, case id, policy, *, annotator=, sentences=) -> result
+
+
+def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None = None, *,
+               annotator: str | None = None, sentences: bool = False,
+               jobs: int | None = 1) -> Iterator[_T]:
+    """``work(session, case_id, policy, annotator=, sentences=)`` for every case, in session
+    order, as :func:`iter_case_rows` does it (``work`` a module-level function: processes
+    are handed it by name)."""
     ids = session.case_ids()
     n_jobs = default_jobs(len(ids)) if jobs is None else jobs
     if n_jobs <= 1 or len(ids) <= _CHUNK or not isinstance(session, Session):
         for cid in ids:
-            yield case_rows(session, cid, policy, annotator=annotator, sentences=sentences)
+            yield work(session, cid, policy, annotator=annotator, sentences=sentences)
         return
     # Each worker reads the session file itself (a session that is no file is worked out here).
-    args = (session.path, policy, annotator, sentences)
+    args = (session.path, policy, annotator, sentences, work)
     chunks = (ids[k : k + _CHUNK] for k in range(0, len(ids), _CHUNK))
     yield from ordered_map(_rows_chunks, chunks, n_jobs, batch=1,
                            in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
@@ -193,14 +207,14 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(path: str, policy: Policy | None, annotator: str | None,
-                 sentences: bool) -> None:
+                 sentences: bool, work: CaseWork[Any]) -> None:
     _WORKER.update(session=Session.open(path, readonly=True), policy=policy,
-                   annotator=annotator, sentences=sentences)
+                   annotator=annotator, sentences=sentences, work=work)
 
 
-def _rows_chunks(chunks: list[list[str]]) -> list[CaseRows]:
+def _rows_chunks(chunks: list[list[str]]) -> list[Any]:
     w = _WORKER
-    return [case_rows(w["session"], cid, w["policy"], annotator=w["annotator"],
+    return [w["work"](w["session"], cid, w["policy"], annotator=w["annotator"],
                       sentences=w["sentences"]) for ids in chunks for cid in ids]
 
 

@@ -37,6 +37,7 @@ from citeview.session.errors import (
     damaged,
     one_line,
     reading,
+    surrogate,
 )
 from citeview.session.events import (
     Change,
@@ -64,6 +65,7 @@ from citeview.session.model import (
     DEFAULT_LABELS,
     now_iso,
 )
+from citeview.session.schema import harden
 
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
 KNOWN_META = ("name", "labels", "blind", "families", "created", "source")
@@ -79,8 +81,13 @@ def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
         conn.backup(mem)
     finally:
         conn.close()
-    mem.execute("PRAGMA foreign_keys = ON")
-    migrate(mem)
+    harden(mem)
+    try:
+        mem.execute("PRAGMA foreign_keys = ON")
+        migrate(mem)
+    except BaseException:
+        mem.close()
+        raise
     return mem
 
 
@@ -215,10 +222,18 @@ class SessionFile:
             if readonly and version < SCHEMA_VERSION:
                 conn = _upgraded_copy(conn)
             if not readonly:
-                if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
-                    raise SessionError(f"{path}: cannot use the WAL journal here")
-                migrate(conn)
+                try:
+                    if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
+                        raise SessionError(f"{path}: cannot use the WAL journal here")
+                    migrate(conn)  # a step that fails is rolled back: the file is as it was
+                except BaseException:
+                    conn.close()
+                    raise
+        except SessionError:  # (an InputError, so a ValueError: said as it is)
+            raise
         except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a damaged schema's text
+            raise damaged(path, one_line(err)) from None
+        except (ValueError, TypeError) as err:  # a migration met a row it cannot read
             raise damaged(path, one_line(err)) from None
         session = cls(conn, path, readonly=readonly, message=message, annotator=annotator)
         try:
@@ -268,8 +283,13 @@ class SessionFile:
         try:
             if not self.readonly:
                 self.conn.execute("DELETE FROM lock WHERE token = ?", (self._token,))
+        except sqlite3.Error as err:  # a full disk: the lock row stays, seen as stale later
+            raise SessionWriteError(
+                f"{self.path}: could not release the session at close ({one_line(err)}); every "
+                "verdict was saved before, and the next opening takes the session over") from None
         finally:
-            self.conn.close()
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
 
     def __enter__(self) -> Self:
         return self
@@ -355,6 +375,8 @@ class SessionFile:
                 raise
         except sqlite3.IntegrityError as err:
             raise SessionError(f"{self.path}: cannot store the change ({err})") from None
+        except UnicodeEncodeError as err:
+            raise surrogate(self.path, err, "store the change") from None
         except sqlite3.Error as err:
             raise SessionWriteError(
                 f"{self.path}: could not save the change ({one_line(err)}); it was not kept, "

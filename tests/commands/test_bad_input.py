@@ -305,3 +305,69 @@ def test_a_nul_byte_after_the_first_8_kib_is_binary(tmp_path: Path, command: str
     one_line_error(code, err, "binary file (contains NUL bytes), not text")
     code, out, _ = run(capsys, "lint", str(f))
     assert code == 1 and "CV504 unreadable-input binary file" in out
+
+
+# --------------------------------------------------------------------------- issue 25 #9
+
+
+def test_demo_with_an_unknown_case_is_the_line_a_file_gives(
+        capsys: pytest.CaptureFixture[str], _no_window: list) -> None:
+    demo = str(ROOT / "resources" / "demo" / "demo.jsonl")
+    code, _, from_file = run(capsys, demo, "--case", "nope")
+    one_line_error(code, from_file, f"--case nope: no such case in {demo}")
+    code, _, from_demo = run(capsys, "--demo", "--case", "nope")
+    assert code == 2 and from_demo == from_file
+    assert _no_window == []  # no window, empty or not, for either
+
+
+def test_an_unknown_option_shows_the_subcommands_usage(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as ex:
+        main(["resolve", "--jsno"])
+    assert ex.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: citeview resolve ") and "--json" in err
+    assert err.rstrip().endswith("citeview resolve: error: unrecognized arguments: --jsno")
+
+
+def test_citeview_help_lists_the_commands_and_helps_with_each(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: citeview ")
+    assert "  resolve " in out and "  report " in out and "no such file" not in out
+    assert main(["help", "export"]) == 0
+    assert capsys.readouterr().out.startswith("usage: citeview export ")
+    one_line_error(*run(capsys, "help", "exprot")[::2], "help exprot: no such command")
+
+
+def test_prompt_offers_no_input_size_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["prompt", "--help"])
+    assert "--max-input-size" not in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["lint", "--help"])  # a command that reads input keeps it
+    assert "--max-input-size" in capsys.readouterr().out
+    assert main(["prompt"]) == 0 and "cite" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["report", "export"])
+def test_report_and_export_on_a_dataset_point_to_its_session(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str) -> None:
+    data = tmp_path / "cases.jsonl"
+    data.write_text(json.dumps(case("c1", "Remote." + M("turn0file0", "L1"))) + "\n",
+                    encoding="utf-8")
+    session = tmp_path / "cases.citeview"
+    code, _, err = run(capsys, command, str(data))
+    one_line_error(code, err, "not a citeview session")
+    assert f"no review session yet: review it (citeview {data}) and its verdicts are kept " \
+           f"in {session}" in err
+    from citeview.core.inputs import load_input
+    from citeview.session import Session
+
+    ds = load_input(str(data))
+    Session.create(str(session), ds).close()
+    ds.close()
+    code, _, err = run(capsys, command, str(data))
+    one_line_error(code, err, f"its review session is {session}: citeview {command} {session}")
+    assert run(capsys, command, str(session))[0] == 0  # and that command works

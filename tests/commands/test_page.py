@@ -160,3 +160,111 @@ def test_model_html_loads_nothing_from_a_local_server(tmp_path: Path) -> None:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+# --------------------------------------------------------------------------- issue 25 #5
+
+
+def md_case() -> Case:
+    tool = (f"Citation Marker: {S}cite{D}turn0file0{T}\nTitle: Fares\n\n"
+            "[L1] Single rides cost $2.90.\n[L2] Monthly passes stay at $127.")
+    answer = (f"## Fares\n\nA **single ride** costs $2.90.{S}cite{D}turn0file0{D}L1{T}\n\n"
+              f"- Monthly passes stay at *$127*.{S}cite{D}turn0file0{D}L2{T}\n"
+              "- See [the site](https://evil.example/x) and ![a chart](https://evil.example/c.png)"
+              "\n\n`<b>code</b>`\n")
+    return Case("md", answer, "Fares?", tool_outputs=[tool])
+
+
+def test_the_answer_is_rendered_markdown_and_stays_inert() -> None:
+    page = render_page(analyse(md_case()))
+    body = page.split("</style>", 1)[1].rsplit("<script>", 1)[0]
+    plain = re.sub(r'</?span( class="cl[^"]*")?>', "", body)  # without the claims' spans
+    assert "<h2>Fares</h2>" in body and "<strong>single ride</strong>" in plain
+    assert "<li>" in body and "<em>$127</em>" in plain
+    assert "<code>&lt;b&gt;code&lt;/b&gt;</code>" in body
+    for raw in ("## ", "**", "- Monthly", "](https"):
+        assert raw not in body, raw
+    # Links keep their text, not their target; an image is its alt text: nothing to load.
+    assert '<span class="link">the site</span>' in body and "[image: a chart]" in body
+    assert "evil.example" not in body and "<img" not in body
+    # Chips in place, numbered from the analysis; each claim is wrapped in its class.
+    assert re.findall(r'id="chip-(\d+)"', body) == ["1", "2"]
+    claim1 = "".join(re.findall(r'<span class="cl cl-1">([^<]*)</span>', body))
+    assert claim1 == "A single ride costs $2.90."
+    claim2 = "".join(re.findall(r'<span class="cl cl-2">([^<]*)</span>', body))
+    assert "Monthly passes stay at" in claim2 and "$127" in claim2
+
+
+def test_a_dataset_page_holds_every_case_with_a_list(tmp_path: Path) -> None:
+    out = tmp_path / "all.html"
+    assert main(["page", str(DEMO), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    ids = [json.loads(line)["id"] for line in DEMO.read_text(encoding="utf-8").splitlines()]
+    assert len(ids) > 1
+    nav = page.split("<nav>", 1)[1].split("</nav>", 1)[0]
+    assert re.findall(r'href="#(k\d+)"', nav) == [f"k{k}" for k in range(len(ids))]
+    for k, cid in enumerate(ids):
+        assert cid in nav
+        section = page.split(f'id="k{k}" data-prefix="k{k}-">', 1)[1]
+        section = section.split('<div class="case', 1)[0]
+        assert section.count('class="chip') == len(analyse(demo_case(cid)).citations), cid
+    assert page.count('<div class="case shown"') == 1  # the first, until one is chosen
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_the_case_list_shows_one_case_and_its_chips_work(tmp_path: Path) -> None:
+    out = tmp_path / "all.html"
+    assert main(["page", str(DEMO), "-o", str(out)]) == 0
+    a = analyse(demo_case("demo-block-level"))
+    ids = [json.loads(line)["id"] for line in DEMO.read_text(encoding="utf-8").splitlines()]
+    k = ids.index("demo-block-level")
+    dom = dump_dom(tmp_path, f"{out.as_uri()}#k{k}", "case")
+    assert re.findall(r'<div class="case shown" id="(k\d+)"', dom) == [f"k{k}"]
+    assert re.findall(r'<a href="#(k\d+)" class="current"', dom) == [f"k{k}"]
+    dom = dump_dom(tmp_path, f"{out.as_uri()}#k{k}-c1", "chip")
+    assert re.findall(r'<div class="case shown" id="(k\d+)"', dom) == [f"k{k}"]
+    assert re.findall(r'class="chip[^"]*active[^"]*" id="(k\d+-chip-\d+)"', dom) == [
+        f"k{k}-chip-1"]
+    src = a.citations[0].targets[0].source
+    assert src is not None
+    i = [s.id for s in a.material.sources].index(src.id)
+    assert re.search(f'<section class="source cited" id="k{k}-s{i}">', dom)
+    assert 'class="line hl"' in dom
+
+
+def test_a_session_page_shows_verdicts_and_notes(tmp_path: Path) -> None:
+    from citeview.session import Session
+    from citeview.session.edits import annotation_edit, review_edit
+    from citeview.session.model import AnnotationKey, ReviewState
+
+    data = tmp_path / "two.jsonl"
+    data.write_text("".join(json.dumps(demo_case(cid).to_dict()) + "\n"
+                            for cid in ("demo-line-level", "demo-block-level")), encoding="utf-8")
+    path = tmp_path / "two.citeview"
+    from citeview.core.inputs import load_input
+
+    ds = load_input(str(data))
+    s = Session.create(str(path), ds, annotator="alice")
+    ds.close()
+    c = s.analysed("demo-line-level").citations[1]
+    key = AnnotationKey("demo-line-level", c.number, c.anchor, c.source_ids[0])
+    annotation_edit(s, key, verdict="partially supported", note="<b>fare</b> is per 30 min",
+                    claim=c.claim_text).do()
+    review_edit(s, "demo-line-level", state=ReviewState.DONE, note="fares checked").do()
+    s.close()
+    out = tmp_path / "p.html"
+    assert main(["page", str(path), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    row = re.search(r'<tr data-c="2">(.*?)</tr>', page, re.S)
+    assert row is not None
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
+    assert cells == ["2", c.source_ids[0], "partially supported",
+                     "&lt;b&gt;fare&lt;/b&gt; is per 30 min", "alice"]
+    assert "Case reviewed by alice: done · <span class=\"note\">fares checked</span>" in page
+    assert re.search(r'class="chip judged" id="k0-chip-2"', page)
+    assert not re.search(r'class="chip[^"]*judged[^"]*" id="k0-chip-1"', page)
+    n = len(analyse(demo_case("demo-line-level")).citations)
+    assert f"1/{n} judged" in page.split("</nav>")[0]
+    if CHROMIUM is not None:  # the verdict's row lights up with its chip
+        dom = dump_dom(tmp_path, f"{out.as_uri()}#k0-c2", "session")
+        assert re.search(r'<tr data-c="2" class="active">', dom)

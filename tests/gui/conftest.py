@@ -129,3 +129,13 @@ def source_view(qtbot):  # type: ignore[no-untyped-def]
     view.show()
     qtbot.waitExposed(view)
     return view
+
+
+def reviewer_home(home: Path, name: str = "qa") -> Path:
+    """A fresh home (for :class:`tests.gui.xserver.App`) whose settings already hold an
+    annotator's name: citeview asks a new reviewer's name before the first case shows, and a
+    test about something else must not wait behind that box."""
+    folder = home / ".config" / "citeview"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "citeview.conf").write_text(f"[review]\nannotator={name}\n", encoding="utf-8")
+    return home

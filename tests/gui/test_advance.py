@@ -427,14 +427,26 @@ def test_copy_answer_as_text_markdown_html_and_raw(qtbot, tmp_path, dataset,
 
 
 def test_the_first_verdict_after_the_name_prompt_counts_for_that_annotator(
-        qtbot, tmp_path, dataset, open_window) -> None:
-    win = open_window(settings(tmp_path, name=None), dataset)  # fresh settings: no name yet
-    win.review_session.prompt_annotator = lambda: "qa"
+        qtbot, tmp_path, dataset, new_window, messages) -> None:
+    # (The name is asked when the input is opened now, not by the first verdict key: #25.)
+    win = new_window(settings(tmp_path, name=None))  # fresh settings: no name yet
+    asked = []
+
+    def prompt() -> str:
+        asked.append(win.view)  # what the window showed when the box was up
+        return "qa"
+
+    win.review_session.prompt_annotator = prompt
+    assert win.open_path(str(dataset)), messages.errors
+    ready(qtbot, win)
+    assert asked == [None]  # asked once, before the first case showed
     press(qtbot, win, K.Key_1)
     assert "Citations judged 1/" in win.progress_label.text()
     assert "qa" in win.progress_label.text()
     assert win.progress.case_state("handbook-line-level") is ReviewState.IN_PROGRESS
     assert "in progress" in win.review.case_label.text()
+    press(qtbot, win, K.Key_1)
+    assert len(asked) == 1  # never again while typing verdicts
 
 
 def test_what_the_model_saw_shows_material_and_recommended_instructions(
@@ -446,11 +458,39 @@ def test_what_the_model_saw_shows_material_and_recommended_instructions(
     dlg = win.show_model_input()
     text = dlg.view.toPlainText()
     assert "recommended by citeview prompt" in text
-    assert win.view.case.tool_outputs[0] in text  # the material exactly as given
+    from citeview.core.model_input import model_input
+    from citeview.lexers import visible_markers
+
+    exact = model_input(win.view.case).text()
+    assert win.view.case.tool_outputs[0] in exact  # the material exactly as given,
+    assert visible_markers(win.view.case.tool_outputs[0])[0] in text  # its markers visible
     assert win.view.case.question in text
     copy = [b for b in dlg.findChildren(QPushButton) if b.text() == "Copy All"][0]
     copy.click()
-    assert QGuiApplication.clipboard().text() == text
+    # Copied exactly as the model saw it (markers and all); shown with the markers visible.
+    assert QGuiApplication.clipboard().text() == exact
+    assert text == visible_markers(exact)[0]
+    dlg.close()
+
+
+def test_what_the_model_saw_shows_markers_as_the_raw_view_does_and_copies_them_exactly(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    from PySide6.QtGui import QGuiApplication, QTextCursor
+
+    win = open_window(settings(tmp_path, advance=False), dataset)
+    win.view.case.extra["instructions"] = (
+        "Cite like this: \ue200cite\ue202turn0file0\ue202L8-L13\ue201.")
+    dlg = win.show_model_input()
+    shown = dlg.view.toPlainText()
+    assert "\u27e6cite|turn0file0|L8-L13\u27e7" in shown  # not three empty boxes
+    assert not {"\ue200", "\ue201", "\ue202"} & set(shown)
+    start = shown.index("\u27e6")
+    cursor = dlg.view.textCursor()
+    cursor.setPosition(start)
+    cursor.setPosition(shown.index("\u27e7") + 1, QTextCursor.MoveMode.KeepAnchor)
+    dlg.view.setTextCursor(cursor)
+    dlg.view.copy()  # a selection copied: the exact marker the model was shown
+    assert QGuiApplication.clipboard().text() == "\ue200cite\ue202turn0file0\ue202L8-L13\ue201"
     dlg.close()
 
 
@@ -539,3 +579,94 @@ def test_the_next_case_is_built_ahead_only_after_the_shown_one_is_painted(
     assert f"paint {THREE[1]}" in order
     assert order.index(f"paint {THREE[1]}") < order.index(f"build {THREE[2]}")
     win.answer.viewport().removeEventFilter(watch)
+
+
+
+def test_resume_lands_on_the_one_unjudged_citation_of_the_last_case_wherever_it_is(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    """Every source judged but citation 3's of the last case: opening the session again shows
+    that citation, not citation 1 of the case."""
+    s = settings(tmp_path)
+    win = open_window(s, dataset)
+    for k in (K.Key_1,) * 7:  # cases 1 and 2 done; the last case's citations 1 and 2
+        press(qtbot, win, k)
+        ready(qtbot, win)
+    assert where(win) == ("transit-multi-turn", 2, 0)
+    press(qtbot, win, K.Key_J)  # citation 3 left for later
+    press(qtbot, win, K.Key_1)  # citation 4 judged: moves back to citation 3
+    assert where(win) == ("transit-multi-turn", 2, 0)
+    assert win.progress.case_state("transit-multi-turn") is not ReviewState.DONE
+    win.close()
+    again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
+    qtbot.wait(300)  # nothing moves it afterwards
+    assert where(again) == ("transit-multi-turn", 2, 0)
+
+
+def test_resume_when_every_case_is_done_lands_on_the_unjudged_citation_of_the_last_case(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    """The last case marked done with citation 3 unjudged (Ctrl+Enter twice): resuming shows
+    citation 3, not citation 1."""
+    s = settings(tmp_path)
+    win = open_window(s, dataset)
+    for k in (K.Key_1,) * 7:
+        press(qtbot, win, k)
+        ready(qtbot, win)
+    press(qtbot, win, K.Key_J)
+    press(qtbot, win, K.Key_1)
+    press(qtbot, win, K.Key_Return, CTRL)
+    press(qtbot, win, K.Key_Return, CTRL)
+    assert win.progress.case_state("transit-multi-turn") is ReviewState.DONE
+    win.close()
+    again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
+    qtbot.wait(300)
+    assert where(again) == ("transit-multi-turn", 2, 0)
+
+
+def test_a_cancelled_name_box_is_not_opened_again_by_verdict_keys(
+        qtbot, tmp_path, dataset, new_window, messages) -> None:
+    win = new_window(settings(tmp_path, name=None))
+    asked = []
+    win.review_session.prompt_annotator = lambda: asked.append(1)  # cancelled: None
+    assert win.open_path(str(dataset)), messages.errors
+    ready(qtbot, win)
+    assert asked == [1]
+    for _ in range(3):
+        press(qtbot, win, K.Key_1)
+    assert asked == [1]  # no box in the middle of typing verdicts
+    assert win.review.session.annotations() == []
+    assert "an annotator name is needed" in " ".join(messages.texts)
+    win.review_session.prompt_annotator = lambda: "qa"
+    win.review.annotator_action.trigger()  # Review > Annotator Name..., then the keys work
+    press(qtbot, win, K.Key_1)
+    assert [a.annotator for a in win.review.session.annotations()] == ["qa"]
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support")
+def test_keys_typed_before_the_name_box_appeared_never_land_in_it(qtbot) -> None:
+    from PySide6.QtWidgets import QLineEdit
+
+    from citeview.gui.dialogs import SETTLE_MS, annotator_dialog
+
+    dlg = annotator_dialog(None)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    edit = dlg.findChild(QLineEdit)
+    qtbot.keyClicks(edit, "1111")  # verdict keys still on their way as the box shows
+    assert dlg.textValue() == ""
+    qtbot.wait(SETTLE_MS + 100)
+    qtbot.keyClicks(edit, "qa")
+    assert dlg.textValue() == "qa"
+
+
+def test_resume_lands_on_the_last_citation_of_the_last_case_when_only_it_is_unjudged(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    s = settings(tmp_path)
+    win = open_window(s, dataset)
+    for k in (K.Key_1,) * 8:  # everything but the last case's citation 4
+        press(qtbot, win, k)
+        ready(qtbot, win)
+    assert where(win) == ("transit-multi-turn", 3, 0)
+    win.close()
+    again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
+    qtbot.wait(300)
+    assert where(again) == ("transit-multi-turn", 3, 0)

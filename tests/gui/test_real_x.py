@@ -14,6 +14,7 @@ from citeview.core.analysis import analyse
 from citeview.core.inputs import load_input
 from citeview.core.policy import Policy
 from tests.conftest import load_sample
+from tests.gui.conftest import reviewer_home
 from tests.gui.xserver import App, xvfb
 
 pytestmark = pytest.mark.slow
@@ -47,6 +48,12 @@ def test_thirty_cases_reviewed_with_the_keyboard_alone_at_under_1_2_keys_per_ver
     with xvfb() as display:
         app = App(display, tmp_path / "home", str(data))
         try:
+            # Fresh settings: the annotator's name is asked once, before the first case shows.
+            app.wait(lambda: len(app.windows("Annotator")) > 0, what="the annotator prompt")
+            time.sleep(0.6)
+            app.type("qa")
+            app.key("Return")
+            app.wait(lambda: not app.windows("Annotator"), what="the prompt to close")
             app.wait(lambda: app.title().startswith("c00-"), what="the first case")
             time.sleep(1)  # a reviewer reads the first answer before the first key
             given = 0
@@ -59,12 +66,6 @@ def test_thirty_cases_reviewed_with_the_keyboard_alone_at_under_1_2_keys_per_ver
                 for _ in range(n):
                     app.key("1")
                     given += 1
-                    if given == 1:  # fresh settings: the annotator's name is asked once
-                        app.wait(lambda: len(app.windows("Annotator")) > 0,
-                                 what="the annotator prompt")
-                        app.type("qa")
-                        app.key("Return")
-                        app.wait(lambda: not app.windows("Annotator"), what="the prompt to close")
         finally:
             app.wait(lambda: True)
             out = app.quit()
@@ -120,7 +121,7 @@ def test_a_chip_clicked_with_the_mouse_looks_as_when_reached_with_the_keyboard(
     data = tmp_path / "transit.case.json"
     data.write_bytes(case.read_bytes())
     with xvfb("1280x800") as display:
-        app = App(display, tmp_path / "home", str(data))
+        app = App(display, reviewer_home(tmp_path / "home"), str(data))
         try:
             app.wait(lambda: app.title().startswith("transit"), what="the case")
             time.sleep(1.5)
@@ -161,7 +162,7 @@ def test_the_first_case_shows_on_every_start(tmp_path: Path) -> None:
             data = tmp_path / f"run{k}" / "transit.case.json"
             data.parent.mkdir()
             data.write_bytes(case.read_bytes())
-            app = App(display, tmp_path / f"home{k}", str(data))
+            app = App(display, reviewer_home(tmp_path / f"home{k}"), str(data))
             try:
                 app.wait(lambda a=app: a.title().startswith("transit"), what="the case")
                 time.sleep(0.8)

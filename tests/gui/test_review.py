@@ -179,21 +179,25 @@ def test_annotate_three_cases_with_the_keyboard_alone_then_resume(qtbot, tmp_pat
 def test_the_annotator_is_asked_once_and_remembered(qtbot, tmp_path, dataset,
                                                     open_window) -> None:
     settings = make_settings(tmp_path, name=None)
-    win = open_window(settings, dataset)
+    win = open_window(settings)
     asked: list[int] = []
 
     def ask() -> str:
         asked.append(1)
         return "bo"
     win.review_session.prompt_annotator = ask
+    assert win.open_path(str(dataset))  # asked here, before the first case shows (#25)
+    ready(qtbot, win)
     key(qtbot, win, K.Key_1)
     key(qtbot, win, K.Key_J)
     key(qtbot, win, K.Key_2)
     assert asked == [1]
     assert [a.annotator for a in win.review.session.annotations()] == ["bo", "bo"]
     win.close()
-    again = open_window(QSettings(settings.fileName(), QSettings.Format.IniFormat), dataset)
+    again = open_window(QSettings(settings.fileName(), QSettings.Format.IniFormat))
     again.review_session.prompt_annotator = lambda: pytest.fail("asked again")  # type: ignore[assignment]
+    assert again.open_path(str(dataset))
+    ready(qtbot, again)
     key(qtbot, again, K.Key_3)
     assert again.review.session.annotation(again.review.key()[0]).annotator == "bo"
 

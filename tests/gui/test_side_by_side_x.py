@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.gui.conftest import reviewer_home
 from tests.gui.test_side_by_side import long_case
 from tests.gui.xserver import App, xvfb
 
@@ -22,7 +23,7 @@ def test_scrolling_both_panes_resizing_and_switching_cases_in_x(tmp_path: Path) 
                                        ensure_ascii=False) + "\n" for k in range(3)),
                     encoding="utf-8")
     with xvfb("1024x640") as display:
-        app = App(display, tmp_path / "home", str(data))
+        app = App(display, reviewer_home(tmp_path / "home"), str(data))
         try:
             app.wait(lambda: app.title().startswith("long-0"), what="the first case")
             time.sleep(0.5)

@@ -22,11 +22,14 @@ def test_permanent_labels_give_way_to_the_message_after_a_resize(qtbot, tmp_path
     win.resize(1024, 640)
     qtbot.waitUntil(lambda: win.statusBar().width() <= 1024)
     bar = win.statusBar()
-    qtbot.waitUntil(lambda: sum(w.width() for w in (win.counts_label, win.progress_label,
+    # (The case's counts are in the citations table's header since #25, not in the bar.)
+    assert win.counts_label.parentWidget() is not bar
+    qtbot.waitUntil(lambda: sum(w.width() for w in (win.progress_label,
                                                     win.review_session.label)) <= 0.7 * bar.width())
 
     def left() -> int:
-        return min(w.x() for w in (win.counts_label, win.progress_label) if w.isVisible())
+        return min(w.x() for w in (win.progress_label, win.review_session.label)
+                   if w.isVisible())
 
     # 40% of the bar, at least, for the message, once the bar is laid out again
     qtbot.waitUntil(lambda: left() >= 0.4 * bar.width())
@@ -95,6 +98,36 @@ def test_the_ctrl_enter_warning_fits_the_status_bar_at_1024_pixels(
     text = bar.currentMessage()
     assert "not judged" in text
     qtbot.wait(50)
-    left = min(w.x() for w in (win.counts_label, win.progress_label) if w.isVisible())
+    # (the status bar's labels: the case's counts are in the citations header since #25)
+    left = min(w.x() for w in (win.progress_label, win.review_session.label) if w.isVisible())
     # (with room to spare: a real X server's font measured wider than the offscreen one)
     assert bar.fontMetrics().horizontalAdvance(text) * 1.1 + 12 <= left, (text, left)
+
+
+def test_counts_say_what_they_count_on_a_case_with_only_warnings(qtbot, new_window,
+                                                                  tmp_path) -> None:
+    """Every citation of CV306's case carries its warning and none has a problem: the bar says
+    so ("0 with a problem", the warnings counted as lint warnings), never a bare "0 problems"."""
+    import json
+    from pathlib import Path
+
+    from citeview.core.cases import Case
+    from citeview.core.datasets import ListDataset
+    from citeview.gui.readback import is_settled
+
+    path = (Path(__file__).parents[1] / "data" / "lint"
+            / "CV306-citations-grouped-at-end.case.json")
+    case = Case.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    win = new_window(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    win.open_dataset(ListDataset([case]), citation=0)
+    qtbot.waitUntil(lambda: is_settled(win) and "lint:" in win.counts_label.text(),
+                    timeout=5000)
+    cits = win.view.citations
+    assert cits and all(any(d.code == "CV306" for d in c.diagnostics) for c in cits)
+    assert not any(c.problem for c in cits)
+    text = win.counts_label.text()
+    warnings = win.view.counts()["warnings"]
+    assert warnings >= 1
+    assert plural(len(cits), "citation") + ", 0 with a problem" in text
+    assert f"lint: 0 errors, {plural(warnings, 'warning')}" in text
+    assert "0 problems" not in text

@@ -7,6 +7,7 @@ straight to a widget and skip X's focus routing; these go through the X server.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -37,30 +38,98 @@ def _free_display() -> int:
     pytest.skip("no free X display number")
 
 
+# How long one Xvfb may take to answer, and all attempts together: generous, as the machine
+# may be busy (2 cores shared with other work); bounded, so a broken server fails the test.
+ANSWER_TIMEOUT = 60.0
+TOTAL_TIMEOUT = 150.0
+ATTEMPTS = 4
+
+
+def display_answers(display: str, timeout: float = 10.0) -> bool:
+    """Whether the X server of ``display`` answers a client (``xdotool getdisplaygeometry``)."""
+    env = {k: v for k, v in os.environ.items() if k != "XAUTHORITY"}
+    try:
+        return subprocess.run(["xdotool", "getdisplaygeometry"], env={**env, "DISPLAY": display},
+                              capture_output=True, timeout=timeout).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def _start_xvfb(display: str, size: str, deadline: float) -> tuple[subprocess.Popen[bytes] | None,
+                                                                       str]:
+    """Xvfb on ``display``, once it is ready (``-displayfd``: it writes the display number
+    when it listens) and a client's request is answered; ``(None, why)`` when it is not by
+    ``deadline`` (the server is stopped)."""
+    import select
+    import tempfile
+
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in the finally below)
+    ready_r, ready_w = os.pipe()
+    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{size}x24", "-nolisten", "tcp",
+                             "-ac", "-noreset", "-displayfd", str(ready_w)], pass_fds=(ready_w,),
+                            stdout=subprocess.DEVNULL, stderr=log)
+    os.close(ready_w)
+    why = ""
+    try:
+        told = b""
+        while proc.poll() is None and not told.strip() and time.monotonic() < deadline:
+            readable, _, _ = select.select([ready_r], [], [], 0.2)
+            if readable:
+                chunk = os.read(ready_r, 64)
+                if not chunk:
+                    break  # it closed the pipe without saying: it is going down
+                told += chunk
+        # Only our own server's word counts: another server holding this number answers
+        # the probe too, while ours is still on its way out.
+        ours = told.strip() == display[1:].encode("ascii")
+        while ours and proc.poll() is None and time.monotonic() < deadline:
+            if display_answers(display, timeout=max(1.0, min(10.0, deadline - time.monotonic()))):
+                return proc, ""
+            time.sleep(0.1)
+        if ours and proc.poll() is None:
+            why = f"Xvfb {display} did not answer within {ANSWER_TIMEOUT:.0f} s"
+        elif not told and proc.poll() is None:
+            why = f"Xvfb {display} was not ready within {ANSWER_TIMEOUT:.0f} s"
+        else:  # it went down (its display was taken, or it failed): say what it said
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(5)
+            log.seek(0)
+            last = log.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+            why = f"Xvfb {display} exited ({proc.returncode}): {' '.join(last)}"
+    finally:
+        os.close(ready_r)
+        log.close()
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+    return None, why
+
+
 @contextmanager
 def xvfb(size: str = "1280x800") -> Iterator[str]:
-    """A fresh Xvfb of our own; yields its DISPLAY (":N") once it answers. Another test run
-    may pick the same free number at the same moment: a server that does not stay up (its
-    display was taken) is given up for the next number."""
+    """A fresh Xvfb of our own; yields its DISPLAY (":N") only once a client's request there is
+    answered (not after a fixed wait: on a busy machine the server may take long to start).
+    A server that exits (another run took its display number at the same moment) or does not
+    answer in time is stopped and another number tried; when none answers the test fails,
+    saying why."""
     skip_without_x()
-    env = {k: v for k, v in os.environ.items() if k != "XAUTHORITY"}
-    for _attempt in range(8):
-        display = f":{_free_display()}"
-        proc = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{size}x24", "-nolisten",
-                                 "tcp", "-ac"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while (proc.poll() is None and time.monotonic() < deadline
-               and subprocess.run(["xdotool", "getmouselocation"],
-                                  env={**env, "DISPLAY": display},
-                                  capture_output=True).returncode != 0):
-            time.sleep(0.05)
-        time.sleep(0.3)
-        if proc.poll() is None:  # ours, and still up
+    end = time.monotonic() + TOTAL_TIMEOUT
+    tried: list[str] = []
+    proc: subprocess.Popen[bytes] | None = None
+    for _attempt in range(ATTEMPTS):
+        if time.monotonic() >= end:
             break
-        proc.wait()
-    else:
-        pytest.fail("no Xvfb of our own could start")
+        display = f":{_free_display()}"
+        proc, why = _start_xvfb(display, size, min(end, time.monotonic() + ANSWER_TIMEOUT))
+        if proc is not None:
+            break
+        tried.append(why)
+    if proc is None:
+        pytest.fail("no Xvfb of our own answered: " + "; ".join(tried))
     try:
         yield display
     finally:

@@ -74,3 +74,36 @@ def test_a_damaged_case_id_is_never_a_key_error(tmp_path: Path, dataset: ListDat
             outcomes.add(err_text)
     # A listed case that cannot be found is damage (it was a KeyError, a traceback in export).
     assert "is listed but cannot be read" in " ".join(outcomes)
+
+
+DAMAGED_V2 = Path(__file__).parent.parent / "data" / "sessions" / "damaged-v2.citeview"
+
+
+@pytest.mark.parametrize("command", ["report", "export"])
+def test_an_older_session_with_text_for_a_citation_number_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str) -> None:
+    """A schema-2 session (upgraded on open) whose annotation rows hold ``'abc'`` where the
+    citation number belongs (made by ``tests/data/sessions/make_damaged_v2.py.txt``): the
+    upgrade cannot place those verdicts, and says so in one line, not a traceback."""
+    path = tmp_path / "old.citeview"
+    path.write_bytes(DAMAGED_V2.read_bytes())
+    out = tmp_path / "out"
+    assert main([command, str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"citeview: error: {path}: damaged session (")
+    assert "citation number is 'abc', not a number" in err
+    assert not out.exists()
+
+
+def test_a_failed_upgrade_leaves_the_older_session_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "old.citeview"
+    path.write_bytes(DAMAGED_V2.read_bytes())
+    with pytest.raises(DamagedSession, match="not a number"):
+        Session.open(str(path), annotator="alice")  # writable: the upgrade is rolled back
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert [r[0] for r in conn.execute("SELECT number FROM annotations")] == ["abc"] * 3
+    finally:
+        conn.close()

@@ -49,6 +49,7 @@ class _Doc:
     kind: str  # text, pdf, content, opaque
     breaks: BreakMap | None = None
     pages: tuple[str, ...] | None = None  # PDF page texts ("" : no text layer)
+    unread: frozenset[int] = frozenset()  # PDF pages with too much text to read (1-based)
     blocks: list[str] = field(default_factory=list)
     reason: str = ""  # why its text cannot be checked
     excerpts: Excerpts | None = None
@@ -150,7 +151,7 @@ def _document(r: Reader, block: Mapping[str, Any], where: str, n: int, read_pdf:
             doc = _Doc(src, "opaque", reason=f"the PDF's text could not be read: {found.reason}")
             doc.excerpts = Excerpts(src)
             return doc
-        return _Doc(src, "pdf", pages=found.pages)
+        return _Doc(src, "pdf", pages=found.pages, unread=found.unread)
     if stype == "base64" and media.startswith("text/"):
         raw = decode_base64(r.text(source, "data", f"{where}.source") or "")
         try:
@@ -439,6 +440,9 @@ def _page_target(doc: _Doc, a: int, b: int, cited: str | None, problems: list[Pr
         which = ", ".join(str(n) for n in blank)
         reason = f"page {which} has no text layer" if len(blank) == 1 else \
             f"pages {which} have no text layer"
+        if all(n in doc.unread for n in blank):
+            reason = (f"page {which} has" if len(blank) == 1 else f"pages {which} have") + \
+                " too much text to read (too many text operators)"
         problems.append(Problem("CV608", f"page_location in {src.id}: {reason}; the provider's "
                                 "cited text is shown, not checked"))
         return Target(src.id, src, Status.UNCHECKED, (), span,

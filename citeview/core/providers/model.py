@@ -18,7 +18,7 @@ Provider input is untrusted JSON: :class:`Reader` checks every value it uses and
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -323,19 +323,61 @@ def check_overlaps(citations: Sequence[ProviderCitation]) -> None:
             continue
         seen[key] = i
     spans = sorted((c.claim, i) for i, c in enumerate(citations) if c.claim[1] > c.claim[0])
-    reported: set[int] = set()
-    for k, ((s, e), _) in enumerate(spans):
-        for (s2, e2), j in spans[k + 1:]:
-            if s2 >= e:
-                break
-            if s < s2 < e < e2 and j not in reported:
-                reported.add(j)
-                citations[j].problems.append(Problem(
-                    "CV607", f"the claim ({s2}-{e2}) crosses the claim of another citation "
-                    f"({s}-{e})"))
+    for j, k in crossings([claim for claim, _ in spans]).items():
+        (s, e), (s2, e2) = spans[k][0], spans[j][0]
+        citations[spans[j][1]].problems.append(Problem(
+            "CV607", f"the claim ({s2}-{e2}) crosses the claim of another citation ({s}-{e})"))
+
+
+def crossings(spans: Sequence[tuple[int, int]]) -> dict[int, int]:
+    """For ``spans`` sorted (by start, then end), each ``j`` whose span crosses an earlier
+    one's (``s < s2 < e < e2``), mapped to the first such ``k`` in that order.
+
+    A sweep by start, O(n log n): the spans started before ``s2`` go into a minimum tree over
+    their (ranked) ends; the first crossing one is the least position among those ending
+    strictly inside ``(s2, e2)``. Positions go in rising, so a node that holds one keeps it."""
+    n = len(spans)
+    ends = sorted({e for _, e in spans})
+    rank = {e: r for r, e in enumerate(ends)}
+    size = 1
+    while size < len(ends):
+        size *= 2
+    none = n  # past every position
+    tree = [none] * (2 * size)
+    found: dict[int, int] = {}
+    k = 0
+    while k < n:
+        start = spans[k][0]
+        group = k
+        while group < n and spans[group][0] == start:
+            group += 1
+        for j in range(k, group):  # queried before any span with the same start goes in
+            s2, e2 = spans[j]
+            lo, hi = bisect_right(ends, s2) + size, bisect_left(ends, e2) + size
+            best = none
+            while lo < hi:  # the least position over the ranked ends [lo, hi)
+                if lo & 1:
+                    if tree[lo] < best:
+                        best = tree[lo]
+                    lo += 1
+                if hi & 1:
+                    hi -= 1
+                    if tree[hi] < best:
+                        best = tree[hi]
+                lo >>= 1
+                hi >>= 1
+            if best != none:
+                found[j] = best
+        for j in range(k, group):
+            node = rank[spans[j][1]] + size
+            while node and tree[node] == none:
+                tree[node] = j
+                node >>= 1
+        k = group
+    return found
 
 
 __all__ = ["BreakMap", "Excerpts", "Problem", "ProviderCitation", "ProviderReading", "Reader",
-           "Utf8Offsets", "check_overlaps", "clamp_span", "clip", "join", "lines_of",
+           "Utf8Offsets", "check_overlaps", "clamp_span", "clip", "crossings", "join", "lines_of",
            "missing_target", "norm_ws", "source_dict", "text_source", "trim_span", "type_name",
            "whole_target"]
