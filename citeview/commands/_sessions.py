@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shlex
 
-from citeview.core.inputs import SQLITE_MAGIC
+from citeview.core.inputs import starts_as_sqlite
 from citeview.session.errors import SessionError
 from citeview.session.location import session_location
 from citeview.session.protocol import ReviewStore, SessionBackend
@@ -39,14 +39,8 @@ def open_readonly(path: str, command: str) -> ReviewStore:
 def session_hint(path: str, command: str) -> str | None:
     """Where the review session of the input at ``path`` is (``citeview COMMAND SESSION``), or
     how to make one; None when ``path`` is not a readable file of another kind."""
-    try:
-        if not os.path.isfile(path):
-            return None
-        with open(path, "rb") as fh:
-            if fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC:
-                return None  # an SQLite file: a session or not, there is no input to point from
-    except OSError:
-        return None
+    if not (os.path.isfile(path) and os.access(path, os.R_OK)) or starts_as_sqlite(path):
+        return None  # an SQLite file, a session or not: there is no input to point from
     where, _ = session_location(path)
     if os.path.exists(where):
         return f"its review session is {where}: citeview {command} {shlex.quote(where)}"

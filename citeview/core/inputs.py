@@ -147,6 +147,17 @@ def binary_loader(src: InputSource, loaders: InputLoaders, *,
     return loader
 
 
+def starts_as_sqlite(path: str) -> bool:
+    """Whether the existing file at ``path`` starts as an SQLite database (a session) does, for
+    code that must know before reading it (whether an output would replace a session); False
+    when it cannot be read. Reading an input is :func:`load_input`'s."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
 def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None = None, *,
                plain_text: bool = False) -> Dataset:
     """Load any supported input, detected by content (the extension only breaks ties).
