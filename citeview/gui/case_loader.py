@@ -22,6 +22,7 @@ from citeview.core.errors import InputError
 from citeview.core.markers import STOP, extract_citations
 from citeview.core.material import Material, case_material
 from citeview.core.policy import Policy
+from citeview.core.resolution import Target, resolve
 from citeview.gui import message, ops
 from citeview.gui.answer_view import PreparedDocument, prepare_document
 from citeview.gui.elided import plural
@@ -49,6 +50,8 @@ class SourceFirst:
 
     material: Material
     source: PreparedSource | None
+    # What the first citation cites in that source: highlighted with the source's first paint.
+    target: Target | None = None
     # A small case is built (and linted) in the same op: one trip to the worker per case.
     built: tuple[CaseView, PreparedDocument] | None = None
     linted: list[Diagnostic] | Exception | None = None
@@ -110,8 +113,10 @@ def prepare_first(case: Case, policy: Policy | None = None,
         stop = answer.find(STOP)
         first = extract_citations(answer[:stop + 1]) if stop >= 0 else []
         shown = material.get(first[0].source_ids[0]) if first else None
+        targets = resolve(first[:1], material)[0].targets if shown is not None else ()
         return SourceFirst(material, prepare_source(shown or material.sources[0],
-                                                    lexer_later=True))
+                                                    lexer_later=True),
+                           targets[0] if targets else None)
     except InputError:
         raise
     except Exception as err:  # a bug must not leave the window stuck on "Loading"
@@ -260,6 +265,10 @@ class CaseLoader(QObject):
         if first.source is not None:
             win.source.adopt(first.source)
             win.source.show_source(first.source.source)
+            if first.target is not None and self._pending == (0, 0):
+                # The first citation's span with the first paint of its lines; activating the
+                # citation once the case is built highlights the same span again.
+                win.source.highlight(first.target)
         if first.built is not None:
             self._on_built(first.built, first.linted)
             return

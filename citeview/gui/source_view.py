@@ -421,9 +421,10 @@ class QtSourceText(QPlainTextEdit):
             return False
         top, bottom = extent
         height = self.viewport().height()
+        # Within a pixel: rows of a fractional height (zoomed fonts) sit between pixels.
         if bottom - top <= height:
-            return top >= -0.5 and bottom <= height + 0.5
-        return abs(top) <= 0.5
+            return top > -1 and bottom < height + 1
+        return abs(top) < 1
 
     def show_rows(self, first: int, last: int) -> None:
         """Scroll so that blocks ``first..last`` show whole, centred, with context above; a
@@ -471,13 +472,13 @@ class QtSourceText(QPlainTextEdit):
                 return
             top, bottom = extent
             if bottom - top <= view_h:
-                if bottom > view_h + 0.5 and top > 0.5 and bar.value() < bar.maximum():
+                if bottom >= view_h + 1 and top >= 1 and bar.value() < bar.maximum():
                     bar.setValue(bar.value() + 1)
                     continue
-                if top < -0.5 and bar.value() > bar.minimum():
+                if top <= -1 and bar.value() > bar.minimum():
                     bar.setValue(bar.value() - 1)
                     continue
-            elif abs(top) > 0.5:
+            elif abs(top) >= 1:
                 bar.setValue(fb.firstLineNumber())
             return
 
