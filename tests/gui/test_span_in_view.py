@@ -255,3 +255,17 @@ def test_the_first_highlight_paints_with_the_sources_first_lines_not_after_it_lo
     assert watch.seen["visible_lines"][0] == "L1"
     qtbot.waitUntil(lambda: is_settled(win), timeout=60_000)
     assert_span_on_screen(win, "the first citation, once loaded")
+
+
+def test_the_read_back_says_when_the_span_is_scrolled_out_of_view(
+        qtbot, tmp_path: Path, wrapped_case: Path) -> None:
+    win = window(qtbot, tmp_path)
+    assert win.open_path(str(wrapped_case))
+    qtbot.waitUntil(lambda: is_settled(win), timeout=20_000)
+    click_chip(qtbot, win, 0)  # L300, at the bottom
+    assert view_state(win)["span_in_view"] is True
+    bar = win.source.text_view().verticalScrollBar()
+    bar.triggerAction(bar.SliderAction.SliderToMinimum)  # the reader scrolls to the top
+    state = view_state(win)
+    assert state["span_in_view"] is False and state["visible_lines"][0] == "L1"
+    assert (state["first_line"], state["last_line"]) == ("L300", "L300")  # still highlighted
