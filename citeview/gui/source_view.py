@@ -942,6 +942,14 @@ class QtSourceView(QWidget):
         highlighted)."""
         return self._strong_labels
 
+    def span_in_view(self) -> bool | None:
+        """Whether the strong highlight is on screen (see :meth:`span_on_screen`); None when
+        nothing is highlighted."""
+        strong = self._text.strong_blocks
+        if strong is None or self._strong_span is None or self._source is None:
+            return None
+        return self._text.span_in_view(*strong)
+
     def span_on_screen(self) -> dict[str, object]:
         """Where the strong highlight is, read from the viewport's geometry: ``span_in_view``
         (its rows all inside the viewport, or, taller than it, its first row at the top; None
@@ -957,11 +965,7 @@ class QtSourceView(QWidget):
             visible = loaded.labels_between(
                 loaded.dtext.from_qt(fb.position()),
                 loaded.dtext.from_qt(lb.position() + max(lb.length() - 1, 0)))
-        strong = text.strong_blocks
-        in_view = None
-        if strong is not None and self._strong_span is not None:
-            in_view = text.span_in_view(*strong)
-        return {"span_in_view": in_view,
+        return {"span_in_view": self.span_in_view(),
                 "visible_lines": list(visible) if visible is not None else None}
 
     def highlighted_text(self) -> str:
