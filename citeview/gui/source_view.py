@@ -1208,8 +1208,10 @@ class QtSourceView(QWidget):
             text.setTextCursor(QTextCursor(text.document()))
             text.verticalScrollBar().setValue(0)
             return
-        text.setTextCursor(QTextCursor(text.document().findBlockByNumber(first)))
         text.show_rows(first, last)
+        # The caret (find, keyboard selection) at the span: set once it shows, so that Qt's
+        # own scroll to the caret has nothing to do (it costs a millisecond when far).
+        text.setTextCursor(QTextCursor(text.document().findBlockByNumber(first)))
 
     def _user_scrolled(self, *_: object) -> None:
         self._keep_centred = None
