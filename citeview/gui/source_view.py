@@ -896,7 +896,10 @@ class QtSourceView(QWidget):
             span = (min(ln.start for ln in lines), max(ln.end for ln in lines))
         if not loaded.holds(loaded.dtext.span_to_qt(span)[1] if span is not None else 0):
             # Highlighted as soon as the document holds the span's lines and a screenful
-            # after them (see _fill_some), before the rest of a big source is in.
+            # after them (see _fill_some), before the rest of a big source is in; until then
+            # no other citation's highlight stays.
+            if self._strong_span is not None:
+                self._clear_highlight()
             self._pending_target = target
             return
         self._pending_target = None
