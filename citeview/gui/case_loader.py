@@ -197,6 +197,7 @@ class CaseLoader(QObject):
         win.view = None
         win.active = None
         self._pending = (citation, source)
+        win.navigator.hold_tables()  # the new case's answer and source paint first
         select_row(win.cases_table, win.cases_proxy, index)
         win.setWindowTitle(self._title(case.id))
         win.question.setText(case.question or "")
@@ -329,6 +330,7 @@ class CaseLoader(QObject):
         win = self.win
         view, prepared = result
         win.view = view
+        win.navigator.hold_tables()  # the answer and source paint first
         # Lint already done (a small case): its findings join before the tables are filled,
         # so the tables and chips are filled once, not again when lint lands.
         restyle = set(self._apply_lint(linted)) if isinstance(linted, list) else set()

@@ -13,7 +13,15 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import (
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtWidgets import QMenu, QTableView, QWidget
 
 from citeview.gui import dialogs, message
@@ -59,19 +67,23 @@ class Navigator(QObject):
         self._tables_later = AfterPaint(self._paint_tables, self)
         self._held: list[QWidget] = []
 
-    def _tables_after_paint(self) -> None:
-        """The tables follow the active citation at once, but repaint in the frame after the
-        one that shows the cited span: repainting a table's rows (a Python call per cell) took
-        a third of the time from a click to the span on screen."""
+    def hold_tables(self) -> None:
+        """The tables follow the active citation (and the case) at once, but repaint in the
+        frame after the one that shows the cited span and the answer: repainting a table's
+        rows (a Python call per cell) took a third of the time from a click to the span on
+        screen."""
         if self._held:
             return
         win = self.win
-        for table in (win.citations_table, win.sources_table):
-            for w in (table.viewport(), table.verticalScrollBar()):
+        for table in (win.citations_table, win.sources_table, win.cases_table):
+            for w in (table.viewport(), table.verticalScrollBar(),
+                      table.verticalHeader().viewport()):
                 if w.updatesEnabled() and w.isVisible():
                     w.setUpdatesEnabled(False)
                     self._held.append(w)
-        self._tables_later.request()
+        # Asked for once the work that marks the panes dirty is done (its paint request is
+        # then posted before this one), from the event loop: released whatever happens.
+        QTimer.singleShot(0, self._tables_later.request)
 
     def _paint_tables(self) -> None:
         held, self._held = self._held, []
@@ -107,7 +119,7 @@ class Navigator(QObject):
             win.source.highlight(target)
         self._syncing = True
         try:
-            self._tables_after_paint()
+            self.hold_tables()
             select_row(win.citations_table, win.citations_proxy, ("citation", index))
             select_row(win.sources_table, win.sources_proxy, ("source", sid))
         finally:
