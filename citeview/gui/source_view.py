@@ -322,6 +322,11 @@ class QtSourceText(QPlainTextEdit):
         self._tint_last: list[int] = []
         self.strong_blocks: tuple[int, int] | None = None
         self.strong_exact = False  # the highlight is exact characters, not whole lines
+        self._caret_block: int | None = None  # where the caret goes (see caret_later)
+        self._caret_timer = QTimer(self)  # (a child: stopped with the view)
+        self._caret_timer.setSingleShot(True)
+        self._caret_timer.setInterval(0)
+        self._caret_timer.timeout.connect(self._place_caret)
         self._gutter = _Gutter(self)
         self._gutter_w = 0
         self.blockCountChanged.connect(self._update_gutter_width)
@@ -378,6 +383,25 @@ class QtSourceText(QPlainTextEdit):
             if block.isVisible():
                 yield block, geo.top(), geo.bottom()
             block = block.next()
+
+    def caret_later(self, block: int) -> None:
+        """Put the caret (where find and a keyboard selection start) at block ``block`` from
+        the event loop, after the paint that shows it: setting it costs half a millisecond of
+        the time from a click to the span on screen. Read through :meth:`textCursor` (or
+        found from, :meth:`QtSourceView.find_text`) before then, it is placed at once."""
+        self._caret_block = block
+        self._caret_timer.start()
+
+    def _place_caret(self) -> None:
+        block, self._caret_block = self._caret_block, None
+        if block is not None:
+            found = self.document().findBlockByNumber(block)
+            if found.isValid():
+                self.setTextCursor(QTextCursor(found))
+
+    def textCursor(self) -> QTextCursor:  # noqa: N802
+        self._place_caret()
+        return super().textCursor()
 
     def rows_extent(self, first: int, last: int) -> tuple[float, float] | None:
         """Top of the first laid-out row of block ``first`` and bottom of the last row of block
@@ -1015,6 +1039,7 @@ class QtSourceView(QWidget):
         """Select the next occurrence of ``text`` in the source (wrapping around)."""
         if not text or self._source is None:
             return False
+        self._text.textCursor()  # (places a caret still on its way: find starts there)
         return find_wrapping(self._text, text, backward)
 
     def open_url(self) -> bool:
@@ -1168,6 +1193,7 @@ class QtSourceView(QWidget):
         self._banner.show()
 
     def _clear_highlight(self) -> None:
+        self._text._caret_block = None
         self._strong_span = None
         self._strong_labels = None
         self._keep_centred = None
@@ -1208,13 +1234,11 @@ class QtSourceView(QWidget):
         first, last = self._keep_centred
         text = self._text
         if last < 0:
-            text.setTextCursor(QTextCursor(text.document()))
+            text.caret_later(0)
             text.verticalScrollBar().setValue(0)
             return
         text.show_rows(first, last)
-        # The caret (find, keyboard selection) at the span: set once it shows, so that Qt's
-        # own scroll to the caret has nothing to do (it costs a millisecond when far).
-        text.setTextCursor(QTextCursor(text.document().findBlockByNumber(first)))
+        text.caret_later(first)
 
     def _user_scrolled(self, *_: object) -> None:
         self._keep_centred = None
