@@ -66,6 +66,10 @@ class Navigator(QObject):
         self._syncing = False  # selecting rows to follow the active citation, not the user
         self._tables_later = AfterPaint(self._paint_tables, self)
         self._held: list[QWidget] = []
+        self._ask_later = QTimer(self)  # (a child: gone with the window)
+        self._ask_later.setSingleShot(True)
+        self._ask_later.setInterval(0)
+        self._ask_later.timeout.connect(self._tables_later.request)
 
     def hold_tables(self) -> None:
         """The tables follow the active citation (and the case) at once, but repaint in the
@@ -83,7 +87,7 @@ class Navigator(QObject):
                     self._held.append(w)
         # Asked for once the work that marks the panes dirty is done (its paint request is
         # then posted before this one), from the event loop: released whatever happens.
-        QTimer.singleShot(0, self._tables_later.request)
+        self._ask_later.start()
 
     def _paint_tables(self) -> None:
         held, self._held = self._held, []
