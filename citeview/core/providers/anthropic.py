@@ -297,6 +297,11 @@ def read_anthropic(response: object, request: object | None = None, *,
         elif p.kind == "web_search_result_location":
             url = r.text(p.cit, "url", p.where)
             assert url is not None
+            in_page = _fetched_target(fetched_docs, url,
+                                      r.text(p.cit, "cited_text", p.where, required=False))
+            if in_page is not None:
+                citations.append(ProviderCitation(p.kind, p.claim, (in_page,), problems))
+                continue
             src = web.get(url) or _web_source(web, web_excerpts, url,
                                              r.text(p.cit, "title", p.where, required=False),
                                              None)
@@ -337,6 +342,20 @@ def _fetched_source(r: Reader, result: Mapping[str, Any], where: str, n: int
             meta.append(("Media type", source["media_type"]))
     return text_source(f"fetch{n}", SourceKind.WEB, text, title=title, url=url, metadata=meta,
                        origin="web fetch")
+
+
+def _fetched_target(fetched: list[Source], url: str, cited: str | None) -> Target | None:
+    """A web citation of a page the web fetch tool read: the cited text found in the page's
+    text (exact characters), else None (cited as a web result)."""
+    for src in fetched:
+        if src.url != url or not src.text or not cited:
+            continue
+        at = src.text.find(cited.strip())
+        if at >= 0:
+            span = (at, at + len(cited.strip()))
+            return Target(src.id, src, Status.OK, (), span, "the fetched page's text",
+                          unit="chars", cited_text=cited)
+    return None
 
 
 def _web_source(web: dict[str, Source], excerpts: dict[str, Excerpts], url: str,

@@ -3,7 +3,8 @@
 ``snippet``), or into its bare ``citations`` list of URLs when there are no search results.
 
 Each ``[n]`` is a citation of result n: its claim runs from the start of its sentence to the
-end of the ``[n]`` (the text stays as the provider wrote it), its source is the result (the
+end of its run of numbers (``[2][3]``: both claim up to ``[3]``, where their chips stand; the
+text stays as the provider wrote it), its source is the result (the
 snippet as its text when given, cited whole). An ``[n]`` past the results is a CV605 finding.
 """
 
@@ -74,9 +75,15 @@ def read_perplexity(obj: object) -> ProviderReading:
     assert answer is not None
     sources = _sources(r, top)
     citations: list[ProviderCitation] = []
-    for m in _REF_RE.finditer(answer):
+    matches = list(_REF_RE.finditer(answer))
+    run_end: dict[int, int] = {}  # a run of numbers ("[2][3]") ends at its last one
+    for m in reversed(matches):
+        nxt = run_end.get(m.end())
+        run_end[m.start()] = nxt if nxt is not None else m.end()
+    for m in matches:
         n = int(m.group(1))
         start = min(sentence_at(answer, m.start())[0], m.start())
+        end = run_end[m.start()]
         problems: list[Problem] = []
         if 1 <= n <= len(sources):
             src = sources[n - 1]
@@ -88,7 +95,7 @@ def read_perplexity(obj: object) -> ProviderReading:
                                     f"{len(sources)}"))
             target = missing_target(f"result{n}", f"search result {n} is not in the response",
                                     unit="url")
-        citations.append(ProviderCitation("inline_reference", (start, m.end()), (target,),
+        citations.append(ProviderCitation("inline_reference", (start, end), (target,),
                                           problems, detail=f"[{n}]"))
     return ProviderReading(PROVIDER, answer, sources, citations)
 
