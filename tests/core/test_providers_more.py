@@ -12,9 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeview.cli import main
 from citeview.core.analysis import analyse
+from citeview.core.errors import InputError
 from citeview.core.inputs import load_input
 from citeview.core.providers import detect_provider, read_payload
 from citeview.core.transcripts import detect_kind
@@ -293,3 +296,65 @@ def test_the_new_rules_have_fixtures_that_trigger_them(capsys, name: str, code: 
     found = [f["code"] for case in json.loads(out)["cases"] for f in case["diagnostics"]]
     assert code in found
     assert rc == 1 if code == "CV610" else rc == 0  # an error fails lint, a warning does not
+
+
+# --------------------------------------------------------------------------- untrusted input
+
+
+def _paths(obj: object, at: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Every path to a value in ``obj`` (keys and indices)."""
+    out: list[tuple[object, ...]] = [at] if at else []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _paths(v, (*at, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out += _paths(v, (*at, i))
+    return out
+
+
+def _replaced(obj: object, path: tuple[object, ...], value: object) -> object:
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(obj, dict):
+        return {k: (_replaced(v, rest, value) if k == head else v) for k, v in obj.items()}
+    assert isinstance(obj, list)
+    return [(_replaced(v, rest, value) if i == head else v) for i, v in enumerate(obj)]
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.text(max_size=8),
+                    st.just([]), st.just({}), st.just(["x"]), st.just([{}]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), name=st.sampled_from(NEW
+                                            + ["lint/cv610.json", "lint/cv611.json"]))
+def test_a_damaged_response_is_read_or_refused_in_one_line(data, name: str) -> None:
+    """Any one value of a new shape's fixture replaced by a wrong one: the response is still
+    read, its claims inside the answer, or refused with an InputError (a one-line message),
+    never another exception."""
+    obj = raw(name)
+    path = data.draw(st.sampled_from(_paths(obj)))
+    damaged = _replaced(obj, path, data.draw(_VALUES))
+    try:
+        if isinstance(damaged, dict) and "response" in damaged:
+            r = read_payload(damaged["response"], damaged.get("request"))
+        else:
+            r = read_payload(damaged)
+    except InputError as e:
+        assert "\n" not in str(e)
+        return
+    for c in r.citations:
+        assert 0 <= c.claim[0] <= c.claim[1] <= len(r.answer)
+        for t in c.targets:
+            if t.span is not None and t.source is not None:
+                assert 0 <= t.span[0] <= t.span[1] <= len(t.source.text)
+
+
+def test_a_superscript_digit_is_not_a_number_of_a_provider() -> None:
+    """"²".isdigit() is true but int("²") fails: it is refused as not a whole number."""
+    damaged = raw("assistants-thread-message.json")
+    damaged["content"][0]["text"]["annotations"][1]["start_index"] = "²"  # type: ignore[index]
+    with pytest.raises(InputError, match="start_index must be a whole number"):
+        read_payload(damaged)

@@ -56,6 +56,16 @@ def _message(r: Reader, top: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]
     return top["data"][best[1]], f"data[{best[1]}]"
 
 
+def _without(cuts: list[tuple[int, int]], offset: int) -> int:
+    """An offset of a part once the markers ``cuts`` (sorted, apart) are taken out of it."""
+    gone = 0
+    for a, b in cuts:
+        if offset <= a:
+            break
+        gone += min(offset, b) - a
+    return offset - gone
+
+
 def _link_around(text: str, s: int, e: int) -> tuple[int, int]:
     """The Markdown link whose target is ``text[s:e]`` (``[label](target)``), else the span."""
     if s >= 2 and text[s - 2:s] == "](" and text[e:e + 1] == ")":
@@ -101,30 +111,35 @@ def read_thread_message(obj: object) -> ProviderReading:
                 problems.append(Problem("CV601", f"{ann.get('type')}: {wrong} of its text"))
             anns.append((s, e, ann, aw, problems))
         anns.sort(key=lambda x: x[0])
-        cut = 0
-        removed = 0  # marker characters taken out of this part so far
-        pieces = []
+        # The markers taken out: the annotations covering a 【...】 text, not overlapping.
+        cuts: list[tuple[int, int]] = []
+        for s, e, ann, _aw, _p in anns:
+            mark = value[s:e]
+            if (mark.startswith("\u3010") and mark.endswith("\u3011") and len(mark) > 1
+                    and ann.get("type") in ("file_citation", "url_citation")
+                    and (not cuts or s >= cuts[-1][1])):
+                cuts.append((s, e))
         for s, e, ann, aw, problems in anns:
             kind = r.text(ann, "type", aw)
-            mark = value[s:e]
-            is_marker = mark.startswith("\u3010") and mark.endswith("\u3011") and s >= cut
             target = _target(r, ann, aw, kind or "", files, web, problems)
             if target is None:
                 continue
-            if is_marker:
-                pieces.append(value[cut:s])
-                cut = e
-                at = shown + s - removed
-                removed += e - s
+            if (s, e) in cuts:
+                at = shown + _without(cuts, s)
                 c = ProviderCitation(kind or "", (at, at), (target,), problems,
-                                     detail=f"marker {mark}")
+                                     detail=f"marker {value[s:e]}")
                 pending.append((c, at, True))
             else:
                 ls, le = _link_around(value, s, e)
-                at = shown + ls - removed  # markers before it are out of the answer
-                c = ProviderCitation(kind or "", (at, at + le - ls), (target,), problems,
-                                     detail=f"text {mark!r}")
+                at = shown + _without(cuts, ls)
+                c = ProviderCitation(kind or "", (at, shown + _without(cuts, le)), (target,),
+                                     problems, detail=f"text {value[s:e]!r}")
                 pending.append((c, at, False))
+        pieces = []
+        cut = 0
+        for a, b in cuts:
+            pieces.append(value[cut:a])
+            cut = b
         pieces.append(value[cut:])
         part_text = "".join(pieces)
         kept.append(part_text)
