@@ -25,8 +25,8 @@ from citeview.core.transcripts import detect_kind
 DATA = Path(__file__).parent.parent / "data" / "providers"
 NEW = ["assistants-thread-message.json", "azure-agents-messages.json", "xai-responses.json",
        "cohere-chat.json", "perplexity-chat.json", "gemini-interactions.json",
-       "bedrock-converse-citations.json", "vertex-citation-metadata.json",
-       "anthropic-web-fetch.json"]
+       "gemini-interactions-steps.json", "bedrock-converse-citations.json",
+       "vertex-citation-metadata.json", "anthropic-web-fetch.json"]
 
 
 def raw(name: str) -> object:
@@ -56,7 +56,7 @@ def codes(name: str) -> list[list[str]]:
 def test_each_new_shape_is_detected_as_its_provider() -> None:
     assert [detect_provider(raw(n)) for n in NEW] == [
         "openai-assistants", "openai-assistants", "openai-responses", "cohere", "perplexity",
-        "gemini-interactions", "bedrock", "gemini", "anthropic"]
+        "gemini-interactions", "gemini-interactions", "bedrock", "gemini", "anthropic"]
     # Each is a record a command reads (not "unknown format").
     assert "unknown" not in [detect_kind(raw(n)) for n in NEW]
 
@@ -188,6 +188,24 @@ def test_gemini_interactions_bytes_become_characters() -> None:
         ("src1", "https://lake.example/zurichsee", "Zürichsee")]
 
 
+def test_gemini_interactions_steps_read_the_last_model_output() -> None:
+    step = raw("gemini-interactions-steps.json")["steps"][4]  # type: ignore[index]
+    # "Der Zürichsee ist 40 km lang." is 29 characters, 30 bytes (ü); "Laut Handbuch öffnet das
+    # Bad um 9 Uhr." starts at character 30, byte 31, and is 38 characters, 39 bytes (ö).
+    assert [(a["start_index"], a["end_index"]) for a in step["content"][0]["annotations"]] == [
+        (0, 30), (31, 70)]
+    r = reading("gemini-interactions-steps.json")
+    assert r.answer == "Der Zürichsee ist 40 km lang. Laut Handbuch öffnet das Bad um 9 Uhr."
+    assert claims("gemini-interactions-steps.json") == [
+        ((0, 29), "Der Zürichsee ist 40 km lang.", ["src0"]),
+        ((30, 68), "Laut Handbuch öffnet das Bad um 9 Uhr.", ["src1"])]
+    assert [c.type for c in r.citations] == ["url_citation", "file_citation"]
+    # The page read by url_context is the url_citation's source; the file keeps its page.
+    assert [(s.title, s.url, s.metadata) for s in r.sources] == [
+        ("Zürichsee", "https://lake.example/zurichsee", []),
+        ("handbuch.pdf", None, [("Page", "3")])]
+
+
 def test_bedrock_citations_content_blocks_cite_the_quoted_documents() -> None:
     # "According to the handbook, " is 27 characters; the first generated text 34; then " ".
     r = reading("bedrock-converse-citations.json")
@@ -259,7 +277,8 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 CHIPS = {"assistants-thread-message.json": 3, "azure-agents-messages.json": 1,
          "xai-responses.json": 2, "cohere-chat.json": 2, "perplexity-chat.json": 3,
-         "gemini-interactions.json": 2, "bedrock-converse-citations.json": 3,
+         "gemini-interactions.json": 2, "gemini-interactions-steps.json": 2,
+         "bedrock-converse-citations.json": 3,
          "vertex-citation-metadata.json": 2, "anthropic-web-fetch.json": 1}
 
 

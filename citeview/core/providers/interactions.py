@@ -1,10 +1,14 @@
-"""Google's Gemini Interactions API: an interaction's ``outputs``.
+"""Google's Gemini Interactions API: an interaction's text and its annotations.
 
-The answer is the ``text`` outputs joined (thoughts and tool calls left out). A text output's
-``annotations`` each attribute ``start_index``-``end_index`` (UTF-8 bytes of that output's
-text, end exclusive) to a ``source`` (a URL, a title or another identifier); newer outputs
-write ``url``/``title`` instead. Sources are numbered ``src0``, ... by first use; the results of
-``google_search_result`` outputs are listed too.
+Two generations of the resource are read. The first lists ``outputs``: the answer is its
+``text`` outputs joined (thoughts and tool calls left out), each with ``annotations`` that
+attribute ``start_index``-``end_index`` to a ``source`` (a URL, a title or another identifier);
+``google_search_result`` outputs list results (``url``, ``title``). The later one lists typed
+``steps``: the answer is the text content of the last ``model_output`` step, its annotations
+typed ``url_citation`` (``url``, ``title``), ``file_citation`` (``document_uri``,
+``file_name``, ``page_number``) or ``place_citation`` (``name``, ``url``); pages read by
+``url_context_result`` steps are listed as sources too. Indices are UTF-8
+bytes of their text item's text, end exclusive. Sources are ``src0``, ... by first use.
 """
 
 from __future__ import annotations
@@ -27,22 +31,75 @@ PROVIDER = "gemini-interactions"
 
 def is_interaction(obj: Mapping[str, Any]) -> bool:
     outputs = obj.get("outputs")
-    return isinstance(outputs, list) and (
-        obj.get("object") == "interaction" or "status" in obj
-        or any(isinstance(o, Mapping) and o.get("type") == "text" for o in outputs))
+    if isinstance(outputs, list) and (
+            obj.get("object") == "interaction" or "status" in obj
+            or any(isinstance(o, Mapping) and o.get("type") == "text" for o in outputs)):
+        return True
+    steps = obj.get("steps")
+    return isinstance(steps, list) and (
+        obj.get("object") == "interaction"
+        or any(isinstance(o, Mapping) and o.get("type") == "model_output" for o in steps))
+
+
+def _text_items(r: Reader, top: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The answer's text items and where each is (see the module docstring)."""
+    if "outputs" in top:
+        items = r.items(top, "outputs", "", required=True)
+        found = [(f"outputs[{k}]", r.obj(o, f"outputs[{k}]")) for k, o in enumerate(items)]
+        return [(w, o) for w, o in found if o.get("type") == "text"]
+    steps = r.items(top, "steps", "", required=True)
+    for k in range(len(steps) - 1, -1, -1):
+        step = r.obj(steps[k], f"steps[{k}]")
+        if step.get("type") != "model_output":
+            continue
+        content = r.items(step, "content", f"steps[{k}]")
+        texts = [(f"steps[{k}].content[{j}]", r.obj(c, f"steps[{k}].content[{j}]"))
+                 for j, c in enumerate(content)]
+        texts = [(w, c) for w, c in texts if c.get("type") == "text"]
+        if texts:
+            return texts
+    return []
+
+
+def _named(r: Reader, ann: Mapping[str, Any], where: str) -> tuple[str, str | None, list[
+        tuple[str, str]]]:
+    """What an annotation cites: (its key: a URL or a name, its title, metadata)."""
+    kind = ann.get("type")
+    meta: list[tuple[str, str]] = []
+    if kind == "file_citation":
+        key = r.text(ann, "document_uri", where, required=False) or \
+            r.text(ann, "file_name", where, required=False) or \
+            r.text(ann, "source", where, required=False)
+        title = r.text(ann, "file_name", where, required=False)
+        page = ann.get("page_number")
+        if isinstance(page, int) and not isinstance(page, bool):
+            meta.append(("Page", str(page)))
+    elif kind == "place_citation":
+        key = r.text(ann, "url", where, required=False) or \
+            r.text(ann, "place_id", where, required=False)
+        title = r.text(ann, "name", where, required=False)
+    else:
+        key = r.text(ann, "source", where, required=False) or \
+            r.text(ann, "url", where, required=False)
+        title = r.text(ann, "title", where, required=False)
+    if not key:
+        raise r.fail(where, "names no source (source, url, document_uri or file_name)")
+    return key, title, meta
 
 
 class _Sources:
     def __init__(self) -> None:
         self.by_key: dict[str, Source] = {}
 
-    def get(self, key: str, title: str | None) -> Source:
+    def get(self, key: str, title: str | None, meta: list[tuple[str, str]] | None = None
+            ) -> Source:
         src = self.by_key.get(key)
         if src is None:
             is_url = key.startswith(("http://", "https://"))
             src = Source(f"src{len(self.by_key)}", SourceKind.WEB if is_url else
                          SourceKind.DOCUMENT, "", title=title or (None if is_url else key),
-                         url=key if is_url else None, origin="grounding")
+                         url=key if is_url else None, metadata=list(meta or ()),
+                         origin="grounding")
             self.by_key[key] = src
         elif title and not src.title:
             src.title = title
@@ -53,7 +110,7 @@ def read_interaction(obj: object) -> ProviderReading:
     """An interaction (``{"id", "status", "outputs": [...]}``)."""
     r = Reader("Gemini interaction")
     top = r.obj(obj, "")
-    outputs = r.items(top, "outputs", "", required=True)
+    outputs = r.items(top, "outputs", "") if "outputs" in top else []
     sources = _Sources()
     for k, out in enumerate(outputs):
         out = r.obj(out, f"outputs[{k}]")
@@ -64,13 +121,16 @@ def read_interaction(obj: object) -> ProviderReading:
                 if url:
                     sources.get(url, r.text(res, "title", f"outputs[{k}].result[{j}]",
                                             required=False))
+    for k, step in enumerate(r.items(top, "steps", "") if "steps" in top else []):
+        step = r.obj(step, f"steps[{k}]")
+        if step.get("type") == "url_context_result" and isinstance(step.get("result"), Mapping):
+            url = r.text(step["result"], "url", f"steps[{k}].result", required=False)
+            if url:
+                sources.get(url, None)  # a page the model read: listed, cited or not
     parts: list[str] = []
     pos = 0
     citations: list[ProviderCitation] = []
-    for k, out in enumerate(outputs):
-        ow = f"outputs[{k}]"
-        if out.get("type") != "text":
-            continue
+    for ow, out in _text_items(r, top):
         text = r.text(out, "text", ow)
         assert text is not None
         offsets = Utf8Offsets(text)
@@ -78,10 +138,7 @@ def read_interaction(obj: object) -> ProviderReading:
             aw = f"{ow}.annotations[{j}]"
             ann = r.obj(ann, aw)
             problems: list[Problem] = []
-            key = r.text(ann, "source", aw, required=False) or \
-                r.text(ann, "url", aw, required=False)
-            if not key:
-                raise r.fail(aw, "has no source")
+            key, title, meta = _named(r, ann, aw)
             a = r.number(ann, "start_index", aw, default=0)
             b = r.number(ann, "end_index", aw, default=offsets.size)
             wrong = []
@@ -98,16 +155,19 @@ def read_interaction(obj: object) -> ProviderReading:
             if not (s_ok and e_ok):
                 problems.append(Problem("CV602", f"annotation: bytes {a}-{b} cut a multi-byte "
                                         "character"))
-            src = sources.get(key, r.text(ann, "title", aw, required=False))
+            src = sources.get(key, title, meta)
             target = whole_target(src, "web result: the URL (the page text is not in the "
                                   "response)" if src.url else "the source as the provider "
                                   "names it", unit="url" if src.url else "whole")
-            citations.append(ProviderCitation("annotation", (pos + s, pos + e), (target,),
-                                              problems, detail=f"bytes {a}-{b} of output {k}"))
+            kind = ann.get("type")
+            citations.append(ProviderCitation(kind if isinstance(kind, str) and kind
+                                              else "annotation", (pos + s, pos + e), (target,),
+                                              problems, detail=f"bytes {a}-{b} of {ow}"))
         parts.append(text)
         pos += len(text)
     if not parts:
-        raise r.fail("outputs", "has no text output (no answer)")
+        raise r.fail("outputs" if "outputs" in top else "steps",
+                     "has no text output (no answer)")
     return ProviderReading(PROVIDER, "".join(parts), list(sources.by_key.values()), citations)
 
 

@@ -162,6 +162,30 @@ def interactions() -> None:
                   "total_tokens": 32}})
 
 
+def interaction_steps() -> None:
+    text = "Der Zürichsee ist 40 km lang. Laut Handbuch öffnet das Bad um 9 Uhr."
+    a1 = bspan(text, "Der Zürichsee ist 40 km lang.")
+    a2 = bspan(text, "Laut Handbuch öffnet das Bad um 9 Uhr.")
+    write("gemini-interactions-steps.json", {
+        "id": "v1_steps_1", "object": "interaction", "model": "gemini-3-flash",
+        "status": "completed", "created": "2026-06-01T10:00:00Z",
+        "updated": "2026-06-01T10:00:05Z",
+        "steps": [
+            {"type": "user_input", "content": [{"type": "text", "text": "Zürichsee?"}]},
+            {"type": "thought", "signature": "CoMDAXLI2nyx...", "summary": []},
+            {"type": "url_context_call", "id": "uc_1",
+             "arguments": {"urls": ["https://lake.example/zurichsee"]}},
+            {"type": "url_context_result", "call_id": "uc_1",
+             "result": {"url": "https://lake.example/zurichsee", "status": "success"}},
+            {"type": "model_output", "content": [{"type": "text", "text": text, "annotations": [
+                {"type": "url_citation", "url": "https://lake.example/zurichsee",
+                 "title": "Zürichsee", "start_index": a1[0], "end_index": a1[1]},
+                {"type": "file_citation", "document_uri": "fileSearchStores/bad/documents/h1",
+                 "file_name": "handbuch.pdf", "page_number": 3,
+                 "start_index": a2[0], "end_index": a2[1]}]}]}],
+        "usage": {"total_input_tokens": 30, "total_output_tokens": 25, "total_tokens": 55}})
+
+
 def bedrock() -> None:
     doc = "Staff receive 25 days of paid leave per year. Unused days expire in March."
     q1, q2 = "Staff receive 25 days of paid leave per year.", "Unused days expire in March."
@@ -258,6 +282,7 @@ if __name__ == "__main__":
     cohere()
     perplexity()
     interactions()
+    interaction_steps()
     bedrock()
     vertex()
     anthropic()
