@@ -223,6 +223,34 @@ def test_bedrock_citations_content_blocks_cite_the_quoted_documents() -> None:
     assert r.citations[1].targets[0].span == (46, 74)  # the second quote's own line
 
 
+def test_bedrock_with_its_request_checks_document_characters() -> None:
+    obj = raw("bedrock-converse.exchange.json")
+    locs = [c["citations"][0]["location"]["documentChar"]  # type: ignore[index]
+            for c in (b.get("citationsContent") for b in obj["response"]["output"][  # type: ignore[index]
+                "message"]["content"]) if c]
+    # The handbook's first sentence is 45 characters, then "\r\n": the second starts at 47
+    # in the request's text, 46 once the break is one "\n".
+    assert [(x["start"], x["end"]) for x in locs] == [(0, 45), (47, 75)]
+    r = reading("bedrock-converse.exchange.json")
+    assert [(c.claim, [(t.source_id, t.status.value, t.span) for t in c.targets])
+            for c in r.citations] == [((0, 23), [("doc0", "ok", (0, 45))]),
+                                      ((24, 45), [("doc0", "ok", (46, 74))])]
+    assert codes("bedrock-converse.exchange.json") == [[], []]
+    assert r.sources[0].title == "handbook"
+
+
+def test_bedrock_quotes_that_differ_or_documents_that_are_missing_are_findings() -> None:
+    obj = raw("bedrock-converse.exchange.json")
+    response, request = obj["response"], obj["request"]  # type: ignore[index]
+    blocks = response["output"]["message"]["content"]
+    blocks[0]["citationsContent"]["citations"][0]["sourceContent"][0]["text"] = "Staff get 30."
+    blocks[2]["citationsContent"]["citations"][0]["location"]["documentChar"][
+        "documentIndex"] = 4
+    r = read_payload(response, request)
+    assert [[p.code for p in c.problems] for c in r.citations] == [["CV604"], ["CV605"]]
+    assert [c.targets[0].status.value for c in r.citations] == ["cited-text-differs", "unknown-source"]
+
+
 def test_vertex_citation_metadata_is_read_in_bytes() -> None:
     cits = raw("vertex-citation-metadata.json")["candidates"][0][  # type: ignore[index]
         "citationMetadata"]["citations"]
@@ -279,10 +307,11 @@ CHIPS = {"assistants-thread-message.json": 3, "azure-agents-messages.json": 1,
          "xai-responses.json": 2, "cohere-chat.json": 2, "perplexity-chat.json": 3,
          "gemini-interactions.json": 2, "gemini-interactions-steps.json": 2,
          "bedrock-converse-citations.json": 3,
-         "vertex-citation-metadata.json": 2, "anthropic-web-fetch.json": 1}
+         "vertex-citation-metadata.json": 2, "anthropic-web-fetch.json": 1,
+         "bedrock-converse.exchange.json": 2}
 
 
-@pytest.mark.parametrize("name", NEW)
+@pytest.mark.parametrize("name", [*NEW, "bedrock-converse.exchange.json"])
 def test_resolve_lint_and_convert_each_new_shape(capsys, tmp_path, name: str) -> None:
     rc, out, err = cli(capsys, "resolve", "--json", str(DATA / name))
     assert rc == 0 and err == "", err
@@ -347,8 +376,8 @@ _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.text(ma
 
 
 @settings(max_examples=100, deadline=None)
-@given(data=st.data(), name=st.sampled_from(NEW
-                                            + ["lint/cv610.json", "lint/cv611.json"]))
+@given(data=st.data(), name=st.sampled_from(NEW + ["bedrock-converse.exchange.json",
+                                                  "lint/cv610.json", "lint/cv611.json"]))
 def test_a_damaged_response_is_read_or_refused_in_one_line(data, name: str) -> None:
     """Any one value of a new shape's fixture replaced by a wrong one: the response is still
     read, its claims inside the answer, or refused with an InputError (a one-line message),

@@ -18,14 +18,15 @@ DATA = Path(__file__).parent.parent / "data" / "providers"
 CHIPS = {"assistants-thread-message.json": 3, "azure-agents-messages.json": 1,
          "xai-responses.json": 2, "cohere-chat.json": 2, "perplexity-chat.json": 3,
          "gemini-interactions.json": 2, "gemini-interactions-steps.json": 2,
-         "bedrock-converse-citations.json": 3,
+         "bedrock-converse-citations.json": 3, "bedrock-converse.exchange.json": 2,
          "vertex-citation-metadata.json": 2, "anthropic-web-fetch.json": 1,
          "lint/cv610.json": 3, "lint/cv611.json": 2}
 SOURCES = {"assistants-thread-message.json": "file-policy", "azure-agents-messages.json": "url0",
            "xai-responses.json": "url0", "cohere-chat.json": "doc0",
            "perplexity-chat.json": "result1", "gemini-interactions.json": "src0",
            "gemini-interactions-steps.json": "src0",
-           "bedrock-converse-citations.json": "doc0", "vertex-citation-metadata.json": "cite0",
+           "bedrock-converse-citations.json": "doc0", "bedrock-converse.exchange.json": "doc0",
+           "vertex-citation-metadata.json": "cite0",
            "anthropic-web-fetch.json": "fetch0", "lint/cv610.json": "doc0",
            "lint/cv611.json": "url0"}
 

@@ -54,7 +54,7 @@ _KIND = {"openai-chat": "chat-completion", "anthropic": "anthropic", "gemini": "
          "openai-assistants": "openai-assistants", "gemini-interactions": "gemini-interactions"}
 _READERS: dict[str, Callable[[object], ProviderReading]] = {
     "openai-chat": read_chat, "gemini": read_gemini, "perplexity": read_perplexity,
-    "cohere": read_cohere, "bedrock": read_bedrock, "openai-assistants": read_thread_message,
+    "cohere": read_cohere, "openai-assistants": read_thread_message,
     "gemini-interactions": read_interaction}
 
 
@@ -110,6 +110,8 @@ def read_payload(response: object, request: object | None = None, *,
         reading = read_responses(response)
     elif provider == "anthropic":
         reading = read_anthropic(response, request, read_pdf=read_pdf)
+    elif provider == "bedrock":
+        reading = read_bedrock(response, request)
     elif provider in _READERS:
         reading = _READERS[provider](response)
     else:

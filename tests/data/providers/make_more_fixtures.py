@@ -214,6 +214,35 @@ def bedrock() -> None:
         "metrics": {"latencyMs": 812}})
 
 
+def bedrock_exchange() -> None:
+    doc = "Staff receive 25 days of paid leave per year.\r\nUnused days expire in March."
+    q1, q2 = "Staff receive 25 days of paid leave per year.", "Unused days expire in March."
+    write("bedrock-converse.exchange.json", {
+        "id": "bedrock-exchange",
+        "request": {"modelId": "anthropic.claude-3-5-sonnet", "messages": [{
+            "role": "user", "content": [
+                {"document": {"format": "txt", "name": "handbook",
+                              "source": {"text": doc}, "citations": {"enabled": True}}},
+                {"text": "How much leave do I get, and when does it expire?"}]}]},
+        "response": {
+            "output": {"message": {"role": "assistant", "content": [
+                {"citationsContent": {
+                    "content": [{"text": "You get 25 days a year."}],
+                    "citations": [{"title": "handbook", "sourceContent": [{"text": q1}],
+                                   "location": {"documentChar": {
+                                       "documentIndex": 0, "start": span(doc, q1)[0],
+                                       "end": span(doc, q1)[1]}}}]}},
+                {"text": " "},
+                {"citationsContent": {
+                    "content": [{"text": "They expire in March."}],
+                    "citations": [{"title": "handbook", "sourceContent": [{"text": q2}],
+                                   "location": {"documentChar": {
+                                       "documentIndex": 0, "start": span(doc, q2)[0],
+                                       "end": span(doc, q2)[1]}}}]}}]}},
+            "stopReason": "end_turn",
+            "usage": {"inputTokens": 120, "outputTokens": 14, "totalTokens": 134}}})
+
+
 def vertex() -> None:
     text = ("Le Petit Prince commence ainsi : « Lorsque j'avais six ans j'ai vu, une fois, "
             "une magnifique image. » Le livre parut en 1943.")
@@ -284,5 +313,6 @@ if __name__ == "__main__":
     interactions()
     interaction_steps()
     bedrock()
+    bedrock_exchange()
     vertex()
     anthropic()
