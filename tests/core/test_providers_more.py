@@ -248,7 +248,8 @@ def test_bedrock_quotes_that_differ_or_documents_that_are_missing_are_findings()
         "documentIndex"] = 4
     r = read_payload(response, request)
     assert [[p.code for p in c.problems] for c in r.citations] == [["CV604"], ["CV605"]]
-    assert [c.targets[0].status.value for c in r.citations] == ["cited-text-differs", "unknown-source"]
+    assert [c.targets[0].status.value for c in r.citations] == ["cited-text-differs",
+                                                                "unknown-source"]
 
 
 def test_vertex_citation_metadata_is_read_in_bytes() -> None:
@@ -406,3 +407,19 @@ def test_a_superscript_digit_is_not_a_number_of_a_provider() -> None:
     damaged["content"][0]["text"]["annotations"][1]["start_index"] = "²"  # type: ignore[index]
     with pytest.raises(InputError, match="start_index must be a whole number"):
         read_payload(damaged)
+
+
+def test_an_xai_citation_is_found_by_its_title_when_its_link_uses_another_url() -> None:
+    text = "See [Mont Blanc facts](https://summit.example/mb?ref=x) and [[2]](https://b.example)."
+    response = {"output": [{"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": text, "annotations": [
+            {"type": "url_citation", "url": "https://summit.example/mb",
+             "title": "Mont Blanc facts"},
+            {"type": "url_citation", "url": "https://b.example", "title": "2"},
+            {"type": "url_citation", "url": "https://c.example", "title": "3"}]}]}]}
+    r = read_payload(response)
+    # "See " is 4 characters; the first link is 17 + 2 + 33 + 1 = 51 long (4-55); the second
+    # is "[[2]](https://b.example)" at 60-84; a title of digits is never looked for: the
+    # third goes at the end.
+    assert [c.claim for c in r.citations] == [(4, 55), (60, 84), (85, 85)]
+    assert [[p.code for p in c.problems] for c in r.citations] == [[], [], ["CV611"]]

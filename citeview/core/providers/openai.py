@@ -62,9 +62,11 @@ def _no_span(ann: Mapping[str, Any]) -> bool:
     return ann.get("start_index") is None or ann.get("end_index") is None
 
 
-def _link_at(answer: str, url: str, taken: set[tuple[int, int]]) -> tuple[int, int] | None:
+def _link_at(answer: str, url: str, title: str | None, taken: set[tuple[int, int]]
+             ) -> tuple[int, int] | None:
     """The first span of ``answer`` not in ``taken`` that shows ``url``: a Markdown link to it
-    (``[text](url)``, nested brackets in the text allowed), else the URL written out."""
+    (``[text](url)``, nested brackets in the text allowed), else the URL written out, else a
+    link whose text is the citation's title."""
     pos = answer.find(f"]({url})")
     while pos >= 0:
         depth, k = 0, pos
@@ -82,18 +84,29 @@ def _link_at(answer: str, url: str, taken: set[tuple[int, int]]) -> tuple[int, i
         pos = answer.find(f"]({url})", pos + 1)
     pos = answer.find(url)
     while pos >= 0:
-        if (pos, pos + len(url)) not in taken:
+        after = answer[pos + len(url):pos + len(url) + 1]
+        # The URL itself, not the start of a longer one ("...mb" in "...mb?ref=x").
+        longer = after != "" and (after.isalnum() or after in "/?#&=%-_~+")
+        if (pos, pos + len(url)) not in taken and not longer:
             return pos, pos + len(url)
         pos = answer.find(url, pos + 1)
+    if title and len(title) > 1 and not title.isdigit():  # "[Title](another form of the URL)"
+        pos = answer.find(f"[{title}](")
+        while pos >= 0:
+            close = answer.find(")", pos + len(title) + 3)
+            if close >= 0 and (pos, close + 1) not in taken:
+                return pos, close + 1
+            pos = answer.find(f"[{title}](", pos + 1)
     return None
 
 
-def place_by_link(answer: str, unplaced: Sequence[tuple[ProviderCitation, str]]) -> None:
+def place_by_link(answer: str,
+                  unplaced: Sequence[tuple[ProviderCitation, str, str | None]]) -> None:
     """Claims for citations that came without offsets: each its link in the answer (in order,
     a link used once), else a zero-width claim at the end and a CV611 finding."""
     taken: set[tuple[int, int]] = set()
-    for c, url in unplaced:
-        span = _link_at(answer, url, taken)
+    for c, url, title in unplaced:
+        span = _link_at(answer, url, title, taken)
         if span is None:
             c.claim = (len(answer), len(answer))
             c.problems.append(Problem("CV611", f"{c.type} of {url} has no start_index/end_index "
@@ -188,7 +201,7 @@ def read_responses(obj: object) -> ProviderReading:
     answer_parts: list[str] = []
     citations: list[ProviderCitation] = []
     pending: list[ProviderCitation] = []
-    unplaced: list[tuple[ProviderCitation, str]] = []  # url_citations without offsets (xAI)
+    unplaced: list[tuple[ProviderCitation, str, str | None]] = []  # no offsets (xAI)
     offset = 0
     for k, part in enumerate(content):
         pw = f"{where}.content[{k}]"
@@ -210,7 +223,7 @@ def read_responses(obj: object) -> ProviderReading:
                 if _no_span(ann):
                     citations.append(ProviderCitation(kind, (0, 0), (_url_target(src),),
                                                       problems))
-                    unplaced.append((citations[-1], url))
+                    unplaced.append((citations[-1], url, src.title))
                     continue
                 claim = _span_claim(r, ann, aw, offset, len(ptext), problems)
                 citations.append(ProviderCitation(kind, claim, (_url_target(src),), problems))
@@ -318,7 +331,7 @@ def read_chat(obj: object) -> ProviderReading:
     assert text is not None
     web = _Web()
     citations: list[ProviderCitation] = []
-    unplaced: list[tuple[ProviderCitation, str]] = []
+    unplaced: list[tuple[ProviderCitation, str, str | None]] = []
     for j, ann in enumerate(r.items(message, "annotations", where)):
         aw = f"{where}.annotations[{j}]"
         ann = r.obj(ann, aw)
@@ -332,7 +345,7 @@ def read_chat(obj: object) -> ProviderReading:
         src = web.get(url, r.text(inner, "title", f"{aw}.url_citation", required=False))
         if _no_span(inner):
             citations.append(ProviderCitation(kind, (0, 0), (_url_target(src),), problems))
-            unplaced.append((citations[-1], url))
+            unplaced.append((citations[-1], url, src.title))
             continue
         claim = _span_claim(r, {**inner, "type": kind}, f"{aw}.url_citation", 0, len(text),
                             problems)
