@@ -252,6 +252,28 @@ def test_bedrock_quotes_that_differ_or_documents_that_are_missing_are_findings()
                                                                 "unknown-source"]
 
 
+def test_bedrock_web_and_search_result_locations() -> None:
+    def cited(quote: str, location: dict) -> dict:
+        return {"sourceContent": [{"text": quote}], "location": location}
+
+    response = {"output": {"message": {"role": "assistant", "content": [
+        {"citationsContent": {"content": [{"text": "Rain is due."}], "citations": [
+            cited("Rain Friday.", {"web": {"url": "https://w.example/f", "domain": "w.example"}}),
+            cited("Showers later.", {"web": {"url": "https://w.example/f"}}),
+            cited("Rain: 80 %", {"searchResultLocation": {"searchResultIndex": 0, "start": 0,
+                                                          "end": 1}}),
+            {"sourceContent": [{"text": "no location"}]}]}}]}}, "stopReason": "end_turn"}
+    r = read_payload(response)
+    assert [(t.source_id, t.status.value, t.unit) for c in r.citations for t in c.targets] == [
+        ("web0", "ok", "url"), ("web0", "ok", "url"), ("result0", "unchecked", "blocks"),
+        ("doc-unknown", "unknown-source", "whole")]
+    web = next(s for s in r.sources if s.id == "web0")
+    assert (web.url, web.metadata, web.text) == ("https://w.example/f", [("Domain", "w.example")],
+                                                 "Rain Friday.\nShowers later.")
+    assert [[p.code for p in c.problems] for c in r.citations] == [[], [], ["CV608"],
+                                                                   ["CV610"]]
+
+
 def test_vertex_citation_metadata_is_read_in_bytes() -> None:
     cits = raw("vertex-citation-metadata.json")["candidates"][0][  # type: ignore[index]
         "citationMetadata"]["citations"]

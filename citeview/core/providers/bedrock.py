@@ -4,7 +4,8 @@ The answer is the message's ``text`` blocks and the generated ``content`` text o
 ``citationsContent`` blocks, joined in order. A citations block's claim is its generated text
 (whitespace at its ends left out); each of its ``citations`` names a document of the request by
 ``location`` (``documentChar``, ``documentPage`` or ``documentChunk``: ``documentIndex``,
-``start``, ``end``) and quotes it in ``sourceContent``. A citation without a location is a
+``start``, ``end``), a ``web`` page (``url``: ``web0``, ...) or a ``searchResultLocation``
+(``result0``, ...), and quotes it in ``sourceContent``. A citation without a location is a
 CV610 finding on it alone.
 
 With the request beside the response (``{"request": ..., "response": ...}``), its ``document``
@@ -42,6 +43,7 @@ from citeview.core.resolution import Status, Target
 PROVIDER = "bedrock"
 _LOCATIONS = {"documentChar": "chars", "documentPage": "pages", "documentChunk": "blocks"}
 _TEXT_FORMATS = ("txt", "md", "csv", "html")
+_RESULT, _WEB = 1 << 40, 1 << 41  # keys of search results and web pages among the documents
 
 
 @dataclass(slots=True)
@@ -160,6 +162,25 @@ def _target(r: Reader, cit: Mapping[str, Any], where: str, docs: dict[int, _Doc]
     location = cit.get("location")
     loc = r.obj(location, f"{where}.location") if location is not None else {}
     kind = next((key for key in _LOCATIONS if key in loc), None)
+    if kind is None and isinstance(loc.get("web"), Mapping):
+        return _web_target(r, loc["web"], f"{where}.location.web", docs, title, cited), problems
+    if kind is None and isinstance(loc.get("searchResultLocation"), Mapping):
+        lw = f"{where}.location.searchResultLocation"
+        idx = r.number(loc["searchResultLocation"], "searchResultIndex", lw, default=-1)
+        key = _RESULT + idx  # search results kept apart from documents
+        found = docs.get(key)
+        if found is None:
+            src = Source(f"result{idx}", SourceKind.DOCUMENT, "", title=title or None,
+                         metadata=[("Note", "a search result: the provider's cited text")],
+                         origin="search result")
+            found = docs[key] = _Doc(src, excerpts=Excerpts(src))
+        assert found.excerpts is not None
+        span = found.excerpts.add(cited) if cited else None
+        problems.append(Problem("CV608", f"search result {idx}: its text is not in the "
+                                "response; the provider's cited text is shown, not checked"))
+        return Target(found.source.id, found.source, Status.UNCHECKED, (), span,
+                      "a search result: showing the provider's cited text, which could not be "
+                      "checked", unit="blocks", cited_text=cited), problems
     if kind is None:
         problems.append(Problem("CV610", "citation without a location (documentChar, "
                                 "documentPage or documentChunk): which document it cites is "
@@ -212,6 +233,27 @@ def _target(r: Reader, cit: Mapping[str, Any], where: str, docs: dict[int, _Doc]
                   "checked", unit=unit, cited_text=cited,
                   pages=(a, b) if unit == "pages" and a >= 0 and b >= 0 else None,
                   blocks=(a, b) if unit == "blocks" and a >= 0 and b >= 0 else None), problems
+
+
+def _web_target(r: Reader, web: Mapping[str, Any], where: str, docs: dict[int, _Doc],
+                title: str | None, cited: str | None) -> Target:
+    """A ``web`` location: the page's URL, its quote shown as the provider's excerpt."""
+    url = r.text(web, "url", where)
+    assert url is not None
+    seen = {d.source.url: k for k, d in docs.items() if k >= _WEB}  # web sources, numbered
+    key = seen.get(url)
+    if key is None:
+        key = _WEB + len(seen)
+        domain = r.text(web, "domain", where, required=False)
+        src = Source(f"web{len(seen)}", SourceKind.WEB, "", title=title or None, url=url,
+                     metadata=[("Domain", domain)] if domain else [], origin="web search")
+        docs[key] = _Doc(src, excerpts=Excerpts(src))
+    found = docs[key]
+    assert found.excerpts is not None
+    span = found.excerpts.add(cited) if cited else None
+    return Target(found.source.id, found.source, Status.OK if span else Status.WHOLE_SOURCE,
+                  (), span, "web result: the provider's excerpt (the page is not in the "
+                  "response)" if span else "web result: the URL", unit="url", cited_text=cited)
 
 
 def _char_target(doc: _Doc, a: int, b: int, cited: str | None, kind: str,
