@@ -149,6 +149,23 @@ def test_a_cohere_citation_whose_text_is_elsewhere_is_moved_there_with_cv603() -
     assert [p.code for p in r.citations[0].problems] == ["CV603"]
 
 
+def test_cohere_content_index_offsets_and_thinking_citations() -> None:
+    response = {"id": "x", "finish_reason": "COMPLETE", "message": {
+        "role": "assistant", "content": [
+            {"type": "thinking", "thinking": "Look up Oslo."},
+            {"type": "text", "text": "Oslo is cold. "}, {"type": "text", "text": "Rome is warm."}],
+        "citations": [
+            {"start": 0, "end": 12, "text": "Rome is warm", "content_index": 2, "sources": [
+                {"type": "document", "id": "doc:0", "document": {"snippet": "Rome: 30 °C"}}]},
+            {"start": 0, "end": 4, "text": "Look", "type": "THINKING_CONTENT", "sources": [
+                {"type": "document", "id": "doc:1", "document": {"snippet": "Oslo"}}]}]}}
+    r = read_payload(response)
+    # Item 2 starts after "Oslo is cold. " (14 characters): its 0-12 is the answer's 14-26.
+    assert r.answer == "Oslo is cold. Rome is warm."
+    assert [c.claim for c in r.citations] == [(14, 26)]
+    assert r.citations[0].problems == []
+
+
 def test_perplexity_inline_numbers_cite_search_results() -> None:
     # "The Eiffel Tower is 330 m tall[1]" is 33 characters; the next sentence starts at 35
     # ("[1]. " before it); "It was finished in 1889[2][3]" is 29: a run of numbers shares

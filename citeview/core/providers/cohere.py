@@ -1,11 +1,12 @@
 """Cohere's v2 Chat API: ``message.citations`` of a chat response.
 
 The answer is the text parts of ``message.content`` joined. A citation's claim is ``start`` to
-``end`` (code points of the answer); its ``text`` is the provider's copy of that span: when the
-answer there differs, the copy is looked for nearby (CV603 either way). Each of its ``sources``
-is a ``document`` (the document's fields as its text) or a ``tool`` result (its output), cited
-whole: Cohere does not say where in the source. Sources keep Cohere's ids (``doc:0`` shown as
-``doc0``).
+``end`` (code points of the answer, or of content item ``content_index`` when it is given;
+citations of thinking or the plan are left out). Its ``text`` is the provider's copy of that
+span: when the answer there differs, the copy is looked for nearby (CV603 either way). Each of
+its ``sources`` is a ``document`` (the document's fields as its text) or a ``tool`` result (its
+output), cited whole: Cohere does not say where in the source. Sources keep Cohere's ids
+(``doc:0`` shown as ``doc0``).
 """
 
 from __future__ import annotations
@@ -87,12 +88,16 @@ def read_cohere(obj: object) -> ProviderReading:
     top = r.obj(obj, "")
     message = r.obj(top.get("message"), "message")
     parts = []
+    starts: dict[int, tuple[int, int]] = {}  # content index of a text part -> its span
+    pos = 0
     for k, part in enumerate(r.items(message, "content", "message", required=True)):
         part = r.obj(part, f"message.content[{k}]")
         if part.get("type", "text") == "text":
             text = r.text(part, "text", f"message.content[{k}]")
             assert text is not None
             parts.append(text)
+            starts[k] = (pos, len(text))
+            pos += len(text)
     if not parts:
         raise r.fail("message.content", "has no text part (no answer)")
     answer = "".join(parts)
@@ -101,10 +106,19 @@ def read_cohere(obj: object) -> ProviderReading:
     for k, cit in enumerate(r.items(message, "citations", "message")):
         cw = f"message.citations[{k}]"
         cit = r.obj(cit, cw)
+        if cit.get("type") in ("THINKING_CONTENT", "PLAN"):
+            continue  # cites the model's thinking or plan, not the answer
         problems: list[Problem] = []
         start = r.number(cit, "start", cw)
         end = r.number(cit, "end", cw)
-        s, e, wrong = clamp_span(start, end, len(answer))
+        base, size = 0, len(answer)
+        if cit.get("content_index") is not None:  # offsets into that content item
+            index = r.number(cit, "content_index", cw)
+            if index not in starts:
+                continue  # not a text item of the answer
+            base, size = starts[index]
+        s, e, wrong = clamp_span(start, end, size)
+        s, e = base + s, base + e
         if wrong:
             problems.append(Problem("CV601", f"citation: {wrong}"))
         copy = r.text(cit, "text", cw, required=False)
