@@ -95,6 +95,21 @@ def test_assistants_markers_leave_the_answer_and_become_citations() -> None:
         "unchecked", "unchecked", "whole-source"]
 
 
+def test_a_marker_after_a_space_takes_the_space_with_it_before_punctuation() -> None:
+    m = "\u30101:0\u2020source\u3011"
+    value = f"Tea is hot {m}. Milk is cold {m} and white."
+    anns = [{"type": "file_citation", "text": m, "start_index": value.index(m),
+             "end_index": value.index(m) + len(m), "file_citation": {"file_id": "f1"}},
+            {"type": "file_citation", "text": m, "start_index": value.rindex(m),
+             "end_index": value.rindex(m) + len(m), "file_citation": {"file_id": "f2"}}]
+    r = read_payload({"object": "thread.message", "role": "assistant", "content": [
+        {"type": "text", "text": {"value": value, "annotations": anns}}]})
+    # Before "." the space goes too; before " and" it stays (the words keep their space).
+    assert r.answer == "Tea is hot. Milk is cold  and white."
+    assert [r.answer[s:e] for s, e in (c.claim for c in r.citations)] == [
+        "Tea is hot.", "Milk is cold  and white."]
+
+
 def test_an_azure_agents_message_list_reads_its_assistant_message() -> None:
     r = reading("azure-agents-messages.json")
     assert r.answer == "The museum opens at 9:00 on weekdays."

@@ -113,19 +113,26 @@ def read_thread_message(obj: object) -> ProviderReading:
         anns.sort(key=lambda x: x[0])
         # The markers taken out: the annotations covering a 【...】 text, not overlapping.
         cuts: list[tuple[int, int]] = []
+        marker_at: dict[tuple[int, int], int] = {}  # a marker's span -> where its cut starts
         for s, e, ann, _aw, _p in anns:
             mark = value[s:e]
             if (mark.startswith("\u3010") and mark.endswith("\u3011") and len(mark) > 1
                     and ann.get("type") in ("file_citation", "url_citation")
                     and (not cuts or s >= cuts[-1][1])):
-                cuts.append((s, e))
+                start = s
+                if value[e:e + 1] in ("", ".", ",", ";", ":", "!", "?", ")"):
+                    # "days 【4:0†source】." reads "days." once the marker is out.
+                    while start > (cuts[-1][1] if cuts else 0) and value[start - 1] in " \t":
+                        start -= 1
+                cuts.append((start, e))
+                marker_at[(s, e)] = start
         for s, e, ann, aw, problems in anns:
             kind = r.text(ann, "type", aw)
             target = _target(r, ann, aw, kind or "", files, web, problems)
             if target is None:
                 continue
-            if (s, e) in cuts:
-                at = shown + _without(cuts, s)
+            if (s, e) in marker_at:
+                at = shown + _without(cuts, marker_at[(s, e)])
                 c = ProviderCitation(kind or "", (at, at), (target,), problems,
                                      detail=f"marker {value[s:e]}")
                 pending.append((c, at, True))
