@@ -477,3 +477,18 @@ def test_an_xai_citation_is_found_by_its_title_when_its_link_uses_another_url() 
     # third goes at the end.
     assert [c.claim for c in r.citations] == [(4, 55), (60, 84), (85, 85)]
     assert [[p.code for p in c.problems] for c in r.citations] == [[], [], ["CV611"]]
+
+
+def test_a_jsonl_of_the_new_shapes_is_a_dataset(capsys, tmp_path) -> None:
+    names = ["cohere-chat.json", "perplexity-chat.json", "bedrock-converse-citations.json",
+             "gemini-interactions.json", "assistants-thread-message.json"]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("".join(json.dumps(raw(n)) + "\n" for n in names), encoding="utf-8")
+    rc, out, err = cli(capsys, "resolve", "--json", str(path))
+    assert rc == 0 and err == "", err
+    per_case: dict[str, int] = {}
+    for d in json.loads(out):
+        per_case[d["case"]] = per_case.get(d["case"], 0) + 1
+    # Cases are named by the record's id (Bedrock has none: its line number).
+    assert list(per_case.values()) == [CHIPS[n] for n in names]
+    assert list(per_case)[0] == "c14c80c3-18eb-4519-9460-6c92edd8cfb4"
