@@ -342,6 +342,17 @@ def test_an_anthropic_citation_without_its_index_or_offsets_is_a_finding_on_it_a
     assert r.citations[0].targets[0].span == (0, 34)
 
 
+def test_without_the_request_an_incomplete_citation_still_shows_its_cited_text() -> None:
+    response = raw("lint/cv610.json")["response"]  # type: ignore[index]
+    r = read_payload(response)
+    assert [[p.code for p in c.problems] for c in r.citations] == [
+        ["CV608"], ["CV610"], ["CV610", "CV608"]]
+    third = r.citations[2].targets[0]
+    assert (third.source_id, third.status.value) == ("doc0", "unchecked")
+    assert third.source is not None and third.span is not None
+    assert third.source.text[third.span[0]:third.span[1]] == "Flights need a manager's approval."
+
+
 def test_the_analysed_case_numbers_and_reports_the_new_findings() -> None:
     a = analyse(load_input(str(DATA / "lint" / "cv610.json")).get(0))
     found = [(d.code, getattr(d, "number", None)) for d in a.lint.all

@@ -435,6 +435,15 @@ def _incomplete(r: Reader, p: _Pending, lacking: list[str], docs: list[_Doc],
 def _doc_target(r: Reader, p: _Pending, docs: list[_Doc], missing: dict[int, _Doc],
                 have_request: bool, problems: list[Problem]) -> Target:
     lacking = _lacking(p, _DOC_KEYS[p.kind])
+    if lacking and not have_request and "document_index" not in lacking:
+        # No request: the document is shown by its cited text, as a complete citation's is.
+        problems.append(Problem("CV610", f"{p.kind} without {' and '.join(lacking)}: its "
+                                "location in the cited document is unknown"))
+        doc = _missing_doc(missing, "doc", r.number(p.cit, "document_index", p.where),
+                           r.text(p.cit, "document_title", p.where, required=False))
+        unit = {"char_location": "chars", "page_location": "pages"}.get(p.kind, "blocks")
+        return _unchecked(doc, r.text(p.cit, "cited_text", p.where, required=False), unit,
+                          doc.reason, problems, _Where())
     if lacking:
         return _incomplete(r, p, lacking, docs, problems)
     idx = r.number(p.cit, "document_index", p.where)
