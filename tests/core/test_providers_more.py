@@ -503,3 +503,14 @@ def test_a_jsonl_of_the_new_shapes_is_a_dataset(capsys, tmp_path) -> None:
     # Cases are named by the record's id (Bedrock has none: its line number).
     assert list(per_case.values()) == [CHIPS[n] for n in names]
     assert list(per_case)[0] == "c14c80c3-18eb-4519-9460-6c92edd8cfb4"
+
+
+def test_a_url_cited_twice_with_one_link_puts_both_chips_on_that_link() -> None:
+    text = "Lyon is warm [[1]](https://m.example/lyon) and sunny."
+    ann = {"type": "url_citation", "url": "https://m.example/lyon", "title": "1"}
+    r = read_payload({"output": [{"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": text, "annotations": [ann, dict(ann)]}]}]})
+    # "Lyon is warm " is 13 characters; the link is "[[1]]" (5), "(", the URL (22) and ")":
+    # 29. Both chips stand after it, never inside its target.
+    assert [c.claim for c in r.citations] == [(13, 42), (13, 42)]
+    assert [[p.code for p in c.problems] for c in r.citations] == [[], []]

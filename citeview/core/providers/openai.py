@@ -62,11 +62,11 @@ def _no_span(ann: Mapping[str, Any]) -> bool:
     return ann.get("start_index") is None or ann.get("end_index") is None
 
 
-def _link_at(answer: str, url: str, title: str | None, taken: set[tuple[int, int]]
-             ) -> tuple[int, int] | None:
-    """The first span of ``answer`` not in ``taken`` that shows ``url``: a Markdown link to it
-    (``[text](url)``, nested brackets in the text allowed), else the URL written out, else a
-    link whose text is the citation's title."""
+def _links_to(answer: str, url: str, title: str | None) -> list[tuple[int, int]]:
+    """The spans of ``answer`` that show ``url``, in order of preference: Markdown links to it
+    (``[text](url)``, nested brackets in the text allowed), the URL written out (not inside a
+    link target, not the start of a longer URL), links whose text is the citation's title."""
+    found: list[tuple[int, int]] = []
     pos = answer.find(f"]({url})")
     while pos >= 0:
         depth, k = 0, pos
@@ -78,35 +78,35 @@ def _link_at(answer: str, url: str, title: str | None, taken: set[tuple[int, int
                 if depth == 0:
                     break
             k -= 1
-        span = (k, pos + len(url) + 3)
-        if k >= 0 and span not in taken:
-            return span
+        if k >= 0:
+            found.append((k, pos + len(url) + 3))
         pos = answer.find(f"]({url})", pos + 1)
     pos = answer.find(url)
     while pos >= 0:
         after = answer[pos + len(url):pos + len(url) + 1]
-        # The URL itself, not the start of a longer one ("...mb" in "...mb?ref=x").
         longer = after != "" and (after.isalnum() or after in "/?#&=%-_~+")
-        if (pos, pos + len(url)) not in taken and not longer:
-            return pos, pos + len(url)
+        if answer[max(0, pos - 2):pos] != "](" and not longer:
+            found.append((pos, pos + len(url)))
         pos = answer.find(url, pos + 1)
     if title and len(title) > 1 and not title.isdigit():  # "[Title](another form of the URL)"
         pos = answer.find(f"[{title}](")
         while pos >= 0:
             close = answer.find(")", pos + len(title) + 3)
-            if close >= 0 and (pos, close + 1) not in taken:
-                return pos, close + 1
+            if close >= 0:
+                found.append((pos, close + 1))
             pos = answer.find(f"[{title}](", pos + 1)
-    return None
+    return found
 
 
 def place_by_link(answer: str,
                   unplaced: Sequence[tuple[ProviderCitation, str, str | None]]) -> None:
     """Claims for citations that came without offsets: each its link in the answer (in order,
-    a link used once), else a zero-width claim at the end and a CV611 finding."""
+    a link used once while another is left; a URL cited more often than linked shares its
+    link), else a zero-width claim at the end and a CV611 finding."""
     taken: set[tuple[int, int]] = set()
     for c, url, title in unplaced:
-        span = _link_at(answer, url, title, taken)
+        spans = _links_to(answer, url, title)
+        span = next((x for x in spans if x not in taken), spans[0] if spans else None)
         if span is None:
             c.claim = (len(answer), len(answer))
             c.problems.append(Problem("CV611", f"{c.type} of {url} has no start_index/end_index "
