@@ -513,4 +513,6 @@ def test_a_url_cited_twice_with_one_link_puts_both_chips_on_that_link() -> None:
     # "Lyon is warm " is 13 characters; the link is "[[1]]" (5), "(", the URL (22) and ")":
     # 29. Both chips stand after it, never inside its target.
     assert [c.claim for c in r.citations] == [(13, 42), (13, 42)]
-    assert [[p.code for p in c.problems] for c in r.citations] == [[], []]
+    # The same claim and the same source twice: the second repeats the first (CV607), never
+    # a CV611 at the end.
+    assert [[p.code for p in c.problems] for c in r.citations] == [[], ["CV607"]]
