@@ -12,6 +12,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import attrgetter
 
 from citeview.core.locators import Locator, near_miss_locator, parse_locator
 from citeview.core.markers import Citation
@@ -202,8 +203,10 @@ class _LineIndex:
 
     @classmethod
     def build(cls, source: Source) -> _LineIndex:
-        labels = [line.label for line in source.lines]
-        asc = all(a <= b for a, b in zip(labels, labels[1:], strict=False))
+        # C-speed passes: the first phase of a window resolves one citation of a 200,000-line
+        # source before its first paint.
+        labels = list(map(attrgetter("label"), source.lines))
+        asc = labels == sorted(labels)
         return cls(source, labels, frozenset(labels), asc, min(labels), max(labels))
 
     def between(self, lo: int, hi: int) -> list[SourceLine]:

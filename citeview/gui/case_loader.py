@@ -21,6 +21,7 @@ from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
 from citeview.core.markers import STOP, extract_citations
 from citeview.core.material import Material, case_material
+from citeview.core.resolution import Target, resolve
 from citeview.gui import message, ops
 from citeview.gui.answer_view import PreparedDocument, prepare_document
 from citeview.gui.elided import plural
@@ -48,6 +49,8 @@ class SourceFirst:
 
     material: Material
     source: PreparedSource | None
+    # What the first citation cites in that source: highlighted with the source's first paint.
+    target: Target | None = None
     # A small case is built (and linted) in the same op: one trip to the worker per case.
     built: tuple[CaseView, PreparedDocument] | None = None
     linted: list[Diagnostic] | Exception | None = None
@@ -108,8 +111,10 @@ def prepare_first(case: Case, analyser: Analyser | None = None) -> SourceFirst:
         stop = answer.find(STOP)
         first = extract_citations(answer[:stop + 1]) if stop >= 0 else []
         shown = material.get(first[0].source_ids[0]) if first else None
+        targets = resolve(first[:1], material)[0].targets if shown is not None else ()
         return SourceFirst(material, prepare_source(shown or material.sources[0],
-                                                    lexer_later=True))
+                                                    lexer_later=True),
+                           targets[0] if targets else None)
     except InputError:
         raise
     except Exception as err:  # a bug must not leave the window stuck on "Loading"
@@ -192,6 +197,7 @@ class CaseLoader(QObject):
         win.view = None
         win.active = None
         self._pending = (citation, source)
+        win.navigator.hold_tables()  # the new case's answer and source paint first
         select_row(win.cases_table, win.cases_proxy, index)
         win.setWindowTitle(self._title(case.id))
         win.question.setText(case.question or "")
@@ -259,6 +265,10 @@ class CaseLoader(QObject):
         if first.source is not None:
             win.source.adopt(first.source)
             win.source.show_source(first.source.source)
+            if first.target is not None and self._pending == (0, 0):
+                # The first citation's span with the first paint of its lines; activating the
+                # citation once the case is built highlights the same span again.
+                win.source.highlight(first.target)
         if first.built is not None:
             self._on_built(first.built, first.linted)
             return
@@ -331,6 +341,7 @@ class CaseLoader(QObject):
         win = self.win
         view, prepared = result
         win.view = view
+        win.navigator.hold_tables()  # the answer and source paint first
         # Lint already done (a small case): its findings join before the tables are filled,
         # so the tables and chips are filled once, not again when lint lands.
         restyle = set(self._apply_lint(linted)) if isinstance(linted, list) else set()

@@ -13,10 +13,19 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, Signal
-from PySide6.QtWidgets import QMenu, QTableView
+from PySide6.QtCore import (
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtWidgets import QMenu, QTableView, QWidget
 
 from citeview.gui import dialogs, message
+from citeview.gui.ops import AfterPaint
 from citeview.gui.state import SourceRow
 from citeview.gui.tables import KEY_ROLE, FilterProxy
 from citeview.gui.untrusted import menu_text, safe_title
@@ -55,6 +64,35 @@ class Navigator(QObject):
         super().__init__(win)
         self.win = win
         self._syncing = False  # selecting rows to follow the active citation, not the user
+        self._tables_later = AfterPaint(self._paint_tables, self)
+        self._held: list[QWidget] = []
+        self._ask_later = QTimer(self)  # (a child: gone with the window)
+        self._ask_later.setSingleShot(True)
+        self._ask_later.setInterval(0)
+        self._ask_later.timeout.connect(self._tables_later.request)
+
+    def hold_tables(self) -> None:
+        """The tables follow the active citation (and the case) at once, but repaint in the
+        frame after the one that shows the cited span and the answer: repainting a table's
+        rows (a Python call per cell) took a third of the time from a click to the span on
+        screen."""
+        if self._held:
+            return
+        win = self.win
+        for table in (win.citations_table, win.sources_table, win.cases_table):
+            for w in (table.viewport(), table.verticalScrollBar(),
+                      table.verticalHeader().viewport()):
+                if w.updatesEnabled() and w.isVisible():
+                    w.setUpdatesEnabled(False)
+                    self._held.append(w)
+        # Asked for once the work that marks the panes dirty is done (its paint request is
+        # then posted before this one), from the event loop: released whatever happens.
+        self._ask_later.start()
+
+    def _paint_tables(self) -> None:
+        held, self._held = self._held, []
+        for w in held:
+            w.setUpdatesEnabled(True)  # (repaints it)
 
     # ------------------------------------------------------------------------------ citations
 
@@ -85,6 +123,7 @@ class Navigator(QObject):
             win.source.highlight(target)
         self._syncing = True
         try:
+            self.hold_tables()
             select_row(win.citations_table, win.citations_proxy, ("citation", index))
             select_row(win.sources_table, win.sources_proxy, ("source", sid))
         finally:

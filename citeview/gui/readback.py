@@ -43,6 +43,8 @@ def view_state(win: MainWindow) -> dict[str, Any]:
         "first_line": labels[0] if labels else None,
         "last_line": labels[1] if labels else None,
         "highlighted_text": win.source.highlighted_text(),
+        # On screen, not only highlighted: from the source viewport's geometry.
+        **win.source.span_on_screen(),
         "raw": win.raw_mode,
         "side_by_side": win.side_by_side.on,
         # The review bar: the pressed verdict button of the shown source, and progress.

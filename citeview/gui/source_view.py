@@ -70,6 +70,9 @@ _LONG_LINE = 5_000
 # about _FILL_SECONDS each from the event loop.
 _FIRST_PIECE = 64_000
 _FILL_SECONDS = 0.025
+# A span is highlighted once this many characters after it are in the document too (context
+# below it when it is centred): a screenful and more.
+_CONTEXT_AFTER = 16_000
 
 _STATUS_TITLES = {
     "line-out-of-range": "Line out of range",
@@ -192,6 +195,12 @@ class _Loaded:
     def complete(self) -> bool:
         return self.doc is not None and self.filled >= len(self.dtext.qt_text)
 
+    def holds(self, position: int) -> bool:
+        """Whether the document holds Qt position ``position`` and a screenful of text after
+        it (room to centre a span ending there), or all the text."""
+        return self.doc is not None and (self.filled > position + _CONTEXT_AFTER
+                                         or self.complete)
+
     def fill(self, limit: int | None = None) -> bool:
         """Put about ``limit`` more characters (all: None) of the text into the document, cut
         after a line break; True once it holds all of it."""
@@ -292,6 +301,9 @@ class QtSourceText(QPlainTextEdit):
     """Read-only text with a gutter of the material's own line labels, a faint tint painted
     under tinted lines and one strong highlight (an ``ExtraSelection``)."""
 
+    #: Its rows were laid out anew (a resize or a font change: lines wrap elsewhere).
+    relaid = Signal()
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setReadOnly(True)
@@ -310,6 +322,11 @@ class QtSourceText(QPlainTextEdit):
         self._tint_last: list[int] = []
         self.strong_blocks: tuple[int, int] | None = None
         self.strong_exact = False  # the highlight is exact characters, not whole lines
+        self._caret_block: int | None = None  # where the caret goes (see caret_later)
+        self._caret_timer = QTimer(self)  # (a child: stopped with the view)
+        self._caret_timer.setSingleShot(True)
+        self._caret_timer.setInterval(0)
+        self._caret_timer.timeout.connect(self._place_caret)
         self._gutter = _Gutter(self)
         self._gutter_w = 0
         self.blockCountChanged.connect(self._update_gutter_width)
@@ -342,6 +359,7 @@ class QtSourceText(QPlainTextEdit):
         super().resizeEvent(event)
         cr = self.contentsRect()
         self._gutter.setGeometry(QRect(cr.left(), cr.top(), self._gutter_w, cr.height()))
+        self.relaid.emit()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -350,6 +368,8 @@ class QtSourceText(QPlainTextEdit):
             self._set_tab_stops()  # zoom: a tab keeps its width in spaces
             self._update_gutter_width()
             self.viewport().update()
+            if event.type() == event.Type.FontChange:
+                self.relaid.emit()
 
     def _visible_blocks(self) -> Iterator[tuple[QTextBlock, float, float]]:
         """Yield ``(block, top, bottom)`` for each block on screen, in viewport coordinates."""
@@ -363,6 +383,128 @@ class QtSourceText(QPlainTextEdit):
             if block.isVisible():
                 yield block, geo.top(), geo.bottom()
             block = block.next()
+
+    def caret_later(self, block: int) -> None:
+        """Put the caret (where find and a keyboard selection start) at block ``block`` from
+        the event loop, after the paint that shows it: setting it costs half a millisecond of
+        the time from a click to the span on screen. Read through :meth:`textCursor` (or
+        found from, :meth:`QtSourceView.find_text`) before then, it is placed at once."""
+        self._caret_block = block
+        self._caret_timer.start()
+
+    def _place_caret(self) -> None:
+        block, self._caret_block = self._caret_block, None
+        if block is not None:
+            found = self.document().findBlockByNumber(block)
+            if found.isValid():
+                self.setTextCursor(QTextCursor(found))
+
+    def textCursor(self) -> QTextCursor:  # noqa: N802
+        self._place_caret()
+        return super().textCursor()
+
+    def rows_extent(self, first: int, last: int) -> tuple[float, float] | None:
+        """Top of the first laid-out row of block ``first`` and bottom of the last row of block
+        ``last``, in viewport coordinates (what is painted, the document margin left out).
+        Exact once ``first`` is within two viewports of the top block (the view measures
+        farther blocks by guess); None when a block does not exist."""
+        doc = self.document()
+        fb, lb = doc.findBlockByNumber(first), doc.findBlockByNumber(last)
+        if not fb.isValid() or not lb.isValid():
+            return None
+        offset = self.contentOffset()
+        top = self.blockBoundingGeometry(fb).translated(offset).top()
+        geo = self.blockBoundingGeometry(lb).translated(offset)
+        layout = lb.layout()
+        n = layout.lineCount() if layout is not None else 0
+        if n:
+            line = layout.lineAt(n - 1)
+            bottom = geo.top() + line.y() + line.height()
+        else:
+            bottom = geo.bottom()
+        return top, bottom
+
+    def visible_rows(self) -> tuple[int, int] | None:
+        """First and last block with a row wholly inside the viewport (None: nothing shown)."""
+        height = self.viewport().height()
+        numbers: list[int] = []
+        for block, top, _bottom in self._visible_blocks():
+            layout = block.layout()
+            for i in range(layout.lineCount()):
+                line = layout.lineAt(i)
+                if top + line.y() >= -0.5 and top + line.y() + line.height() <= height + 0.5:
+                    numbers.append(block.blockNumber())
+                    break
+        return (numbers[0], numbers[-1]) if numbers else None
+
+    def span_in_view(self, first: int, last: int) -> bool:
+        """Whether blocks ``first..last`` show whole in the viewport, or, taller than it, from
+        their first row at its top."""
+        extent = self.rows_extent(first, last)
+        if extent is None:
+            return False
+        top, bottom = extent
+        height = self.viewport().height()
+        # Within a pixel: rows of a fractional height (zoomed fonts) sit between pixels.
+        if bottom - top <= height:
+            return top > -1 and bottom < height + 1
+        return abs(top) < 1
+
+    def show_rows(self, first: int, last: int) -> None:
+        """Scroll so that blocks ``first..last`` show whole, centred, with context above; a
+        span taller than the viewport shows from its first row at the top.
+
+        Measured on the document layout's real rows (wrapped lines are several rows), laying
+        out only the span's blocks and the screenful above it, never the whole document: the
+        scroll bar counts rows, one per block not laid out yet, so the top is set as a row
+        number once the blocks that decide it are laid out."""
+        doc = self.document()
+        layout = doc.documentLayout()
+        view_h = self.viewport().height()
+        fb = doc.findBlockByNumber(first)
+        if not fb.isValid():
+            return
+        span_h = 0.0
+        block = fb
+        while block.isValid() and block.blockNumber() <= last and span_h <= view_h:
+            span_h += layout.blockBoundingRect(block).height()
+            block = block.next()
+        top_block, top_row = fb, 0
+        if span_h <= view_h:
+            room = (view_h - span_h) / 2  # context above the span
+            block = fb.previous()
+            while block.isValid() and room > 0:
+                layout.blockBoundingRect(block)  # lays it out
+                rows = block.layout()
+                for i in range(rows.lineCount() - 1, -1, -1):
+                    h = rows.lineAt(i).height()
+                    if h > room:
+                        room = 0
+                        break
+                    room -= h
+                    top_block, top_row = block, i
+                block = block.previous()
+        # The row counts changed with the layouts: the scroll range follows them first.
+        layout.documentSizeChanged.emit(layout.documentSize())
+        bar = self.verticalScrollBar()
+        bar.setValue(top_block.firstLineNumber() + top_row)
+        # Check on the laid-out rows now near the top: a span that fits must end inside the
+        # viewport (the range's end, or rows laid out only now, can leave it short).
+        for _ in range(64):
+            extent = self.rows_extent(first, last)
+            if extent is None:
+                return
+            top, bottom = extent
+            if bottom - top <= view_h:
+                if bottom >= view_h + 1 and top >= 1 and bar.value() < bar.maximum():
+                    bar.setValue(bar.value() + 1)
+                    continue
+                if top <= -1 and bar.value() > bar.minimum():
+                    bar.setValue(bar.value() - 1)
+                    continue
+            elif abs(top) >= 1:
+                bar.setValue(fb.firstLineNumber())
+            return
 
     def is_tinted(self, number: int) -> bool:
         i = bisect_right(self._tint_first, number) - 1
@@ -578,6 +720,7 @@ class QtSourceView(QWidget):
         self._text = QtSourceText(self._stack)
         self._text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self._text.verticalScrollBar().actionTriggered.connect(self._user_scrolled)
+        self._text.relaid.connect(self._rescroll)
         self._message_page = QWidget(self._stack)
         ml = QVBoxLayout(self._message_page)
         ml.setContentsMargins(32, 24, 32, 24)
@@ -729,6 +872,8 @@ class QtSourceView(QWidget):
         if done:
             self._fill_timer.stop()
             self._fill_done(True)
+        elif self._pending_target is not None:
+            self.highlight(self._pending_target)  # as soon as its lines are in
 
     def _fill_done(self, done: bool) -> None:
         """The shown document holds all its text: colour it, highlight what waited for it."""
@@ -769,13 +914,19 @@ class QtSourceView(QWidget):
                 self.set_tints(tints)
         loaded = self._text.loaded
         assert loaded is not None
-        if not loaded.complete:
-            self._pending_target = target  # highlighted once the document holds its text
-            return
         span = target.span
         lines = list(target.lines or ())
         if span is None and lines:
             span = (min(ln.start for ln in lines), max(ln.end for ln in lines))
+        if not loaded.holds(loaded.dtext.span_to_qt(span)[1] if span is not None else 0):
+            # Highlighted as soon as the document holds the span's lines and a screenful
+            # after them (see _fill_some), before the rest of a big source is in; until then
+            # no other citation's highlight stays.
+            if self._strong_span is not None:
+                self._clear_highlight()
+            self._pending_target = target
+            return
+        self._pending_target = None
         whole = status == "whole-source"
         if span is None:
             self._clear_highlight()
@@ -817,6 +968,32 @@ class QtSourceView(QWidget):
         """First and last gutter label of the strong highlight (None when nothing labelled is
         highlighted)."""
         return self._strong_labels
+
+    def span_in_view(self) -> bool | None:
+        """Whether the strong highlight is on screen (see :meth:`span_on_screen`); None when
+        nothing is highlighted."""
+        strong = self._text.strong_blocks
+        if strong is None or self._strong_span is None or self._source is None:
+            return None
+        return self._text.span_in_view(*strong)
+
+    def span_on_screen(self) -> dict[str, object]:
+        """Where the strong highlight is, read from the viewport's geometry: ``span_in_view``
+        (its rows all inside the viewport, or, taller than it, its first row at the top; None
+        when nothing is highlighted) and the first and last labels of the lines wholly in
+        view (``visible_lines``)."""
+        text = self._text
+        loaded = text.loaded
+        rows = text.visible_rows() if self._source is not None else None
+        visible = None
+        if rows is not None and loaded is not None:
+            doc = text.document()
+            fb, lb = doc.findBlockByNumber(rows[0]), doc.findBlockByNumber(rows[1])
+            visible = loaded.labels_between(
+                loaded.dtext.from_qt(fb.position()),
+                loaded.dtext.from_qt(lb.position() + max(lb.length() - 1, 0)))
+        return {"span_in_view": self.span_in_view(),
+                "visible_lines": list(visible) if visible is not None else None}
 
     def highlighted_text(self) -> str:
         """The strongly highlighted text as displayed (line breaks as ``\\n``)."""
@@ -862,6 +1039,7 @@ class QtSourceView(QWidget):
         """Select the next occurrence of ``text`` in the source (wrapping around)."""
         if not text or self._source is None:
             return False
+        self._text.textCursor()  # (places a caret still on its way: find starts there)
         return find_wrapping(self._text, text, backward)
 
     def open_url(self) -> bool:
@@ -1015,6 +1193,7 @@ class QtSourceView(QWidget):
         self._banner.show()
 
     def _clear_highlight(self) -> None:
+        self._text._caret_block = None
         self._strong_span = None
         self._strong_labels = None
         self._keep_centred = None
@@ -1054,48 +1233,18 @@ class QtSourceView(QWidget):
             return
         first, last = self._keep_centred
         text = self._text
-        doc = text.document()
         if last < 0:
-            text.verticalScrollBar().setValue(0)
-            cursor = QTextCursor(doc)
-            text.setTextCursor(cursor)
+            text.caret_later(0)
             text.verticalScrollBar().setValue(0)
             return
-        # Centre the whole span, wrapped lines included, with context above it; a span taller
-        # than the view starts at the top. (centerCursor centres one line of one block: a
-        # wrapped span near the end was left at the bottom edge, its continuation cut off.)
-        fb = doc.findBlockByNumber(first)
-        lb = doc.findBlockByNumber(last)
-        span_h = (text.blockBoundingGeometry(lb).bottom()
-                  - text.blockBoundingGeometry(fb).top())
-        text.setTextCursor(QTextCursor(fb))
-        view_h = text.viewport().height()
-        if span_h >= view_h:
-            text.verticalScrollBar().setValue(first)
-            return
-        room = (view_h - span_h) / 2  # context above the span
-        top = fb
-        while top.previous().isValid():
-            above = top.previous()
-            room -= text.blockBoundingRect(above).height()
-            if room < 0:
-                break
-            top = above
-        bar = text.verticalScrollBar()
-        bar.setValue(top.blockNumber())
-        # Blocks off screen are laid out lazily (one row each until shown): once the span is
-        # on screen its real height is known. Scroll on until its last row shows too.
-        while bar.value() < first:
-            bottom = text.blockBoundingGeometry(lb).translated(text.contentOffset()).bottom()
-            if bottom <= text.viewport().height():
-                break
-            bar.setValue(bar.value() + 1)
+        text.show_rows(first, last)
+        text.caret_later(first)
 
     def _user_scrolled(self, *_: object) -> None:
         self._keep_centred = None
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
+    def _rescroll(self) -> None:
+        """The text was laid out anew: the span it keeps centred is brought back in view."""
         if self._keep_centred is not None:
             self._scroll_to_highlight()
 

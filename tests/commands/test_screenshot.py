@@ -90,3 +90,26 @@ def test_a_session_shows_its_verdicts(qapp, capsys, tmp_path) -> None:
     state = shoot(capsys, str(tmp_path / "t.citeview"), "--click", "1",
                   "--out", str(tmp_path / "s.png"))
     assert state["verdict"] is None
+
+
+def test_json_says_the_cited_span_is_on_screen_when_its_lines_wrap(qapp, capsys,
+                                                                   tmp_path: Path) -> None:
+    """Issue #24: the span was highlighted below the pane's bottom while the read-back said
+    "highlighted"; the JSON now reads the viewport's geometry."""
+    marker = "\ue200cite\ue202turn0file0\ue201"
+    long = " ".join(["the line goes on about the policy and its appendix"] * 6)
+    material = f"Citation Marker: {marker}\nTitle: Wrapped\n\n" + "\n".join(
+        f"[L{k}] line {k}: {long}" for k in range(1, 301))
+    answer = " ".join(f"Claim {loc}\ue200cite\ue202turn0file0\ue202{loc}\ue201."
+                      for loc in ("L300", "L150-L151", "L2"))
+    case = tmp_path / "wrapped.case.json"
+    case.write_text(json.dumps({"id": "wrapped", "answer": answer, "tool_outputs": [material]}),
+                    encoding="utf-8")
+    for size in ("1024x700", "1400x860", "1920x1000"):
+        for n, (first, last) in enumerate((("L300", "L300"), ("L150", "L151"), ("L2", "L2")), 1):
+            state = shoot(capsys, str(case), "--click", str(n), "--size", size,
+                          "--out", str(tmp_path / "w.png"))
+            assert (state["first_line"], state["last_line"]) == (first, last)
+            assert state["span_in_view"] is True, (size, n)
+            top, bottom = (int(label[1:]) for label in state["visible_lines"])
+            assert top <= int(first[1:]) and int(last[1:]) <= bottom, (size, n, state)

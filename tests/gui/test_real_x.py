@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -170,3 +171,43 @@ def test_the_first_case_shows_on_every_start(tmp_path: Path) -> None:
                 assert len(names) == 1, names  # the window, no error dialog
             finally:
                 app.quit()
+
+
+def test_a_clicked_citations_span_shows_on_the_real_screen_whatever_the_width_and_zoom(
+        tmp_path: Path) -> None:
+    """Issue #24: with wrapped lines the highlight landed below the pane. Chips clicked with
+    the X mouse; the source pane read back from the X server's screen."""
+    from tests.gui.xserver import skip_without_x
+
+    skip_without_x()
+    marker = "\ue200cite\ue202turn0file0\ue201"
+    long = " ".join(["the line goes on about the policy and its appendix"] * 6)
+    material = f"Citation Marker: {marker}\nTitle: Wrapped\n\n" + "\n".join(
+        f"[L{k}] line {k}: {long}" for k in range(1, 301))
+    cites = [("L300", 300, 300), ("L150-L151", 150, 151), ("L2", 2, 2), ("L40-L200", 40, 200)]
+    answer = " ".join(f"Claim {loc}\ue200cite\ue202turn0file0\ue202{loc}\ue201."
+                      for loc, _, _ in cites)
+    case = tmp_path / "wrapped.case.json"
+    case.write_text(json.dumps({"id": "wrapped", "answer": answer, "tool_outputs": [material]}),
+                    encoding="utf-8")
+    with xvfb("1920x1080") as display:
+        env = {**{k: v for k, v in os.environ.items() if k != "XAUTHORITY"},
+               "DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "HOME": str(tmp_path),
+               "CITEVIEW_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": os.pathsep.join(sys.path)}
+        for width, zoom in ((1024, 0), (1280, 2), (1920, 0)):
+            run = subprocess.run(
+                [sys.executable, "-m", "tests.gui.x_span_on_screen", str(case), str(width),
+                 str(zoom), "0", "1", "2", "3"], env=env, capture_output=True, text=True,
+                timeout=120, cwd=Path(__file__).parent.parent.parent)
+            assert run.returncode == 0, run.stdout + run.stderr
+            for got, (loc, a, b) in zip(json.loads(run.stdout.splitlines()[-1]), cites,
+                                        strict=True):
+                what = (width, zoom, loc, got)
+                assert got["lines"] == [f"L{a}", f"L{b}"], what
+                assert got["span_in_view"] is True, what
+                if got["bottom"] - got["top"] <= got["height"]:
+                    assert got["top"] > -1 and got["bottom"] < got["height"] + 1, what
+                else:
+                    assert abs(got["top"]) < 1, what
+                # The highlight colour on every row of the span the screen shows.
+                assert got["rows"] > 0 and got["lit"] == got["rows"], what

@@ -7,6 +7,7 @@ text at those offsets is not ``segment.text`` and the answer has several parts, 
 tried as offsets into the joined parts too. Each of ``groundingChunkIndices`` names a
 ``groundingChunks`` entry: a web result (``chunk0``, ...; URL only) or retrieved context (its
 text, cited whole). Keys are read in camelCase (REST) or snake_case (the Python SDK's dumps).
+A candidate's ``citationMetadata`` (recitations) is read by :mod:`.vertex`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from citeview.core.providers.model import (
     text_source,
     whole_target,
 )
+from citeview.core.providers.vertex import citation_metadata
 from citeview.core.resolution import Target
 
 PROVIDER = "gemini"
@@ -89,9 +91,10 @@ def read_gemini(response: object) -> ProviderReading:
     if not answer_parts:
         raise r.fail("candidates[0].content.parts", "has no text (no answer)")
     answer = "".join(answer_parts)
+    recited, recitations = citation_metadata(r, cand, answer, "candidates[0]")
     meta = _get(cand, "groundingMetadata")
     if meta is None:
-        return ProviderReading(PROVIDER, answer)
+        return ProviderReading(PROVIDER, answer, recited, recitations)
     gw = "candidates[0].groundingMetadata"
     meta = r.obj(meta, gw)
     queries = [q for q in r.items(meta, "webSearchQueries", gw, alt="web_search_queries")
@@ -139,7 +142,7 @@ def read_gemini(response: object) -> ProviderReading:
             continue
         citations.append(ProviderCitation("grounding_support", claim, tuple(targets), problems,
                                           detail=f"bytes {start}-{end} of part {part_index}"))
-    return ProviderReading(PROVIDER, answer, chunks, citations)
+    return ProviderReading(PROVIDER, answer, chunks + recited, citations + recitations)
 
 
 def _convert(off: Utf8Offsets, start: int, end: int, problems: list[Problem]
