@@ -81,9 +81,9 @@ def gemini_vertex_offsets() -> dict:
                     bad])
 
 
-# Anthropic: the bold span "**25 days**" split across text blocks, the citation on the middle
-# block (the shape of the Messages API citations guide's example, text blocks with
-# char_location citations).
+# Anthropic: the bold span "**25 days of paid leave**" and a code span split across text
+# blocks, each citation on the block inside the markup (the shape of the Messages API
+# citations guide's example: text blocks with char_location citations).
 LEAVE = "Leave policy\nStaff receive 25 days of paid leave per year.\n"
 
 
@@ -103,12 +103,12 @@ def anthropic_split_bold() -> dict:
                                  {"type": "char_location", "cited_text": LEAVE[c[0]:c[1]],
                                   "document_index": 0, "document_title": "Leave policy",
                                   "start_char_index": c[0], "end_char_index": c[1]}]},
-                             {"type": "text", "text": "** a year, and `leave.md` says "},
-                             {"type": "text", "text": "so", "citations": [
-                                 {"type": "char_location", "cited_text": LEAVE[c[0]:c[1]],
+                             {"type": "text", "text": "** a year; `"},
+                             {"type": "text", "text": "leave.md", "citations": [
+                                 {"type": "char_location", "cited_text": LEAVE[0:12],
                                   "document_index": 0, "document_title": "Leave policy",
-                                  "start_char_index": c[0], "end_char_index": c[1]}]},
-                             {"type": "text", "text": " too."}],
+                                  "start_char_index": 0, "end_char_index": 12}]},
+                             {"type": "text", "text": "` says so."}],
                          "usage": {"input_tokens": 100, "output_tokens": 20}}}
 
 
