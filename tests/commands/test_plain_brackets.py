@@ -70,3 +70,13 @@ def test_broken_json_without_a_json_name_is_still_an_error(tmp_path, capsys) -> 
     broken.write_text('{"answer": "cut off', encoding="utf-8")
     rc, _, err = cli(capsys, "resolve", str(broken))
     assert rc == 2 and "truncated JSON" in err and "plain answer" not in err
+
+
+def test_screenshot_renders_the_plain_answer(qapp, capsys, tmp_path) -> None:
+    out = tmp_path / "shot.png"
+    rc = main(["screenshot", str(DATA / "link.md"), "--out", str(out), "--raw", "--json"])
+    captured = capsys.readouterr()
+    assert rc == 0 and out.stat().st_size > 0
+    assert "read as a plain answer" in captured.err
+    state = json.loads(captured.out)
+    assert state["case"] == "link"
