@@ -160,3 +160,18 @@ def test_near_misses_repeated_at_length_are_read_whole(piece: str, n: int) -> No
     for f in found:
         assert f.code in {"CV112", "CV115", "CV116", "CV117", "CV118"}
         assert f.end - f.start <= 2_500  # no form spans the run
+
+
+def test_the_demo_wild_case_shows_the_new_forms_and_strips_clean() -> None:
+    from citeview.core.inputs import load_input
+
+    ds = load_input(str(Path(__file__).parents[2] / "resources" / "demo" / "demo.jsonl"))
+    try:
+        case = next(c for c in ds.iter_cases() if c.id == "demo-wild-forms")
+    finally:
+        ds.close()
+    r = scan(case.answer)
+    assert {"CV115", "CV116", "CV117", "CV118"} <= {d.code for d in r.diagnostics}
+    out = strip_clean(case.answer, r)
+    assert "Other copies leak their own forms: the Gemini app's night boats run on Saturdays, " \
+           "Codex's, ChatGPT's copied link and the ids of a marker cut across chunks." in out
