@@ -78,3 +78,11 @@ def test_segment_text_is_looked_for_within_the_window_only() -> None:
     far["segment"]["text"] = "Sunny"  # 17 characters on
     (c,) = read_payload(data).citations
     assert c.claim == (17, 22)
+
+
+def test_lint_of_the_thinking_response_finds_nothing(capsys) -> None:
+    from citeview.cli import main
+
+    assert main(["lint", "--format", "json", str(EDGE / "gemini-thoughts.json")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [f["code"] for case in report["cases"] for f in case["diagnostics"]] == []
