@@ -11,6 +11,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeview.cli import main
 from citeview.core.errors import InputError
@@ -149,3 +151,16 @@ def test_inline_spans_take_in_their_delimiters_and_link_targets() -> None:
     assert after_inline_spans(spans, a.index("(h)") + 1) == a.index("*.") + 1
     assert after_inline_spans(spans, a.index("b**")) == a.index("** `") + 2
     assert after_inline_spans(spans, 1) == 1  # outside every span: unchanged
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["**", "*", "_", "`", "[", "](", ")", "~~", "a", "b c", " ",
+                                 "\n", "\n\n", "- ", "http://x.y"]), max_size=16),
+       st.integers(min_value=0, max_value=200))
+def test_a_marker_place_is_never_inside_a_span(parts: list[str], at: int) -> None:
+    answer = "".join(parts)
+    pos = min(at, len(answer))
+    spans = inline_spans(answer)
+    got = after_inline_spans(spans, pos)
+    assert pos <= got <= len(answer)
+    assert not any(s < got < e for s, e in spans), (answer, pos, got, spans)
