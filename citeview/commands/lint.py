@@ -30,7 +30,13 @@ from citeview.core.datasets import case_id_from_path
 from citeview.core.diagnostics import Severity
 from citeview.core.errors import InputError
 from citeview.core.files import STDIN, InputSource, decode_text, input_name, parse_json
-from citeview.core.inputs import SNIFF_BYTES, SQLITE_MAGIC, load_input, load_text
+from citeview.core.inputs import (
+    SNIFF_BYTES,
+    SQLITE_MAGIC,
+    load_input,
+    load_text,
+    may_be_plain,
+)
 from citeview.core.lint_output import (
     FORMATS,
     CaseReport,
@@ -221,6 +227,18 @@ def _records(src: InputSource, path: str, stem: str) -> Iterator[Record]:
         value = parse_json(decode_text(first[0][1], src.name), src.name)
     first_ok = isinstance(value, dict)
     jsonl = path.lower().endswith((".jsonl", ".ndjson")) or (first_ok and len(first) == 2)
+    if not jsonl and not first_ok and may_be_plain(
+            b"".join(raw for _, raw in first).decode("utf-8", "replace").lstrip(), path):
+        # Not JSON but maybe an answer that starts with a bracket: read as load_input reads it.
+        data = b"".join(seen) + src.read_all()
+        del raw, first, seen, lead
+        dataset = load_text(data, src.name, stream=not src.regular)
+        del data
+        for note in dataset.notes:
+            print(note, file=sys.stderr)
+        for i, case in enumerate(dataset.iter_cases(), start=1):
+            yield Record(path, i if len(dataset) > 1 else None, None, case.id, case=case)
+        return
     if not jsonl and not first_ok:
         # A pretty-printed case or an array of cases: one JSON document.
         data = b"".join(seen) + src.read_all()

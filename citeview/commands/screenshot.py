@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from citeview.gui.launch import demo_path, image_formats, snapshot
 
     dataset = load_input(str(demo_path()) if args.demo else args.input)
+    for note in dataset.notes:
+        print(note, file=sys.stderr)
     case_index = 0
     if args.case is not None:
         try:
