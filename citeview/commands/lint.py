@@ -140,8 +140,13 @@ FOLDER_SUFFIXES = JSON_SUFFIXES
 
 
 def iter_records(path: str) -> Iterator[Record]:
-    """The cases of ``path`` through core's streaming reader, session files included."""
-    return read_records(path, LOADERS)
+    """The cases of ``path`` through core's streaming reader, session files included; how an
+    input was read (a bracket that starts a plain answer) is told on stderr."""
+    return read_records(path, LOADERS, notes=_tell)
+
+
+def _tell(note: str) -> None:
+    print(note, file=sys.stderr)
 
 
 def plain_records(args: argparse.Namespace) -> Iterator[Record]:

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
     from citeview.gui.launch import demo_path, image_formats, snapshot
 
-    dataset = load_path(str(demo_path()) if args.demo else args.input)
+    dataset = load_path(str(demo_path()) if args.demo else args.input)  # notes told there
     case_index = 0
     if args.case is not None:
         try:

@@ -64,6 +64,8 @@ class Dataset:
     #: Reads the input again: set by whoever read it (:func:`citeview.core.inputs.load_input`
     #: sets it to load the same path with the same loaders). :meth:`reload` calls it.
     reader: Callable[[], Dataset] | None = None
+    #: Info lines about how the input was read (a command prints them on stderr).
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.case_ids())

@@ -55,6 +55,21 @@ _LOOKS_LIKE_JSON_RE = re.compile(r'\s*(?:\{\s*["}]|\[\s*[\[{"\]])')
 _NON_SPACE_RE = re.compile(r"\S")
 
 
+def may_be_plain(head: str, name: str) -> bool:
+    """Whether text starting with ``head`` (its first two non-blank lines are enough) that
+    does not parse as JSON is a plain answer: an answer may start with a bracket
+    (``[OpenAI](https://...) says``, ``[1] is``, ``[cite_start]``) where no JSON document
+    could; a ``.json`` / ``.jsonl`` file never is."""
+    return not named_json(name) and not _LOOKS_LIKE_JSON_RE.match(head.lstrip("\ufeff"))
+
+
+def plain_note(name: str, text: str) -> str:
+    """The info line of an answer read as plain text though it starts like JSON."""
+    first = _NON_SPACE_RE.search(text)
+    ch = text[first.start()] if first else "?"
+    return f"{name}: info: starts with {ch!r} but is not JSON: read as a plain answer"
+
+
 # --------------------------------------------------------------------------- loader registry
 
 
@@ -198,7 +213,7 @@ def _load_answer_text(data: bytes, name: str, *, stream: bool) -> Dataset:
         try:
             return load_text(data, name, stream=stream)
         except InputError:
-            if _LOOKS_LIKE_JSON_RE.match(text) or named_json(name):
+            if not may_be_plain(text[first.start():first.start() + 2048], name):
                 raise
     return ListDataset([Case(case_id_from_path(name), text)], None if stream else name,
                        "plain")
@@ -221,12 +236,20 @@ def load_text(data: bytes, name: str, *, stream: bool = False) -> Dataset:
             raise InputError(f"{name}: unknown format (expected JSON, JSONL or plain text)")
         dataset = ListDataset([Case(case_id_from_path(name), text)], name, "plain")
     else:
-        first, end = json_value(text, name, start)
-        more = _NON_SPACE_RE.search(text, end)
-        if more is not None:
+        try:
+            first, end = json_value(text, name, start)
+            more = _NON_SPACE_RE.search(text, end)
             # More after the first value: a JSONL dataset if the first value ended its line.
-            if "\n" not in text[end:more.start()]:
+            if more is not None and "\n" not in text[end:more.start()]:
                 raise InputError(json_error_message(name, extra_data_error(text, end), text))
+        except InputError:
+            if not may_be_plain(text[start:start + 2048], name):
+                raise
+            dataset = ListDataset([Case(case_id_from_path(name), text)],
+                                  None if stream else name, "plain")
+            dataset.notes = (plain_note(name, text),)
+            return dataset
+        if more is not None:
             return JsonlDataset(name, data, stream=stream)
         if named_jsonl(name):
             return JsonlDataset(name, data, stream=stream)

@@ -13,7 +13,7 @@ the record, e.g. a worker process).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,14 @@ from citeview.core.cases import Case
 from citeview.core.datasets import case_id_from_path, named_jsonl
 from citeview.core.errors import InputError
 from citeview.core.files import InputSource, decode_text, input_name, parse_json
-from citeview.core.inputs import InputLoader, InputLoaders, binary_loader, load_input, load_text
+from citeview.core.inputs import (
+    InputLoader,
+    InputLoaders,
+    binary_loader,
+    load_input,
+    load_text,
+    may_be_plain,
+)
 from citeview.core.transcripts import describe_value, detect_kind, record_to_case
 
 
@@ -52,8 +59,8 @@ def _unprefixed(message: str, name: str) -> str:
     return message.removeprefix(f"{name}: ")
 
 
-def iter_records(path: str, loaders: InputLoaders | Iterable[InputLoader] = ()
-                 ) -> Iterator[Record]:
+def iter_records(path: str, loaders: InputLoaders | Iterable[InputLoader] = (), *,
+                 notes: Callable[[str], None] | None = None) -> Iterator[Record]:
     """The cases of ``path`` (``-``: standard input) one at a time, read once from the start
     (a pipe works like a file).
 
@@ -62,19 +69,20 @@ def iter_records(path: str, loaders: InputLoaders | Iterable[InputLoader] = ()
     may be a case, a chat transcript or a Responses output. Other inputs (plain text answers,
     binary inputs such as citeview sessions, read by ``loaders``) go through
     :func:`~citeview.core.inputs.load_input`. An input that cannot be read (or stops being
-    readable part way) ends with a record holding the error."""
+    readable part way) ends with a record holding the error. ``notes`` is given the info lines
+    of how an input was read (text that starts with a bracket read as a plain answer)."""
     registry = loaders if isinstance(loaders, InputLoaders) else InputLoaders(loaders)
     stem = case_id_from_path(path)
     name = input_name(path)
     try:
         with InputSource(path) as src:
-            yield from _records(src, path, stem, registry)
+            yield from _records(src, path, stem, registry, notes)
     except InputError as err:
         yield Record(path, None, None, stem, error=_unprefixed(str(err), name))
 
 
-def _records(src: InputSource, path: str, stem: str, loaders: InputLoaders
-             ) -> Iterator[Record]:
+def _records(src: InputSource, path: str, stem: str, loaders: InputLoaders,
+             notes: Callable[[str], None] | None) -> Iterator[Record]:
     if binary_loader(src, loaders) is not None:
         src.close()
         yield from _loaded(path, loaders)
@@ -107,6 +115,19 @@ def _records(src: InputSource, path: str, stem: str, loaders: InputLoaders
         value = parse_json(decode_text(first[0][1], src.name), src.name)
     first_ok = isinstance(value, dict)
     jsonl = named_jsonl(path) or (first_ok and len(first) == 2)
+    if not jsonl and not first_ok and may_be_plain(
+            b"".join(raw for _, raw in first).decode("utf-8", "replace").lstrip(), path):
+        # Not JSON but maybe an answer that starts with a bracket: read as load_input reads it.
+        data = b"".join(seen) + src.read_all()
+        del raw, first, seen, lead
+        dataset = load_text(data, src.name, stream=not src.regular)
+        del data
+        for note in dataset.notes:
+            if notes is not None:
+                notes(note)
+        for i, case in enumerate(dataset.iter_cases(), start=1):
+            yield Record(path, i if len(dataset) > 1 else None, None, case.id, case=case)
+        return
     if not jsonl and not first_ok:
         # A pretty-printed case or an array of cases: one JSON document.
         data = b"".join(seen) + src.read_all()
