@@ -16,7 +16,7 @@ from operator import attrgetter
 
 from citeview.core.locators import Locator, near_miss_locator, parse_locator
 from citeview.core.markers import Citation
-from citeview.core.material import Material, Source, SourceKind, SourceLine
+from citeview.core.material import Material, Source, SourceKind, SourceLine, SourceLines
 from citeview.core.numbering import number_at
 
 
@@ -204,12 +204,24 @@ class _LineIndex:
     @classmethod
     def build(cls, source: Source) -> _LineIndex:
         # C-speed passes: the first phase of a window resolves one citation of a 200,000-line
-        # source before its first paint.
-        labels = list(map(attrgetter("label"), source.lines))
+        # source before its first paint (a parsed source's labels are a column already).
+        lines = source.lines
+        labels = (list(lines.labels) if isinstance(lines, SourceLines)
+                  else list(map(attrgetter("label"), lines)))
         asc = labels == sorted(labels)
-        return cls(source, labels, frozenset(labels), asc, min(labels), max(labels))
+        # Ascending labels are looked up by bisection: no set of 200,000 numbers to build.
+        label_set = frozenset() if asc else frozenset(labels)
+        return cls(source, labels, label_set, asc, labels[0] if asc else min(labels),
+                   labels[-1] if asc else max(labels))
 
-    def between(self, lo: int, hi: int) -> list[SourceLine]:
+    def has(self, label: int) -> bool:
+        """Whether ``label`` is a label of the source."""
+        if not self.ascending:
+            return label in self.label_set
+        i = bisect_left(self.labels, label)
+        return i < len(self.labels) and self.labels[i] == label
+
+    def between(self, lo: int, hi: int) -> Sequence[SourceLine]:
         """Lines whose label lies in [lo, hi], in text order."""
         lines = self.source.lines
         if self.ascending:
@@ -279,8 +291,8 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
     index = indexes.get(id(source))
     if index is None:
         index = indexes[id(source)] = _LineIndex.build(source)
-    first_ok = loc.first in index.label_set
-    last_ok = loc.last in index.label_set
+    first_ok = index.has(loc.first)
+    last_ok = index.has(loc.last)
     lo, hi = min(loc.first, loc.last), max(loc.first, loc.last)
     lines = tuple(index.between(lo, hi))
     end: str | None = None

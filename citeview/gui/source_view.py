@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any  # Any: a Pygments lexer (untyped)
@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from citeview.core.material import SourceLines
 from citeview.gui.answer_view import find_wrapping, plain_tooltip
 from citeview.gui.elided import QtElidedLabel
 from citeview.gui.highlighting import LazyHighlighter, TokenFormats, guess_lexer
@@ -121,8 +122,8 @@ class _Loaded:
     doc: QTextDocument | None = None  # made on the GUI thread when first shown
     filled: int = 0  # characters of ``dtext.qt_text`` in ``doc``
     # Labelled lines sorted by their start in source.text (code points).
-    label_starts: list[int] = field(default_factory=list)
-    label_lines: list[SourceLine] = field(default_factory=list)  # in label_starts order
+    label_starts: Sequence[int] = field(default_factory=list)
+    label_lines: Sequence[SourceLine] = field(default_factory=list)  # in label_starts order
     first_label: str | None = None  # block/context label, shown on the first line
     gutter_sample: str = ""  # the widest label, for the gutter width
     lexer_done: bool = False
@@ -139,21 +140,26 @@ class _Loaded:
         loaded = cls(source, dtext)
         loaded.long_lines = dtext.longest_line > _LONG_LINE
         kind = _status_value(getattr(source, "kind", ""))
-        lines = list(getattr(source, "lines", None) or ())
-        if kind in ("block", "context") or not lines:
+        given = getattr(source, "lines", None) or ()
+        if kind in ("block", "context") or not given:
             label = getattr(source, "label", None) or (
                 source.id if kind in ("block", "context") else None)
             loaded.first_label = str(label) if label else None
             loaded.gutter_sample = loaded.first_label or ""
         else:
             # C-speed passes only: a 200,000-line source must open at once.
-            starts = list(map(attrgetter("start"), lines))
-            if starts != sorted(starts):
-                lines.sort(key=attrgetter("start"))
+            if isinstance(given, SourceLines):  # parsed: in text order, columns already
+                loaded.label_starts, loaded.label_lines = given.starts, given
+                labels: Sequence[Any] = given.labels
+            else:
+                lines = list(given)
                 starts = list(map(attrgetter("start"), lines))
-            loaded.label_starts = starts
-            loaded.label_lines = lines
-            labels = list(map(attrgetter("label"), lines))
+                if starts != sorted(starts):
+                    lines.sort(key=attrgetter("start"))
+                    starts = list(map(attrgetter("start"), lines))
+                loaded.label_starts = starts
+                loaded.label_lines = lines
+                labels = list(map(attrgetter("label"), lines))
             try:
                 widest: object = max(labels)  # label numbers
             except TypeError:
