@@ -101,7 +101,9 @@ def prepare_first(case: Case, analyser: Analyser | None = None) -> SourceFirst:
     """The material of ``case`` and its first cited source made ready to show (in a worker:
     the source pane paints before the answer is scanned, resolved and rendered)."""
     try:
-        known = analyser.peek(case) if analyser is not None else None
+        # (An empty cache holds nothing to reuse: the case's content is not hashed before
+        # its first paint.)
+        known = analyser.peek(case) if analyser is not None and len(analyser.cache) else None
         material = known.material if known is not None else case_material(case)
         if not material.sources:
             return SourceFirst(material, None)
@@ -124,15 +126,18 @@ def prepare_first(case: Case, analyser: Analyser | None = None) -> SourceFirst:
 
 def build_view(case: Case, dark: bool, font: str, analyser: Analyser | None = None,
                material: Material | None = None,
-               shown: PreparedSource | None = None) -> tuple[CaseView, PreparedDocument]:
+               shown: PreparedSource | None = None,
+               support: bool = True) -> tuple[CaseView, PreparedDocument]:
     """The view-model and the answer document of ``case`` (both safe to build in a worker),
     from its analysed case as ``analyser`` (the session's: what the window shows is what the
     session stores; a standalone one when None) has it. ``material``: already parsed
-    (:func:`prepare_first`)."""
+    (:func:`prepare_first`). ``support``: with the support hints (a big case gets them with
+    its lint, after the answer is painted: :func:`lint_and_support`)."""
     try:
         analyser = Analyser() if analyser is None else analyser
         analysed = analyser.analysed(case, material=material)
-        view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed)
+        view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed,
+                               support=support)
         return view, prepare_document(view.html, dark, font)
     except InputError:
         raise
@@ -148,6 +153,21 @@ def lint(case: Case, analysed: AnalysedCase | None = None) -> list[Diagnostic]:
     except Exception as err:  # told as an error; the case stays usable
         raise RuntimeError(
             f"lint failed on case {case.id!r}: {type(err).__name__}: {err}") from err
+
+
+@dataclass(slots=True)
+class Linted:
+    """The second phase of a big case: its lint findings and, left out of its first build so
+    that the answer paints sooner, its support hints."""
+
+    found: list[Diagnostic]
+    support: tuple[tuple[float | None, ...], ...] | None = None
+
+
+def lint_and_support(case: Case, analysed: AnalysedCase | None) -> Linted:
+    """:func:`lint`, then the support hints of ``analysed`` (in a worker)."""
+    found = lint(case, analysed)
+    return Linted(found, analysed.support if analysed is not None else None)
 
 
 class CaseLoader(QObject):
@@ -274,7 +294,8 @@ class CaseLoader(QObject):
             return
         material, shown = first.material, first.source
         (BackgroundOp(self, lambda: build_view(b.case, b.dark, b.font, b.analyser,
-                                               material, shown), key=CASE_WORK)
+                                               material, shown, support=False),
+                      key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=win.synchronous))
 
@@ -397,17 +418,20 @@ class CaseLoader(QObject):
             self.lintReady.emit()
             return
         case, analysed = view.case, view.analysed
-        (BackgroundOp(self, lambda: lint(case, analysed), key=CASE_WORK)
+        (BackgroundOp(self, lambda: lint_and_support(case, analysed), key=CASE_WORK)
          .success(self._on_linted).failure(lambda err: message.error(str(err)))
          .run(here=win.synchronous))
 
-    def _on_linted(self, found: list[Diagnostic]) -> None:
-        """Second phase: lint diagnostics join the tables, chips and raw view."""
+    def _on_linted(self, linted: Linted) -> None:
+        """Second phase: lint diagnostics join the tables, chips and raw view (and the support
+        hints the tables and tooltips show)."""
         win = self.win
         view = win.view
         if view is None:
             return
-        changed = self._apply_lint(found)
+        if linted.support is not None and len(linted.support) == len(view.citations):
+            view.set_support(linted.support)
+        changed = self._apply_lint(linted.found)
         if changed:
             win.answer.update_chips([view.citations[i].chip for i in changed])
         win.citations_model.set_view(view)  # its last column, lint's, stretches: no fit
@@ -457,5 +481,5 @@ class CaseLoader(QObject):
                                    cited)
 
 
-__all__ = ["CASE_WORK", "SMALL_CASE", "CaseLoader", "SourceFirst", "build_view", "first_phase",
-           "lint", "prepare_first"]
+__all__ = ["CASE_WORK", "SMALL_CASE", "CaseLoader", "Linted", "SourceFirst", "build_view",
+           "first_phase", "lint", "lint_and_support", "prepare_first"]
