@@ -81,7 +81,9 @@ class Target:
     source_id: str
     source: Source | None
     status: Status
-    lines: tuple[SourceLine, ...] = ()
+    # A tuple; a whole source's are its lines as they are (a parsed source's SourceLines: no
+    # object made per line of a 200,000-line source).
+    lines: Sequence[SourceLine] = ()
     span: tuple[int, int] | None = None
     detail: str = ""
     out_of_range_end: str | None = None
@@ -106,6 +108,8 @@ class Target:
 
     @property
     def labels(self) -> tuple[int, ...]:
+        if isinstance(self.lines, SourceLines):
+            return tuple(self.lines.labels)
         return tuple(line.label for line in self.lines)
 
     @property
@@ -275,13 +279,15 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
     dup = len(found) - 1
     dup_note = f" (id defined {dup + 1} times; the first is used)" if dup else ""
     whole = (0, len(source.text))
+    all_lines = (source.lines if isinstance(source.lines, SourceLines)
+                 else tuple(source.lines))
     if locator_raw is None:
         count = f" ({_lines_word(len(source.lines))})" if source.lines else ""
-        return Target(source_id, source, Status.WHOLE_SOURCE, tuple(source.lines), whole,
+        return Target(source_id, source, Status.WHOLE_SOURCE, all_lines, whole,
                       f"whole {_kind_word(source)}{count}{dup_note}", duplicates=dup)
     loc = parse_locator(locator_raw) or near_miss_locator(locator_raw)
     if loc is None:
-        return Target(source_id, source, Status.WHOLE_SOURCE, tuple(source.lines), whole,
+        return Target(source_id, source, Status.WHOLE_SOURCE, all_lines, whole,
                       f"locator {locator_raw!r} not understood; whole source{dup_note}",
                       duplicates=dup)
     if not source.lines:

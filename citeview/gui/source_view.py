@@ -932,7 +932,7 @@ class QtSourceView(QWidget):
         loaded = self._text.loaded
         assert loaded is not None
         span = target.span
-        lines = list(target.lines or ())
+        lines = target.lines or ()  # (a whole source's: not copied)
         if span is None and lines:
             span = (min(ln.start for ln in lines), max(ln.end for ln in lines))
         if not loaded.holds(loaded.dtext.span_to_qt(span)[1] if span is not None else 0):
@@ -948,7 +948,8 @@ class QtSourceView(QWidget):
         if span is None:
             self._clear_highlight()
         else:
-            last_start = max(ln.start for ln in lines) if lines else None
+            last_start = (lines.starts[-1] if isinstance(lines, SourceLines) and lines
+                          else max(ln.start for ln in lines) if lines else None)
             self._text.strong_exact = getattr(target, "unit", None) == "chars"
             self._set_strong(loaded, span, top=whole, last_line_start=last_start)
         if status in ("ok", "whole-source"):

@@ -213,7 +213,7 @@ def cited_lines(target: Target | None, limit: int = TOOLTIP_LINES) -> list[str]:
     if source is None:
         return []
     text: str = source.text
-    lines = tuple(getattr(target, "lines", ()) or ())
+    lines = getattr(target, "lines", ()) or ()  # (a whole source's: read only as far as shown)
     out: list[str] = []
     if lines:
         for line in lines[:limit]:
