@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import operator
 import re
+from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from itertools import accumulate, repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from citeview.core.diagnostics import RULES, Diagnostic, Severity
 from citeview.core.markers import (
@@ -58,6 +59,81 @@ class SourceLine:
     end: int
 
 
+def _ints(values: list[int]) -> array[int] | list[int]:
+    """``values`` as a compact array (no object per number, nothing for the garbage collector
+    to walk), or the list itself when a number does not fit 64 bits (a label is any digits)."""
+    try:
+        return array("q", values)
+    except OverflowError:
+        return values
+
+
+class SourceLines(Sequence[SourceLine]):
+    """The citable lines of a parsed source, in text order, kept as three columns of numbers
+    (label, start, end): a 200,000-line source holds no object per line, a
+    :class:`SourceLine` is made when one is read. Equal to any sequence of the same lines."""
+
+    __slots__ = ("ends", "labels", "starts")
+
+    def __init__(self, labels: Iterable[int] = (), starts: Iterable[int] = (),
+                 ends: Iterable[int] = ()) -> None:
+        self.labels: Sequence[int] = _ints(list(labels))
+        self.starts: Sequence[int] = array("q", starts)
+        self.ends: Sequence[int] = array("q", ends)
+        if not len(self.labels) == len(self.starts) == len(self.ends):
+            raise ValueError("SourceLines: labels, starts and ends differ in length")
+
+    @classmethod
+    def of(cls, lines: Iterable[SourceLine]) -> SourceLines:
+        """The same lines, as columns."""
+        rows = list(lines)
+        return cls([ln.label for ln in rows], [ln.start for ln in rows], [ln.end for ln in rows])
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, index: int) -> SourceLine: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> SourceLines: ...
+
+    def __getitem__(self, index: int | slice) -> SourceLine | SourceLines:
+        if isinstance(index, slice):
+            out = SourceLines.__new__(SourceLines)
+            out.labels, out.starts, out.ends = (self.labels[index], self.starts[index],
+                                                self.ends[index])
+            return out
+        return SourceLine(self.labels[index], self.starts[index], self.ends[index])
+
+    def __iter__(self) -> Iterator[SourceLine]:
+        return map(SourceLine, self.labels, self.starts, self.ends)
+
+    def __reversed__(self) -> Iterator[SourceLine]:
+        return map(SourceLine, reversed(self.labels), reversed(self.starts),
+                   reversed(self.ends))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SourceLines):
+            return (len(self) == len(other)
+                    and all(map(operator.eq, self.starts, other.starts))
+                    and all(map(operator.eq, self.ends, other.ends))
+                    and all(map(operator.eq, self.labels, other.labels)))
+        if isinstance(other, (list, tuple)):
+            return len(self) == len(other) and all(map(operator.eq, self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # (like a list: equal to lists, not hashed)
+
+    def __repr__(self) -> str:
+        if len(self) <= 8:
+            return f"SourceLines({list(self)!r})"
+        return f"SourceLines(<{len(self)} lines: {self[0]!r} .. {self[-1]!r}>)"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (SourceLines, (list(self.labels), self.starts, self.ends))
+
+
 @dataclass(slots=True)
 class Source:
     """One citable source. ``origin`` names the material string it came from and
@@ -66,7 +142,8 @@ class Source:
     id: str
     kind: SourceKind
     text: str
-    lines: list[SourceLine] = field(default_factory=list)
+    # A parsed source's lines are a SourceLines (made on demand); any sequence will do.
+    lines: Sequence[SourceLine] = field(default_factory=list)
     title: str | None = None
     url: str | None = None
     metadata: list[tuple[str, str]] = field(default_factory=list)
@@ -232,7 +309,7 @@ def _trim_blank_lines(text: str, s: int, e: int) -> tuple[int, int]:
 @dataclass(slots=True)
 class _Body:
     text: str
-    lines: list[SourceLine]
+    lines: Sequence[SourceLine]
     start: int  # the body's extent in the material (after trimming blank lines)
     end: int
     repeats: list[tuple[int, int, int]]  # (label, start, end) in the material of repeated labels
@@ -244,23 +321,18 @@ def _read_body(material: str, start: int, end: int, labelled: bool = True) -> _B
     s, e = _trim_blank_lines(material, start, end)
     raw = material[s:e]
     norm = normalize_breaks(raw)
-    lines: list[SourceLine] = []
+    lines: Sequence[SourceLine] = []
     repeats_norm: list[tuple[int, int, int]] = []
     text = norm
     if labelled and "[" in norm:
-        found = _strip_labels(norm)
-        if found.labels:
-            text = found.text
-            lines = list(map(SourceLine, found.labels, found.starts, found.ends))
-            if len(set(found.labels)) != len(found.labels):
-                seen: set[int] = set()
-                for k, label in enumerate(found.labels):
-                    if label in seen:
-                        repeats_norm.append((label, found.prefix_starts[k],
-                                             found.prefix_starts[k] + found.prefix_lens[k]
-                                             + found.ends[k] - found.starts[k]))
-                    else:
-                        seen.add(label)
+        stripped, found = _strip_labels(norm)
+        if found:
+            text, lines = stripped, found
+            if len(set(found.labels)) != len(found):
+                repeats_norm = _repeated(norm, found)
+            # Kept as arrays: no object per number for the garbage collector to walk.
+            found.labels = _ints(list(found.labels))
+            found.starts, found.ends = array("q", found.starts), array("q", found.ends)
     repeats: list[tuple[int, int, int]] = []
     if repeats_norm:
         # Normalised offset -> material offset: each collapsed "\r\n" before it adds one.
@@ -278,25 +350,15 @@ _PIECE = 1 << 20
 _NL_PREFIX_RE = re.compile(r"(\n)([ \t]*\[L(\d+)\][ \t]?)")
 
 
-@dataclass(slots=True)
-class _Labels:
-    """Text without its ``[L#]`` prefixes and, per labelled line: label, start and end of its
-    text in ``text``, start and length of its prefix in the text read."""
-
-    text: str
-    labels: list[int]
-    starts: list[int]
-    ends: list[int]
-    prefix_starts: list[int]
-    prefix_lens: list[int]
-
-
-def _strip_labels(norm: str) -> _Labels:
-    """``norm`` (breaks all ``\\n``) without the ``[L#]`` prefixes at its line starts, with
-    C-speed passes only (a regex split per piece, ``map`` and ``accumulate``): 200,000 lines
-    must not cost a Python loop each."""
+def _strip_labels(norm: str) -> tuple[str, SourceLines]:
+    """``norm`` (breaks all ``\\n``) without the ``[L#]`` prefixes at its line starts, and its
+    labelled lines, with C-speed passes only (a regex split per piece, ``map`` and
+    ``accumulate`` into arrays): 200,000 lines must not cost a Python loop, nor an object,
+    each."""
     out: list[str] = []
-    found = _Labels("", [], [], [], [], [])
+    labels: list[int] = []
+    starts: list[int] = []  # (lists made arrays at the end: extending an array is slower)
+    ends: list[int] = []
     pos = 0
     out_len = 0
     n = len(norm)
@@ -308,32 +370,52 @@ def _strip_labels(norm: str) -> _Labels:
         parts = _NL_PREFIX_RE.split("\n" + norm[pos:cut])
         # [text before the first prefix, then per prefix: "\n", prefix, label, text after it]
         texts = parts[0::4]
-        prefixes = parts[2::4]
         rests = texts[1:]
         piece = "\n".join(texts)  # the piece without its prefixes, after its extra "\n"
-        lens1 = list(map(len, texts))
-        # Where each text starts in ``piece``: after the texts and breaks before it.
-        cum = list(accumulate(map((1).__add__, lens1), initial=0))
+        # Where each labelled line's text starts in the text made: after the texts and breaks
+        # before it.
+        cum = list(accumulate(map((1).__add__, map(len, texts)), initial=0))
         rest_starts = list(map((out_len - 1).__add__, cum[1:-1]))
-        plens = list(map(len, prefixes))
-        cum_p = list(accumulate(plens, initial=0))
-        # In ``norm``: the start of each prefix (texts, breaks and prefixes before it).
-        found.prefix_starts.extend(map(operator.add, map((pos - out_len).__add__, rest_starts),
-                                       map(operator.sub, cum_p[1:], plens)))
-        if piece.count("\n") == len(texts) - 1 + texts[0].count("\n"):
-            line_lens = lens1[1:]  # no unlabelled line in between: each rest is one line
+        # Breaks inside the rests (each rest runs to the next prefix): none, or only the
+        # piece's last break, when every rest is one line.
+        inner = piece.count("\n") - len(rests) - texts[0].count("\n")
+        if inner == 0 or (inner == 1 and rests and rests[-1].endswith("\n")):
+            line_lens = list(map(len, rests))
+            if inner:
+                line_lens[-1] -= 1
         else:
             line_lens = [len(r) if ll < 0 else ll for ll, r in
                          zip(map(str.find, rests, repeat("\n")), rests, strict=True)]
-        found.starts.extend(rest_starts)
-        found.ends.extend(map(operator.add, rest_starts, line_lens))
-        found.labels.extend(map(int, parts[3::4]))
-        found.prefix_lens.extend(plens)
+        starts.extend(rest_starts)
+        ends.extend(map(operator.add, rest_starts, line_lens))
+        labels.extend(map(int, parts[3::4]))
         out.append(piece[1:])
         out_len += len(piece) - 1
         pos = cut
-    found.text = "".join(out)
-    return found
+    found = SourceLines.__new__(SourceLines)
+    found.labels, found.starts, found.ends = labels, starts, ends
+    return "".join(out), found
+
+
+def _repeated(norm: str, found: SourceLines) -> list[tuple[int, int, int]]:
+    """(label, start, end) in ``norm`` of each labelled line whose label came before: the
+    prefix and the line (rare: a Python loop over the labels is fine here)."""
+    seen: set[int] = set()
+    again: set[int] = set()
+    for k, label in enumerate(found.labels):
+        if label in seen:
+            again.add(k)
+        else:
+            seen.add(label)
+    out: list[tuple[int, int, int]] = []
+    # The same matches as the pieces' splits: a prefix lies within one line, pieces are cut
+    # after breaks.
+    for k, m in enumerate(_NL_PREFIX_RE.finditer("\n" + norm)):
+        if k in again:
+            a = m.start(2) - 1
+            out.append((found.labels[k], a,
+                        a + len(m.group(2)) + found.ends[k] - found.starts[k]))
+    return out
 
 
 # --------------------------------------------------------------------------- tool output
@@ -659,13 +741,13 @@ def file_source(source_id: str, text: str, origin: str = "documents") -> Source:
     pieces = norm.split("\n") if norm else []  # breaks are only "\n" now: not splitlines()
     if pieces and pieces[-1] == "":
         pieces.pop()
-    lines: list[SourceLine] = []
-    append = lines.append
-    pos = 0
-    for n, piece in enumerate(pieces, start=1):
-        end = pos + len(piece)
-        append(SourceLine(n, pos, end))
-        pos = end + 1
+    # C-speed passes into columns: no Python loop, nor object, per line.
+    lens = list(map(len, pieces))
+    starts = list(accumulate(map((1).__add__, lens), initial=0))[:-1]
+    lines = SourceLines.__new__(SourceLines)
+    lines.labels = array("q", range(1, len(pieces) + 1))
+    lines.starts = array("q", starts)
+    lines.ends = array("q", map(operator.add, starts, lens))
     src = Source(id=source_id, kind=SourceKind.FILE, text="\n".join(pieces), lines=lines,
                  origin=origin, origin_span=(0, len(text)))
     if pieces and pieces[0].startswith("# "):

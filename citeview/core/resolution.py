@@ -16,7 +16,7 @@ from operator import attrgetter
 
 from citeview.core.locators import Locator, near_miss_locator, parse_locator
 from citeview.core.markers import Citation
-from citeview.core.material import Material, Source, SourceKind, SourceLine
+from citeview.core.material import Material, Source, SourceKind, SourceLine, SourceLines
 from citeview.core.numbering import number_at
 
 
@@ -81,7 +81,9 @@ class Target:
     source_id: str
     source: Source | None
     status: Status
-    lines: tuple[SourceLine, ...] = ()
+    # A tuple; a whole source's are its lines as they are (a parsed source's SourceLines: no
+    # object made per line of a 200,000-line source).
+    lines: Sequence[SourceLine] = ()
     span: tuple[int, int] | None = None
     detail: str = ""
     out_of_range_end: str | None = None
@@ -106,6 +108,8 @@ class Target:
 
     @property
     def labels(self) -> tuple[int, ...]:
+        if isinstance(self.lines, SourceLines):
+            return tuple(self.lines.labels)
         return tuple(line.label for line in self.lines)
 
     @property
@@ -204,12 +208,24 @@ class _LineIndex:
     @classmethod
     def build(cls, source: Source) -> _LineIndex:
         # C-speed passes: the first phase of a window resolves one citation of a 200,000-line
-        # source before its first paint.
-        labels = list(map(attrgetter("label"), source.lines))
+        # source before its first paint (a parsed source's labels are a column already).
+        lines = source.lines
+        labels = (list(lines.labels) if isinstance(lines, SourceLines)
+                  else list(map(attrgetter("label"), lines)))
         asc = labels == sorted(labels)
-        return cls(source, labels, frozenset(labels), asc, min(labels), max(labels))
+        # Ascending labels are looked up by bisection: no set of 200,000 numbers to build.
+        label_set = frozenset() if asc else frozenset(labels)
+        return cls(source, labels, label_set, asc, labels[0] if asc else min(labels),
+                   labels[-1] if asc else max(labels))
 
-    def between(self, lo: int, hi: int) -> list[SourceLine]:
+    def has(self, label: int) -> bool:
+        """Whether ``label`` is a label of the source."""
+        if not self.ascending:
+            return label in self.label_set
+        i = bisect_left(self.labels, label)
+        return i < len(self.labels) and self.labels[i] == label
+
+    def between(self, lo: int, hi: int) -> Sequence[SourceLine]:
         """Lines whose label lies in [lo, hi], in text order."""
         lines = self.source.lines
         if self.ascending:
@@ -263,13 +279,15 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
     dup = len(found) - 1
     dup_note = f" (id defined {dup + 1} times; the first is used)" if dup else ""
     whole = (0, len(source.text))
+    all_lines = (source.lines if isinstance(source.lines, SourceLines)
+                 else tuple(source.lines))
     if locator_raw is None:
         count = f" ({_lines_word(len(source.lines))})" if source.lines else ""
-        return Target(source_id, source, Status.WHOLE_SOURCE, tuple(source.lines), whole,
+        return Target(source_id, source, Status.WHOLE_SOURCE, all_lines, whole,
                       f"whole {_kind_word(source)}{count}{dup_note}", duplicates=dup)
     loc = parse_locator(locator_raw) or near_miss_locator(locator_raw)
     if loc is None:
-        return Target(source_id, source, Status.WHOLE_SOURCE, tuple(source.lines), whole,
+        return Target(source_id, source, Status.WHOLE_SOURCE, all_lines, whole,
                       f"locator {locator_raw!r} not understood; whole source{dup_note}",
                       duplicates=dup)
     if not source.lines:
@@ -279,8 +297,8 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
     index = indexes.get(id(source))
     if index is None:
         index = indexes[id(source)] = _LineIndex.build(source)
-    first_ok = loc.first in index.label_set
-    last_ok = loc.last in index.label_set
+    first_ok = index.has(loc.first)
+    last_ok = index.has(loc.last)
     lo, hi = min(loc.first, loc.last), max(loc.first, loc.last)
     lines = tuple(index.between(lo, hi))
     end: str | None = None

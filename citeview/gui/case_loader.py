@@ -10,6 +10,7 @@ latest case asked for wins).
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -70,6 +71,10 @@ class Build:
         return first_phase(self.case, self.dark, self.font, self.analyser)
 
 
+# How long a big case's lint waits for its answer's first paint (see lint_and_support).
+PAINT_WAIT = 0.5
+# A shown source tinted by this many citations is tinted after the answer is painted.
+MANY_TINTS = 1_000
 # A case whose answer and material together hold fewer characters is shown in one op.
 SMALL_CASE = 200_000
 # ... and one this small, replacing the case shown, is built right here on the GUI thread (a
@@ -101,7 +106,9 @@ def prepare_first(case: Case, analyser: Analyser | None = None) -> SourceFirst:
     """The material of ``case`` and its first cited source made ready to show (in a worker:
     the source pane paints before the answer is scanned, resolved and rendered)."""
     try:
-        known = analyser.peek(case) if analyser is not None else None
+        # (An empty cache holds nothing to reuse: the case's content is not hashed before
+        # its first paint.)
+        known = analyser.peek(case) if analyser is not None and len(analyser.cache) else None
         material = known.material if known is not None else case_material(case)
         if not material.sources:
             return SourceFirst(material, None)
@@ -124,15 +131,18 @@ def prepare_first(case: Case, analyser: Analyser | None = None) -> SourceFirst:
 
 def build_view(case: Case, dark: bool, font: str, analyser: Analyser | None = None,
                material: Material | None = None,
-               shown: PreparedSource | None = None) -> tuple[CaseView, PreparedDocument]:
+               shown: PreparedSource | None = None,
+               support: bool = True) -> tuple[CaseView, PreparedDocument]:
     """The view-model and the answer document of ``case`` (both safe to build in a worker),
     from its analysed case as ``analyser`` (the session's: what the window shows is what the
     session stores; a standalone one when None) has it. ``material``: already parsed
-    (:func:`prepare_first`)."""
+    (:func:`prepare_first`). ``support``: with the support hints (a big case gets them with
+    its lint, after the answer is painted: :func:`lint_and_support`)."""
     try:
         analyser = Analyser() if analyser is None else analyser
         analysed = analyser.analysed(case, material=material)
-        view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed)
+        view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed,
+                               support=support)
         return view, prepare_document(view.html, dark, font)
     except InputError:
         raise
@@ -148,6 +158,26 @@ def lint(case: Case, analysed: AnalysedCase | None = None) -> list[Diagnostic]:
     except Exception as err:  # told as an error; the case stays usable
         raise RuntimeError(
             f"lint failed on case {case.id!r}: {type(err).__name__}: {err}") from err
+
+
+@dataclass(slots=True)
+class Linted:
+    """The second phase of a big case: its lint findings and, left out of its first build so
+    that the answer paints sooner, its support hints."""
+
+    found: list[Diagnostic]
+    support: tuple[tuple[float | None, ...], ...] | None = None
+
+
+def lint_and_support(case: Case, analysed: AnalysedCase | None,
+                     painted: threading.Event | None = None) -> Linted:
+    """:func:`lint`, then the support hints of ``analysed`` (in a worker). ``painted``: waited
+    for first (at most :data:`PAINT_WAIT` seconds; waiting holds no GIL): a worker running
+    beside the answer's first paint takes the GIL from it."""
+    if painted is not None:
+        painted.wait(PAINT_WAIT)
+    found = lint(case, analysed)
+    return Linted(found, analysed.support if analysed is not None else None)
 
 
 class CaseLoader(QObject):
@@ -175,6 +205,12 @@ class CaseLoader(QObject):
         # Built ahead once the case shown is painted: a worker building beside the paint took
         # the GIL from it (each case switch took 4 ms longer).
         self._ahead_later = AfterPaint(self.prefetch_next, self)
+        # A big case's tints (10,000 spans mapped to rows) once its answer is painted.
+        self._tints: tuple[CaseView, str, list[tuple[int, int]]] | None = None
+        self._tints_later = AfterPaint(self._apply_tints, self)
+        # What a big case's lint waits for (its answer painted), and what sets it.
+        self._lint_gate: threading.Event | None = None
+        self._lint_after_paint = AfterPaint(self._release_lint, self)
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -191,6 +227,7 @@ class CaseLoader(QObject):
         # built in the worker while the window finishes setting up beside it.
         inline = win.synchronous or (win.view is not None and case_size(case) < TINY_CASE)
         self._ahead_later.cancel()  # (asked again once this case shows)
+        self._release_lint()
         win.case_index = index
         win.progress.showing = case.id
         win.progress.busy()
@@ -274,9 +311,24 @@ class CaseLoader(QObject):
             return
         material, shown = first.material, first.source
         (BackgroundOp(self, lambda: build_view(b.case, b.dark, b.font, b.analyser,
-                                               material, shown), key=CASE_WORK)
+                                               material, shown, support=False),
+                      key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=win.synchronous))
+
+    def _release_lint(self) -> None:
+        """Let the lint waiting for the answer's paint start (painted, or another case asked
+        for: the lane must not wait for it)."""
+        gate, self._lint_gate = self._lint_gate, None
+        if gate is not None:
+            gate.set()
+
+    def _apply_tints(self, *_: object) -> None:
+        """The tints put off by :meth:`_on_built`, if their case and source are still shown."""
+        tints, self._tints = self._tints, None
+        win = self.win
+        if tints is not None and win.view is tints[0] and win.source.shown_source_id() == tints[1]:
+            win.source.set_tints(tints[2])
 
     def show_nothing(self, text: str) -> None:
         """No case to show (an empty input): clear the panes and tables, saying ``text``."""
@@ -292,6 +344,7 @@ class CaseLoader(QObject):
     def stop(self) -> None:
         """Nothing built or linted now may land (the window closes)."""
         self._ahead_later.cancel()
+        self._release_lint()
         ops.cancel(self)
 
     def _title(self, case_id: str) -> str:
@@ -365,8 +418,14 @@ class CaseLoader(QObject):
         self.fit_tables()
         shown = win.source.shown_source_id()
         if shown is not None and any(r.source is win.source.shown_source() for r in view.sources):
-            # Shown by the first phase: it keeps its document; the other citations tint it.
-            win.source.set_tints(view.cited_spans.get(shown, []))
+            # Shown by the first phase: it keeps its document; the other citations tint it
+            # (many: after the answer is painted).
+            spans = view.cited_spans.get(shown, [])
+            if win.synchronous or len(spans) < MANY_TINTS:
+                win.source.set_tints(spans)
+            else:
+                self._tints = (view, shown, spans)
+                self._tints_later.request()
         else:
             win.source.show_source(None)
         self.update_counts()
@@ -397,17 +456,27 @@ class CaseLoader(QObject):
             self.lintReady.emit()
             return
         case, analysed = view.case, view.analysed
-        (BackgroundOp(self, lambda: lint(case, analysed), key=CASE_WORK)
+        painted: threading.Event | None = None
+        if not win.synchronous:
+            # Started now (the case is not settled until it lands), linting once the answer
+            # is painted.
+            self._release_lint()
+            painted = self._lint_gate = threading.Event()
+            self._lint_after_paint.request()
+        (BackgroundOp(self, lambda: lint_and_support(case, analysed, painted), key=CASE_WORK)
          .success(self._on_linted).failure(lambda err: message.error(str(err)))
          .run(here=win.synchronous))
 
-    def _on_linted(self, found: list[Diagnostic]) -> None:
-        """Second phase: lint diagnostics join the tables, chips and raw view."""
+    def _on_linted(self, linted: Linted) -> None:
+        """Second phase: lint diagnostics join the tables, chips and raw view (and the support
+        hints the tables and tooltips show)."""
         win = self.win
         view = win.view
         if view is None:
             return
-        changed = self._apply_lint(found)
+        if linted.support is not None and len(linted.support) == len(view.citations):
+            view.set_support(linted.support)
+        changed = self._apply_lint(linted.found)
         if changed:
             win.answer.update_chips([view.citations[i].chip for i in changed])
         win.citations_model.set_view(view)  # its last column, lint's, stretches: no fit
@@ -457,5 +526,5 @@ class CaseLoader(QObject):
                                    cited)
 
 
-__all__ = ["CASE_WORK", "SMALL_CASE", "CaseLoader", "SourceFirst", "build_view", "first_phase",
-           "lint", "prepare_first"]
+__all__ = ["CASE_WORK", "SMALL_CASE", "CaseLoader", "Linted", "SourceFirst", "build_view",
+           "first_phase", "lint", "lint_and_support", "prepare_first"]

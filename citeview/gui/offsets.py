@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
 
 from citeview.core.text import Utf16Map
@@ -31,7 +32,9 @@ class DocumentText:
 
     __slots__ = ("_crlf_doc", "_crlf_src", "_line_starts", "_units", "length", "qt_text", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, line_starts: Sequence[int] | None = None) -> None:
+        """``line_starts``: where the lines of ``text`` start, when the caller knows (a parsed
+        source whose every line is labelled: its lines' starts), not worked out again."""
         self.text = text
         self.length = len(text)
         doc = text
@@ -52,7 +55,7 @@ class DocumentText:
         # Utf16Map scans for astral characters with a regex (0.5 s on 12 MB); the codec tells
         # in milliseconds whether there is any.
         self._units: Utf16Map | None = None
-        self._line_starts: list[int] | None = None
+        self._line_starts: Sequence[int] | None = line_starts
         if not doc.isascii() and len(doc.encode("utf-16-le")) != 2 * len(doc):
             self._units = Utf16Map(doc)
 
@@ -81,7 +84,7 @@ class DocumentText:
         return max(bisect_right(self.line_starts, doc) - 1, 0)
 
     @property
-    def line_starts(self) -> list[int]:
+    def line_starts(self) -> Sequence[int]:
         """Offsets in ``qt_text`` where its lines start."""
         if self._line_starts is None:
             # C loops only: a regex scan takes ~0.5 s on 12 MB.

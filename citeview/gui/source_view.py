@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any  # Any: a Pygments lexer (untyped)
@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from citeview.core.material import SourceLines
 from citeview.gui.answer_view import find_wrapping, plain_tooltip
 from citeview.gui.elided import QtElidedLabel
 from citeview.gui.highlighting import LazyHighlighter, TokenFormats, guess_lexer
@@ -121,8 +122,8 @@ class _Loaded:
     doc: QTextDocument | None = None  # made on the GUI thread when first shown
     filled: int = 0  # characters of ``dtext.qt_text`` in ``doc``
     # Labelled lines sorted by their start in source.text (code points).
-    label_starts: list[int] = field(default_factory=list)
-    label_lines: list[SourceLine] = field(default_factory=list)  # in label_starts order
+    label_starts: Sequence[int] = field(default_factory=list)
+    label_lines: Sequence[SourceLine] = field(default_factory=list)  # in label_starts order
     first_label: str | None = None  # block/context label, shown on the first line
     gutter_sample: str = ""  # the widest label, for the gutter width
     lexer_done: bool = False
@@ -135,25 +136,30 @@ class _Loaded:
     @classmethod
     def prepare(cls, source: Source, guess: bool = True) -> _Loaded:
         """Everything but the Qt document (no Qt object: safe in a worker thread)."""
-        dtext = DocumentText(source.text)
+        dtext = DocumentText(source.text, _line_starts(source))
         loaded = cls(source, dtext)
         loaded.long_lines = dtext.longest_line > _LONG_LINE
         kind = _status_value(getattr(source, "kind", ""))
-        lines = list(getattr(source, "lines", None) or ())
-        if kind in ("block", "context") or not lines:
+        given = getattr(source, "lines", None) or ()
+        if kind in ("block", "context") or not given:
             label = getattr(source, "label", None) or (
                 source.id if kind in ("block", "context") else None)
             loaded.first_label = str(label) if label else None
             loaded.gutter_sample = loaded.first_label or ""
         else:
             # C-speed passes only: a 200,000-line source must open at once.
-            starts = list(map(attrgetter("start"), lines))
-            if starts != sorted(starts):
-                lines.sort(key=attrgetter("start"))
+            if isinstance(given, SourceLines):  # parsed: in text order, columns already
+                loaded.label_starts, loaded.label_lines = given.starts, given
+                labels: Sequence[Any] = given.labels
+            else:
+                lines = list(given)
                 starts = list(map(attrgetter("start"), lines))
-            loaded.label_starts = starts
-            loaded.label_lines = lines
-            labels = list(map(attrgetter("label"), lines))
+                if starts != sorted(starts):
+                    lines.sort(key=attrgetter("start"))
+                    starts = list(map(attrgetter("start"), lines))
+                loaded.label_starts = starts
+                loaded.label_lines = lines
+                labels = list(map(attrgetter("label"), lines))
             try:
                 widest: object = max(labels)  # label numbers
             except TypeError:
@@ -250,6 +256,17 @@ class _Loaded:
 
 
 PreparedSource = _Loaded  # what prepare_source makes (opaque to its callers)
+
+
+def _line_starts(source: Source) -> Sequence[int] | None:
+    """Where the lines of ``source.text`` start, when its parsed lines say so: every line
+    labelled (one per line, in text order, breaks all ``\\n``), so the starts of its lines
+    are the starts of the text's lines (a 200,000-line source: no second pass over it)."""
+    lines = getattr(source, "lines", None)
+    if (isinstance(lines, SourceLines) and lines and lines.starts[0] == 0
+            and "\r" not in source.text and len(lines) == source.text.count("\n") + 1):
+        return lines.starts
+    return None
 
 
 def prepare_source(source: Source, lexer_later: bool = False) -> PreparedSource:
@@ -915,7 +932,7 @@ class QtSourceView(QWidget):
         loaded = self._text.loaded
         assert loaded is not None
         span = target.span
-        lines = list(target.lines or ())
+        lines = target.lines or ()  # (a whole source's: not copied)
         if span is None and lines:
             span = (min(ln.start for ln in lines), max(ln.end for ln in lines))
         if not loaded.holds(loaded.dtext.span_to_qt(span)[1] if span is not None else 0):
@@ -931,7 +948,8 @@ class QtSourceView(QWidget):
         if span is None:
             self._clear_highlight()
         else:
-            last_start = max(ln.start for ln in lines) if lines else None
+            last_start = (lines.starts[-1] if isinstance(lines, SourceLines) and lines
+                          else max(ln.start for ln in lines) if lines else None)
             self._text.strong_exact = getattr(target, "unit", None) == "chars"
             self._set_strong(loaded, span, top=whole, last_line_start=last_start)
         if status in ("ok", "whole-source"):

@@ -43,6 +43,8 @@ TOOLTIP_LINE_CHARS = 160
 
 def _status(target: Target | None) -> str:
     status = getattr(target, "status", "ok")
+    if isinstance(status, str):  # a Status is a StrEnum: its value without the enum's lookup
+        return str.__str__(status)
     return str(getattr(status, "value", status))
 
 
@@ -68,6 +70,10 @@ class CitationView:
     # text); its span is explicit and may be mostly Markdown syntax (a link).
     shown_claim: str | None = None
     _statuses: list[str] | None = field(default=None, repr=False, compare=False)
+    # ``problem`` for the diagnostics it was worked out with (asked for by every chip, table
+    # row and count: 10,000 citations asked it tens of thousands of times per case shown).
+    _problem: tuple[tuple[Diagnostic, ...], bool] | None = field(default=None, repr=False,
+                                                                 compare=False)
 
     def set_judgements(self, verdicts: Sequence[str | None], notes: Sequence[str],
                        labels: Sequence[str] = ()) -> None:
@@ -131,7 +137,12 @@ class CitationView:
     @property
     def problem(self) -> bool:
         """Core's test (:meth:`AnalysedCitation.problem`) with the diagnostics shown."""
-        return self.analysed.problem(self.diagnostics)
+        known = self._problem
+        if known is not None and known[0] is self.diagnostics:
+            return known[1]
+        found = self.analysed.problem(self.diagnostics)
+        self._problem = (self.diagnostics, found)
+        return found
 
     @property
     def status_text(self) -> str:
@@ -202,7 +213,7 @@ def cited_lines(target: Target | None, limit: int = TOOLTIP_LINES) -> list[str]:
     if source is None:
         return []
     text: str = source.text
-    lines = tuple(getattr(target, "lines", ()) or ())
+    lines = getattr(target, "lines", ()) or ()  # (a whole source's: read only as far as shown)
     out: list[str] = []
     if lines:
         for line in lines[:limit]:
@@ -262,6 +273,12 @@ class CaseView:
     def chips(self) -> list[Chip]:
         return [c.chip for c in self.citations]
 
+    def set_support(self, scores: Sequence[Sequence[float | None]]) -> None:
+        """The support hints per citation (:attr:`AnalysedCase.support`), added after the
+        first paint of a big case."""
+        for v, s in zip(self.citations, scores, strict=True):
+            v.support = tuple(s)
+
     def apply_lint(self, found: Sequence[Diagnostic] | None) -> list[int]:
         """Merge the linter's diagnostics; returns the citations whose chip changed."""
         if found is None:
@@ -297,7 +314,7 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
                     policy: Policy | None = None, dark: bool = False,
                     verdicts: dict[int, str] | None = None, with_lint: bool = True,  # by number
                     render: bool = True, *, cache: AnalysisCache | None = None,
-                    analysed: AnalysedCase | None = None) -> CaseView:
+                    analysed: AnalysedCase | None = None, support: bool = True) -> CaseView:
     """Everything the window shows for ``case`` (pure computation; safe in a worker thread).
 
     It reads the case's :class:`~citeview.core.analysis.AnalysedCase` (``analysed``, or one
@@ -305,15 +322,20 @@ def build_case_view(case: Case, families: Sequence[str] = DEFAULT_FAMILIES,
     claims are the ones the session and lint use. With ``with_lint=False`` only the marker
     scan's diagnostics are attached: the window shows that first and adds the lint findings
     (:func:`lint_case`, computed once on the same analysis) through :meth:`CaseView.apply_lint`.
-    With ``render=False`` the answer HTML and the support hints are left out.
+    With ``render=False`` the answer HTML and the support hints are left out; with
+    ``support=False`` the support hints only (the window adds them with lint:
+    :meth:`CaseView.set_support`). What the window asks of every citation when it shows the
+    case (statuses, problem) is worked out here, off the GUI thread.
     """
     if analysed is None:
         analysed = analyse(case, numbering_policy(families, policy), cache=cache)
     views = _attach(analysed, analysed.citation_diagnostics(analysed.scan_diagnostics),
                     verdicts or {})
-    if render:
+    if render and support:
         for v, scores in zip(views, analysed.support, strict=True):
             v.support = scores
+    for v in views:  # worked out now, kept (see the docstring)
+        _ = v.statuses, v.problem
 
     by_id = analysed.material.by_id()
     counts: dict[str, int] = {}

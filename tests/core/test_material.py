@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import pickle
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeview.core import material as material_module
 from citeview.core.cases import Case
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.core.material import (
@@ -11,6 +19,7 @@ from citeview.core.material import (
     MaterialDiagnostic,
     Source,
     SourceKind,
+    SourceLine,
     case_material,
     file_source,
     parse_context,
@@ -28,6 +37,17 @@ def lines_of(src: Source) -> list[tuple[int, str]]:
 
 def codes(material: Material) -> list[str]:
     return [d.code for d in material.diagnostics]
+
+
+@contextmanager
+def pieces_of(n: int) -> Iterator[None]:
+    """Labelled text read in pieces of ``n`` characters (the reader's pieces are 1 MiB)."""
+    mp = pytest.MonkeyPatch()
+    mp.setattr(material_module, "_PIECE", n)
+    try:
+        yield
+    finally:
+        mp.undo()
 
 
 HANDBOOK = (
@@ -360,3 +380,45 @@ def test_material_diagnostics_keep_their_origin_through_pickling() -> None:
     assert isinstance(back, MaterialDiagnostic)
     assert (back.origin, back.code, back.start, back.end) == ("tool_outputs[2]", "CV502", 0, 11)
     assert back.to_dict()["origin"] == "tool_outputs[2]"
+
+
+_LINE = st.tuples(
+    st.sampled_from(["", " ", "\t", "  "]),  # before a label
+    st.one_of(st.none(), st.integers(0, 10 ** 25)),  # the label (None: an unlabelled line)
+    st.sampled_from(["", " ", "\t", "  "]),  # after it
+    st.text(st.sampled_from("ab [L]1\u2028"), min_size=1, max_size=12).filter(
+        lambda s: s.strip(" \t") != ""),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=40), st.sampled_from(["\n", "\r\n", "\r"]),
+       st.integers(1, 64))
+def test_labelled_lines_read_in_pieces_are_each_line_without_its_label(
+        rows: list[tuple[str, int | None, str, str]], br: str, piece: int) -> None:
+    """A big source is read in pieces: wherever they are cut, every labelled line is found with
+    its label and its text exactly, and the lines read back as SourceLines (also pickled)."""
+    body = br.join(f"{pre}[L{n}]{post}{text}" if n is not None else f"{pre}{post}{text}"
+                   for pre, n, post, text in rows)
+    with pieces_of(piece):
+        (src,) = parse_tool_output(f"Citation Marker: {marker('a')}{br}{body}").sources
+    expected_text: list[str] = []
+    expected: list[tuple[int, str]] = []
+    for pre, n, post, text in rows:
+        line = f"{pre}[L{n}]{post}{text}" if n is not None else f"{pre}{post}{text}"
+        # The guide's prefix: spaces or tabs, [L#], one space or tab.
+        label = re.match(r"[ \t]*\[L(\d+)\][ \t]?", line)
+        shown = line if label is None else line[label.end():]
+        if label is not None:
+            expected.append((int(label.group(1)), shown))
+        expected_text.append(shown)
+    if not expected:  # no label: a document cited whole
+        assert src.kind is SourceKind.DOCUMENT and not src.lines
+        return
+    assert src.text == "\n".join(expected_text)
+    assert lines_of(src) == expected
+    assert src.lines == [SourceLine(ln.label, ln.start, ln.end) for ln in src.lines]
+    assert pickle.loads(pickle.dumps(src)).lines == src.lines
+    repeats = len(expected) - len({n for n, _ in expected})
+    assert codes(parse_tool_output(f"Citation Marker: {marker('a')}{br}{body}")).count(
+        "CV501") == repeats

@@ -104,8 +104,16 @@ def click_chip(qtbot, win: MainWindow, index: int) -> None:  # type: ignore[no-u
     cursor = QTextCursor(answer.document())
     cursor.setPosition(chip[0])
     bar = answer.verticalScrollBar()
-    bar.setValue(bar.value() + answer.cursorRect(cursor).center().y()
-                 - answer.viewport().height() // 2)
+
+    def scrolled_to_chip() -> bool:
+        # (the answer of 10,000 chips may still be laid out, its scroll range growing: scroll
+        # again until the chip stands in the pane, as a reader scrolling on would)
+        bar.setValue(bar.value() + answer.cursorRect(cursor).center().y()
+                     - answer.viewport().height() // 2)
+        at = answer.chip_center(index)
+        return at is not None and answer.viewport().rect().contains(at)
+
+    qtbot.waitUntil(scrolled_to_chip, timeout=10_000)
     pos = answer.chip_center(index)
     assert pos is not None and answer.viewport().rect().contains(pos)
     qtbot.mouseClick(answer.viewport(), Qt.MouseButton.LeftButton, pos=pos)
