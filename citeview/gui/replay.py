@@ -128,6 +128,7 @@ class QtStreamReplay(QDialog):
         lay.addWidget(self.status)
 
         split = QSplitter(Qt.Orientation.Horizontal)
+        self._side_labels: list[QLabel] = []
         self.rendered = AnswerView()
         self.naive = AnswerView()
         for view, title in (
@@ -140,6 +141,7 @@ class QtStreamReplay(QDialog):
             box_lay.setContentsMargins(0, 0, 0, 0)
             label = QLabel(title)
             label.setTextFormat(Qt.TextFormat.PlainText)
+            self._side_labels.append(label)
             box_lay.addWidget(label)
             box_lay.addWidget(view, 1)
             split.addWidget(box)
@@ -222,6 +224,12 @@ class QtStreamReplay(QDialog):
             w.setEnabled(self.recorded is None)
         for w2 in (self.factor, self._factor_label):
             w2.setVisible(self.recorded is not None)
+        titles = (("citeview: the response so far, a chip once its citation event has arrived",
+                   "The events received, in arrival order") if self.recorded is not None else
+                  ("citeview: a chip once its marker is complete",
+                   "Naive renderer: markers leak as they stream"))
+        for label, title in zip(self._side_labels, titles, strict=True):
+            label.setText(title)
         self._case = replay_case(case)
         self._policy = policy if policy is not None else DEFAULT_POLICY
         self._material = case_material(self._case)
@@ -355,7 +363,8 @@ class QtStreamReplay(QDialog):
         self.rendered.set_prepared(prepared, [])
         _scroll_to_end(self.rendered)
         assert self.recorded is not None
-        lines = [f"{e.index + 1:>4} {e.type}" + (f"  t={e.time:g}s" if e.time is not None else "")
+        lines = [f"{e.index + 1} {e.type} {_delta_type(e.data)}".rstrip()
+                 + (f"  t={e.time:g}s" if e.time is not None else "")
                  for e in self.recorded.events[:frame.step]]
         body = render_answer("\n\n".join(lines[-200:]), [], [], self._dark)
         self.naive.set_prepared(prepare_document(body, self._dark, self.naive.font()), [])
@@ -448,6 +457,13 @@ class QtStreamReplay(QDialog):
 
     def diagnostic_lines(self) -> list[str]:
         return [self.diagnostics.item(i).text() for i in range(self.diagnostics.count())]
+
+
+def _delta_type(data: object) -> str:
+    """The kind of a delta event (Anthropic's text_delta, citations_delta), else ""."""
+    delta = data.get("delta") if isinstance(data, dict) else None
+    kind = delta.get("type") if isinstance(delta, dict) else None
+    return kind if isinstance(kind, str) else ""
 
 
 def _scroll_to_end(view: AnswerView) -> None:
