@@ -118,6 +118,13 @@ def test_deltas_that_disagree_with_the_final_response_are_linted() -> None:
     assert reading.response["output"][0]["content"][0]["text"] == "Paris is the capital of France."
 
 
+def test_an_answer_that_starts_with_data_is_still_a_plain_answer(tmp_path: Path) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("data: the survey says yes\n")
+    case = next(iter(load_input(str(answer)).iter_cases()))
+    assert case.answer == "data: the survey says yes\n" and "stream" not in case.extra
+
+
 def test_lint_reads_an_sse_log_as_a_stream_not_a_plain_answer() -> None:
     for name in ("anthropic-messages.sse", "gemini-stream.sse", "openai-responses.events.jsonl"):
         records = list(iter_records(str(DATA / name)))
@@ -153,6 +160,10 @@ def test_sse_rules_for_names_comments_and_line_ends() -> None:
     assert parse_sse(text) == [("a", "x\ny"), (None, "z")]
     assert looks_like_sse(": keepalive\nevent: ping\ndata: {}\n")
     assert not looks_like_sse("data is what we cite")
+    # An answer that starts like a field is still an answer: no JSON data follows.
+    assert not looks_like_sse("data: the survey (n=30) says yes\n\nmore text")
+    assert not looks_like_sse("event: launch day\nwe met at noon")
+    assert looks_like_sse("data: [DONE]\n\n") and looks_like_sse("data: [{}]\n")
 
 
 @settings(max_examples=60, deadline=None)

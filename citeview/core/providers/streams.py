@@ -64,13 +64,22 @@ class StreamReading:
 
 
 def looks_like_sse(text: str) -> bool:
-    """Whether ``text`` is server-sent events: its first non-blank line is an ``event:`` or
-    ``data:`` field (a comment line ``:`` may come before)."""
-    for line in text.lstrip("\ufeff").splitlines():
+    """Whether ``text`` is server-sent events: its first field line (comment lines ``:`` may
+    come before) is ``event:`` or ``data:``, and its first ``data:`` value is JSON (an object
+    or a list) or ``[DONE]``; an answer that happens to start with "data: " is not."""
+    field_seen = False
+    for n, line in enumerate(text.lstrip("\ufeff").splitlines()):
         stripped = line.strip()
         if not stripped or stripped.startswith(":"):
             continue
-        return stripped.startswith(("event:", "data:"))
+        if not field_seen and not stripped.startswith(("event:", "data:")):
+            return False
+        field_seen = True
+        if stripped.startswith("data:"):
+            value = stripped[5:].strip()
+            return value.startswith(("{", "[")) and value != "["
+        if n > 50 or not stripped.startswith(("event:", "id:", "retry:")):
+            return False
     return False
 
 
