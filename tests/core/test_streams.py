@@ -194,3 +194,24 @@ def test_sse_decoding_does_not_depend_on_chunking(text: str, cuts: list[int]) ->
         got.extend(decoder.feed(data[a:b]))
     got.extend(decoder.finish())
     assert got == parse_sse(data)
+
+
+def test_anthropic_events_as_a_json_list_or_json_lines_read_as_the_sse(tmp_path: Path) -> None:
+    records = sse_events_to_records(parse_sse((DATA / "anthropic-messages.sse").read_bytes()))
+    as_list, as_lines = tmp_path / "events.json", tmp_path / "events.jsonl"
+    as_list.write_text(json.dumps(records))
+    as_lines.write_text("".join(json.dumps(r) + "\n" for r in records))
+    sse = only_case("anthropic-messages.sse")
+    for path in (as_list, as_lines):
+        case = next(iter(load_input(str(path)).iter_cases()))
+        assert case.answer == sse.answer and case.extra == sse.extra
+        assert [r.case.answer for r in iter_records(str(path)) if r.case] == [sse.answer]
+
+
+def test_an_anthropic_delta_for_a_block_that_never_started_is_linted() -> None:
+    records = sse_events_to_records(parse_sse((DATA / "anthropic-messages.sse").read_bytes()))
+    records.insert(4, {"type": "content_block_delta", "index": 5,
+                       "delta": {"type": "text_delta", "text": "lost"}})
+    reading = read_stream(records)
+    assert [p.code for p in reading.problems] == ["CV613"]
+    assert "lost" not in json.dumps(reading.response)
