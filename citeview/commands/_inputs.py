@@ -35,7 +35,7 @@ def noted(dataset: Dataset) -> Dataset:
 #: transcript, a Responses output, one provider record: a bare Anthropic message, a Chat
 #: Completions or Gemini response, a request/response exchange); other kinds are datasets of
 #: many.
-SINGLE_CASE_KINDS = ("plain", "case", "chat", "responses", *RECORD_KINDS)
+SINGLE_CASE_KINDS = ("plain", "case", "chat", "responses", "stream", *RECORD_KINDS)
 
 
 def load_answers(path: str) -> Dataset:

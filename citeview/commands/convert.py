@@ -11,6 +11,7 @@ from citeview.commands._atomic import write_atomically
 from citeview.commands._inputs import case_index, load_path
 from citeview.core.analysis import analyse
 from citeview.core.cases import Case
+from citeview.core.datasets import named_jsonl
 from citeview.core.errors import InputError
 from citeview.core.providers import case_reading
 from citeview.core.providers.convert import to_marker_case
@@ -51,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
         for w in warnings:
             print(f"citeview: warning: {case.id}: {w}", file=sys.stderr)
         out.append(converted)
-    if len(out) == 1:
+    if len(out) == 1 and not (args.output and named_jsonl(args.output)):
         text = dumps_json(out[0], indent=1) + "\n"
-    else:  # a dataset: one case a line
+    else:  # a dataset (or an output named .jsonl): one case a line
         text = "".join(dumps_json(o) + "\n" for o in out)
     if args.output:
         write_atomically(args.output, text.encode("utf-8"))

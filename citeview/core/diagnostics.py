@@ -87,6 +87,8 @@ RULES: dict[str, Rule] = {
         Rule("CV609", "answer-not-response-text", _E, summary="The case's answer is not the text of its provider response."),
         Rule("CV610", "missing-citation-field", _E, summary="A provider citation lacks the index or offsets it needs; only that citation is affected."),
         Rule("CV611", "unplaced-citation", _W, summary="A provider citation with no position in the answer and no link text found: placed at the end."),
+        Rule("CV612", "stream-ended-early", _E, summary="A recorded stream with no final event (response.completed, message_stop, a finish reason): the response is what had arrived."),
+        Rule("CV613", "stream-delta-mismatch", _E, summary="A recorded stream's deltas disagree with its final message, or refer to a block that has not started."),
     )
 }
 

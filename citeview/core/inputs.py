@@ -45,6 +45,8 @@ from citeview.core.files import (
     read_text_file,
 )
 from citeview.core.markers import SOURCE_ID_RE
+from citeview.core.providers import streams
+from citeview.core.transcripts import stream_case
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SESSION_SUFFIX = ".citeview"
@@ -231,7 +233,10 @@ def load_text(data: bytes, name: str, *, stream: bool = False) -> Dataset:
         raise InputError(f"{name}: file is empty (only whitespace)")
     start = first_char.start()
     dataset: Dataset
-    if text[start] not in "{[":
+    if streams.looks_like_sse(text):
+        # A provider's server-sent events: a stream, never a plain answer.
+        dataset = stream_dataset(text, name)
+    elif text[start] not in "{[":
         if text[start] == "<" or named_json(name):
             raise InputError(f"{name}: unknown format (expected JSON, JSONL or plain text)")
         dataset = ListDataset([Case(case_id_from_path(name), text)], name, "plain")
@@ -249,6 +254,11 @@ def load_text(data: bytes, name: str, *, stream: bool = False) -> Dataset:
                                   None if stream else name, "plain")
             dataset.notes = (plain_note(name, text),)
             return dataset
+        if more is not None and streams.event_provider(first) is not None:
+            dataset = stream_dataset(text, name)  # events as JSON lines: one stream
+            if stream:
+                dataset.path = None
+            return dataset
         if more is not None:
             return JsonlDataset(name, data, stream=stream)
         if named_jsonl(name):
@@ -257,6 +267,17 @@ def load_text(data: bytes, name: str, *, stream: bool = False) -> Dataset:
     if stream:
         dataset.path = None
     return dataset
+
+
+def stream_dataset(text: str, name: str) -> Dataset:
+    """The one case of a recorded stream log (SSE text, JSON lines or a JSON list of events);
+    a log that is no stream this reads is an InputError saying why."""
+    try:
+        reading = streams.read_stream_text(text)
+        case = stream_case(reading, case_id_from_path(name))
+    except InputError as err:
+        raise InputError(f"{name}: a stream log that cannot be read: {err}") from None
+    return ListDataset([case], name, "stream")
 
 
 # --------------------------------------------------------------------------- plain files

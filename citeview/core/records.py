@@ -29,6 +29,7 @@ from citeview.core.inputs import (
     load_text,
     may_be_plain,
 )
+from citeview.core.providers.streams import event_provider
 from citeview.core.transcripts import describe_value, detect_kind, record_to_case
 
 
@@ -135,6 +136,15 @@ def _records(src: InputSource, path: str, stem: str, loaders: InputLoaders,
         records = _document(data, src.name, path, stem)
         del data  # _document lets go of the bytes once it has decoded them
         yield from records
+        return
+    if jsonl and first_ok and event_provider(value) is not None:
+        # Events as JSON lines: one stream, read whole as load_input reads it.
+        data = b"".join(seen) + src.read_all()
+        del raw, first, seen, lead, value
+        dataset = load_text(data, src.name, stream=not src.regular)
+        del data
+        for case in dataset.iter_cases():
+            yield Record(path, None, None, case.id, case=case)
         return
     if not jsonl:
         rec = _built(path, None, value, stem)

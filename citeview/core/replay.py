@@ -6,6 +6,11 @@ chunk what a streaming view may show: ``answer[:released]`` and the scan of exac
 (citations, final and provisional diagnostics). An open marker is held back (up to the hold
 limit), so a view that renders the released prefix never shows part of a marker. The last chunk
 also finishes the scan: the final frame's scan is the whole-text ``scan``.
+
+:class:`RecordedReplay` plays a recorded provider stream (a case read from a stream log keeps
+its events in ``extra["stream"]``) as it arrived: one step per event, in the log's order, each
+frame the case the response assembled so far makes (provider citations appear when their
+annotation or citation event has arrived), and the log's own timing where it has one.
 """
 
 from __future__ import annotations
@@ -14,9 +19,14 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from citeview.core.cases import Case
 from citeview.core.diagnostics import Diagnostic
+from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES, Citation, ScanResult
+from citeview.core.providers import case_reading
+from citeview.core.providers.streams import StreamEvent, read_stream
 from citeview.core.streaming import DEFAULT_HOLD_LIMIT, IncrementalScanner
+from citeview.core.transcripts import record_to_case
 
 
 class Chunker:
@@ -129,4 +139,116 @@ class StreamReplay:
             yield self.step()
 
 
-__all__ = ["Chunker", "ReplayFrame", "StreamReplay", "chunks"]
+# --------------------------------------------------------------------------- recorded streams
+
+
+def recorded_events(case: Case) -> list[StreamEvent]:
+    """The events of the stream ``case`` was read from, in arrival order ([] for a case that
+    was not streamed)."""
+    stream = case.extra.get("stream")
+    if not isinstance(stream, dict) or not isinstance(stream.get("events"), list):
+        return []
+    out: list[StreamEvent] = []
+    for n, ev in enumerate(stream["events"]):
+        if isinstance(ev, dict) and isinstance(ev.get("data"), dict):
+            t = ev.get("t")
+            out.append(StreamEvent(n, str(ev.get("type", "chunk")), ev["data"],
+                                   float(t) if isinstance(t, (int, float)) else None))
+    return out
+
+
+@dataclass(slots=True, frozen=True)
+class RecordedFrame:
+    """What had arrived after ``step`` of ``total`` events: the case the response so far makes
+    and its provider citations. An event that changes nothing visible is still a step."""
+
+    step: int
+    total: int
+    event: StreamEvent | None  # the event of this step (None before the first)
+    case: Case
+    citations: int  # provider citations of ``case``
+    delay: float | None  # seconds between the previous event and this one, when the log has them
+
+    @property
+    def finished(self) -> bool:
+        return self.step == self.total
+
+
+class RecordedReplay:
+    """A recorded stream played event by event: :meth:`step` takes the next event,
+    :meth:`restart` starts over, :meth:`delay` is the log's wait before the next event."""
+
+    __slots__ = ("_cache", "case", "events", "frame", "provider")
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.events = recorded_events(case)
+        if not self.events:
+            raise ValueError(f"case {case.id!r} was not read from a recorded stream")
+        self.provider = str(case.extra["stream"].get("provider", "")) or None
+        self._cache: dict[int, RecordedFrame] = {}
+        self.frame = self.frame_at(0)
+
+    def restart(self) -> None:
+        self.frame = self.frame_at(0)
+
+    @property
+    def done(self) -> bool:
+        return self.frame.finished
+
+    def step(self) -> RecordedFrame:
+        """Take the next event; returns (and keeps in :attr:`frame`) what it shows."""
+        if not self.done:
+            self.frame = self.frame_at(self.frame.step + 1)
+        return self.frame
+
+    def frames(self) -> Iterator[RecordedFrame]:
+        while not self.done:
+            yield self.step()
+
+    def delay(self, factor: float = 1.0) -> float | None:
+        """Seconds to wait before the next event as the log timed it (divided by ``factor``:
+        2 plays twice as fast), or None when the log has no times."""
+        nxt = self.frame.step  # the index of the next event
+        if nxt >= len(self.events):
+            return None
+        if nxt == 0:
+            return None if self.events[0].time is None else 0.0
+        t0, t1 = self.events[nxt - 1].time, self.events[nxt].time
+        if t0 is None or t1 is None:
+            return None
+        return max(0.0, t1 - t0) / max(factor, 1e-6)
+
+    def frame_at(self, step: int) -> RecordedFrame:
+        """The frame after the first ``step`` events: the stream assembled from them as its SDK
+        assembles it. A prefix whose response cannot be read yet shows the previous frame's
+        case (an annotation whose text has not arrived)."""
+        if step in self._cache:
+            return self._cache[step]
+        prev = self._cache.get(step - 1) if step > 0 else None
+        case = Case(self.case.id, "", self.case.question)
+        if step > 0:
+            reading = read_stream([e.data for e in self.events[:step]], self.provider)
+            try:
+                case = record_to_case(reading.response, self.case.id)
+            except InputError:
+                if prev is None:
+                    prev = self.frame_at(step - 1)
+                case = prev.case
+        try:
+            found = case_reading(case)
+            cites = len(found.citations) if found is not None else 0
+        except InputError:
+            cites = 0
+        delay = None
+        if step > 0 and self.events[step - 1].time is not None:
+            before = self.events[step - 2].time if step > 1 else self.events[0].time
+            delay = (self.events[step - 1].time or 0.0) - (before or 0.0)
+        frame = RecordedFrame(step, len(self.events), self.events[step - 1] if step else None,
+                              case, cites, delay)
+        self._cache[step] = frame
+        return frame
+
+
+__all__ = ["Chunker", "RecordedFrame", "RecordedReplay", "ReplayFrame", "StreamReplay", "chunks",
+           "recorded_events"]

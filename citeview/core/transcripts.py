@@ -16,6 +16,7 @@ from typing import Any
 from citeview.core import providers
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
+from citeview.core.providers import streams
 
 _RESPONSES_TYPES = frozenset({
     "message", "function_call", "function_call_output", "file_search_call", "web_search_call",
@@ -41,6 +42,8 @@ def detect_kind(obj: object) -> str:
     if isinstance(obj, list):
         if not obj:
             return "unknown"
+        if streams.stream_provider(obj):
+            return "stream"  # a provider's recorded stream: events or chunks, in order
         dicts = [o for o in obj if isinstance(o, Mapping)]
         if len(dicts) != len(obj):
             return "json-array" if all(isinstance(o, (list, Mapping)) for o in obj) else "unknown"
@@ -78,7 +81,19 @@ def record_to_case(obj: object, default_id: str) -> Case:
         return case
     if kind in providers.RECORD_KINDS:
         return providers.provider_case(obj, default_id)
+    if kind == "stream":
+        assert isinstance(obj, list)
+        return stream_case(streams.read_stream(obj), default_id)
     raise InputError(f"unknown format: {describe_value(obj)}")
+
+
+def stream_case(reading: streams.StreamReading, default_id: str) -> Case:
+    """The case of a recorded stream: the case its final response makes, with the stream's
+    events and problems in ``extra["stream"]`` (the analysis reports the problems, the replay
+    plays the events)."""
+    case = record_to_case(reading.response, default_id)
+    case.extra["stream"] = streams.stream_summary(reading)
+    return case
 
 
 def _with_payload(case: Case, response: object | None) -> None:
@@ -104,6 +119,8 @@ def record_id(obj: object, default_id: str) -> str:
         return _meta_id(meta if isinstance(meta, Mapping) else {}, obj, default_id)
     if kind in providers.RECORD_KINDS:
         return providers.record_case_id(obj, default_id)
+    if kind == "stream":
+        return default_id
     raise InputError(f"not a case, chat transcript or Responses output ({describe_value(obj)})")
 
 

@@ -23,6 +23,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QHideEvent, QKeySequence, QShor
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
+    QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -42,7 +43,14 @@ from citeview.core.markers import ScanResult
 from citeview.core.material import Material, case_material
 from citeview.core.policy import Policy
 from citeview.core.providers import PAYLOAD_KEYS
-from citeview.core.replay import Chunker, ReplayFrame, StreamReplay
+from citeview.core.replay import (
+    Chunker,
+    RecordedFrame,
+    RecordedReplay,
+    ReplayFrame,
+    StreamReplay,
+    recorded_events,
+)
 from citeview.core.streaming import DEFAULT_HOLD_LIMIT
 from citeview.gui import message
 from citeview.gui.answer_render import render_answer
@@ -106,6 +114,7 @@ class QtStreamReplay(QDialog):
         self._timer.timeout.connect(self._tick)
         self._shown: tuple[int, bool] | None = None  # (released, finished) rendered
         self._naive_shown = -1
+        self.recorded: RecordedReplay | None = None  # set by set_case for a recorded stream
         self._build()
         fit_to_screen(self, 1120, 720)
         self.set_case(case, policy)
@@ -119,6 +128,7 @@ class QtStreamReplay(QDialog):
         lay.addWidget(self.status)
 
         split = QSplitter(Qt.Orientation.Horizontal)
+        self._side_labels: list[QLabel] = []
         self.rendered = AnswerView()
         self.naive = AnswerView()
         for view, title in (
@@ -131,6 +141,7 @@ class QtStreamReplay(QDialog):
             box_lay.setContentsMargins(0, 0, 0, 0)
             label = QLabel(title)
             label.setTextFormat(Qt.TextFormat.PlainText)
+            self._side_labels.append(label)
             box_lay.addWidget(label)
             box_lay.addWidget(view, 1)
             split.addWidget(box)
@@ -175,11 +186,22 @@ class QtStreamReplay(QDialog):
         self.random.setToolTip("Chunks of 1 to 2 \u00d7 size \u2212 1 characters")
         self.random.setChecked(True)
         self.random.toggled.connect(self._chunking_changed)
+        # A recorded stream plays at its own timing, faster or slower by this factor.
+        self.factor = QDoubleSpinBox()
+        self.factor.setRange(0.1, 20.0)
+        self.factor.setSingleStep(0.5)
+        self.factor.setValue(1.0)
+        self.factor.setSuffix(" \u00d7 recorded time")
+        self.factor.valueChanged.connect(lambda _v: self._time_next())
+        self._factor_label = QLabel("&Factor:")
+        self._factor_label.setBuddy(self.factor)
         for text, spin in (("Spee&d:", self.speed), ("&Chunk:", self.chunk)):
             label = QLabel(text)
             label.setBuddy(spin)
             row.addWidget(label)
             row.addWidget(spin)
+        row.addWidget(self._factor_label)
+        row.addWidget(self.factor)
         row.addWidget(self.random)
         row.addStretch(1)
         close = QPushButton("Close")
@@ -196,6 +218,18 @@ class QtStreamReplay(QDialog):
     def set_case(self, case: Case, policy: Policy | None = None) -> None:
         """Replay ``case`` (analysed under ``policy``, the window's) from the beginning."""
         self.pause()
+        # A case read from a stream log replays its own events (replay_case drops them).
+        self.recorded = RecordedReplay(case) if recorded_events(case) else None
+        for w in (self.chunk, self.random):
+            w.setEnabled(self.recorded is None)
+        for w2 in (self.factor, self._factor_label):
+            w2.setVisible(self.recorded is not None)
+        titles = (("citeview: the response so far, a chip once its citation event has arrived",
+                   "The events received, in arrival order") if self.recorded is not None else
+                  ("citeview: a chip once its marker is complete",
+                   "Naive renderer: markers leak as they stream"))
+        for label, title in zip(self._side_labels, titles, strict=True):
+            label.setText(title)
         self._case = replay_case(case)
         self._policy = policy if policy is not None else DEFAULT_POLICY
         self._material = case_material(self._case)
@@ -203,7 +237,8 @@ class QtStreamReplay(QDialog):
                                    hold_limit=self._hold_limit,
                                    chunker=Chunker(self.chunk.value(), self.random.isChecked(),
                                                    seed=None))
-        self.setWindowTitle(f"Stream replay \u2014 {safe_title(case.id)}")
+        kind = " (recorded stream)" if self.recorded is not None else ""
+        self.setWindowTitle(f"Stream replay \u2014 {safe_title(case.id)}{kind}")
         self.restart()
 
     @property
@@ -211,17 +246,30 @@ class QtStreamReplay(QDialog):
         return self._case
 
     @property
-    def frame(self) -> ReplayFrame:
-        return self.stream.frame
+    def frame(self) -> ReplayFrame | RecordedFrame:
+        return self.recorded.frame if self.recorded is not None else self.stream.frame
 
     def restart(self) -> None:
         self.stream.restart()
         self._shown = None
         self._naive_shown = -1
-        self._show(self.stream.frame)
+        if self.recorded is not None:
+            self.recorded.restart()
+            self._show_recorded(self.recorded.frame)
+        else:
+            self._show(self.stream.frame)
 
-    def step(self, size: int | None = None) -> ReplayFrame:
-        """Feed one chunk (``size`` characters, default the chosen chunking) and show it."""
+    def step(self, size: int | None = None) -> ReplayFrame | RecordedFrame:
+        """Feed one chunk (``size`` characters, default the chosen chunking) and show it; a
+        recorded stream takes its next event instead."""
+        if self.recorded is not None:
+            rframe = self.recorded.step()
+            self._show_recorded(rframe)
+            if rframe.finished:
+                self.pause()
+            elif self.playing():
+                self._time_next()
+            return rframe
         frame = self.stream.step(size)
         self._show(frame)
         if frame.finished:
@@ -229,7 +277,12 @@ class QtStreamReplay(QDialog):
         return frame
 
     def _tick(self) -> None:
-        if self.stream.done:
+        if self.recorded is not None:
+            if self.recorded.done:
+                self.pause()
+            else:
+                self.step()
+        elif self.stream.done:
             self.pause()
         else:
             self.step()
@@ -238,10 +291,11 @@ class QtStreamReplay(QDialog):
         return self._timer.isActive()
 
     def play(self) -> None:
-        if self.stream.done:
+        if self.recorded.done if self.recorded is not None else self.stream.done:
             self.restart()
         self.set_speed(self.speed.value())
         self._timer.start()
+        self._time_next()
         self.play_button.setText("&Pause")
 
     def pause(self) -> None:
@@ -258,6 +312,16 @@ class QtStreamReplay(QDialog):
         self._timer.setInterval(max(1, round(1000 / max(1, chunks_per_second))))
         if self.speed.value() != chunks_per_second:
             self.speed.setValue(chunks_per_second)
+        self._time_next()
+
+    def _time_next(self) -> None:
+        """A recorded stream with times waits as the log did (divided by the factor) before its
+        next event; without times, it plays at the chosen events per second."""
+        if self.recorded is None:
+            return
+        delay = self.recorded.delay(self.factor.value())
+        if delay is not None:
+            self._timer.setInterval(max(1, round(delay * 1000)))
 
     def _chunking_changed(self) -> None:
         self.stream.chunker.size = self.chunk.value()
@@ -289,6 +353,36 @@ class QtStreamReplay(QDialog):
             self._naive_shown = frame.received
         self._show_diagnostics(frame, view)
         self._show_status(frame)
+
+    def _show_recorded(self, frame: RecordedFrame) -> None:
+        """A recorded stream's step: the case of the response so far as the answer pane shows
+        it (its provider citations as chips), and on the other side the events received."""
+        view, prepared = render_prefix(frame.case, len(frame.case.answer), self._policy,
+                                       final=frame.finished, dark=self._dark,
+                                       font=self.rendered.font())
+        self.rendered.set_prepared(prepared, [])
+        _scroll_to_end(self.rendered)
+        assert self.recorded is not None
+        lines = [f"{e.index + 1} {e.type} {_delta_type(e.data)}".rstrip()
+                 + (f"  t={e.time:g}s" if e.time is not None else "")
+                 for e in self.recorded.events[:frame.step]]
+        body = render_answer("\n\n".join(lines[-200:]), [], [], self._dark)
+        self.naive.set_prepared(prepare_document(body, self._dark, self.naive.font()), [])
+        _scroll_to_end(self.naive)
+        self.diagnostics.clear()
+        for d in view.diagnostics if frame.finished else []:
+            self.diagnostics.addItem(QListWidgetItem(
+                f"{d.code} {d.severity.value} at {d.start}: {d.name} \u2014 {d.message}"))
+        if not self.diagnostics.count():
+            self.diagnostics.addItem(QListWidgetItem("(none so far)" if not frame.finished
+                                                     else "(none)"))
+        event = frame.event.type if frame.event is not None else "nothing received yet"
+        parts = [f"Event {frame.step} of {frame.total}: {event}",
+                 f"{frame.citations} provider citation{'s' if frame.citations != 1 else ''}",
+                 f"{len(frame.case.answer)} characters"]
+        if frame.finished:
+            parts.append("finished: the final response, lint added")
+        self.status.setText(" \u00b7 ".join(parts))
 
     def _mark_leaks(self) -> None:
         """Tint each marker the naive side shows as text (to its STOP, or the end if open)."""
@@ -363,6 +457,13 @@ class QtStreamReplay(QDialog):
 
     def diagnostic_lines(self) -> list[str]:
         return [self.diagnostics.item(i).text() for i in range(self.diagnostics.count())]
+
+
+def _delta_type(data: object) -> str:
+    """The kind of a delta event (Anthropic's text_delta, citations_delta), else ""."""
+    delta = data.get("delta") if isinstance(data, dict) else None
+    kind = delta.get("type") if isinstance(delta, dict) else None
+    return kind if isinstance(kind, str) else ""
 
 
 def _scroll_to_end(view: AnswerView) -> None:

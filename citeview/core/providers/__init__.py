@@ -43,6 +43,7 @@ from citeview.core.providers.openai import (
     read_responses,
 )
 from citeview.core.providers.perplexity import is_perplexity, read_perplexity
+from citeview.core.providers.streams import stream_problems
 
 #: Record kinds (:func:`citeview.core.transcripts.detect_kind`) this package reads.
 RECORD_KINDS = ("chat-completion", "anthropic", "gemini", "exchange", "perplexity", "cohere",
@@ -130,6 +131,7 @@ def case_reading(case: Case) -> ProviderReading | None:
     if response is None:
         return None
     reading = read_payload(response, case.extra.get("request"))
+    reading.problems.extend(stream_problems(case.extra.get("stream")))
     if reading.answer != case.answer:
         return ProviderReading(reading.provider, case.answer, problems=[Problem(
             "CV609", "the case's answer is not the text of its provider response; the "
@@ -138,7 +140,7 @@ def case_reading(case: Case) -> ProviderReading | None:
 
 
 # The keys of a case's ``extra`` its provider reading and explicit claims are read from.
-PAYLOAD_KEYS = ("response", "request", "claims")
+PAYLOAD_KEYS = ("response", "request", "claims", "stream")
 
 
 def payload_key(case: Case) -> str:
