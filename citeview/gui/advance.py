@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from citeview.core.numbering import FIRST_NUMBER
 from citeview.gui import message
@@ -69,6 +69,7 @@ def _around(view: CaseView, start: Item, backward: bool = False,
 
 
 class Advancer(QObject):
+    overridden = Signal(bool)  # --no-advance (or not) for this window: the menu shows it
     def __init__(self, win: MainWindow) -> None:
         super().__init__(win)
         self.win = win
@@ -93,11 +94,7 @@ class Advancer(QObject):
     def override(self, on: bool) -> None:
         """``--no-advance``: this window only; the menu shows it and can change it back."""
         self._override = bool(on)
-        action = getattr(getattr(self.win, "review", None), "advance_action", None)
-        if action is not None:
-            action.blockSignals(True)
-            action.setChecked(self._override)
-            action.blockSignals(False)
+        self.overridden.emit(self._override)
 
     # -- within the case ---------------------------------------------------------------------
 

@@ -158,6 +158,7 @@ class CaseLoader(QObject):
     def __init__(self, win: MainWindow) -> None:
         super().__init__(win)
         self.win = win
+        self.state = win.state
         # The analyser without a session (a session brings its own: see _build).
         self.analyser = Analyser(maxsize=16)
         self._pending: tuple[int | None, int] | None = None  # (citation, source) once shown
@@ -191,11 +192,11 @@ class CaseLoader(QObject):
         # built in the worker while the window finishes setting up beside it.
         inline = win.synchronous or (win.view is not None and case_size(case) < TINY_CASE)
         self._ahead_later.cancel()  # (asked again once this case shows)
-        win.case_index = index
+        self.state.set_case_index(index)
         win.progress.showing = case.id
         win.progress.busy()
-        win.view = None
-        win.active = None
+        self.state.set_view(None)
+        self.state.set_active(None, self.state.active_source)
         self._pending = (citation, source)
         win.navigator.hold_tables()  # the new case's answer and source paint first
         select_row(win.cases_table, win.cases_proxy, index)
@@ -282,8 +283,8 @@ class CaseLoader(QObject):
         """No case to show (an empty input): clear the panes and tables, saying ``text``."""
         win = self.win
         ops.cancel(self, CASE_WORK)
-        win.view = None
-        win.active = None
+        self.state.set_view(None)
+        self.state.set_active(None, self.state.active_source)
         win.answer.clear_content(text)
         win.sources_model.set_rows([])
         win.citations_model.set_view(None)
@@ -340,7 +341,7 @@ class CaseLoader(QObject):
                   linted: list[Diagnostic] | Exception | None = None) -> None:
         win = self.win
         view, prepared = result
-        win.view = view
+        self.state.set_view(view)
         win.navigator.hold_tables()  # the answer and source paint first
         # Lint already done (a small case): its findings join before the tables are filled,
         # so the tables and chips are filled once, not again when lint lands.

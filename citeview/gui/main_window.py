@@ -79,6 +79,7 @@ from citeview.gui.tables import (
 )
 from citeview.gui.untrusted import menu_text, safe_title
 from citeview.gui.watcher import InputWatcher
+from citeview.gui.window_state import WindowState
 from citeview.session import location
 from citeview.session.store import Change, Session
 
@@ -112,15 +113,7 @@ class MainWindow(QMainWindow):
         # Snapshot mode: view-models built in the GUI thread, and no modal dialogs (nobody is
         # there to answer them).
         self.synchronous = synchronous
-        self.dataset: Dataset | None = None
-        # The dataset as read from the input files (not the session holding its copy): what a
-        # reload reads again and whose files are watched.
-        self.input_dataset: Dataset | None = None
-        self.path: str | None = None
-        self.case_index = -1
-        self.view: CaseView | None = None
-        self.active: int | None = None
-        self.active_source = 0  # which source of a multi-source citation is shown
+        self.state = WindowState(self)  # what is shown: dataset, case, view, active citation
         self.raw_mode = False  # the raw answer is shown (alone, or side by side)
         self._alone_raw = False  # the raw answer was shown alone before side by side
         self._raw_stale = True  # the raw view shows an older answer than the case shown
@@ -135,9 +128,9 @@ class MainWindow(QMainWindow):
 
         self.navigator = Navigator(self)
         self.loader = CaseLoader(self)
-        self.watcher = InputWatcher(self)
         self.progress = ProgressTracker(self)
-        self.review_session = ReviewSession(self)
+        self.review_session = ReviewSession(self.settings, self.synchronous, self)
+        self.watcher = InputWatcher(self.state, self.review_session, self.loader, self)
         from citeview.gui.advance import Advancer
 
         self.advance = Advancer(self)
@@ -157,7 +150,7 @@ class MainWindow(QMainWindow):
         self._build_help_menu()  # last: after the Review menu
         self.review.advance_action.setChecked(self.advance.enabled)
         self.review.advance_action.toggled.connect(self.advance.set_enabled)
-        self.loader.caseChanged.connect(lambda _i: setattr(self.review, "_confirm_done", None))
+        self.advance.overridden.connect(self._show_advance_override)
         self.filters.fill(())
         self.loader.viewReady.connect(self.filters.fill_case)  # its statuses and lint codes
         self.loader.lintReady.connect(self.filters.fill_case)
@@ -165,6 +158,9 @@ class MainWindow(QMainWindow):
         self.review_session.attached.connect(self._session_attached)
         self.review_session.changed.connect(self._session_changed)
         self.review_session.followed.connect(self.refresh_review)
+        self.review_session.recount.connect(self.refresh_review)
+        self.watcher.synced.connect(self.refresh_review)
+        self.watcher.reloaded.connect(self._list_cases)
         self.progress.changed.connect(self._show_progress)
         self.progress.problemsChecked.connect(self.cases_proxy.invalidate_rows)
         from citeview.gui import focus
@@ -186,6 +182,44 @@ class MainWindow(QMainWindow):
             warm_up_qt(self.answer.font())
             BackgroundOp(self, warm_up, key="warm-up").run(lane="warm-up")
             start_lanes("", SESSION_LANE)  # the case's and the session's
+
+    # What is shown, read through the state (parts set it there: see window_state.py).
+
+    @property
+    def dataset(self) -> Dataset | None:
+        return self.state.dataset
+
+    @property
+    def case_index(self) -> int:
+        return self.state.case_index
+
+    @property
+    def view(self) -> CaseView | None:
+        return self.state.view
+
+    @property
+    def active(self) -> int | None:
+        return self.state.active
+
+    @property
+    def active_source(self) -> int:
+        return self.state.active_source
+
+    @property
+    def path(self) -> str | None:
+        return self.state.path
+
+    @path.setter
+    def path(self, path: str | None) -> None:
+        self.state.path = path
+
+    @property
+    def input_dataset(self) -> Dataset | None:
+        return self.state.input_dataset
+
+    @input_dataset.setter
+    def input_dataset(self, dataset: Dataset | None) -> None:
+        self.state.input_dataset = dataset
 
     # ------------------------------------------------------------------------------ layout
 
@@ -549,7 +583,7 @@ class MainWindow(QMainWindow):
 
     def can_ask(self) -> bool:
         """Whether a modal dialog can be answered here: not in a snapshot, not offscreen."""
-        return not self.synchronous and dialogs.can_ask()
+        return self.review_session.can_ask()
 
     # ------------------------------------------------------------------------------ opening
 
@@ -663,7 +697,7 @@ class MainWindow(QMainWindow):
         """Show ``dataset`` at ``case_id`` or its first case, with ``citation`` active once the
         case is ready. Without ``session`` there is no review (snapshots, ``citeview open``)."""
         self.review_session.attach(session)
-        self.dataset = dataset
+        self.state.set_dataset(dataset)
         if session is None:
             self.input_dataset = dataset
         self.path = path if path is not None else dataset.path
@@ -681,11 +715,23 @@ class MainWindow(QMainWindow):
                 index = dataset.index_of(case_id)
             except KeyError:
                 message.error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
-        self.case_index = -1
+        self.state.set_case_index(-1)
         if not ids:
             self.loader.show_nothing("This input holds no case.")
             return
         self.loader.show_case(index, citation=citation)
+
+    def _show_advance_override(self, on: bool) -> None:
+        """The menu shows ``--no-advance`` without remembering it as the setting."""
+        action = self.review.advance_action
+        action.blockSignals(True)
+        action.setChecked(on)
+        action.blockSignals(False)
+
+    def _list_cases(self, dataset: Dataset) -> None:
+        """The input was read again: the case list shows its cases."""
+        self.cases_model.set_ids(dataset.case_ids())
+        self.cases_box.setVisible(len(dataset) > 1)
 
     def _session_made(self, session: Session, shown: Dataset, cases: Dataset) -> None:
         """The session of the input shown is made (from ``cases``, the whole input): review in
@@ -695,7 +741,7 @@ class MainWindow(QMainWindow):
             return
         self.input_dataset = cases
         self.review_session.attach(session)
-        self.dataset = session.dataset()
+        self.state.set_dataset(session.dataset())
         ids = session.case_ids()
         if len(ids) != self.cases_model.rowCount():  # only the first record was read
             self.cases_model.set_ids(ids)

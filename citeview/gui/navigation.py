@@ -63,6 +63,7 @@ class Navigator(QObject):
     def __init__(self, win: MainWindow) -> None:
         super().__init__(win)
         self.win = win
+        self.state = win.state
         self._syncing = False  # selecting rows to follow the active citation, not the user
         self._tables_later = AfterPaint(self._paint_tables, self)
         self._held: list[QWidget] = []
@@ -106,8 +107,7 @@ class Navigator(QObject):
         cv = view.citations[index]
         n = len(cv.citation.source_ids)
         source = source % n if n else 0
-        win.active = index
-        win.active_source = source
+        self.state.set_active(index, source)
         win.answer.set_active(index)
         if win.raw_mode:
             win.show_raw_active()

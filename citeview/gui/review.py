@@ -58,8 +58,12 @@ class ReviewController(QObject):
         self._build_actions()
         win.navigator.citationChanged.connect(lambda _i: self.sync_bar())
         win.loader.viewReady.connect(self._apply_typed_ahead)
-        win.loader.caseChanged.connect(lambda _i: self.sync_bar())
+        win.loader.caseChanged.connect(self._case_changed)
         self._set_enabled(False)
+
+    def _case_changed(self, _index: int) -> None:
+        self._confirm_done = None  # a warning was about the case left
+        self.sync_bar()
 
     @property
     def session(self) -> Session | None:

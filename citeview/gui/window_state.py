@@ -1,0 +1,96 @@
+"""What the window shows, in one evented object (napari's evented model is the pattern).
+
+:class:`WindowState` holds the dataset, the shown case (its index and view-model), the active
+citation and its active source. Each has a signal, emitted only when the value really changes;
+the window's parts are handed this object, read it, set what they own and listen to the rest:
+
+- ``datasetChanged``: the case loader, navigation, filters, progress (set by the watcher and the
+  window's opening of inputs),
+- ``caseIndexChanged``: the review (a case shown forgets a pending "done?" question), progress
+  (set by the case loader),
+- ``viewChanged``: filters, advance, side by side (set by the case loader: ``None`` while the
+  case is built),
+- ``activeChanged``: side by side, review (set by navigation: the citation and its source).
+
+No part writes another part's attributes: what is shown changes here, and everyone who cares
+is told.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:
+    from citeview.core.datasets import Dataset
+    from citeview.gui.state import CaseView
+
+
+class WindowState(QObject):
+    datasetChanged = Signal(object)  # Dataset | None
+    caseIndexChanged = Signal(int)  # -1: no case
+    viewChanged = Signal(object)  # CaseView | None (None: the case is being built)
+    activeChanged = Signal(object, int)  # citation index (or None), source index
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._dataset: Dataset | None = None
+        self._case_index = -1
+        self._view: CaseView | None = None
+        self._active: int | None = None
+        self._active_source = 0
+        # Where the input came from (no signal: read when needed): its path, and the dataset as
+        # read from its files (not the session holding its copy), what a reload reads again.
+        self.path: str | None = None
+        self.input_dataset: Dataset | None = None
+
+    # -- reading --------------------------------------------------------------------------
+
+    @property
+    def dataset(self) -> Dataset | None:
+        return self._dataset
+
+    @property
+    def case_index(self) -> int:
+        return self._case_index
+
+    @property
+    def view(self) -> CaseView | None:
+        """The shown case's view-model (``None`` while it is built)."""
+        return self._view
+
+    @property
+    def active(self) -> int | None:
+        """The active citation's index (0-based) in the shown case."""
+        return self._active
+
+    @property
+    def active_source(self) -> int:
+        """Which source of the active citation is shown."""
+        return self._active_source
+
+    # -- changing (each signals a real change only) ---------------------------------------
+
+    def set_dataset(self, dataset: Dataset | None) -> None:
+        if dataset is not self._dataset:
+            self._dataset = dataset
+            self.datasetChanged.emit(dataset)
+
+    def set_case_index(self, index: int) -> None:
+        if index != self._case_index:
+            self._case_index = index
+            self.caseIndexChanged.emit(index)
+
+    def set_view(self, view: CaseView | None) -> None:
+        if view is not self._view:
+            self._view = view
+            self.viewChanged.emit(view)
+
+    def set_active(self, index: int | None, source: int = 0) -> None:
+        if (index, source) != (self._active, self._active_source):
+            self._active, self._active_source = index, source
+            self.activeChanged.emit(index, source)
+
+
+__all__ = ["WindowState"]
