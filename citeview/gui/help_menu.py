@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from citeview.gui.dialogs import fit_to_screen
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.review_session import ReviewSession
 
 # Keys the panes handle themselves (no action of their own).
 PANE_KEYS = ("In the answer, Left/Right move from chip to chip; Tab and Shift+Tab move between "
@@ -123,7 +123,7 @@ class ShortcutSheet(QDialog):
         return "\n".join(f"{r.keys}\t{r.what}\t{r.where}" for r in self.rows)
 
 
-def show_shortcuts(win: MainWindow) -> ShortcutSheet:
+def show_shortcuts(win: QWidget) -> ShortcutSheet:
     sheet = ShortcutSheet(win)
     sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     sheet.finished.connect(lambda _r: win.activateWindow())  # the keys are the window's again
@@ -132,17 +132,17 @@ def show_shortcuts(win: MainWindow) -> ShortcutSheet:
     return sheet
 
 
-def about_text(win: MainWindow) -> str:
+def about_text(review_session: ReviewSession) -> str:
     """The version, the session file open (or none) and where sessions are kept."""
     from PySide6 import __version__ as pyside_version
 
     from citeview import __version__
     from citeview.session.location import user_data_dir
 
-    s = win.review_session.session
+    s = review_session.session
     if s is not None:
         where = f"Session file: {s.path}" + (" (read-only)" if s.readonly else "")
-    elif win.review_session.making():
+    elif review_session.making():
         where = "Session file: being made for the input shown"
     else:
         where = "No review session open."
@@ -155,10 +155,10 @@ def about_text(win: MainWindow) -> str:
     ])
 
 
-def show_about(win: MainWindow) -> QDialog:
+def show_about(win: QWidget, review_session: ReviewSession) -> QDialog:
     from PySide6.QtWidgets import QMessageBox
 
-    box = QMessageBox(QMessageBox.Icon.Information, "About citeview", about_text(win),
+    box = QMessageBox(QMessageBox.Icon.Information, "About citeview", about_text(review_session),
                       QMessageBox.StandardButton.Close, win)
     box.setTextFormat(Qt.TextFormat.PlainText)  # paths are the user's: never rich text
     box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

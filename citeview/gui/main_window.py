@@ -78,6 +78,7 @@ from citeview.gui.tables import (
     fit_columns,
 )
 from citeview.gui.untrusted import menu_text, safe_title
+from citeview.gui.view_modes import ViewModes
 from citeview.gui.watcher import InputWatcher
 from citeview.gui.window_state import WindowState
 from citeview.session import location
@@ -98,7 +99,6 @@ def _source_view() -> QtSourceView:
     return QtSourceView()
 
 
-PRESENT_ZOOM = 4  # zoom steps added in presentation mode
 SAVE_CASE_AS = "Save Case &As\u2026"
 # The case list's id and state columns take at most these parts of it: its question (the last
 # column) stays readable in a narrow list.
@@ -114,16 +114,8 @@ class MainWindow(QMainWindow):
         # there to answer them).
         self.synchronous = synchronous
         self.state = WindowState(self)  # what is shown: dataset, case, view, active citation
-        self.raw_mode = False  # the raw answer is shown (alone, or side by side)
-        self._alone_raw = False  # the raw answer was shown alone before side by side
-        self._raw_stale = True  # the raw view shows an older answer than the case shown
-        self.zoom = 0
-        self._base_point_sizes: dict[str, float] = {}  # answer panes' font sizes at zoom 0
         self._splitters_restored = False
         self._messages_connected = False
-        self._presenting = False
-        self._zoom_before = 0
-        self._title_before = "citeview"
         self._connect_messages(True)
 
         self.navigator = Navigator(self)
@@ -133,7 +125,8 @@ class MainWindow(QMainWindow):
         self.watcher = InputWatcher(self.state, self.review_session, self.loader, self)
         from citeview.gui.advance import Advancer
 
-        self.advance = Advancer(self)
+        self.advance = Advancer(self.state, self.settings, self.loader, self.navigator,
+                                self.progress, self)
 
         self.setWindowTitle("citeview")
         self.setAcceptDrops(True)
@@ -148,6 +141,9 @@ class MainWindow(QMainWindow):
         self.go_menu.insertAction(self.review.prev_unjudged_action,
                                   self.review.next_unjudged_action)
         self._build_help_menu()  # last: after the Review menu
+        self.modes.chrome = [self.split_left, self.split_right.widget(1), self.statusBar(),
+                             self.menuBar()]  # hidden while presenting
+        self.modes.presentingChanged.connect(self.review.set_presenting)
         self.review.advance_action.setChecked(self.advance.enabled)
         self.review.advance_action.toggled.connect(self.advance.set_enabled)
         self.advance.overridden.connect(self._show_advance_override)
@@ -160,12 +156,14 @@ class MainWindow(QMainWindow):
         self.review_session.followed.connect(self.refresh_review)
         self.review_session.recount.connect(self.refresh_review)
         self.watcher.synced.connect(self.refresh_review)
+        self.state.blindChanged.connect(self._blind_set)
         self.watcher.reloaded.connect(self._list_cases)
         self.progress.changed.connect(self._show_progress)
         self.progress.problemsChecked.connect(self.cases_proxy.invalidate_rows)
         from citeview.gui import focus
 
-        focus.install(self)
+        focus.install(self, [self.cases_table, self.answer, self.raw, self.source.text_view(),
+                             self.citations_table], self.find_bar)
         self.answer.chipStep.connect(  # chip to chip (J/K also visit each source)
             lambda d: self.navigator.next_citation() if d > 0
             else self.navigator.previous_citation())
@@ -265,21 +263,21 @@ class MainWindow(QMainWindow):
         self.answer_stack = QStackedWidget()
         self.answer_stack.addWidget(self.answer)
         self.answer_stack.addWidget(self.raw)
-        self.side_by_side = SideBySide(self)  # its splitter: a third page of the stack
 
-        self.find_bar = FindBar(self)
         answer_box = QWidget()
-        lay = QVBoxLayout(answer_box)
+        answer_box_lay = lay = QVBoxLayout(answer_box)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addWidget(self.question)
         lay.addWidget(self.answer_stack, 1)
-        lay.addWidget(self.find_bar)
 
         self.source = _source_view()
         self.source.setAcceptDrops(False)
         # A big source fills in pieces from the event loop; a snapshot has no event loop.
         self.source.progressive = not self.synchronous
+        self.find_bar = FindBar(self.state, self.answer, self.raw, self.source, self.loader,
+                                lambda: self.raw_mode)
+        answer_box_lay.addWidget(self.find_bar)
 
         self.split_panes = QSplitter(Qt.Orientation.Horizontal)
         self.split_panes.setObjectName("panes")
@@ -287,11 +285,15 @@ class MainWindow(QMainWindow):
         self.split_panes.addWidget(self.source)
         self.split_panes.setStretchFactor(0, 1)
         self.split_panes.setStretchFactor(1, 1)
+        self.modes = ViewModes(self.state, self.settings, self.answer, self.raw, self.source,
+                               self.answer_stack, self.split_panes, self,
+                               self.shown_diagnostics)
 
         self.split_right = QSplitter(Qt.Orientation.Vertical)
         self.split_right.setObjectName("right")
         self.split_right.addWidget(self.split_panes)
-        self.filters = Filters(self)
+        self.filters = Filters(self.state, self.citations_proxy, self.cases_proxy, self.progress,
+                               self.review_session, self)
         self.cases_box = _boxed(self.cases_table, "Cases", self.filters.cases_box)
         # The shown case's counts, in the header of the table they count (in the status bar
         # they were cut short beside the progress and the session: "0...").
@@ -379,7 +381,7 @@ class MainWindow(QMainWindow):
                                            QKeySequence.StandardKey.SaveAs)
         from citeview.gui.exports import FORMATS, Exporter
 
-        self.exporter = Exporter(self)
+        self.exporter = Exporter(self.review_session, self)
         self.export_menu = m.addMenu("&Export Review")
         for fmt, (text, _suffix, _pattern) in FORMATS.items():
             self._action(self.export_menu, text,
@@ -406,21 +408,15 @@ class MainWindow(QMainWindow):
             self._action(copy_menu, label, lambda f=fmt: self.copy_answer(f))
 
         m = bar.addMenu("&View")
-        self.raw_action = self._action(m, "&Raw Answer", self.set_raw_mode, "Ctrl+R",
-                                       checkable=True)
-        self.side_by_side_action = self._action(m, "&Side by Side", self.set_side_by_side,
-                                                "Ctrl+Shift+B", checkable=True)
+        modes = self.modes
+        self.raw_action, self.side_by_side_action = modes.raw_action, modes.side_by_side_action
+        m.addActions([modes.raw_action, modes.side_by_side_action])
         m.addSeparator()
-        self._action(m, "Zoom &In", lambda: self.set_zoom(self.zoom + 1),
-                     [QKeySequence(QKeySequence.StandardKey.ZoomIn), QKeySequence("Ctrl+=")])
-        self._action(m, "Zoom &Out", lambda: self.set_zoom(self.zoom - 1),
-                     QKeySequence.StandardKey.ZoomOut)
-        self._action(m, "&Actual Size", lambda: self.set_zoom(0), "Ctrl+0")
+        m.addActions([modes.zoom_in_action, modes.zoom_out_action, modes.actual_size_action])
         self._action(m, "Open Source &URL", self.source.open_url, "Ctrl+L")
         self._action(m, "What the &Model Saw\u2026", self.show_model_input, "Ctrl+I")
         self._action(m, "&Stream Replay\u2026", self.show_replay, "Ctrl+Shift+R")
-        self.present_action = self._action(m, "&Presentation Mode", self.set_presenting, "F11",
-                                           checkable=True)
+        m.addAction(modes.present_action)
 
         m = bar.addMenu("&Go")
         self.go_menu = m  # the review adds Next/Previous Citation (J/K, F8/Shift+F8)
@@ -438,7 +434,8 @@ class MainWindow(QMainWindow):
         self.shortcuts_action = self._action(
             m, "&Keyboard Shortcuts\u2026", lambda: help_sheet.show_shortcuts(self),
             [QKeySequence("F1"), QKeySequence("?")])
-        self._action(m, "&About citeview\u2026", lambda: help_sheet.show_about(self))
+        self._action(m, "&About citeview\u2026",
+                     lambda: help_sheet.show_about(self, self.review_session))
 
     # ------------------------------------------------------------------------------ settings
 
@@ -811,7 +808,7 @@ class MainWindow(QMainWindow):
         """The shown case's answer replayed as a stream (:mod:`citeview.gui.replay`)."""
         from citeview.gui.replay import open_replay
 
-        return open_replay(self)
+        return open_replay(self.state, self, self.answer.dark)
 
     def copy_answer(self, fmt: str) -> str:
         """Put the shown answer on the clipboard as clean text, Markdown with numbered
@@ -917,6 +914,9 @@ class MainWindow(QMainWindow):
             self.progress.progress(), s.annotator if s is not None else "", self.review.blind,
             self.progress.merged_text()))
 
+    def _blind_set(self, on: bool) -> None:
+        self.citations_model.blind = on  # its hints and findings
+
     def blind_changed(self) -> None:
         """Blind mode toggled: hide or show lint findings and hints everywhere."""
         blind = self.review.blind
@@ -937,109 +937,40 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------ view
 
-    def set_raw_mode(self, raw: bool) -> None:
-        """Show the raw answer (markers and all, lint findings underlined) or the rendered one.
+    # The view modes live in view_modes.py; these are their window-level names.
 
-        Side by side, Raw Answer (Ctrl+R) is unchecked; pressing it ends side by side and shows
-        the raw answer alone (``set_raw_mode(False)``: the rendered one alone)."""
-        typing_here = self.answer.hasFocus() or self.raw.hasFocus()
-        if self.side_by_side.on:
-            self.side_by_side.set_on(False)
-            self.side_by_side_action.setChecked(False)
-            self.settings.setValue(SIDE_BY_SIDE_KEY, False)
-        self.raw_mode = bool(raw)
-        self.raw_action.setChecked(self.raw_mode)
-        if self.raw_mode and self._raw_stale:
-            self.refresh_raw()
-        self.answer_stack.setCurrentWidget(self.raw if self.raw_mode else self.answer)
-        if typing_here:  # the keyboard stays with the answer, not the next pane in line
-            (self.raw if self.raw_mode else self.answer).setFocus()
-        if self.raw_mode:
-            self.show_raw_active()
+    @property
+    def raw_mode(self) -> bool:
+        return self.modes.raw_mode
+
+    @property
+    def zoom(self) -> int:
+        return self.modes.zoom
+
+    @property
+    def side_by_side(self) -> SideBySide:
+        return self.modes.side_by_side
+
+    def set_raw_mode(self, raw: bool) -> None:
+        self.modes.set_raw_mode(raw)
 
     def set_side_by_side(self, on: bool) -> None:
-        """Show the rendered and the raw answer side by side, scrolled together, the active
-        citation marked in both (remembered). While on, :attr:`raw_mode` is true: the raw pane
-        follows the case and citation, and Find in the answer searches it (the exact text).
-        Turned off, the pane shown alone before comes back."""
-        on = bool(on)
-        self.side_by_side_action.setChecked(on)
-        self.settings.setValue(SIDE_BY_SIDE_KEY, on)
-        if on == self.side_by_side.on:
-            return
-        if on:
-            self._alone_raw = self.raw_mode
-            self.raw_mode = True
-            self.raw_action.setChecked(False)
-            if self._raw_stale:
-                self.refresh_raw()
-            self.side_by_side.set_on(True)
-            self.show_raw_active()
-        else:
-            typing_here = self.answer.hasFocus() or self.raw.hasFocus()
-            self.side_by_side.set_on(False)
-            self.set_raw_mode(self._alone_raw)
-            if typing_here:
-                (self.raw if self.raw_mode else self.answer).setFocus()
-
-    def refresh_raw(self) -> None:
-        """The raw view takes in the shown case: now when it is shown, else when it is next."""
-        if self.raw_mode and self.view is not None:
-            self.raw.set_answer(self.view.case.answer, self.shown_diagnostics())
-            self._raw_stale = False
-        else:
-            self._raw_stale = True
-
-    def show_raw_active(self) -> None:
-        """Mark the active citation's claim and marker in the raw view."""
-        if self.view is None or self.active is None:
-            self.raw.set_active([])
-            return
-        cv = self.view.citations[self.active]
-        c = cv.citation
-        self.raw.set_active([(cv.claim[0], cv.claim[1], "claim"), (c.start, c.end, "marker")])
-        self.side_by_side.settle()  # both panes show the active citation: none follows
-
-    def set_presenting(self, on: bool) -> None:
-        """Presentation mode: only the answer and the source, larger type, a clean title, the
-        keys stepping through citations (J/K, Left/Right); verdict keys record nothing."""
-        on = bool(on)
-        if on == self._presenting:
-            return
-        self._presenting = on
-        self.present_action.setChecked(on)
-        self.review.set_presenting(on)
-        citations_box = self.split_right.widget(1)
-        for pane in (self.split_left, citations_box, self.statusBar(), self.menuBar()):
-            if pane is not None:
-                pane.setVisible(not on)
-        if on:
-            self._zoom_before = self.zoom
-            self.set_zoom(self.zoom + PRESENT_ZOOM)
-            self._title_before = self.windowTitle()
-            case = self.view.case.id if self.view is not None else ""
-            self.setWindowTitle(f"{safe_title(case)} \u2014 citeview" if case else "citeview")
-            self.answer.setFocus()
-            message.info("Presentation mode: J/K or Left/Right step through citations; "
-                         "F11 or Escape ends it")
-        else:
-            self.set_zoom(self._zoom_before)
-            self.setWindowTitle(self._title_before)
-
-    def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
-        if ev.key() == Qt.Key.Key_Escape and self._presenting:
-            self.set_presenting(False)
-            return
-        super().keyPressEvent(ev)
+        self.modes.set_side_by_side(on)
 
     def set_zoom(self, step: int) -> None:
-        old, self.zoom = self.zoom, max(-6, min(12, step))
-        self.source.zoom(self.zoom - old)
-        for name, w in (("answer", self.answer), ("raw", self.raw)):
-            font = w.font()
-            base = self._base_point_sizes.setdefault(name, font.pointSizeF())
-            font.setPointSizeF(max(5.0, base + self.zoom))
-            w.setFont(font)
+        self.modes.set_zoom(step)
+
+    def refresh_raw(self) -> None:
+        self.modes.refresh_raw()
+
+    def show_raw_active(self) -> None:
+        self.modes.show_raw_active()
+
+    def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
+        if ev.key() == Qt.Key.Key_Escape and self.modes.presenting:
+            self.modes.set_presenting(False)
+            return
+        super().keyPressEvent(ev)
 
 
 def warm_up_qt(font: QFont) -> None:

@@ -54,7 +54,7 @@ from citeview.gui.untrusted import safe_title
 from citeview.lexers import VISIBLE_START, VISIBLE_STOP
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.window_state import WindowState
 
 LEAK_OPEN, LEAK_CLOSE = VISIBLE_START, VISIBLE_STOP  # how render_answer shows stray markers
 
@@ -370,16 +370,18 @@ def _scroll_to_end(view: AnswerView) -> None:
     bar.setValue(bar.maximum())
 
 
-def open_replay(win: MainWindow, play: bool = True) -> QtStreamReplay | None:
-    """View > Stream Replay: replay the shown case (in the window's replay dialog if open)."""
-    view = win.view
+def open_replay(state: WindowState, parent: QWidget, dark: bool,
+                play: bool = True) -> QtStreamReplay | None:
+    """View > Stream Replay: replay the shown case (in ``parent``'s replay dialog if open;
+    ``dark``: the answer pane's look)."""
+    view = state.view
     if view is None:
         message.info("Open a case to replay its answer")
         return None
     policy = view.analysed.policy if view.analysed is not None else None
-    dlg = win.findChild(QtStreamReplay)
+    dlg = parent.findChild(QtStreamReplay)
     if dlg is None:
-        dlg = QtStreamReplay(view.case, policy, win.answer.dark, win)
+        dlg = QtStreamReplay(view.case, policy, dark, parent)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     else:
         dlg.set_case(view.case, policy)

@@ -49,7 +49,6 @@ class ReviewController(QObject):
         self.prompt_note: Callable[[str, str, str], str | None] = (
             lambda title, prompt, text: dialogs.back_to(
                 win, dialogs.edit_note(win, title, prompt, text)))
-        self.blind = False
         self.presenting = False
         self._confirm_done: str | None = None  # the case a Ctrl+Enter warned about
         self._typed_ahead: list[Callable[[], None]] = []  # review keys pressed while loading
@@ -60,6 +59,11 @@ class ReviewController(QObject):
         win.loader.viewReady.connect(self._apply_typed_ahead)
         win.loader.caseChanged.connect(self._case_changed)
         self._set_enabled(False)
+
+    @property
+    def blind(self) -> bool:
+        """Blind review (kept in the window's state, which tells who shows lint)."""
+        return self.win.state.blind
 
     def _case_changed(self, _index: int) -> None:
         self._confirm_done = None  # a warning was about the case left
@@ -80,11 +84,10 @@ class ReviewController(QObject):
         if session is None:
             self._set_enabled(False)
             return
-        self.blind = session.blind
+        self.win.state.set_blind(session.blind)
         self.blind_action.blockSignals(True)
         self.blind_action.setChecked(self.blind)
         self.blind_action.blockSignals(False)
-        self.win.citations_model.blind = self.blind
         self._fill_menu(session.labels)
         self._set_enabled(True)
 
@@ -476,8 +479,7 @@ class ReviewController(QObject):
 
     def set_blind(self, on: bool) -> None:
         on = bool(on)
-        self.blind = on
-        self.win.citations_model.blind = on
+        self.win.state.set_blind(on)
         if self.session is not None and not self.session.readonly and self.session.blind != on:
             try:
                 self.session.set_blind(on)

@@ -10,7 +10,8 @@ the window's parts are handed this object, read it, set what they own and listen
   (set by the case loader),
 - ``viewChanged``: filters, advance, side by side (set by the case loader: ``None`` while the
   case is built),
-- ``activeChanged``: side by side, review (set by navigation: the citation and its source).
+- ``activeChanged``: side by side, review (set by navigation: the citation and its source),
+- ``blindChanged``: the citations table (set by the review: the session's or the menu's).
 
 No part writes another part's attributes: what is shown changes here, and everyone who cares
 is told.
@@ -32,6 +33,7 @@ class WindowState(QObject):
     caseIndexChanged = Signal(int)  # -1: no case
     viewChanged = Signal(object)  # CaseView | None (None: the case is being built)
     activeChanged = Signal(object, int)  # citation index (or None), source index
+    blindChanged = Signal(bool)  # blind review: lint findings and hints hidden everywhere
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -40,6 +42,7 @@ class WindowState(QObject):
         self._view: CaseView | None = None
         self._active: int | None = None
         self._active_source = 0
+        self._blind = False
         # Where the input came from (no signal: read when needed): its path, and the dataset as
         # read from its files (not the session holding its copy), what a reload reads again.
         self.path: str | None = None
@@ -70,6 +73,11 @@ class WindowState(QObject):
         """Which source of the active citation is shown."""
         return self._active_source
 
+    @property
+    def blind(self) -> bool:
+        """Blind review: no lint findings, hints or codes are shown."""
+        return self._blind
+
     # -- changing (each signals a real change only) ---------------------------------------
 
     def set_dataset(self, dataset: Dataset | None) -> None:
@@ -91,6 +99,11 @@ class WindowState(QObject):
         if (index, source) != (self._active, self._active_source):
             self._active, self._active_source = index, source
             self.activeChanged.emit(index, source)
+
+    def set_blind(self, on: bool) -> None:
+        if on != self._blind:
+            self._blind = on
+            self.blindChanged.emit(on)
 
 
 __all__ = ["WindowState"]
