@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without
     from PySide6.QtGui import QIcon
 
     from citeview.core.datasets import Dataset
+    from citeview.gui.main_window import MainWindow
 
 
 def demo_path() -> Path:
@@ -80,12 +81,17 @@ def _quiet_offscreen_notes() -> None:
     qInstallMessageHandler(handler)
 
 
+def new_window(settings: QSettings | None = None, synchronous: bool = False) -> MainWindow:
+    """A window composed of its parts (the one place outside the window that names it)."""
+    from citeview.gui.main_window import MainWindow
+
+    return MainWindow(settings=settings, synchronous=synchronous)
+
+
 def run_gui(args: argparse.Namespace) -> int:
     """The window for ``citeview [FILE] [--demo] [--case ID]``."""
     app = application()
-    from citeview.gui.main_window import MainWindow
-
-    win = MainWindow(settings=user_settings())
+    win = new_window(user_settings())
     if getattr(args, "no_advance", False):
         win.advance.override(False)
     win.show()
@@ -100,9 +106,7 @@ def run_gui_dataset(dataset: Dataset, case_id: str | None = None,
                     advance: bool = True) -> int:
     """The window on an already loaded dataset (``citeview open``)."""
     app = application()
-    from citeview.gui.main_window import MainWindow
-
-    win = MainWindow(settings=user_settings())
+    win = new_window(user_settings())
     if not advance:
         win.advance.override(False)
     win.show()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
@@ -30,7 +30,6 @@ from citeview.core.errors import InputError
 
 if TYPE_CHECKING:
     from citeview.gui.answer_view import AnswerView, RawAnswerView
-    from citeview.gui.case_loader import CaseLoader
     from citeview.gui.source_view import QtSourceView
     from citeview.gui.window_state import WindowState
 
@@ -64,13 +63,14 @@ def find_case(dataset: Dataset, current: int, text: str, backward: bool = False)
 
 
 class FindBar(QWidget):
+    caseWanted = Signal(int)  # a case the text was found in (the case loader shows it)
+
     def __init__(self, state: WindowState, answer: AnswerView, raw: RawAnswerView,
-                 source: QtSourceView, loader: CaseLoader, raw_shown: Callable[[], bool],
+                 source: QtSourceView, raw_shown: Callable[[], bool],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.answer, self.raw, self.source = answer, raw, source
-        self.loader = loader
         self.raw_shown = raw_shown  # the raw answer is the answer pane in front
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 3, 6, 3)
@@ -159,7 +159,7 @@ class FindBar(QWidget):
             self.status.setText("Not found in any case")
             return False
         self.status.setText(f"case {i + 1} of {len(state.dataset)}")
-        self.loader.show_case(i)
+        self.caseWanted.emit(i)
         return True
 
 

@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
 PANE = "pane"  # object-name prefix styled with a focus frame
 
 
-def install(win: QWidget, stops: list[QWidget], find_bar: QWidget) -> None:
+def install(window: QWidget, stops: list[QWidget], find_bar: QWidget) -> None:
     """Tab order, Tab stops (``stops``, in order: hidden ones are skipped by Qt) and focus
-    frames for ``win`` (once its widgets exist); the find bar keeps its own Tab stops."""
+    frames for ``window`` (once its widgets exist); the find bar keeps its own Tab stops."""
     keep = set(stops)
-    for w in win.findChildren(QWidget):
+    for w in window.findChildren(QWidget):
         if w in keep or find_bar.isAncestorOf(w):
             continue
         if w.focusPolicy() & Qt.FocusPolicy.TabFocus:
@@ -41,7 +41,7 @@ def install(win: QWidget, stops: list[QWidget], find_bar: QWidget) -> None:
                                       | Qt.TextInteractionFlag.LinksAccessibleByMouse)
     for a, b in zip(stops, stops[1:], strict=False):
         QWidget.setTabOrder(a, b)
-    roles_highlight = win.palette().color(win.palette().ColorRole.Highlight).name()
+    roles_highlight = window.palette().color(window.palette().ColorRole.Highlight).name()
     for k, w in enumerate(stops):
         w.setObjectName(w.objectName() or f"{PANE}{k}")
         name = w.objectName()

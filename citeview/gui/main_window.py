@@ -1,20 +1,20 @@
 """The inspection window: answer, source, sources list, citations table, cases list.
 
-The window lays out the panes, menus and status bar, opens inputs and wires its parts together;
-each part is a module of its own:
+The window is the composition root: it lays out the panes, menus and status bar, opens inputs,
+builds its parts with the collaborators each uses and connects their signals; each part is a
+module of its own and never sees the window:
 
+- :mod:`~citeview.gui.window_state` holds what is shown (dataset, case, view, active citation)
+  and signals each change,
 - :mod:`~citeview.gui.case_loader` shows a case (view-model built off the GUI thread, then lint),
 - :mod:`~citeview.gui.navigation` moves between citations, sources and cases,
+- :mod:`~citeview.gui.view_modes` is raw, side by side, zoom and presentation,
 - :mod:`~citeview.gui.find` and :mod:`~citeview.gui.filters` are the find bar and table filters,
 - :mod:`~citeview.gui.watcher` reloads the input when it changes on disk,
 - :mod:`~citeview.gui.review_session`, :mod:`~citeview.gui.progress` and
   :mod:`~citeview.gui.review` are the review: its session, progress, and keys and edits,
 - :mod:`~citeview.gui.message` carries what the user is told to the status bar,
 - :mod:`~citeview.gui.readback` reads the widgets back (snapshots, tests).
-
-What is shown is kept here: :attr:`MainWindow.dataset`, :attr:`MainWindow.case_index`, the
-case's view-model :attr:`MainWindow.view`, and the active citation (:attr:`MainWindow.active`,
-:attr:`MainWindow.active_source`).
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ from citeview.gui.find import FindBar, FindScope
 from citeview.gui.message import Message
 from citeview.gui.navigation import Navigator, select_row
 from citeview.gui.palette import color_roles
+from citeview.gui.panes import Panes
 from citeview.gui.progress import ProgressTracker, progress_text
 from citeview.gui.review_session import SESSION_LANE, ReviewSession
 from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, SideBySide
@@ -118,23 +119,35 @@ class MainWindow(QMainWindow):
         self._messages_connected = False
         self._connect_messages(True)
 
-        self.navigator = Navigator(self)
-        self.loader = CaseLoader(self)
         self.progress = ProgressTracker(self)
         self.review_session = ReviewSession(self.settings, self.synchronous, self)
+
+        self.setWindowTitle("citeview")
+        self.setAcceptDrops(True)
+        self._build_ui()
+        self.panes = Panes(
+            self.answer, self.raw, self.source, self.question, self.counts_label,
+            self.cases_table, self.cases_proxy, self.cases_model,
+            self.citations_table, self.citations_proxy, self.citations_model,
+            self.sources_table, self.sources_proxy, self.sources_model)
+        self.navigator = Navigator(self.state, self.panes, self.modes, self.filters,
+                                   self.review_session, self)
+        self.loader = CaseLoader(self.state, self.panes, self.modes, self.navigator,
+                                 self.progress, self.review_session,
+                                 lambda: self.advance.landing(), self, self.synchronous)
         self.watcher = InputWatcher(self.state, self.review_session, self.loader, self)
         from citeview.gui.advance import Advancer
 
         self.advance = Advancer(self.state, self.settings, self.loader, self.navigator,
                                 self.progress, self)
-
-        self.setWindowTitle("citeview")
-        self.setAcceptDrops(True)
-        self._build_ui()
+        self._wire_navigation()
         self._build_menus()
         from citeview.gui.review import ReviewController
 
-        self.review = ReviewController(self)
+        self.review = ReviewController(self.state, self.review_session, self.navigator,
+                                       self.loader, self.advance, self.progress, self)
+        self.review.verdictsStale.connect(self.refresh_review)
+        self.review.blindToggled.connect(self.blind_changed)
         self.go_menu.insertAction(self.go_menu.actions()[0], self.review.prev_action)
         self.go_menu.insertAction(self.review.prev_action, self.review.next_action)
         self.go_menu.insertAction(self.review.next_action, self.review.prev_unjudged_action)
@@ -221,15 +234,26 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------ layout
 
+    def _wire_navigation(self) -> None:
+        """The panes' clicks and rows move the navigator; the parts that ask for a case get it
+        from the case loader."""
+        nav, loader = self.navigator, self.loader
+        self.cases_table.selectionModel().currentRowChanged.connect(nav.on_case_row)
+        self.sources_table.selectionModel().currentRowChanged.connect(nav.on_source_row)
+        self.citations_table.selectionModel().currentRowChanged.connect(nav.on_citation_row)
+        self.answer.citationActivated.connect(nav.on_chip)
+        self.answer.chipMenuRequested.connect(nav.chip_menu)
+        self.answer.tooltip_for = nav.tooltip_for
+        for part in (nav, self.find_bar):
+            part.caseWanted.connect(lambda index: loader.show_case(index))
+
     def _build_ui(self) -> None:
         roles = color_roles(self.palette())
-        nav = self.navigator
         self.cases_model = CasesModel(self)
         self.cases_proxy = FilterProxy(self)
         self.cases_proxy.setSourceModel(self.cases_model)
         self.cases_table = self._table(self.cases_proxy, "cases")
         self.cases_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.cases_table.selectionModel().currentRowChanged.connect(nav.on_case_row)
         self.cases_table.viewport().installEventFilter(self)  # its columns fit its width
 
         self.sources_model = SourcesModel(self)
@@ -237,13 +261,11 @@ class MainWindow(QMainWindow):
         self.sources_proxy.setSourceModel(self.sources_model)
         self.sources_table = self._table(self.sources_proxy, "sources")
         self.sources_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.sources_table.selectionModel().currentRowChanged.connect(nav.on_source_row)
 
         self.citations_model = CitationsModel(self)
         self.citations_proxy = FilterProxy(self)
         self.citations_proxy.setSourceModel(self.citations_model)
         self.citations_table = self._table(self.citations_proxy, "citations")
-        self.citations_table.selectionModel().currentRowChanged.connect(nav.on_citation_row)
 
         self.question = QLabel()
         self.question.setTextFormat(Qt.TextFormat.PlainText)
@@ -255,9 +277,6 @@ class MainWindow(QMainWindow):
         self.answer = AnswerView()
         self.answer.set_dark(roles.dark)
         self.answer.setAcceptDrops(False)
-        self.answer.citationActivated.connect(nav.on_chip)
-        self.answer.chipMenuRequested.connect(nav.chip_menu)
-        self.answer.tooltip_for = nav.tooltip_for
         self.raw = RawAnswerView()
         self.raw.setAcceptDrops(False)
         self.answer_stack = QStackedWidget()
@@ -275,7 +294,7 @@ class MainWindow(QMainWindow):
         self.source.setAcceptDrops(False)
         # A big source fills in pieces from the event loop; a snapshot has no event loop.
         self.source.progressive = not self.synchronous
-        self.find_bar = FindBar(self.state, self.answer, self.raw, self.source, self.loader,
+        self.find_bar = FindBar(self.state, self.answer, self.raw, self.source,
                                 lambda: self.raw_mode)
         answer_box_lay.addWidget(self.find_bar)
 
@@ -759,7 +778,7 @@ class MainWindow(QMainWindow):
                 session.record_sizes(view.case.id, view.analysed.item_counts)
             for i in self.progress.decorate(view):
                 self.loader.refresh_citation(i)
-            self.progress.showing = view.case.id
+            self.progress.show_case(view.case.id)
             self.loader.prefetch_next_soon()  # built ahead under the session's policy now
         self.review.sync_bar()
 
@@ -996,7 +1015,7 @@ def warm_up() -> None:
     from citeview.core.cases import Case
     from citeview.core.markers import DELIMITER, START, STOP
     from citeview.gui.answer_render import render_answer
-    from citeview.gui.highlighting import guess_lexer
+    from citeview.gui.lexing import guess_lexer
 
     # With a citation, so that lint's placement rules build their Markdown parsers too.
     cited = f"*Warm* up.{START}cite{DELIMITER}turn0file0{STOP}\n\n- a `list`"

@@ -53,7 +53,8 @@ from PySide6.QtWidgets import (
 
 from citeview.gui.answer_view import find_wrapping, plain_tooltip
 from citeview.gui.elided import QtElidedLabel
-from citeview.gui.highlighting import LazyHighlighter, TokenFormats, guess_lexer
+from citeview.gui.highlighting import LazyHighlighter, TokenFormats
+from citeview.gui.lexing import guess_lexer
 from citeview.gui.offsets import DocumentText
 from citeview.gui.palette import ColorRoles, color_roles
 

@@ -158,20 +158,20 @@ class ViewModes(QObject):
         for pane in self.chrome:
             if pane is not None:
                 pane.setVisible(not on)
-        win = self.window
+        window = self.window
         if on:
             self._zoom_before = self.zoom
             self.set_zoom(self.zoom + PRESENT_ZOOM)
-            self._title_before = win.windowTitle()
+            self._title_before = window.windowTitle()
             view = self.state.view
             case = view.case.id if view is not None else ""
-            win.setWindowTitle(f"{safe_title(case)} \u2014 citeview" if case else "citeview")
+            window.setWindowTitle(f"{safe_title(case)} \u2014 citeview" if case else "citeview")
             self.answer.setFocus()
             message.info("Presentation mode: J/K or Left/Right step through citations; "
                          "F11 or Escape ends it")
         else:
             self.set_zoom(self._zoom_before)
-            win.setWindowTitle(self._title_before)
+            window.setWindowTitle(self._title_before)
 
     def set_zoom(self, step: int) -> None:
         old, self.zoom = self.zoom, max(ZOOM_RANGE[0], min(ZOOM_RANGE[1], step))
