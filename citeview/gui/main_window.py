@@ -20,8 +20,6 @@ module of its own and never sees the window:
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -31,8 +29,6 @@ from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
-    QFont,
-    QGuiApplication,
     QKeyEvent,
     QKeySequence,
     QShowEvent,
@@ -40,7 +36,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -55,15 +50,16 @@ from PySide6.QtWidgets import (
 
 from citeview.core.datasets import Dataset
 from citeview.core.diagnostics import Diagnostic
-from citeview.core.errors import InputError
 from citeview.gui import dialogs, message
 from citeview.gui.answer_view import AnswerView, RawAnswerView
+from citeview.gui.case_actions import CaseActions
 from citeview.gui.case_loader import CaseLoader
 from citeview.gui.elided import QtElidedLabel
 from citeview.gui.filters import Filters
 from citeview.gui.find import FindBar, FindScope
 from citeview.gui.message import Message
-from citeview.gui.navigation import Navigator, select_row
+from citeview.gui.navigation import Navigator
+from citeview.gui.opening import CASE_COLUMN_SHARES, InputOpener
 from citeview.gui.palette import color_roles
 from citeview.gui.panes import Panes
 from citeview.gui.progress import ProgressTracker, progress_text
@@ -78,20 +74,14 @@ from citeview.gui.tables import (
     SourcesModel,
     fit_columns,
 )
-from citeview.gui.untrusted import menu_text, safe_title
 from citeview.gui.view_modes import ViewModes
 from citeview.gui.watcher import InputWatcher
 from citeview.gui.window_state import WindowState
-from citeview.session import location
 from citeview.session.store import Change, Session
 
 if TYPE_CHECKING:
-    from citeview.gui.replay import QtStreamReplay
     from citeview.gui.source_view import QtSourceView
 
-MAX_RECENT = 10
-FILE_FILTER = ("Cases, datasets, transcripts, sessions (*.json *.jsonl *.ndjson *.txt *.md "
-               "*.citeview);;All files (*)")
 
 
 def _source_view() -> QtSourceView:
@@ -101,9 +91,6 @@ def _source_view() -> QtSourceView:
 
 
 SAVE_CASE_AS = "Save Case &As\u2026"
-# The case list's id and state columns take at most these parts of it: its question (the last
-# column) stays readable in a narrow list.
-CASE_COLUMN_SHARES = {1: 0.24, 2: 0.24}
 SAVE_SESSION_AS = "Save Session &As\u2026"
 
 
@@ -140,6 +127,10 @@ class MainWindow(QMainWindow):
 
         self.advance = Advancer(self.state, self.settings, self.loader, self.navigator,
                                 self.progress, self)
+        self.opener = InputOpener(self.state, self.panes, self.cases_box, self.review_session,
+                                  self.watcher, self.loader, self.advance, self.progress,
+                                  self.settings, self.synchronous, self)
+        self.cases_model.question_of = self.opener.question_of  # the list's question column
         self._wire_navigation()
         self._build_menus()
         from citeview.gui.review import ReviewController
@@ -148,6 +139,7 @@ class MainWindow(QMainWindow):
                                        self.loader, self.advance, self.progress, self)
         self.review.verdictsStale.connect(self.refresh_review)
         self.review.blindToggled.connect(self.blind_changed)
+        self.opener.sessionMade.connect(self.review.sync_bar)
         self.go_menu.insertAction(self.go_menu.actions()[0], self.review.prev_action)
         self.go_menu.insertAction(self.review.prev_action, self.review.next_action)
         self.go_menu.insertAction(self.review.next_action, self.review.prev_unjudged_action)
@@ -170,7 +162,7 @@ class MainWindow(QMainWindow):
         self.review_session.recount.connect(self.refresh_review)
         self.watcher.synced.connect(self.refresh_review)
         self.state.blindChanged.connect(self._blind_set)
-        self.watcher.reloaded.connect(self._list_cases)
+        self.watcher.reloaded.connect(self.opener.list_cases)
         self.progress.changed.connect(self._show_progress)
         self.progress.problemsChecked.connect(self.cases_proxy.invalidate_rows)
         from citeview.gui import focus
@@ -190,6 +182,8 @@ class MainWindow(QMainWindow):
         from citeview.gui.ops import BackgroundOp, start_lanes
 
         if not self.synchronous:
+            from citeview.gui.warm_up import warm_up, warm_up_qt
+
             warm_up_qt(self.answer.font())
             BackgroundOp(self, warm_up, key="warm-up").run(lane="warm-up")
             start_lanes("", SESSION_LANE)  # the case's and the session's
@@ -388,15 +382,17 @@ class MainWindow(QMainWindow):
         return act
 
     def _build_menus(self) -> None:
+        self.case_actions = cases = CaseActions(self.state, self.review_session, self.answer, self)
         bar = self.menuBar()
         nav, find = self.navigator, self.find_bar
         m = bar.addMenu("&File")
-        self._action(m, "&Open\u2026", self.open_dialog, QKeySequence.StandardKey.Open)
+        self._action(m, "&Open\u2026", self.opener.open_dialog, QKeySequence.StandardKey.Open)
         self.recent_menu = m.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.recent_menu.aboutToShow.connect(
+            lambda: self.opener.fill_recent(self.recent_menu))
         # "Save Session As" while a review session is open (it saves the session, and work
         # goes on in the copy); "Save Case As" (the shown case as JSON) without one.
-        self.save_as_action = self._action(m, SAVE_CASE_AS, self.save_as_dialog,
+        self.save_as_action = self._action(m, SAVE_CASE_AS, cases.save_as_dialog,
                                            QKeySequence.StandardKey.SaveAs)
         from citeview.gui.exports import FORMATS, Exporter
 
@@ -424,7 +420,7 @@ class MainWindow(QMainWindow):
         copy_menu = m.addMenu("Copy Answer &As")
         for label, fmt in (("Clean &Text", "text"), ("&Markdown with Footnotes", "markdown"),
                            ("&HTML with Links", "html"), ("&Raw (with markers)", "raw")):
-            self._action(copy_menu, label, lambda f=fmt: self.copy_answer(f))
+            self._action(copy_menu, label, lambda f=fmt: cases.copy_answer(f))
 
         m = bar.addMenu("&View")
         modes = self.modes
@@ -433,8 +429,8 @@ class MainWindow(QMainWindow):
         m.addSeparator()
         m.addActions([modes.zoom_in_action, modes.zoom_out_action, modes.actual_size_action])
         self._action(m, "Open Source &URL", self.source.open_url, "Ctrl+L")
-        self._action(m, "What the &Model Saw\u2026", self.show_model_input, "Ctrl+I")
-        self._action(m, "&Stream Replay\u2026", self.show_replay, "Ctrl+Shift+R")
+        self._action(m, "What the &Model Saw\u2026", cases.show_model_input, "Ctrl+I")
+        self._action(m, "&Stream Replay\u2026", cases.show_replay, "Ctrl+Shift+R")
         m.addAction(modes.present_action)
 
         m = bar.addMenu("&Go")
@@ -491,25 +487,6 @@ class MainWindow(QMainWindow):
             s.setValue(f"splitters/{split.objectName()}", split.saveState())
         s.setValue("view/zoom", self.zoom)
         s.sync()
-
-    def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        if isinstance(value, str):
-            return [value]
-        return [str(v) for v in value] if isinstance(value, list) else []
-
-    def _add_recent(self, path: str) -> None:
-        path = os.path.abspath(path)
-        recent = [p for p in self.recent_files() if p != path]
-        self.settings.setValue("recent", [path, *recent][:MAX_RECENT])
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.recent_files():
-            act = self.recent_menu.addAction(menu_text(path))
-            act.triggered.connect(lambda _=False, p=path: self.open_path(p))
-        if self.recent_menu.isEmpty():
-            self.recent_menu.addAction("(none)").setEnabled(False)
 
     # ------------------------------------------------------------------------------ events
 
@@ -602,140 +579,26 @@ class MainWindow(QMainWindow):
         return self.review_session.can_ask()
 
     # ------------------------------------------------------------------------------ opening
-
-    def open_dialog(self) -> None:
-        start = os.path.dirname(self.path) if self.path else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open", start, FILE_FILTER)
-        if path:
-            self.open_path(path)
+    # (gui/opening.py opens inputs; these are its window-level names)
 
     def open_path(self, path: str, case_id: str | None = None) -> bool:
-        """Open any input format; errors are told. Returns True on success."""
-        from citeview.core.inputs import load_input
-
-        try:
-            first = self._first_record(path, case_id)
-            if first is not None:
-                # A JSONL file opened for the first time: its first case shows at once; the
-                # whole file is read (and its session made) in the session's worker thread.
-                if not self.open_input(first, path, case_id, whole=lambda: load_input(path)):
-                    return False
-                self._add_recent(path)
-                return True
-            dataset = load_input(path)
-        except InputError as err:
-            message.error(str(err))
-            return False
-        except OSError as err:
-            message.error(f"{path}: {err.strerror or err}")
-            return False
-        if not self.open_input(dataset, path, case_id):
-            return False
-        self._add_recent(path)
-        return True
-
-    def _first_record(self, path: str, case_id: str | None) -> Dataset | None:
-        """The first record of a JSONL input that has no session yet (see open_path)."""
-        from citeview.core.datasets import jsonl_first_record
-
-        if case_id is not None or self.synchronous:
-            return None
-        try:
-            if os.path.exists(location.session_location(path)[0]):
-                return None  # its session is opened, and compared with the whole input
-        except OSError:
-            return None
-        first = jsonl_first_record(path)
-        if first is not None:
-            from citeview.core.inputs import load_input
-
-            first.reader = lambda: load_input(path)  # a reload reads the whole file
-        return first
+        return self.opener.open_path(path, case_id)
 
     def open_input(self, dataset: Dataset, path: str | None = None,
-                   case_id: str | None = None,
-                   whole: Callable[[], Dataset] | None = None) -> bool:
-        """Review ``dataset`` read from ``path`` (default: its own path) in its session
-        (created beside it, or in the user data folder); without a path, just show it.
-        ``whole``: reads the whole input when ``dataset`` is only its start (the session is
-        made from it)."""
-        path = path or dataset.path
-        if not path:
-            self.open_dataset(dataset, path=path, case_id=case_id)
-            return True
-        self.review_session.ask_before_review()  # before the first case shows
-        if self.review_session.make_later(
-                path, dataset, lambda s, cases: self._session_made(s, dataset, cases), whole):
-            # First opening: the input shows at once; the review starts once its session is
-            # made (a worker thread copies every case into it).
-            self.input_dataset = dataset
-            self.open_dataset(dataset, path=path, case_id=case_id)
-            if self.view is not None or self.case_index < 0:
-                self.review_session.start_making()  # shown already (or nothing to show)
-            self.answer.setFocus()
-            return True
-        # A .citeview input is the session itself.
-        session = self.review_session.open_for(path, dataset)
-        if session is None:
-            if self.review_session.in_use is None:
-                return False
-            # Not reviewing here (another citeview has the session), but never an empty
-            # window: the input is shown, and opening it again retries.
-            self.open_dataset(dataset, path=path, case_id=case_id)
-            message.warning(f"Not reviewing here: {self.review_session.in_use} (open the "
-                            "input again to retry)", message.KEEP)
-            return True
-        self.input_dataset = dataset if dataset.kind != "session" else None
-        self.open_session(session, path=path, case_id=case_id)
-        return True
+                   case_id: str | None = None) -> bool:
+        return self.opener.open_input(dataset, path, case_id)
 
     def open_session(self, session: Session, path: str | None = None,
                      case_id: str | None = None) -> None:
-        """Review ``session``: its cases, resuming at the first case not done (or ``case_id``).
-        ``path`` is the input it came from (watched for changes) or the session file."""
-        self.review_session.attach(session)
-        if case_id is None:
-            first = session.first_not_done()
-            ids = session.case_ids()
-            if first is not None and ids:
-                case_id = ids[first]
-            elif ids:
-                case_id = ids[-1]
-                message.info("Every case is done", 8000)
-        self.advance.land("first")  # resume at the first unjudged citation of that case
-        self.open_dataset(session.dataset(), path=path or session.path, case_id=case_id,
-                          session=session)
-        self.answer.setFocus()  # the review keys, not a filter box, get the first key press
+        self.opener.open_session(session, path, case_id)
 
     def open_dataset(self, dataset: Dataset, path: str | None = None,
                      case_id: str | None = None, citation: int | None = 0,
                      session: Session | None = None) -> None:
-        """Show ``dataset`` at ``case_id`` or its first case, with ``citation`` active once the
-        case is ready. Without ``session`` there is no review (snapshots, ``citeview open``)."""
-        self.review_session.attach(session)
-        self.state.set_dataset(dataset)
-        if session is None:
-            self.input_dataset = dataset
-        self.path = path if path is not None else dataset.path
-        self.watcher.watch(dataset)
-        ids = dataset.case_ids()
-        self.cases_model.question_of = self._question_of
-        self.cases_model.set_ids(ids)
-        # The review state column stays hidden until a review session provides states.
-        self.cases_table.setColumnHidden(2, self.cases_model.state_of is None)
-        self.cases_box.setVisible(len(ids) > 1)
-        fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
-        index = 0
-        if case_id is not None:
-            try:
-                index = dataset.index_of(case_id)
-            except KeyError:
-                message.error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
-        self.state.set_case_index(-1)
-        if not ids:
-            self.loader.show_nothing("This input holds no case.")
-            return
-        self.loader.show_case(index, citation=citation)
+        self.opener.open_dataset(dataset, path, case_id, citation, session)
+
+    def recent_files(self) -> list[str]:
+        return self.opener.recent_files()
 
     def _show_advance_override(self, on: bool) -> None:
         """The menu shows ``--no-advance`` without remembering it as the setting."""
@@ -743,129 +606,6 @@ class MainWindow(QMainWindow):
         action.blockSignals(True)
         action.setChecked(on)
         action.blockSignals(False)
-
-    def _list_cases(self, dataset: Dataset) -> None:
-        """The input was read again: the case list shows its cases."""
-        self.cases_model.set_ids(dataset.case_ids())
-        self.cases_box.setVisible(len(dataset) > 1)
-
-    def _session_made(self, session: Session, shown: Dataset, cases: Dataset) -> None:
-        """The session of the input shown is made (from ``cases``, the whole input): review in
-        it, keeping the case and citation shown."""
-        if self.input_dataset is not shown or self.review_session.session is not None:
-            session.close()  # another input was opened meanwhile
-            return
-        self.input_dataset = cases
-        self.review_session.attach(session)
-        self.state.set_dataset(session.dataset())
-        ids = session.case_ids()
-        if len(ids) != self.cases_model.rowCount():  # only the first record was read
-            self.cases_model.set_ids(ids)
-            self.cases_box.setVisible(len(ids) > 1)
-            fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
-            select_row(self.cases_table, self.cases_proxy, self.case_index)
-            self.loader.update_counts()
-        self.cases_table.setColumnHidden(2, False)
-        self.cases_model.palette_changed()  # the review column fills in
-        view = self.view
-        if view is not None:
-            session.adopt_case(view.case)
-            if view.analysed is not None:
-                # The session keeps the analysis shown (made before it existed, under the same
-                # numbering): the first verdict does not analyse the case again.
-                session.analyser.adopt(view.analysed)
-            if view.analysed is not None:
-                session.record_sizes(view.case.id, view.analysed.item_counts)
-            for i in self.progress.decorate(view):
-                self.loader.refresh_citation(i)
-            self.progress.show_case(view.case.id)
-            self.loader.prefetch_next_soon()  # built ahead under the session's policy now
-        self.review.sync_bar()
-
-    def _question_of(self, i: int) -> str:
-        if self.dataset is None:
-            return ""
-        try:
-            return self.dataset.get(i).question or ""
-        except InputError as err:
-            return f"(unreadable: {err})"
-
-    def save_as_dialog(self) -> None:
-        """Save As: the review session (a copy made with SQLite's backup API; work continues in
-        the copy), or without a session the current case as case JSON."""
-        s = self.review_session.session
-        if s is not None:
-            path, _ = QFileDialog.getSaveFileName(self, "Save Session As", s.path,
-                                                  "citeview session (*.citeview)")
-            if path:
-                if not path.endswith(".citeview"):
-                    path += ".citeview"
-                self.review_session.save_as(path)
-            return
-        if self.view is None:
-            return
-        path, _ = QFileDialog.getSaveFileName(self, "Save Case As", f"{self.view.case.id}.json",
-                                              "Case JSON (*.json)")
-        if path:
-            self.save_case(path)
-
-    def show_model_input(self) -> dialogs.ModelInputDialog | None:
-        """The shown case's question, material as given and instructions (the input's own, or
-        the recommended ones, labelled so)."""
-        if self.view is None:
-            return None
-        from citeview.core.model_input import model_input
-
-        case = self.view.case
-        dlg = dialogs.ModelInputDialog(model_input(case).text(),
-                                       f"What the model saw \u2014 {safe_title(case.id)}", self)
-        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.show()
-        return dlg
-
-    def show_replay(self) -> QtStreamReplay | None:
-        """The shown case's answer replayed as a stream (:mod:`citeview.gui.replay`)."""
-        from citeview.gui.replay import open_replay
-
-        return open_replay(self.state, self, self.answer.dark)
-
-    def copy_answer(self, fmt: str) -> str:
-        """Put the shown answer on the clipboard as clean text, Markdown with numbered
-        footnotes (title, URL, locator, cited lines), HTML with links (as rich text, with its
-        plain-text form), or raw with its markers (for engineers). Returns what was copied."""
-        if self.view is None:
-            return ""
-        from PySide6.QtCore import QMimeData
-
-        from citeview.core.analysis import analyse
-        from citeview.core.copyout import render, to_text
-
-        case = self.view.case
-        if fmt == "raw":
-            text = case.answer
-            QGuiApplication.clipboard().setText(text)
-            message.info("Copied the raw answer (with its markers)")
-            return text
-        analysed = self.view.analysed or analyse(case)
-        text = render(analysed, fmt)
-        data = QMimeData()
-        if fmt == "html":
-            data.setHtml(text)
-            data.setText(to_text(analysed))
-        else:
-            data.setText(text)
-        QGuiApplication.clipboard().setMimeData(data)
-        message.info(f"Copied the answer as {fmt}")
-        return text
-
-    def save_case(self, path: str) -> None:
-        assert self.view is not None
-        try:
-            with open(path, "w", encoding="utf-8") as fh:
-                json.dump(self.view.case.to_dict(), fh, ensure_ascii=False, indent=2)
-                fh.write("\n")
-        except OSError as err:
-            message.error(f"{path}: {err.strerror or err}")
 
     # ------------------------------------------------------------------------------ review
 
@@ -990,39 +730,6 @@ class MainWindow(QMainWindow):
             self.modes.set_presenting(False)
             return
         super().keyPressEvent(ev)
-
-
-def warm_up_qt(font: QFont) -> None:
-    """The Qt classes a worker uses (an answer document with its chips painted, handed to the
-    GUI thread) made on the GUI thread. PySide makes a class's enums on their first use, and
-    two threads making them at once can fail: a worker painting chips while another made its
-    first QBrush got "type object 'QGradient' has no attribute 'Preset'", and the case could
-    not be shown."""
-    from PySide6.QtCore import QThread
-
-    from citeview.gui.answer_render import Chip, ChipState, chip_html
-    from citeview.gui.answer_view import prepare_document
-
-    chips = chip_html(Chip(1)) + chip_html(Chip(2, ChipState.PROBLEM))
-    prepare_document(f"<p><em>warm</em> up{chips}</p>", False, font)
-    QThread.Priority.NormalPriority  # noqa: B018 -- made now
-
-
-def warm_up() -> None:
-    """The imports and first-use set-ups of analysing and linting a case, rendering its answer
-    and guessing a lexer (no Qt class: see :func:`warm_up_qt`)."""
-    from citeview.core.analysis import analyse
-    from citeview.core.cases import Case
-    from citeview.core.markers import DELIMITER, START, STOP
-    from citeview.gui.answer_render import render_answer
-    from citeview.gui.lexing import guess_lexer
-
-    # With a citation, so that lint's placement rules build their Markdown parsers too.
-    cited = f"*Warm* up.{START}cite{DELIMITER}turn0file0{STOP}\n\n- a `list`"
-    analyse(Case("warm-up", cited)).lint  # noqa: B018 -- computed now
-    render_answer("*warm* up", [], [])
-    guess_lexer("warm.py", None, "")
-    guess_lexer(None, None, "#!/bin/sh\n")
 
 
 def _boxed(table: QTableView, title: str, combo: QComboBox,
