@@ -13,6 +13,20 @@ from typing import Any
 from importlinter import Contract, ContractCheck, fields, output
 
 
+def imported_names(line: str) -> list[str]:
+    """The modules (and names in them) an import line names: ``from a import b, c as d`` gives
+    ``a``, ``a.b``, ``a.c``; ``import a.b as c`` gives ``a.b``."""
+    line = line.split("#", 1)[0].strip().replace("(", " ").replace(")", " ")
+    if line.startswith("from ") and " import " in line:
+        module, names = line[5:].split(" import ", 1)
+        module = module.strip()
+        return [module] + [f"{module}.{n.split(' as ')[0].strip()}"
+                           for n in names.split(",") if n.strip()]
+    if line.startswith("import "):
+        return [n.split(" as ")[0].strip() for n in line[7:].split(",") if n.strip()]
+    return []
+
+
 class ForbiddenExternalSubmodule(Contract):
     type_name = "forbidden_external_submodule"
 
@@ -31,9 +45,9 @@ class ForbiddenExternalSubmodule(Contract):
                     if not graph.direct_import_exists(importer=importer, imported=root):
                         continue
                     for detail in graph.get_import_details(importer=importer, imported=root):
-                        line = detail["line_contents"]
+                        named = imported_names(detail["line_contents"])
                         for f in forbidden:
-                            if f in line:
+                            if any(n == f or n.startswith(f + ".") for n in named):
                                 chain = name if importer == name else f"{name} -> ... -> {importer}"
                                 violations.append(f"{chain} -> {f} (l.{detail['line_number']})")
         return ContractCheck(kept=not violations, metadata={"violations": violations})
@@ -44,4 +58,4 @@ class ForbiddenExternalSubmodule(Contract):
             output.new_line()
 
 
-__all__ = ["ForbiddenExternalSubmodule"]
+__all__ = ["ForbiddenExternalSubmodule", "imported_names"]

@@ -55,6 +55,8 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
      "launch.py makes the window through app.py"),
     ("gui/state.py", "from PySide6.QtWidgets import QWidget",
      "Modules run in worker threads import no QtWidgets"),
+    ("gui/answer_document.py", "from PySide6 import QtWidgets",
+     "Modules run in worker threads import no QtWidgets"),
     # Indirectly too: a module the worker's modules import takes in QtWidgets.
     ("gui/answer_render.py", "from citeview.gui import answer_view",
      "Modules run in worker threads import no QtWidgets"),

@@ -24,12 +24,12 @@ from citeview.core.markers import STOP, extract_citations
 from citeview.core.material import Material, case_material
 from citeview.core.resolution import Target, resolve
 from citeview.gui import message, ops
-from citeview.gui.answer_view import PreparedDocument, prepare_document
+from citeview.gui.answer_document import PreparedDocument, prepare_document
 from citeview.gui.elided import plural
 from citeview.gui.navigation import select_row
 from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.palette import is_dark
-from citeview.gui.source_view import PreparedSource, prepare_source
+from citeview.gui.prepared_source import PreparedSource, prepare_source
 from citeview.gui.state import CaseView, build_case_view, lint_case
 from citeview.gui.tables import CitationsModel, fit_columns, widen_to_fit
 from citeview.gui.untrusted import safe_title

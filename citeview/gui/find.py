@@ -29,7 +29,8 @@ from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 
 if TYPE_CHECKING:
-    from citeview.gui.answer_view import AnswerView, RawAnswerView
+    from citeview.gui.answer_view import AnswerView
+    from citeview.gui.raw_answer_view import RawAnswerView
     from citeview.gui.source_view import QtSourceView
     from citeview.gui.window_state import WindowState
 

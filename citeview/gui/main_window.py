@@ -1,6 +1,6 @@
 """The inspection window: answer, source, sources list, citations table, cases list.
 
-The window is the composition root: it lays out the panes, menus and status bar, opens inputs,
+The window is the composition root: it lays out the panes and status bar, keeps its settings,
 builds its parts with the collaborators each uses and connects their signals; each part is a
 module of its own and never sees the window:
 
@@ -9,6 +9,8 @@ module of its own and never sees the window:
 - :mod:`~citeview.gui.case_loader` shows a case (view-model built off the GUI thread, then lint),
 - :mod:`~citeview.gui.navigation` moves between citations, sources and cases,
 - :mod:`~citeview.gui.view_modes` is raw, side by side, zoom and presentation,
+- :mod:`~citeview.gui.opening` opens inputs, :mod:`~citeview.gui.menus` builds the menus,
+  :mod:`~citeview.gui.case_actions` takes the shown case out (Save As, Copy Answer As),
 - :mod:`~citeview.gui.find` and :mod:`~citeview.gui.filters` are the find bar and table filters,
 - :mod:`~citeview.gui.watcher` reloads the input when it changes on disk,
 - :mod:`~citeview.gui.review_session`, :mod:`~citeview.gui.progress` and
@@ -20,17 +22,14 @@ module of its own and never sees the window:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
     QKeyEvent,
-    QKeySequence,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
@@ -40,7 +39,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMainWindow,
-    QMenu,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -51,18 +49,20 @@ from PySide6.QtWidgets import (
 from citeview.core.datasets import Dataset
 from citeview.core.diagnostics import Diagnostic
 from citeview.gui import dialogs, message
-from citeview.gui.answer_view import AnswerView, RawAnswerView
+from citeview.gui.answer_view import AnswerView
 from citeview.gui.case_actions import CaseActions
 from citeview.gui.case_loader import CaseLoader
 from citeview.gui.elided import QtElidedLabel
 from citeview.gui.filters import Filters
-from citeview.gui.find import FindBar, FindScope
+from citeview.gui.find import FindBar
+from citeview.gui.menus import WindowMenus
 from citeview.gui.message import Message
 from citeview.gui.navigation import Navigator
 from citeview.gui.opening import CASE_COLUMN_SHARES, InputOpener
 from citeview.gui.palette import color_roles
 from citeview.gui.panes import Panes
 from citeview.gui.progress import ProgressTracker, progress_text
+from citeview.gui.raw_answer_view import RawAnswerView
 from citeview.gui.review_session import SESSION_LANE, ReviewSession
 from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, SideBySide
 from citeview.gui.state import CaseView
@@ -90,8 +90,6 @@ def _source_view() -> QtSourceView:
     return QtSourceView()
 
 
-SAVE_CASE_AS = "Save Case &As\u2026"
-SAVE_SESSION_AS = "Save Session &As\u2026"
 
 
 class MainWindow(QMainWindow):
@@ -132,7 +130,10 @@ class MainWindow(QMainWindow):
                                   self.settings, self.synchronous, self)
         self.cases_model.question_of = self.opener.question_of  # the list's question column
         self._wire_navigation()
-        self._build_menus()
+        self.case_actions = CaseActions(self.state, self.review_session, self.answer, self)
+        self.menus = WindowMenus(self, self.opener, self.case_actions, self.review_session,
+                                 self.watcher, self.find_bar, self.modes, self.source,
+                                 self.navigator)
         from citeview.gui.review import ReviewController
 
         self.review = ReviewController(self.state, self.review_session, self.navigator,
@@ -140,12 +141,13 @@ class MainWindow(QMainWindow):
         self.review.verdictsStale.connect(self.refresh_review)
         self.review.blindToggled.connect(self.blind_changed)
         self.opener.sessionMade.connect(self.review.sync_bar)
-        self.go_menu.insertAction(self.go_menu.actions()[0], self.review.prev_action)
-        self.go_menu.insertAction(self.review.prev_action, self.review.next_action)
-        self.go_menu.insertAction(self.review.next_action, self.review.prev_unjudged_action)
-        self.go_menu.insertAction(self.review.prev_unjudged_action,
-                                  self.review.next_unjudged_action)
-        self._build_help_menu()  # last: after the Review menu
+        go = self.menus.go_menu
+        go.insertAction(go.actions()[0], self.review.prev_action)
+        go.insertAction(self.review.prev_action, self.review.next_action)
+        go.insertAction(self.review.next_action, self.review.prev_unjudged_action)
+        go.insertAction(self.review.prev_unjudged_action,
+                         self.review.next_unjudged_action)
+        self.menus.add_help(self.review_session)  # last: after the Review menu
         self.modes.chrome = [self.split_left, self.split_right.widget(1), self.statusBar(),
                              self.menuBar()]  # hidden while presenting
         self.modes.presentingChanged.connect(self.review.set_presenting)
@@ -367,91 +369,6 @@ class MainWindow(QMainWindow):
         t.setAcceptDrops(False)
         return t
 
-    def _action(self, menu: QMenu, text: str, slot: Callable[..., Any],
-                shortcut: QKeySequence | QKeySequence.StandardKey | str
-                | list[QKeySequence] | None = None,
-                checkable: bool = False) -> QAction:
-        act = QAction(text, self)
-        if isinstance(shortcut, list):
-            act.setShortcuts(shortcut)
-        elif shortcut is not None:
-            act.setShortcut(QKeySequence(shortcut))
-        act.setCheckable(checkable)
-        act.triggered.connect(slot)
-        menu.addAction(act)
-        return act
-
-    def _build_menus(self) -> None:
-        self.case_actions = cases = CaseActions(self.state, self.review_session, self.answer, self)
-        bar = self.menuBar()
-        nav, find = self.navigator, self.find_bar
-        m = bar.addMenu("&File")
-        self._action(m, "&Open\u2026", self.opener.open_dialog, QKeySequence.StandardKey.Open)
-        self.recent_menu = m.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(
-            lambda: self.opener.fill_recent(self.recent_menu))
-        # "Save Session As" while a review session is open (it saves the session, and work
-        # goes on in the copy); "Save Case As" (the shown case as JSON) without one.
-        self.save_as_action = self._action(m, SAVE_CASE_AS, cases.save_as_dialog,
-                                           QKeySequence.StandardKey.SaveAs)
-        from citeview.gui.exports import FORMATS, Exporter
-
-        self.exporter = Exporter(self.review_session, self)
-        self.export_menu = m.addMenu("&Export Review")
-        for fmt, (text, _suffix, _pattern) in FORMATS.items():
-            self._action(self.export_menu, text,
-                         lambda _=False, f=fmt: self.exporter.export_dialog(f))
-        self.report_action = self._action(m, "Review Re&port in Browser",
-                                          self.exporter.open_report)
-        for act in (self.export_menu.menuAction(), self.report_action):
-            act.setEnabled(False)  # until a review session is open
-        self._action(m, "&Reload", self.watcher.reload, QKeySequence.StandardKey.Refresh)
-        m.addSeparator()
-        self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-
-        m = bar.addMenu("&Edit")
-        self._action(m, "&Find\u2026", lambda: find.open(), QKeySequence.StandardKey.Find)
-        self._action(m, "Find &Next", lambda: find.find_next(), QKeySequence.StandardKey.FindNext)
-        self._action(m, "Find &Previous", lambda: find.find_next(backward=True),
-                     QKeySequence.StandardKey.FindPrevious)
-        self._action(m, "Find in All &Cases\u2026", lambda: find.open(FindScope.ALL_CASES),
-                     "Ctrl+Shift+F")
-        m.addSeparator()
-        copy_menu = m.addMenu("Copy Answer &As")
-        for label, fmt in (("Clean &Text", "text"), ("&Markdown with Footnotes", "markdown"),
-                           ("&HTML with Links", "html"), ("&Raw (with markers)", "raw")):
-            self._action(copy_menu, label, lambda f=fmt: cases.copy_answer(f))
-
-        m = bar.addMenu("&View")
-        modes = self.modes
-        self.raw_action, self.side_by_side_action = modes.raw_action, modes.side_by_side_action
-        m.addActions([modes.raw_action, modes.side_by_side_action])
-        m.addSeparator()
-        m.addActions([modes.zoom_in_action, modes.zoom_out_action, modes.actual_size_action])
-        self._action(m, "Open Source &URL", self.source.open_url, "Ctrl+L")
-        self._action(m, "What the &Model Saw\u2026", cases.show_model_input, "Ctrl+I")
-        self._action(m, "&Stream Replay\u2026", cases.show_replay, "Ctrl+Shift+R")
-        m.addAction(modes.present_action)
-
-        m = bar.addMenu("&Go")
-        self.go_menu = m  # the review adds Next/Previous Citation (J/K, F8/Shift+F8)
-        self._action(m, "Next &Source of Citation", nav.next_source_of_citation, "Ctrl+F8")
-        m.addSeparator()
-        self._action(m, "Next &Case", nav.next_case, "Ctrl+PgDown")
-        self._action(m, "Previous C&ase", nav.previous_case, "Ctrl+PgUp")
-        self._action(m, "&Go to Case\u2026", nav.goto_case_dialog, "Ctrl+G")
-
-    def _build_help_menu(self) -> None:
-        from citeview.gui import help_menu as help_sheet
-
-        m = self.menuBar().addMenu("&Help")
-        self.help_menu = m
-        self.shortcuts_action = self._action(
-            m, "&Keyboard Shortcuts\u2026", lambda: help_sheet.show_shortcuts(self),
-            [QKeySequence("F1"), QKeySequence("?")])
-        self._action(m, "&About citeview\u2026",
-                     lambda: help_sheet.show_about(self, self.review_session))
-
     # ------------------------------------------------------------------------------ settings
 
     def _restore_settings(self) -> None:
@@ -614,9 +531,7 @@ class MainWindow(QMainWindow):
         self.review.session_attached(session)
         self.progress.start(session)
         self.loader.fit_verdicts()  # the rubric's labels read whole
-        self.save_as_action.setText(SAVE_SESSION_AS if session is not None else SAVE_CASE_AS)
-        for act in (self.export_menu.menuAction(), self.report_action):
-            act.setEnabled(session is not None)
+        self.menus.session_attached(session)
         self.cases_model.state_of = self.progress.state_text if session is not None else None
         if session is not None:
             self.filters.fill(session.labels)

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QLabel, QTableView
 
-    from citeview.gui.answer_view import AnswerView, RawAnswerView
+    from citeview.gui.answer_view import AnswerView
     from citeview.gui.elided import QtElidedLabel
+    from citeview.gui.raw_answer_view import RawAnswerView
     from citeview.gui.source_view import QtSourceView
     from citeview.gui.tables import CasesModel, CitationsModel, FilterProxy, SourcesModel
 

@@ -10,7 +10,8 @@ marker handling shows. Below, the incremental scan's diagnostics (final, provisi
 the end the lint findings too. The final frame is the answer pane's view (chips with lint).
 
 The answer is untrusted model text: both sides go through ``render_answer`` (escaped, never
-live HTML) into documents that load nothing (:func:`~citeview.gui.answer_view.prepare_document`).
+live HTML) into documents that load nothing
+(:func:`~citeview.gui.answer_document.prepare_document`).
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ from citeview.core.providers import PAYLOAD_KEYS
 from citeview.core.replay import Chunker, ReplayFrame, StreamReplay
 from citeview.core.streaming import DEFAULT_HOLD_LIMIT
 from citeview.gui import message
+from citeview.gui.answer_document import PreparedDocument, prepare_document
 from citeview.gui.answer_render import render_answer
-from citeview.gui.answer_view import AnswerView, PreparedDocument, prepare_document
+from citeview.gui.answer_view import AnswerView
 from citeview.gui.dialogs import fit_to_screen
 from citeview.gui.palette import color_roles
 from citeview.gui.state import CaseView, build_case_view

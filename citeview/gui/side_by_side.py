@@ -23,7 +23,8 @@ from PySide6.QtWidgets import QApplication, QSplitter, QStackedWidget
 from citeview.core.text import Utf16Map
 
 if TYPE_CHECKING:
-    from citeview.gui.answer_view import AnswerView, RawAnswerView
+    from citeview.gui.answer_view import AnswerView
+    from citeview.gui.raw_answer_view import RawAnswerView
     from citeview.gui.state import CaseView
     from citeview.gui.window_state import WindowState
 

@@ -21,7 +21,8 @@ from citeview.gui.untrusted import safe_title
 
 if TYPE_CHECKING:
     from citeview.core.diagnostics import Diagnostic
-    from citeview.gui.answer_view import AnswerView, RawAnswerView
+    from citeview.gui.answer_view import AnswerView
+    from citeview.gui.raw_answer_view import RawAnswerView
     from citeview.gui.source_view import QtSourceView
     from citeview.gui.window_state import WindowState
 

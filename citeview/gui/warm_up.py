@@ -14,8 +14,8 @@ def warm_up_qt(font: QFont) -> None:
     not be shown."""
     from PySide6.QtCore import QThread
 
+    from citeview.gui.answer_document import prepare_document
     from citeview.gui.answer_render import Chip, ChipState, chip_html
-    from citeview.gui.answer_view import prepare_document
 
     chips = chip_html(Chip(1)) + chip_html(Chip(2, ChipState.PROBLEM))
     prepare_document(f"<p><em>warm</em> up{chips}</p>", False, font)
