@@ -2,12 +2,16 @@
 citeview never imports this module, and it needs import-linter, a test dependency).
 
 import-linter's ``forbidden`` contract names external packages whole (``PySide6``), not their
-subpackages; this one reads the import lines themselves, so ``PySide6.QtGui`` may be imported
-where ``PySide6.QtWidgets`` may not, directly or through any citeview module imported.
+subpackages; this one reads the import statements themselves (the module's source, multi-line
+imports included), so ``PySide6.QtGui`` may be imported where ``PySide6.QtWidgets`` or
+``PySide6.QtCore.QObject`` may not, directly or through any citeview module imported.
 """
 
 from __future__ import annotations
 
+import ast
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from importlinter import Contract, ContractCheck, fields, output
@@ -25,6 +29,23 @@ def imported_names(line: str) -> list[str]:
     if line.startswith("import "):
         return [n.split(" as ")[0].strip() for n in line[7:].split(",") if n.strip()]
     return []
+
+
+@cache
+def statement_names(module: str) -> dict[int, list[str]]:
+    """Per line of ``module``'s source (found from the working directory, where lint-imports
+    runs), the names its import statement there names (as :func:`imported_names`)."""
+    base = Path.cwd().joinpath(*module.split("."))
+    path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    if not path.is_file():
+        return {}
+    out: dict[int, list[str]] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out[node.lineno] = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            out[node.lineno] = [a.name for a in node.names]
+    return out
 
 
 class ForbiddenExternalSubmodule(Contract):
@@ -45,7 +66,8 @@ class ForbiddenExternalSubmodule(Contract):
                     if not graph.direct_import_exists(importer=importer, imported=root):
                         continue
                     for detail in graph.get_import_details(importer=importer, imported=root):
-                        named = imported_names(detail["line_contents"])
+                        named = (statement_names(importer).get(detail["line_number"])
+                                 or imported_names(detail["line_contents"]))
                         for f in forbidden:
                             if any(n == f or n.startswith(f + ".") for n in named):
                                 chain = name if importer == name else f"{name} -> ... -> {importer}"

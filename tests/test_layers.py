@@ -57,6 +57,8 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
      "Modules run in worker threads import no QtWidgets"),
     ("gui/answer_document.py", "from PySide6 import QtWidgets",
      "Modules run in worker threads import no QtWidgets"),
+    ("gui/lexing.py", "from PySide6.QtCore import (\n    Qt,\n    QTimer,\n)",
+     "make no QObject with thread affinity"),
     # Indirectly too: a module the worker's modules import takes in QtWidgets.
     ("gui/answer_render.py", "from citeview.gui import answer_view",
      "Modules run in worker threads import no QtWidgets"),
