@@ -1,20 +1,19 @@
 """What the window shows, in one evented object (napari's evented model is the pattern).
 
 :class:`WindowState` holds the dataset, the shown case (its index and view-model), the active
-citation and its active source. Each has a signal, emitted only when the value really changes;
-the window's parts are handed this object, read it, set what they own and listen to the rest:
+citation and its active source, and blind review. Each has a signal, emitted only when the value
+really changes. The window's parts are handed this object: they read what is shown from it and
+set only what they own:
 
-- ``datasetChanged``: the case loader, navigation, filters, progress (set by the watcher and the
-  window's opening of inputs),
-- ``caseIndexChanged``: the review (a case shown forgets a pending "done?" question), progress
-  (set by the case loader),
-- ``viewChanged``: filters, advance, side by side (set by the case loader: ``None`` while the
-  case is built),
-- ``activeChanged``: side by side, review (set by navigation: the citation and its source),
-- ``blindChanged``: the citations table (set by the review: the session's or the menu's).
+- ``dataset``: set by the opener and the watcher (``datasetChanged``),
+- ``case_index`` and ``view``: set by the case loader (``caseIndexChanged``, ``viewChanged``;
+  the view is ``None`` while the case is built; ``CaseLoader.viewReady`` says the panes show it),
+- ``active`` / ``active_source``: set by navigation, cleared by the case loader
+  (``activeChanged``),
+- ``blind``: set by the review (``blindChanged``: the window's citations table follows it).
 
-No part writes another part's attributes: what is shown changes here, and everyone who cares
-is told.
+No part writes another part's attributes: what is shown changes here. docs/ARCHITECTURE.md
+lists who reads what.
 """
 
 from __future__ import annotations
