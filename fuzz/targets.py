@@ -22,7 +22,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-import citeview.session  # noqa: F401  (registers the session loader)
 from citeview.cli import main
 from citeview.core.analysis import analyse
 from citeview.core.cases import Case
@@ -34,6 +33,7 @@ from citeview.core.material import case_material, file_source, parse_context, pa
 from citeview.core.policy import Policy, read_config
 from citeview.core.streaming import IncrementalExtractor, IncrementalScanner
 from citeview.core.stripping import PRIVATE_MARKER_CHARS, strip_clean
+from citeview.session.loader import SESSION_LOADERS
 from fuzz import strategies as fs
 
 # --------------------------------------------------------------------------- helpers
@@ -159,7 +159,7 @@ def check_input(item: tuple[str, bytes]) -> None:
         path.write_bytes(data)
         for plain_text in (False, True):
             with expected_errors():
-                dataset = load_input(str(path), plain_text=plain_text)
+                dataset = load_input(str(path), SESSION_LOADERS, plain_text=plain_text)
                 try:
                     ids = dataset.case_ids()
                     assert len(set(ids)) == len(ids)
@@ -207,7 +207,7 @@ def check_session_export(item: tuple[Any, bytes]) -> None:
         code, text, err = run_cli("export", str(out), "--format", "json")
         assert code == 0, err
         json.loads(text)
-        dataset = load_input(str(out))
+        dataset = load_input(str(out), SESSION_LOADERS)
         try:
             for case in dataset.iter_cases():
                 use_case(case)
@@ -248,7 +248,7 @@ def check_session_file(data: bytes) -> None:
         path = tmp / "s.citeview"
         path.write_bytes(data)
         with expected_errors():
-            dataset = load_input(str(path))
+            dataset = load_input(str(path), SESSION_LOADERS)
             try:
                 for case in dataset.iter_cases():
                     use_case(case)

@@ -62,6 +62,21 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Indirectly too: a module the worker's modules import takes in QtWidgets.
     ("gui/answer_render.py", "from citeview.gui import answer_view",
      "Modules run in worker threads import no QtWidgets"),
+    # Inside core (issue 23): the readers below the analysis, what reads an analysis above it.
+    ("core/markers.py", "import citeview.core.analysis", "Inside citeview.core"),
+    ("core/material.py", "import citeview.core.page", "Inside citeview.core"),
+    ("core/providers/openai.py", "import citeview.core.providers.convert",
+     "Inside citeview.core"),
+    ("core/providers/cohere.py", "import citeview.core.analysis", "Inside citeview.core"),
+    ("core/text.py", "import citeview.core.lint_output", "Inside citeview.core"),
+    ("core/analysis.py", "import citeview.core.lint", "Inside citeview.core"),  # the old circle
+    ("core/analysis.py", "import citeview.core.copyout", "Inside citeview.core"),
+    ("core/rules.py", "import citeview.core.analysis", "Inside citeview.core"),
+    # Commands share helpers through private modules only.
+    ("commands/agree.py", "from citeview.commands.export import run",
+     "The commands are independent of each other"),
+    ("commands/report.py", "import citeview.commands.lint",
+     "The commands are independent of each other"),
 ])
 def test_a_forbidden_import_breaks_its_contract(copy: Path, module: str, line: str,
                                                 contract: str) -> None:
@@ -77,3 +92,19 @@ def test_a_forbidden_import_breaks_its_contract(copy: Path, module: str, line: s
     assert f"{contract}" in output and "BROKEN" in output, output
     broken = output.split("Broken contracts", 1)[1]
     assert f"citeview.{module[:-3].replace('/', '.')} ->" in broken, output
+
+
+def test_every_provider_reader_is_below_the_analysis() -> None:
+    """A new reader in core/providers is put in the core-layers contract's lowest layer (only
+    convert.py, which reads an analysis, sits above it)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (layers,) = [c["layers"] for c in config["tool"]["importlinter"]["contracts"]
+                 if c["id"] == "core-layers"]
+    lowest = {m.strip() for m in layers[-1].split(":")}
+    readers = {f"citeview.core.providers.{p.stem}"
+               for p in (ROOT / "citeview" / "core" / "providers").glob("*.py")
+               if p.stem not in ("__init__", "convert")}
+    assert readers and readers <= lowest, readers - lowest
+    assert "citeview.core.providers.convert" in layers[0]

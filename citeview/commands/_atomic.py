@@ -12,7 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import stat
+import sys
+import tempfile
 from collections.abc import Callable
 from typing import IO
 
@@ -110,3 +113,18 @@ def write_text_atomically(path: str, write: Callable[[IO[str]], None]) -> None:
 
 
 __all__ = ["write_atomically", "write_stream_atomically", "write_text_atomically"]
+
+
+def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
+    """Write to stdout (``-``) or to ``path`` atomically (a temp file renamed into place)."""
+    if path == "-":
+        # Whole or nothing on stdout too: a damaged row found half-way must not leave half a
+        # document in a pipe. Kept in memory up to 8 MiB, beyond that in a temporary file.
+        with tempfile.SpooledTemporaryFile(8 << 20, mode="w+", encoding="utf-8",
+                                           newline="") as held:
+            write(held)
+            held.seek(0)
+            shutil.copyfileobj(held, sys.stdout)
+        sys.stdout.flush()
+        return
+    write_text_atomically(path, write)

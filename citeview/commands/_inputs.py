@@ -5,18 +5,30 @@ how every command loads an input path."""
 from __future__ import annotations
 
 import argparse
+import sys
 
-import citeview.session  # noqa: F401  (registers the session loader: load_input reads sessions)
 from citeview.core.datasets import Dataset, case_id_from_path
 from citeview.core.errors import InputError
 from citeview.core.inputs import load_input, parse_document_option, plain_files
 from citeview.core.providers import RECORD_KINDS
+from citeview.session.loader import SESSION_LOADERS
+
+#: The readers of binary inputs every command passes to load_input (session files): named here,
+#: at the entry point, not registered by importing the session package.
+LOADERS = SESSION_LOADERS
 
 
 def load_path(path: str) -> Dataset:
     """The dataset of the input ``path`` (``-``: standard input, read once like a pipe), any
     format :func:`~citeview.core.inputs.load_input` reads, sessions included."""
-    return load_input(path)
+    return noted(load_input(path, LOADERS))
+
+
+def noted(dataset: Dataset) -> Dataset:
+    """``dataset``, its info lines (how it was read) printed on stderr."""
+    for note in dataset.notes:
+        print(note, file=sys.stderr)
+    return dataset
 
 
 #: Dataset kinds that hold one case however they are written (a plain answer, a case JSON, a
@@ -29,7 +41,7 @@ SINGLE_CASE_KINDS = ("plain", "case", "chat", "responses", *RECORD_KINDS)
 def load_answers(path: str) -> Dataset:
     """The input of a command that reads answers (``parse``, ``strip``): structured inputs as
     their cases, any other text (even empty) as one plain answer."""
-    return load_input(path, plain_text=True)
+    return noted(load_input(path, LOADERS, plain_text=True))
 
 
 def is_dataset(dataset: Dataset) -> bool:

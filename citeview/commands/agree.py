@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from citeview.commands.export import write_output
+from citeview.commands._atomic import write_output
+from citeview.commands._sessions import open_session
 from citeview.session.agree import compare, render_json, render_text
-from citeview.session.store import Session
 
 HELP = "agreement between two annotators' sessions: percent, Cohen's kappa, disagreements"
 
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with Session.open(args.a, readonly=True) as a, Session.open(args.b, readonly=True) as b:
+    with open_session(args.a) as a, open_session(args.b) as b:
         result = compare(a, b, annotator_a=args.annotator_a, annotator_b=args.annotator_b)
     for warning in result.warnings:  # also in the output, for whoever reads only that
         print(f"citeview: warning: {warning}", file=sys.stderr)

@@ -8,11 +8,10 @@ import sys
 from collections.abc import Iterable
 
 from citeview.commands._atomic import write_atomically
-from citeview.commands._inputs import case_index
+from citeview.commands._inputs import case_index, load_path
 from citeview.core.analysis import analyse
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
-from citeview.core.inputs import load_input
 from citeview.core.providers import case_reading
 from citeview.core.providers.convert import to_marker_case
 from citeview.session.jsonio import dumps_json
@@ -33,9 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import citeview.session  # noqa: F401  (load_input reads sessions once it is imported)
-
-    dataset = load_input(args.file)
+    dataset = load_path(args.file)
     cases: Iterable[Case]
     if args.case is not None:
         cases = [dataset.get(case_index(dataset, args.case, args.file))]

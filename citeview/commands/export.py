@@ -12,28 +12,25 @@ column: ``--config``, else the configuration found from the current directory up
 from __future__ import annotations
 
 import argparse
-import shutil
-import sys
-import tempfile
 from collections.abc import Callable
 from typing import IO, Protocol
 
-from citeview.commands._atomic import write_text_atomically
+from citeview.commands._atomic import write_output
 from citeview.commands._sessions import open_readonly
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
 from citeview.session.interchange import write_json
+from citeview.session.protocol import ReviewStore
 from citeview.session.rows import write_csv, write_jsonl
-from citeview.session.store import Session
 
 HELP = ("export a review session (json: the whole session, for citeview import; jsonl, csv: "
         "one row per citation and source id)")
 
-Writer = Callable[[Session, IO[str]], None]
+Writer = Callable[[ReviewStore, IO[str]], None]
 
 
 class RowWriter(Protocol):
-    def __call__(self, session: Session, out: IO[str], policy: Policy | None = None, *,
+    def __call__(self, session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
                  annotator: str | None = None, jobs: int | None = None) -> None: ...
 
 
@@ -54,21 +51,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                         help="jsonl, csv: work in N processes, rows in session order (default: "
                              "1 below 2,000 cases, else up to 4)")
-
-
-def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
-    """Write to stdout (``-``) or to ``path`` atomically (a temp file renamed into place)."""
-    if path == "-":
-        # Whole or nothing on stdout too: a damaged row found half-way must not leave half a
-        # document in a pipe. Kept in memory up to 8 MiB, beyond that in a temporary file.
-        with tempfile.SpooledTemporaryFile(8 << 20, mode="w+", encoding="utf-8",
-                                           newline="") as held:
-            write(held)
-            held.seek(0)
-            shutil.copyfileobj(held, sys.stdout)
-        sys.stdout.flush()
-        return
-    write_text_atomically(path, write)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,25 +12,24 @@ input always is), 2 on bad usage (an unknown option, a missing PATH, a bad confi
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import multiprocessing
 import os
 import sys
-from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any
 
-from citeview.commands._inputs import add_plain_arguments, has_plain_files, plain_dataset
+from citeview.commands._inputs import (
+    LOADERS,
+    add_plain_arguments,
+    has_plain_files,
+    plain_dataset,
+)
 from citeview.core.analysis import analyse
-from citeview.core.cases import Case
-from citeview.core.datasets import case_id_from_path
+from citeview.core.datasets import JSON_SUFFIXES
 from citeview.core.diagnostics import Severity
 from citeview.core.errors import InputError
-from citeview.core.files import STDIN, InputSource, decode_text, input_name, parse_json
-from citeview.core.inputs import SNIFF_BYTES, SQLITE_MAGIC, load_input, load_text
+from citeview.core.files import STDIN, parse_json
 from citeview.core.lint_output import (
     FORMATS,
     CaseReport,
@@ -47,8 +46,11 @@ from citeview.core.policy import (
     parse_threshold,
     read_config,
 )
+from citeview.core.pool import ordered_map
+from citeview.core.records import Record
+from citeview.core.records import iter_records as read_records
 from citeview.core.support import DEFAULT_THRESHOLD
-from citeview.core.transcripts import describe_value, detect_kind, record_to_case
+from citeview.core.transcripts import record_to_case
 
 HELP = "check answers against the guide's citation rules (CV codes), like a code linter"
 
@@ -134,149 +136,17 @@ def build_policy(args: argparse.Namespace) -> Policy:
 
 #: What a folder given as PATH contributes, recursively (sessions are named explicitly: a review
 #: session beside its input would lint the same cases twice).
-FOLDER_SUFFIXES = (".json", ".jsonl", ".ndjson")
-
-
-@dataclass(slots=True, frozen=True)
-class Record:
-    """One case to lint: its raw JSON text (a JSONL line, parsed in the worker), or a ready
-    :class:`Case` (a JSON document already parsed here, or inputs that
-    :func:`~citeview.core.inputs.load_input` reads), or the error that made the record (or the
-    whole input, ``record`` None) unreadable; and where it came from."""
-
-    path: str
-    record: int | None
-    raw: str | None
-    default_id: str
-    error: str | None = None
-    case: Case | None = None
-
-
-def _built(path: str, n: int | None, obj: object, default_id: str) -> Record:
-    """A record from a JSON value already parsed (no second parse in the worker)."""
-    try:
-        return Record(path, n, None, default_id, case=record_to_case(obj, default_id))
-    except InputError as err:
-        return Record(path, n, None, default_id, error=str(err))
-
-
-def _unprefixed(message: str, name: str) -> str:
-    return message.removeprefix(f"{name}: ")
+FOLDER_SUFFIXES = JSON_SUFFIXES
 
 
 def iter_records(path: str) -> Iterator[Record]:
-    """The cases of ``path`` (``-``: standard input) one at a time, read once from the start
-    (a pipe works like a file).
-
-    JSON and JSONL inputs are streamed here: a JSONL file line by line (memory does not grow
-    with the file), a JSON document (a case, a transcript, an array of cases) whole. Each record
-    may be a case, a chat transcript or a Responses output. Other inputs (plain text answers,
-    citeview sessions) go through :func:`~citeview.core.inputs.load_input`. An input that cannot
-    be read (or stops being readable part way) ends with a record holding the error."""
-    stem = case_id_from_path(path)
-    name = input_name(path)
-    try:
-        with InputSource(path) as src:
-            yield from _records(src, path, stem)
-    except InputError as err:
-        yield Record(path, None, None, stem, error=_unprefixed(str(err), name))
+    """The cases of ``path`` through core's streaming reader, session files included; how an
+    input was read (a bracket that starts a plain answer) is told on stderr."""
+    return read_records(path, LOADERS, notes=_tell)
 
 
-def _records(src: InputSource, path: str, stem: str) -> Iterator[Record]:
-    head = src.head(SNIFF_BYTES)
-    if head.startswith(SQLITE_MAGIC):
-        if not src.regular:
-            raise InputError(f"{src.name}: a citeview session cannot be read from a pipe or "
-                             "standard input; give its file name")
-        src.close()
-        yield from _loaded(path)
-        return
-    if b"\x00" in head:
-        raise InputError(f"{src.name}: binary file (contains NUL bytes), not text")
-    lines = src.lines()
-    first: list[tuple[int, bytes]] = []  # the first non-blank lines, to decide the format
-    seen: list[bytes] = []  # every line read so far (blank ones too)
-    lineno = 0
-    for raw in lines:
-        lineno += 1
-        seen.append(raw)
-        if raw.strip():
-            first.append((lineno, raw))
-            if len(first) == 2:
-                break
-    if not first:
-        raise InputError(f"{src.name}: empty file, no case to lint")
-    lead = first[0][1].lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()
-    if not lead.startswith((b"{", b"[")):
-        # Not JSON: a plain text answer (read as load_input reads it), or something unreadable.
-        data = b"".join(seen) + src.read_all()
-        del raw, first, seen, lead
-        dataset = load_text(data, src.name, stream=not src.regular)
-        del data  # the dataset has what it needs
-        for i, case in enumerate(dataset.iter_cases(), start=1):
-            yield Record(path, i if len(dataset) > 1 else None, None, case.id, case=case)
-        return
-    value: Any = None
-    with contextlib.suppress(InputError):
-        value = parse_json(decode_text(first[0][1], src.name), src.name)
-    first_ok = isinstance(value, dict)
-    jsonl = path.lower().endswith((".jsonl", ".ndjson")) or (first_ok and len(first) == 2)
-    if not jsonl and not first_ok:
-        # A pretty-printed case or an array of cases: one JSON document.
-        data = b"".join(seen) + src.read_all()
-        del raw, first, seen, lead  # the bytes are in data: not kept twice while linting
-        records = _document(data, src.name, path, stem)
-        del data  # _document lets go of the bytes once it has decoded them
-        yield from records
-        return
-    if not jsonl:
-        rec = _built(path, None, value, stem)
-        # Only the case is kept while it is linted, not the bytes of its line or the JSON value.
-        del raw, first, seen, lead, value
-        yield rec
-        return
-    for n, raw in first:
-        yield _line_record(path, n, raw, stem)
-    for raw in lines:
-        lineno += 1
-        if raw.strip():
-            yield _line_record(path, lineno, raw, stem)
-
-
-def _loaded(path: str) -> Iterator[Record]:
-    """Records of a session database, through load_input."""
-    import citeview.session  # noqa: F401  (registers the session loader: sessions lint too)
-
-    dataset = load_input(path)
-    try:
-        many = len(dataset) > 1 or dataset.kind not in ("plain", "case")
-        for i, case in enumerate(dataset.iter_cases(), start=1):
-            yield Record(path, i if many else None, None, case.id, case=case)
-    finally:
-        dataset.close()
-
-
-def _line_record(path: str, n: int, raw: bytes, stem: str) -> Record:
-    try:
-        text = decode_text(raw, path, n)
-    except InputError as err:
-        return Record(path, n, None, f"{stem}#{n}", _unprefixed(str(err), f"{path} line {n}"))
-    return Record(path, n, text, f"{stem}#{n}")
-
-
-def _document(data: bytes, name: str, path: str, stem: str) -> Iterator[Record]:
-    text = decode_text(data, name)
-    del data  # the caller keeps no reference: the bytes go before the text is parsed
-    doc = parse_json(text, name)
-    del text  # only the parsed value is kept while its records are linted
-    kind = detect_kind(doc)
-    if kind == "json-array":
-        for i, item in enumerate(doc, start=1):
-            yield _built(path, i, item, f"{stem}#{i}")
-    elif kind == "unknown":
-        raise InputError(f"{name}: not a case, transcript or dataset ({describe_value(doc)})")
-    else:
-        yield _built(path, None, doc, stem)
+def _tell(note: str) -> None:
+    print(note, file=sys.stderr)
 
 
 def plain_records(args: argparse.Namespace) -> Iterator[Record]:
@@ -360,17 +230,6 @@ def _lint_batch(batch: list[Record]) -> list[CaseReport | Invalid]:
     return [lint_record(r, _worker_policy) for r in batch]
 
 
-def _batches(records: Iterable[Record]) -> Iterator[list[Record]]:
-    batch: list[Record] = []
-    for rec in records:
-        batch.append(rec)
-        if len(batch) >= BATCH:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def lint_stream(paths: list[str], policy: Policy, jobs: int = 1
                 ) -> Iterator[CaseReport | Invalid]:
     """Reports for every case of ``paths`` in input order, with at most a bounded number of
@@ -385,16 +244,9 @@ def lint_records(records: Iterable[Record], policy: Policy, jobs: int = 1
         for rec in records:
             yield lint_record(rec, policy)
         return
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(policy,)) as pool:
-        window: deque[Any] = deque()
-        for batch in _batches(records):
-            window.append(pool.apply_async(_lint_batch, (batch,)))
-            if len(window) >= jobs * IN_FLIGHT_PER_JOB:
-                yield from window.popleft().get()
-        while window:
-            yield from window.popleft().get()
+    yield from ordered_map(_lint_batch, records, jobs, batch=BATCH,
+                           in_flight_per_job=IN_FLIGHT_PER_JOB, initializer=_init_worker,
+                           initargs=(policy,))
 
 
 def run(args: argparse.Namespace) -> int:

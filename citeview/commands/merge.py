@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
+from citeview.commands._sessions import open_session
 from citeview.core.errors import InputError
 from citeview.session.merge import merge_sessions
-from citeview.session.store import Session
 
 HELP = "merge two annotators' sessions into a new one (verdicts side by side, to adjudicate)"
 
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     if (not args.force and os.path.isfile(out)
             and out not in (os.path.abspath(args.a), os.path.abspath(args.b))):
         raise InputError(f"{args.output}: already exists (use --force to replace it)")
-    with Session.open(args.a, readonly=True) as a, Session.open(args.b, readonly=True) as b:
+    with open_session(args.a) as a, open_session(args.b) as b:
         merged, report = merge_sessions(a, b, args.output, overwrite=args.force)
         merged.close()
     names = ", ".join(n for m in report.renamed for n in m.values()) or "(none)"

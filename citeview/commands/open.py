@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import argparse
 
-from citeview.commands._inputs import add_input_arguments, case_index, dataset_from_args
+from citeview.commands._inputs import (
+    add_input_arguments,
+    case_index,
+    dataset_from_args,
+    load_path,
+)
 from citeview.core.datasets import Dataset
 
 HELP = "open a case, dataset, chat transcript, Responses output, session or plain files in the GUI"
@@ -31,9 +36,7 @@ def launch(dataset: Dataset, case_id: str | None, advance: bool = True) -> int:
 def check_case(path: str, case_id: str) -> None:
     """The one-line error of ``--case`` naming no case of the input at ``path`` (the demo's
     ``--case`` too: an unknown id is told before any window, as for a file)."""
-    from citeview.core.inputs import load_input
-
-    dataset = load_input(path)
+    dataset = load_path(path)
     try:
         case_index(dataset, case_id)
     finally:

@@ -12,11 +12,10 @@ from collections.abc import Callable, Iterator
 
 from citeview.core.errors import InputError
 from citeview.core.files import STDIN
-from citeview.core.inputs import SQLITE_MAGIC
+from citeview.core.inputs import SESSION_SUFFIX, starts_as_sqlite
 
 #: The ``args`` attributes that name a file a command writes (``-o``/``--output``, ``--out``).
 OUTPUT_DESTS = ("output", "out")
-SESSION_SUFFIX = ".citeview"
 
 
 def guarded(run: Callable[[argparse.Namespace], int],
@@ -52,13 +51,7 @@ def _same_file(a: str, b: str) -> bool:
 def is_session_file(path: str) -> bool:
     """A ``.citeview`` name, or an existing file that starts as an SQLite database does (how the
     session loader tells a session)."""
-    if path.lower().endswith(SESSION_SUFFIX):
-        return True
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
+    return path.lower().endswith(SESSION_SUFFIX) or starts_as_sqlite(path)
 
 
 def check_outputs(args: argparse.Namespace, writes_session: bool = False) -> None:

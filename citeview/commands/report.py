@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from citeview.commands._atomic import write_output
 from citeview.commands._sessions import open_readonly
-from citeview.commands.export import write_output
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
 from citeview.session.report import write_report

@@ -13,6 +13,7 @@ import re
 import sys
 
 from citeview.commands._atomic import write_atomically
+from citeview.commands._inputs import load_path
 from citeview.core.errors import InputError
 
 HELP = "render the window offscreen to an image, optionally after clicking citation N"
@@ -55,10 +56,9 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isdir(out_dir):
         raise InputError(f"{args.out}: directory {out_dir} does not exist")
 
-    from citeview.core.inputs import load_input
     from citeview.gui.launch import demo_path, image_formats, snapshot
 
-    dataset = load_input(str(demo_path()) if args.demo else args.input)
+    dataset = load_path(str(demo_path()) if args.demo else args.input)  # notes told there
     case_index = 0
     if args.case is not None:
         try:

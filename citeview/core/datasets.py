@@ -31,8 +31,24 @@ from citeview.core.providers import RECORD_KINDS
 from citeview.core.transcripts import describe_value, detect_kind, record_id, record_to_case
 
 # Suffixes dropped from a file name to make a case id ("handbook.chat.json" -> "handbook").
-_ID_SUFFIXES = (".json", ".jsonl", ".ndjson", ".txt", ".md", ".case", ".chat", ".dataset",
-                ".responses", ".transcript")
+#: The suffixes of a JSONL file (one record a line), and of any JSON input: the one place the
+#: suffix rule is written (a tie-breaker only: inputs are told by their content).
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+JSON_SUFFIXES = (".json", *JSONL_SUFFIXES)
+
+
+def named_jsonl(name: str) -> bool:
+    """Whether ``name`` is a JSONL file's name (``.jsonl``, ``.ndjson``)."""
+    return name.lower().endswith(JSONL_SUFFIXES)
+
+
+def named_json(name: str) -> bool:
+    """Whether ``name`` is a JSON or JSONL file's name."""
+    return name.lower().endswith(JSON_SUFFIXES)
+
+
+_ID_SUFFIXES = (*JSON_SUFFIXES, ".txt", ".md", ".case", ".chat", ".dataset", ".responses",
+                ".transcript")
 # Fast path for JSONL case lines written as {"id": "...", ...}: no JSON parse needed to list ids.
 _FAST_ID_RE = re.compile(rb'\A[ \t]*\{[ \t]*"id"[ \t]*:[ \t]*"([^"\\\x00-\x1f]+)"[ \t]*,')
 _T = TypeVar("_T")
@@ -48,6 +64,8 @@ class Dataset:
     #: Reads the input again: set by whoever read it (:func:`citeview.core.inputs.load_input`
     #: sets it to load the same path with the same loaders). :meth:`reload` calls it.
     reader: Callable[[], Dataset] | None = None
+    #: Info lines about how the input was read (a command prints them on stderr).
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.case_ids())
@@ -246,7 +264,7 @@ def jsonl_first_record(path: str) -> JsonlDataset | None:
     smaller than :data:`FIRST_RECORD_BYTES` or not a JSONL file whose first line is an object
     (read it with ``load_input`` then). The case, its id included, is the one the whole file's
     dataset gives first."""
-    if not path.lower().endswith((".jsonl", ".ndjson")):
+    if not named_jsonl(path):
         return None
     try:
         if os.path.getsize(path) < FIRST_RECORD_BYTES:

@@ -53,6 +53,10 @@ RULES: dict[str, Rule] = {
         Rule("CV112", "content-reference", _W, summary="A :contentReference[oaicite:N] copy placeholder: the source is not in the text."),
         Rule("CV113", "non-citation-marker", _I, summary="A marker of a non-citation family (entity, image group, navigation list)."),
         Rule("CV114", "mojibake-marker", _E, summary="A marker whose UTF-8 bytes were read as Windows-1252."),
+        Rule("CV115", "copied-citation-link", _W, summary="ChatGPT's copy form [oai_citation:N‡Title](url): the source is not in the text."),
+        Rule("CV116", "codex-file-citation", _W, summary="A Codex :codex-file-citation{...} directive: the file is not in the text."),
+        Rule("CV117", "cut-marker-residue", _W, summary="Source ids left bare where a marker was cut across stream chunks."),
+        Rule("CV118", "gemini-cite-tag", _W, summary="The Gemini app's [cite_start] / [cite: N] tags: the sources are not in the text."),
         Rule("CV201", "unknown-source", _E, summary="An id the material never defined."),
         Rule("CV202", "line-out-of-range", _E, summary="A line locator outside the source's labels."),
         Rule("CV203", "reversed-range", _E, summary="A range whose first line is after its last."),
@@ -74,13 +78,15 @@ RULES: dict[str, Rule] = {
         Rule("CV504", "unreadable-input", _E, summary="An input or record that could not be read (always on)."),
         Rule("CV601", "offset-out-of-range", _E, summary="A provider's offset lies outside the text it indexes, or its range is reversed."),
         Rule("CV602", "offset-inside-character", _E, summary="A UTF-8 byte offset falls inside a multi-byte character."),
-        Rule("CV603", "segment-text-mismatch", _E, summary="A Gemini segment.text differs from the answer at its offsets."),
+        Rule("CV603", "segment-text-mismatch", _E, summary="A provider's copy of the claim (Gemini segment.text, Cohere text) differs from the answer at its offsets."),
         Rule("CV604", "cited-text-mismatch", _E, summary="A provider's cited_text is not the document text at its location."),
         Rule("CV605", "unknown-provider-index", _E, summary="An index into chunks, documents, results or parts that does not exist."),
         Rule("CV606", "file-not-in-results", _W, summary="A file_citation whose file is not among the search results."),
         Rule("CV607", "overlapping-citation-spans", _W, summary="Provider citation spans that cross or repeat."),
         Rule("CV608", "unchecked-cited-text", _I, summary="Cited text that could not be checked (no text layer, no request)."),
         Rule("CV609", "answer-not-response-text", _E, summary="The case's answer is not the text of its provider response."),
+        Rule("CV610", "missing-citation-field", _E, summary="A provider citation lacks the index or offsets it needs; only that citation is affected."),
+        Rule("CV611", "unplaced-citation", _W, summary="A provider citation with no position in the answer and no link text found: placed at the end."),
     )
 }
 

@@ -4,14 +4,15 @@ Text formats are built in: a case JSON, a JSONL dataset (lazily indexed), a JSON
 cases, Chat Completions transcripts, Responses API output (:mod:`citeview.core.transcripts`)
 and plain text (an answer on its own); plain files given separately make one case
 (:func:`plain_files`). Binary formats are read by :class:`InputLoader` s, recognised by the
-bytes a file starts with. The core has none of its own: :mod:`citeview.session` registers the
-loader of its ``.citeview`` sessions in :data:`DEFAULT_LOADERS` when it is imported (the core
-never imports the session package). A library user who wants no process-wide state passes
-``loaders`` to :func:`load_input`.
+bytes a file starts with (:func:`binary_loader`, the one sniff of an input's bytes). The core has
+none of its own and nothing registers one on import: the caller passes them
+(``load_input(path, citeview.session.SESSION_LOADERS)``, as the CLI and the window do), so
+whether a ``.citeview`` file loads never depends on what was imported before.
+:func:`citeview.core.records.iter_records` streams the same formats record by record.
 
 A new input format goes here: a text format as a branch of :func:`load_input` (or a record kind
-in :mod:`citeview.core.transcripts`), a binary format as an :class:`InputLoader` registered by the
-package that reads it.
+in :mod:`citeview.core.transcripts`), a binary format as an :class:`InputLoader` defined by the
+package that reads it and passed by the entry points.
 
 Every failure is an :class:`InputError` with a one-line message naming the file (and line).
 """
@@ -29,6 +30,8 @@ from citeview.core.datasets import (
     ListDataset,
     case_id_from_path,
     document_dataset,
+    named_json,
+    named_jsonl,
 )
 from citeview.core.errors import InputError
 from citeview.core.files import (
@@ -47,10 +50,24 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 SESSION_SUFFIX = ".citeview"
 # Bytes read first to tell a binary input (a loader's magic, NUL bytes) without reading it all.
 SNIFF_BYTES = 8192
-_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 # Text that can only be meant as JSON: an object with a key (or empty), an array of values.
 _LOOKS_LIKE_JSON_RE = re.compile(r'\s*(?:\{\s*["}]|\[\s*[\[{"\]])')
 _NON_SPACE_RE = re.compile(r"\S")
+
+
+def may_be_plain(head: str, name: str) -> bool:
+    """Whether text starting with ``head`` (its first two non-blank lines are enough) that
+    does not parse as JSON is a plain answer: an answer may start with a bracket
+    (``[OpenAI](https://...) says``, ``[1] is``, ``[cite_start]``) where no JSON document
+    could; a ``.json`` / ``.jsonl`` file never is."""
+    return not named_json(name) and not _LOOKS_LIKE_JSON_RE.match(head.lstrip("\ufeff"))
+
+
+def plain_note(name: str, text: str) -> str:
+    """The info line of an answer read as plain text though it starts like JSON."""
+    first = _NON_SPACE_RE.search(text)
+    ch = text[first.start()] if first else "?"
+    return f"{name}: info: starts with {ch!r} but is not JSON: read as a plain answer"
 
 
 # --------------------------------------------------------------------------- loader registry
@@ -103,8 +120,8 @@ class InputLoaders:
         return f"InputLoaders({[x.name for x in self]!r})"
 
 
-#: The loaders :func:`load_input` uses when given none. Empty until a package registers one:
-#: importing :mod:`citeview.session` registers the session loader.
+#: The loaders :func:`load_input` uses when given none: empty unless a library user registers
+#: one (citeview itself passes its loaders explicitly).
 DEFAULT_LOADERS = InputLoaders()
 
 
@@ -114,6 +131,46 @@ def register_loader(loader: InputLoader) -> None:
 
 
 # --------------------------------------------------------------------------- loading
+
+
+def as_loaders(loaders: InputLoaders | Iterable[InputLoader] | None) -> InputLoaders:
+    """``loaders`` as a registry (None: :data:`DEFAULT_LOADERS`)."""
+    if loaders is None:
+        return DEFAULT_LOADERS
+    return loaders if isinstance(loaders, InputLoaders) else InputLoaders(loaders)
+
+
+def binary_loader(src: InputSource, loaders: InputLoaders, *,
+                  session_name: bool = False) -> InputLoader | None:
+    """The loader of a binary input (by its first bytes), or None for text. The one place an
+    input's bytes are sniffed: :func:`load_input` and the streaming record reader
+    (:func:`citeview.core.records.iter_records`) both ask here. A session file with no session
+    loader, a loader's format on a pipe and other binary bytes (NUL) are InputErrors; with
+    ``session_name``, so is a ``.citeview`` file that is not a session."""
+    head = src.head(SNIFF_BYTES)
+    loader = loaders.find(head)
+    if loader is None and head.startswith(SQLITE_MAGIC):
+        raise InputError(f"{src.name}: a citeview session: open it with citeview.session "
+                         "(pass citeview.session.SESSION_LOADERS as loaders)")
+    if loader is not None and not src.regular:
+        raise InputError(f"{src.name}: a {loader.name} cannot be read from a pipe or "
+                         "standard input; give its file name")
+    if loader is None and session_name and src.name.lower().endswith(SESSION_SUFFIX):
+        raise InputError(f"{src.name}: not a citeview session (not an SQLite database)")
+    if loader is None and b"\x00" in head:  # binary: no need to read the rest
+        raise InputError(f"{src.name}: binary file (contains NUL bytes), not text")
+    return loader
+
+
+def starts_as_sqlite(path: str) -> bool:
+    """Whether the existing file at ``path`` starts as an SQLite database (a session) does, for
+    code that must know before reading it (whether an output would replace a session); False
+    when it cannot be read. Reading an input is :func:`load_input`'s."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
 
 
 def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None = None, *,
@@ -131,23 +188,11 @@ def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None =
     Binary files are read by ``loaders`` (default :data:`DEFAULT_LOADERS`); a session file with
     no session loader is an InputError that says how to get one. The dataset's
     :meth:`~Dataset.reload` reads the file again with the same loaders."""
-    registry = (DEFAULT_LOADERS if loaders is None
-                else loaders if isinstance(loaders, InputLoaders) else InputLoaders(loaders))
+    registry = as_loaders(loaders)
     with InputSource(path) as src:
-        head = src.head(SNIFF_BYTES)
-        if not head and not plain_text:
+        if not src.head(SNIFF_BYTES) and not plain_text:
             raise InputError(f"{src.name}: file is empty (0 bytes)")
-        loader = registry.find(head)
-        if loader is None and head.startswith(SQLITE_MAGIC):
-            raise InputError(f"{src.name}: a citeview session: open it with citeview.session "
-                             "(import citeview.session, or pass its SESSION_LOADER as loaders)")
-        if loader is not None and not src.regular:
-            raise InputError(f"{src.name}: a {loader.name} cannot be read from a pipe or "
-                             "standard input; give its file name")
-        if loader is None and path.lower().endswith(SESSION_SUFFIX):
-            raise InputError(f"{src.name}: not a citeview session (not an SQLite database)")
-        if loader is None and b"\x00" in head:  # binary: no need to read the rest
-            raise InputError(f"{src.name}: binary file (contains NUL bytes), not text")
+        loader = binary_loader(src, registry, session_name=True)
         data = src.read_all(text=True) if loader is None else b""
         regular = src.regular
     if loader is not None:
@@ -168,7 +213,7 @@ def _load_answer_text(data: bytes, name: str, *, stream: bool) -> Dataset:
         try:
             return load_text(data, name, stream=stream)
         except InputError:
-            if _LOOKS_LIKE_JSON_RE.match(text) or name.lower().endswith(_JSON_SUFFIXES):
+            if not may_be_plain(text[first.start():first.start() + 2048], name):
                 raise
     return ListDataset([Case(case_id_from_path(name), text)], None if stream else name,
                        "plain")
@@ -187,18 +232,26 @@ def load_text(data: bytes, name: str, *, stream: bool = False) -> Dataset:
     start = first_char.start()
     dataset: Dataset
     if text[start] not in "{[":
-        if text[start] == "<" or name.lower().endswith(_JSON_SUFFIXES):
+        if text[start] == "<" or named_json(name):
             raise InputError(f"{name}: unknown format (expected JSON, JSONL or plain text)")
         dataset = ListDataset([Case(case_id_from_path(name), text)], name, "plain")
     else:
-        first, end = json_value(text, name, start)
-        more = _NON_SPACE_RE.search(text, end)
-        if more is not None:
+        try:
+            first, end = json_value(text, name, start)
+            more = _NON_SPACE_RE.search(text, end)
             # More after the first value: a JSONL dataset if the first value ended its line.
-            if "\n" not in text[end:more.start()]:
+            if more is not None and "\n" not in text[end:more.start()]:
                 raise InputError(json_error_message(name, extra_data_error(text, end), text))
+        except InputError:
+            if not may_be_plain(text[start:start + 2048], name):
+                raise
+            dataset = ListDataset([Case(case_id_from_path(name), text)],
+                                  None if stream else name, "plain")
+            dataset.notes = (plain_note(name, text),)
+            return dataset
+        if more is not None:
             return JsonlDataset(name, data, stream=stream)
-        if name.lower().endswith((".jsonl", ".ndjson")):
+        if named_jsonl(name):
             return JsonlDataset(name, data, stream=stream)
         dataset = document_dataset(first, name)
     if stream:

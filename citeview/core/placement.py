@@ -709,3 +709,93 @@ def _uncited(part: _Part, cited: set[int]) -> list[tuple[int, int]]:
         end = stripped.to_original(para.end - 1) + 1 if para.end > para.start else start
         out.append((start, end))
     return out
+
+
+# --------------------------------------------------------------------------- inline spans
+
+_SPAN_OPEN = {"em_open": "em_close", "strong_open": "strong_close", "s_open": "s_close"}
+_SPAN_MARKUP_RE = re.compile(r"[*_`~\[<!]")
+
+
+def inline_spans(answer: str) -> list[tuple[int, int]]:
+    """The spans ``(start, end)`` of ``answer``'s emphasis, strikethrough, code spans, links and
+    images, delimiters and link targets included, parsed as the placement rules parse it.
+
+    A citation inside one breaks a rule (CV301, CV302) or is not shown at all (in a link
+    target): where a citation must go after a claim, it goes after the span that holds the
+    claim's end (``citeview convert``)."""
+    out: list[tuple[int, int]] = []
+    for part in _parts(answer, [], [], PART_CHARS):
+        for inline in part.layout.inlines:
+            content = inline.token.content
+            if not _SPAN_MARKUP_RE.search(content):
+                continue
+            tokens = _inline_parser().parseInline(content)
+            ranges: list[tuple[int, int]] = []
+            stack: list[tuple[str, int]] = []
+            for child in tokens[0].children or () if tokens else ():
+                pos = child.meta.get(_POS) if child.meta else None
+                if pos is None:
+                    continue
+                ct = child.type
+                # A delimiter token stands for the innermost character of its run: the span
+                # takes in its whole markup ("**").
+                if ct in _SPAN_OPEN:
+                    stack.append((_SPAN_OPEN[ct], pos[1] - len(child.markup)))
+                elif ct in _SPAN_OPEN.values():
+                    for i in range(len(stack) - 1, -1, -1):
+                        if stack[i][0] == ct:
+                            ranges.append((stack[i][1], pos[0] + len(child.markup)))
+                            del stack[i:]
+                            break
+                elif ct in ("code_inline", "link_open", "image"):
+                    ranges.append(pos)
+            for lo, hi in ranges:
+                a = _text_offset(inline, lo)
+                b = _text_offset(inline, hi)
+                out.append((part.lo + part.stripped.to_original(a),
+                            part.lo + part.stripped.to_original(b)))
+    out.sort()
+    return out
+
+
+def _text_offset(inline: _Inline, q: int) -> int:
+    """Parsed-text offset of inline content offset ``q``."""
+    k = max(0, bisect_right(inline.content_starts, q) - 1)
+    return inline.text_starts[k] + min(q - inline.content_starts[k], inline.lengths[k])
+
+
+class ChipPlaces:
+    """Where a provider citation's chip goes: at its claim's end, or after the emphasis, code
+    span, link or image that holds that end strictly inside (in a link target a chip is not
+    shown at all; ``citeview convert`` puts the marker there too). The spans of
+    :func:`inline_spans` merged where they cross, so each look-up is one bisection."""
+
+    __slots__ = ("_starts", "_ends")
+
+    def __init__(self, answer: str) -> None:
+        merged: list[list[int]] = []
+        for s, e in inline_spans(answer):
+            if merged and s < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], e)
+            else:
+                merged.append([s, e])
+        self._starts = [s for s, _ in merged]
+        self._ends = [e for _, e in merged]
+
+    def place(self, pos: int) -> int:
+        k = bisect_left(self._starts, pos) - 1
+        return self._ends[k] if k >= 0 and pos < self._ends[k] else pos
+
+
+def after_inline_spans(spans: Sequence[tuple[int, int]], pos: int) -> int:
+    """``pos``, or the end of the outermost of ``spans`` (from :func:`inline_spans`) that holds
+    it strictly inside."""
+    k = bisect_left(spans, (pos, pos))
+    best = pos
+    for s, e in spans[:k]:
+        if s < pos < e and e > best:
+            best = e
+    if best != pos:
+        return after_inline_spans(spans, best)
+    return best

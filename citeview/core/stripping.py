@@ -6,10 +6,12 @@ whole marker ``START ... STOP`` of any family or none (LibreChat's family-less c
 ``url`` markers, families not enabled), LibreChat's standalone ``DELIMITER turn0search0``
 references, unterminated marker heads, the wild forms of :mod:`citeview.core.wild` (degraded
 markers of other families, ``:contentReference`` placeholders, ``[3†source]``, mojibake
-markers), bracket references, and any marker character left. An entity marker becomes its
-display text (``Paris``), as a chat UI shows it. A removed span that stood apart (whitespace
-before it, whitespace, punctuation or the end after it) takes the whitespace before it along,
-so ``days fileciteturn0file0L2-L2.`` becomes ``days.``.
+markers, ``[oai_citation:N‡Title](url)``, ``:codex-file-citation{...}``, bare ids of a cut
+marker, Gemini's ``[cite_start]`` / ``[cite: 1]``), bracket references, and any marker
+character left. An entity marker becomes its display text (``Paris``), as a chat UI shows it.
+A removed span that stood apart (whitespace before it, whitespace, punctuation or the end after
+it) takes the whitespace before it along, so ``days fileciteturn0file0L2-L2.`` becomes
+``days.``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ _WHOLE_MARKER_RE = re.compile(
 _STANDALONE_RE = re.compile(r"\ue202turn\d+[A-Za-z]+\d+")
 # Findings whose whole span is marker residue, removed by a clean strip.
 _RESIDUE_CODES = frozenset({"CV101", "CV102", "CV103", "CV104", "CV106", "CV107", "CV108",
-                            "CV110", "CV111", "CV112", "CV113", "CV114"})
+                            "CV110", "CV111", "CV112", "CV113", "CV114", "CV115", "CV116",
+                            "CV117", "CV118"})
 _AFTER_APART = frozenset(" \t\r\n.,;:!?)]}\"'")
 
 

@@ -12,8 +12,14 @@ The forms:
 * degraded markers of families that are not enabled (``fileciteturn170file0L2-L2``; CV111) and
   degraded markers of non-citation families (``iturn0image0turn0image1``, an image group;
   CV113);
-* ChatGPT's copy placeholder ``:contentReference[oaicite:0]{index=0}`` (CV112): the source is
-  not in the text;
+* ChatGPT's copy placeholder ``:contentReference[oaicite:0]{index=0}`` (CV112; also damaged:
+  ``:contentReference[oaicite:5]index=5}``): the source is not in the text;
+* ChatGPT's copy form ``[oai_citation:3‡Title](https://...)`` (CV115);
+* Codex's ``:codex-file-citation[codex-file-citation]{line_range_start=1 line_range_end=5
+  path=src/a.py git_url="..."}`` (or ``{path="..." purpose="output"}``; CV116);
+* the ids of a marker cut across stream chunks and written bare (``eturn0search5turn0search15``:
+  the family's tail, or two ids glued; CV117);
+* the Gemini app's ``[cite_start]`` and ``[cite: 1, 2]`` tags (CV118);
 * ``[3†source]`` (the ASCII-bracket twin of ``【3†source】``; CV108);
 * the UTF-8 bytes of a marker read as Windows-1252 (``îˆ€citeîˆ‚turn0search3îˆ``; CV114): byte
   0x81 of STOP has no Windows-1252 character, so the end is ``îˆ`` followed by nothing, U+0081
@@ -112,7 +118,23 @@ def _degraded_re(families: tuple[str, ...]) -> re.Pattern[str] | None:
 
 
 _ONE_TURN_ID_RE = re.compile(_TURN_IDS)
-_CONTENT_REF_RE = re.compile(r":?contentReference\[oaicite:(\d+)\](?:\{index=(\d+)\})?")
+# Its "{index=N}" tail may have lost a brace (a chat UI's copy damaged it).
+_CONTENT_REF_RE = re.compile(
+    r":?contentReference\[oaicite:(\d+)\](?:\{index=(\d+)\}?|index=(\d+)\}?)?")
+_OAI_CITATION_RE = re.compile(
+    r"\[oai_citation(?:_attribution)?(?::(?P<n>\d{1,9}))?[\u2021,](?P<title>[^\]\n]{0,300})\]"
+    r"\((?P<url>[^()\s]{0,2000})\)")
+_CODEX_RE = re.compile(
+    r":codex-(?P<kind>[a-z]{1,20})-citation(?:\[[^\]\n]{0,100}\])?\{(?P<attrs>[^{}\n]{0,2000})\}")
+_CODEX_ATTR_RE = re.compile(r'([A-Za-z_]+)=(?:"([^"]*)"|(\S+))')
+# A bare run of ids: a word-start tail of a family name (what the previous chunk did not
+# write), then ids, maybe a line locator.
+_BARE_IDS_RE = re.compile(
+    f"(?<![{_WORD}])(?P<tail>[a-z]{{0,8}})(?P<ids>{_TURN_IDS}+)(?P<loc>{_LOCATOR})?(?![{_WORD}])")
+# [cite: 1, 2] or a range [cite: 230-234].
+_GEMINI_NUM = r"\d{1,9}(?:-\d{1,9})?"
+_GEMINI_TAG_RE = re.compile(r"\[cite_(?:start|end)\]|\[cite:[ \t]?(?P<ids>"
+                            f"{_GEMINI_NUM}(?:[ \\t]?,[ \\t]?{_GEMINI_NUM}){{0,100}})\\]")
 _ASCII_BRACKET_RE = re.compile(r"\[(\d+)(?::(\d+))?†([^\[\]\n]{0,100})\]")
 # Windows-1252 (or Latin-1) of the UTF-8 bytes EE 88 80 / 82 / 81.
 _M_HEAD = "\u00ee[\u02c6\x88]"
@@ -183,6 +205,63 @@ def find_wild(text: str, families: Iterable[str]) -> list[WildFinding]:
             msg = (f"copy placeholder {m.group(0)!r}: a citation whose source is not in the text "
                    f"(oaicite {m.group(1)}); cite with a marker instead")
             found.append(WildFinding(m.start(), m.end(), "CV112", msg, "oaicite"))
+
+    if "oai_citation" in text:
+        for m in _OAI_CITATION_RE.finditer(text):
+            n = m.group("n")
+            title = m.group("title").strip()
+            msg = (f"ChatGPT's copied citation link{f' {n}' if n else ''} "
+                   f"({title!r}, {m.group('url') or 'no URL'}): the source is not in the text; "
+                   "cite with a marker instead")
+            found.append(WildFinding(m.start(), m.end(), "CV115", msg, "oai_citation",
+                                     (f"oai_citation:{n}",) if n else ()))
+
+    if ":codex-" in text:
+        for m in _CODEX_RE.finditer(text):
+            attrs = {k: a or b for k, a, b in _CODEX_ATTR_RE.findall(m.group("attrs"))}
+            path = attrs.get("path", "")
+            lo, hi = attrs.get("line_range_start"), attrs.get("line_range_end")
+            loc = (None if not (lo and lo.isdigit()) else f"L{lo}" if hi in (None, lo)
+                   or not (hi and hi.isdigit()) else f"L{lo}-L{hi}")
+            what = f"Codex {m.group('kind')} citation"
+            names = f" of {path or 'no path'}" + (f" ({loc})" if loc else "")
+            msg = (f"{what}{names}: a directive the Codex app shows as a link; the file is not in "
+                   "the text")
+            found.append(WildFinding(m.start(), m.end(), "CV116", msg, "codex",
+                                     (path,) if path else (), loc))
+
+    if "turn" in text:
+        for m in _BARE_IDS_RE.finditer(text):
+            tail = m.group("tail")
+            ids = tuple(_ONE_TURN_ID_RE.findall(m.group("ids")))
+            if tail in CITATION_FAMILIES or tail in OTHER_FAMILIES:
+                continue  # a degraded marker (CV107, CV111, CV113)
+            if tail:
+                cut = [f for f in CITATION_FAMILIES if f.endswith(tail)]
+                if not cut:
+                    continue
+                what = f"the tail {tail!r} of {cut[0]!r} and "
+            elif len(ids) > 1:
+                what = ""
+            else:
+                continue  # one id in prose: CV109
+            loc = m.group("loc")
+            msg = (f"bare source ids {m.group(0)!r} ({what}{_names(ids, loc)}): what is left of "
+                   "a marker cut across stream chunks; the client wrote its pieces apart")
+            found.append(WildFinding(m.start(), m.end(), "CV117", msg, "", ids, loc))
+
+    if "[cite" in text:
+        for m in _GEMINI_TAG_RE.finditer(text):
+            listed = m.group("ids")
+            if listed is None:
+                msg = (f"Gemini app tag {m.group(0)}: where a cited claim starts; the citation "
+                       "is not a marker")
+                found.append(WildFinding(m.start(), m.end(), "CV118", msg, "gemini_cite"))
+            else:
+                nums = tuple(x.strip() for x in listed.split(","))
+                msg = (f"Gemini app tag {m.group(0)} citing source{'s' if len(nums) > 1 else ''} "
+                       f"{', '.join(nums)} of a list that is not in the text")
+                found.append(WildFinding(m.start(), m.end(), "CV118", msg, "gemini_cite", nums))
 
     if "†" in text:
         for m in _ASCII_BRACKET_RE.finditer(text):

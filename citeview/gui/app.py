@@ -5,8 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from citeview.core.inputs import InputLoader
+from citeview.session.loader import SESSION_LOADERS
+from citeview.session.protocol import SessionBackend
+from citeview.session.store import SQLITE
 
 if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without it)
     from PySide6.QtCore import QCoreApplication, QMessageLogContext, QSettings, QtMsgType
@@ -14,6 +20,12 @@ if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without
 
     from citeview.core.datasets import Dataset
     from citeview.gui.main_window import MainWindow
+
+#: Where the window keeps review sessions, and the readers of binary inputs it opens (session
+#: files): chosen here, at the GUI's entry point (a server-backed store is another backend here,
+#: nothing else in the GUI changes). Nothing is registered on import.
+SESSIONS: SessionBackend = SQLITE
+LOADERS: tuple[InputLoader, ...] = SESSION_LOADERS
 
 
 def demo_path() -> Path:
@@ -81,11 +93,17 @@ def _quiet_offscreen_notes() -> None:
     qInstallMessageHandler(handler)
 
 
-def new_window(settings: QSettings | None = None, synchronous: bool = False) -> MainWindow:
-    """A window composed of its parts (the one place outside the window that names it)."""
+def new_window(settings: QSettings | None = None, synchronous: bool = False, *,
+               sessions: SessionBackend | None = None,
+               loaders: Iterable[InputLoader] | None = None) -> MainWindow:
+    """A window composed of its parts (the one place outside the window that names it). The
+    entry point names where sessions live and which binary inputs load (session files):
+    :data:`SESSIONS` and :data:`LOADERS` unless given."""
     from citeview.gui.main_window import MainWindow
 
-    return MainWindow(settings=settings, synchronous=synchronous)
+    return MainWindow(settings=settings, synchronous=synchronous,
+                      sessions=sessions if sessions is not None else SESSIONS,
+                      loaders=loaders if loaders is not None else LOADERS)
 
 
 def run_gui(args: argparse.Namespace) -> int:

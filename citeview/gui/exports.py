@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from citeview.gui.review_session import ReviewSession
-    from citeview.session.store import Session
+    from citeview.session.protocol import ReviewStore
 
 # format -> (menu text, file suffix, file dialog filter)
 FORMATS = {
@@ -37,13 +37,13 @@ FORMATS = {
 }
 
 
-def _policy(session: Session) -> Policy:
+def _policy(session: ReviewStore) -> Policy:
     """As ``citeview export`` / ``report`` find it when run in the session's folder."""
     found = Policy.discover(os.path.dirname(os.path.abspath(session.path)))
     return found.merged(families=session.families)
 
 
-def write(session: Session, fmt: str, out: IO[str]) -> None:
+def write(session: ReviewStore, fmt: str, out: IO[str]) -> None:
     """``fmt`` of :data:`FORMATS` written by the commands' own functions."""
     if fmt == "json":
         from citeview.session.interchange import write_json
@@ -73,7 +73,7 @@ class Exporter(QObject):
                 parent, title, start, pattern)[0])
         self.open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
 
-    def session(self) -> Session | None:
+    def session(self) -> ReviewStore | None:
         s = self.review_session.session
         if s is None:
             message.warning("Nothing to export: no review session is open")

@@ -12,11 +12,10 @@ import os
 import tempfile
 from typing import Any
 
-import citeview.session  # noqa: F401  (registers the session loader: the window opens sessions)
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.core.numbering import index_of
-from citeview.gui.app import demo_path, run_gui, run_gui_dataset
+from citeview.gui.app import LOADERS, SESSIONS, demo_path, run_gui, run_gui_dataset
 
 
 def snapshot(dataset: Dataset, *, path: str | None, case_index: int = 0,
@@ -38,7 +37,7 @@ def snapshot(dataset: Dataset, *, path: str | None, case_index: int = 0,
     # A throwaway settings file: a snapshot never depends on (or changes) the user's window.
     with tempfile.TemporaryDirectory() as tmp, MessageLog() as told:
         settings = QSettings(os.path.join(tmp, "s.ini"), QSettings.Format.IniFormat)
-        win = new_window(settings, synchronous=True)
+        win = new_window(settings, synchronous=True, sessions=SESSIONS, loaders=LOADERS)
         win.resize(*size)
         win.show()
         try:

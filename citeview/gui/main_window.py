@@ -22,6 +22,7 @@ module of its own and never sees the window:
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt
@@ -48,6 +49,7 @@ from PySide6.QtWidgets import (
 
 from citeview.core.datasets import Dataset
 from citeview.core.diagnostics import Diagnostic
+from citeview.core.inputs import InputLoader, InputLoaders
 from citeview.gui import dialogs, message
 from citeview.gui.answer_view import AnswerView
 from citeview.gui.case_actions import CaseActions
@@ -77,7 +79,9 @@ from citeview.gui.tables import (
 from citeview.gui.view_modes import ViewModes
 from citeview.gui.watcher import InputWatcher
 from citeview.gui.window_state import WindowState
-from citeview.session.store import Change, Session
+from citeview.session.events import AnnotationChanged, Change, MetaChanged, ReviewChanged
+from citeview.session.loader import session_loader
+from citeview.session.protocol import ReviewStore, SessionBackend
 
 if TYPE_CHECKING:
     from citeview.gui.source_view import QtSourceView
@@ -93,9 +97,19 @@ def _source_view() -> QtSourceView:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, settings: QSettings | None = None, synchronous: bool = False) -> None:
+    def __init__(self, settings: QSettings | None = None, synchronous: bool = False, *,
+                 sessions: SessionBackend | None = None,
+                 loaders: Iterable[InputLoader] | None = None) -> None:
         super().__init__()
         self.settings = settings if settings is not None else QSettings("citeview", "citeview")
+        # Where review sessions live, and the readers of binary inputs (session files): given
+        # by the entry point (gui/app.py's choice when not), never found by what happens to be
+        # imported. Session files open through the backend the window was given.
+        from citeview.gui import app
+
+        self.sessions: SessionBackend = sessions if sessions is not None else app.SESSIONS
+        self.loaders = InputLoaders(loaders if loaders is not None else
+                                    [session_loader(self.sessions)])
         # Snapshot mode: view-models built in the GUI thread, and no modal dialogs (nobody is
         # there to answer them).
         self.synchronous = synchronous
@@ -105,7 +119,7 @@ class MainWindow(QMainWindow):
         self._connect_messages(True)
 
         self.progress = ProgressTracker(self)
-        self.review_session = ReviewSession(self.settings, self.synchronous, self)
+        self.review_session = ReviewSession(self.settings, self.synchronous, self.sessions, self)
 
         self.setWindowTitle("citeview")
         self.setAcceptDrops(True)
@@ -120,14 +134,16 @@ class MainWindow(QMainWindow):
         self.loader = CaseLoader(self.state, self.panes, self.modes, self.navigator,
                                  self.progress, self.review_session,
                                  lambda: self.advance.landing(), self, self.synchronous)
-        self.watcher = InputWatcher(self.state, self.review_session, self.loader, self)
+        self.watcher = InputWatcher(self.state, self.review_session, self.loader, self.loaders,
+                                    self)
         from citeview.gui.advance import Advancer
 
         self.advance = Advancer(self.state, self.settings, self.loader, self.navigator,
                                 self.progress, self)
         self.opener = InputOpener(self.state, self.panes, self.cases_box, self.review_session,
                                   self.watcher, self.loader, self.advance, self.progress,
-                                  self.settings, self.synchronous, self)
+                                  self.settings, self.synchronous, self.sessions,
+                                  self.loaders, self)
         self.cases_model.question_of = self.opener.question_of  # the list's question column
         self._wire_navigation()
         self.case_actions = CaseActions(self.state, self.review_session, self.answer, self)
@@ -505,13 +521,13 @@ class MainWindow(QMainWindow):
                    case_id: str | None = None) -> bool:
         return self.opener.open_input(dataset, path, case_id)
 
-    def open_session(self, session: Session, path: str | None = None,
+    def open_session(self, session: ReviewStore, path: str | None = None,
                      case_id: str | None = None) -> None:
         self.opener.open_session(session, path, case_id)
 
     def open_dataset(self, dataset: Dataset, path: str | None = None,
                      case_id: str | None = None, citation: int | None = 0,
-                     session: Session | None = None) -> None:
+                     session: ReviewStore | None = None) -> None:
         self.opener.open_dataset(dataset, path, case_id, citation, session)
 
     def recent_files(self) -> list[str]:
@@ -526,7 +542,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------ review
 
-    def _session_attached(self, session: Session | None) -> None:
+    def _session_attached(self, session: ReviewStore | None) -> None:
         """Another session (or none) is reviewed: each part of the review starts over."""
         self.review.session_attached(session)
         self.progress.start(session)
@@ -543,12 +559,12 @@ class MainWindow(QMainWindow):
         if self.review_session.session is None:
             return
         self.progress.on_change(change)
-        if change.kind == "review":
-            if change.case_id is not None and self.dataset is not None:
+        if isinstance(change, ReviewChanged):
+            if self.dataset is not None:
                 with contextlib.suppress(KeyError):
                     self.cases_model.refresh_case(self.dataset.index_of(change.case_id))
             self.cases_proxy.invalidate_rows()
-        elif change.kind == "annotation" and change.case_id is not None:
+        elif isinstance(change, AnnotationChanged):
             view = self.view
             if view is not None and view.case.id == change.case_id:
                 key = change.key
@@ -560,7 +576,7 @@ class MainWindow(QMainWindow):
                 for i in sorted(set(changed)):
                     self.loader.refresh_citation(i)
                 self.citations_proxy.invalidate_rows()
-        elif change.kind == "meta":
+        elif isinstance(change, MetaChanged):
             self.review_session.show_where()
         self.filters.session_changed()
         self.review.sync_bar()

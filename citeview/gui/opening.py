@@ -22,9 +22,10 @@ from citeview.gui.navigation import select_row
 from citeview.gui.tables import fit_columns
 from citeview.gui.untrusted import menu_text, safe_title
 from citeview.session import location
-from citeview.session.store import Session
+from citeview.session.protocol import ReviewStore, SessionBackend
 
 if TYPE_CHECKING:
+    from citeview.core.inputs import InputLoaders
     from citeview.gui.advance import Advancer
     from citeview.gui.case_loader import CaseLoader
     from citeview.gui.panes import Panes
@@ -47,7 +48,8 @@ class InputOpener(QObject):
     def __init__(self, state: WindowState, panes: Panes, cases_box: QWidget,
                  review_session: ReviewSession, watcher: InputWatcher, loader: CaseLoader,
                  advance: Advancer, progress: ProgressTracker, settings: QSettings,
-                 synchronous: bool, window: QWidget) -> None:
+                 synchronous: bool, sessions: SessionBackend, loaders: InputLoaders,
+                 window: QWidget) -> None:
         super().__init__(window)
         self.state = state
         self.panes = panes
@@ -57,6 +59,8 @@ class InputOpener(QObject):
         self.advance, self.progress = advance, progress
         self.settings = settings
         self.synchronous = synchronous  # snapshot mode: the whole input read at once
+        # Where sessions live and the readers of binary inputs: the entry point's choice.
+        self.sessions, self.loaders = sessions, loaders
         self.window = window  # the file dialog's parent
 
     def open_dialog(self) -> None:
@@ -74,11 +78,12 @@ class InputOpener(QObject):
             if first is not None:
                 # A JSONL file opened for the first time: its first case shows at once; the
                 # whole file is read (and its session made) in the session's worker thread.
-                if not self.open_input(first, path, case_id, whole=lambda: load_input(path)):
+                if not self.open_input(first, path, case_id,
+                                       whole=lambda: load_input(path, self.loaders)):
                     return False
                 self._add_recent(path)
                 return True
-            dataset = load_input(path)
+            dataset = load_input(path, self.loaders)
         except InputError as err:
             message.error(str(err))
             return False
@@ -97,7 +102,7 @@ class InputOpener(QObject):
         if case_id is not None or self.synchronous:
             return None
         try:
-            if os.path.exists(location.session_location(path)[0]):
+            if self.sessions.exists(location.session_location(path)[0]):
                 return None  # its session is opened, and compared with the whole input
         except OSError:
             return None
@@ -105,7 +110,7 @@ class InputOpener(QObject):
         if first is not None:
             from citeview.core.inputs import load_input
 
-            first.reader = lambda: load_input(path)  # a reload reads the whole file
+            first.reader = lambda: load_input(path, self.loaders)  # a reload reads the whole file
         return first
 
     def open_input(self, dataset: Dataset, path: str | None = None,
@@ -145,7 +150,7 @@ class InputOpener(QObject):
         self.open_session(session, path=path, case_id=case_id)
         return True
 
-    def open_session(self, session: Session, path: str | None = None,
+    def open_session(self, session: ReviewStore, path: str | None = None,
                      case_id: str | None = None) -> None:
         """Review ``session``: its cases, resuming at the first case not done (or ``case_id``).
         ``path`` is the input it came from (watched for changes) or the session file."""
@@ -165,7 +170,7 @@ class InputOpener(QObject):
 
     def open_dataset(self, dataset: Dataset, path: str | None = None,
                      case_id: str | None = None, citation: int | None = 0,
-                     session: Session | None = None) -> None:
+                     session: ReviewStore | None = None) -> None:
         """Show ``dataset`` at ``case_id`` or its first case, with ``citation`` active once the
         case is ready. Without ``session`` there is no review (snapshots, ``citeview open``)."""
         self.review_session.attach(session)
@@ -197,7 +202,7 @@ class InputOpener(QObject):
         self.panes.cases_model.set_ids(dataset.case_ids())
         self.cases_box.setVisible(len(dataset) > 1)
 
-    def _session_made(self, session: Session, shown: Dataset, cases: Dataset) -> None:
+    def _session_made(self, session: ReviewStore, shown: Dataset, cases: Dataset) -> None:
         """The session of the input shown is made (from ``cases``, the whole input): review in
         it, keeping the case and citation shown."""
         if self.state.input_dataset is not shown or self.review_session.session is not None:

@@ -20,9 +20,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from citeview.core.analysis import Analyser
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
+from citeview.session.events import CaseChanged, CasesAdded, Change, ReviewChanged
 from citeview.session.model import Annotation, AnnotationKey, ReviewState, annotation_key
 from citeview.session.progress import Progress, ProgressCounts
-from citeview.session.store import Change, Session
+from citeview.session.protocol import ReviewStore
 
 if TYPE_CHECKING:
     from citeview.gui.state import CaseView
@@ -61,7 +62,7 @@ class ProgressTracker(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.session: Session | None = None
+        self.session: ReviewStore | None = None
         self.counts: Progress | None = None
         self.merged: list[tuple[str, Progress]] = []  # a merged session's annotators
         # The case the window is building: its counts come with its view (not counted twice).
@@ -88,7 +89,7 @@ class ProgressTracker(QObject):
         """The window is building ``case_id``: its counts come with its view."""
         self.showing = case_id
 
-    def start(self, session: Session | None) -> None:
+    def start(self, session: ReviewStore | None) -> None:
         """Track ``session`` (None: nothing), starting over."""
         self._count_timer.stop()
         self._problem_timer.stop()
@@ -133,15 +134,13 @@ class ProgressTracker(QObject):
         self.counts.on_change(change)
         for _name, other in self.merged:
             other.on_change(change)
-        if change.kind == "review" and change.case_id is not None:
+        if isinstance(change, ReviewChanged):
             # One case's review changed: read that one (all of them is 10,000 rows).
             self._case_verdicts[change.case_id] = self.session.review(change.case_id).verdict
-        elif change.kind == "review":
-            self._load_verdicts()
-        elif change.kind == "cases":
+        elif isinstance(change, CasesAdded):
             self._ids = self.session.case_ids()
             self._start_counting()
-        elif change.kind == "case" and change.case_id is not None:
+        elif isinstance(change, CaseChanged):
             self._problems.pop(change.case_id, None)
             self._start_counting()
         self.changed.emit()

@@ -29,7 +29,7 @@ from citeview.gui.answer_render import VERDICT_GLYPHS
 from citeview.gui.undo import push_edit
 from citeview.session.edits import Edit, annotation_edit, combine, review_edit
 from citeview.session.model import AnnotationKey, ReviewState, annotation_key
-from citeview.session.store import Session
+from citeview.session.protocol import ReviewStore
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMainWindow
@@ -86,7 +86,7 @@ class ReviewController(QObject):
         self.sync_bar()
 
     @property
-    def session(self) -> Session | None:
+    def session(self) -> ReviewStore | None:
         """The session the edits go to (:attr:`MainWindow.review_session` opens it)."""
         return self.review_session.session
 
@@ -94,7 +94,7 @@ class ReviewController(QObject):
     def annotator(self) -> str:
         return self.review_session.annotator
 
-    def session_attached(self, session: Session | None) -> None:
+    def session_attached(self, session: ReviewStore | None) -> None:
         """Another session (or none) is reviewed: its rubric's keys, its blind mode."""
         self.undo_stack.clear()
         if session is None:

@@ -22,8 +22,9 @@ from citeview.gui.elided import QtElidedLabel
 from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.session_adapter import SessionAdapter
 from citeview.session import location
+from citeview.session.errors import SessionInUse
 from citeview.session.location import open_review_session
-from citeview.session.store import Session, SessionInUse
+from citeview.session.protocol import ReviewStore, SessionBackend
 
 ANNOTATOR_KEY = "review/annotator"
 SESSION_WORK = "session"  # the key of the op making a new input's session
@@ -34,7 +35,7 @@ FOLLOW_MS = 1000  # how often a read-only window looks for the writer's changes
 
 
 
-def usable(session: Session) -> bool:
+def usable(session: ReviewStore) -> bool:
     """Whether the settings every view reads (labels, families, blind) can be read; if not,
     the session is closed and why told, before any view reads them (a damaged ``labels`` meta
     was a traceback from a slot)."""
@@ -48,15 +49,17 @@ def usable(session: Session) -> bool:
 
 class ReviewSession(QObject):
     attached = Signal(object)  # the Session now reviewed, or None
-    changed = Signal(object)  # a citeview.session.store.Change, after it was committed
+    changed = Signal(object)  # a citeview.session.events.Change, after it was committed
     followed = Signal()  # read-only: another citeview changed the session; views read again
     recount = Signal()  # whose verdicts are shown changed (another annotator): views read again
 
-    def __init__(self, settings: QSettings, synchronous: bool, parent: QWidget) -> None:
+    def __init__(self, settings: QSettings, synchronous: bool, sessions: SessionBackend,
+                 parent: QWidget) -> None:
         super().__init__(parent)
         self.settings = settings
         self.synchronous = synchronous  # snapshot mode: made here, never asked
-        self.session: Session | None = None
+        self.sessions = sessions  # where review sessions live (the entry point chose)
+        self.session: ReviewStore | None = None
         self.adapter: SessionAdapter | None = None
         self.where = ""  # where the session lives, for the label
         self._follow = QTimer(self)  # read-only: follow the window that writes
@@ -124,11 +127,12 @@ class ReviewSession(QObject):
 
     # ------------------------------------------------------------------ opening and closing
 
-    def open_for(self, path: str, dataset: Dataset) -> Session | None:
+    def open_for(self, path: str, dataset: Dataset) -> ReviewStore | None:
         """The session of an input, or None (the reason told) when it cannot be opened."""
         self.in_use = None
         try:
-            session, where = open_review_session(path, dataset, self.annotator)
+            session, where = open_review_session(path, dataset, self.annotator,
+                                                 backend=self.sessions)
         except SessionInUse as err:
             choice = self.ask_in_use(str(err))
             if choice is dialogs.InUse.RETRY:
@@ -138,7 +142,7 @@ class ReviewSession(QObject):
                 return None
             try:
                 session, where = open_review_session(path, dataset, self.annotator,
-                                                     readonly=True)
+                                                     readonly=True, backend=self.sessions)
             except InputError as err2:
                 message.error(str(err2))
                 return None
@@ -155,7 +159,7 @@ class ReviewSession(QObject):
         return session
 
     def make_later(self, input_path: str, dataset: Dataset,
-                   ready: Callable[[Session, Dataset], None],
+                   ready: Callable[[ReviewStore, Dataset], None],
                    whole: Callable[[], Dataset] | None = None) -> bool:
         """The first opening of an input: its session is made in a worker thread of its own
         (the window shows the input meanwhile), then opened here and handed to ``ready`` with
@@ -165,20 +169,20 @@ class ReviewSession(QObject):
         if getattr(dataset, "kind", "") == "session" or self.synchronous:
             return False  # a snapshot has no event loop to wait in: open_for makes it now
         path, where = location.session_location(input_path)
-        if os.path.exists(path):
+        if self.sessions.exists(path):
             return False
         source = os.path.abspath(input_path)
 
         def make() -> tuple[str, Dataset]:
             cases = whole() if whole is not None else dataset
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            Session.create_file(path, cases, source=source)
+            self.sessions.create_file(path, cases, source=source)
             return path, cases
 
         def made(result: tuple[str, Dataset]) -> None:
             made_path, cases = result
             try:
-                session = Session.open(made_path, annotator=self.annotator)
+                session = self.sessions.open(made_path, annotator=self.annotator)
             except InputError as err:
                 message.error(str(err))
                 return
@@ -214,7 +218,7 @@ class ReviewSession(QObject):
         """Whether the session of the input shown is still being made."""
         return self._start_later is not None or ops.pending(self, SESSION_WORK)
 
-    def attach(self, session: Session | None) -> None:
+    def attach(self, session: ReviewStore | None) -> None:
         """Review ``session`` (None: no review, e.g. a snapshot); closes the previous one."""
         if session is not None:
             self._start_later = None

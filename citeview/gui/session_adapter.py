@@ -10,13 +10,14 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from citeview.session.store import Change, Session
+from citeview.session.events import Change
+from citeview.session.protocol import ReviewStore
 
 
 class SessionAdapter(QObject):
-    changed = Signal(object)  # a citeview.session.store.Change, after it was committed
+    changed = Signal(object)  # a citeview.session.events.Change, after it was committed
 
-    def __init__(self, session: Session, parent: QObject | None = None) -> None:
+    def __init__(self, session: ReviewStore, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self._unsubscribe: Callable[[], None] | None = session.subscribe(self._on_change)

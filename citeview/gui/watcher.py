@@ -18,6 +18,7 @@ from citeview.core.errors import InputError
 from citeview.gui import message
 
 if TYPE_CHECKING:
+    from citeview.core.inputs import InputLoaders
     from citeview.gui.case_loader import CaseLoader
     from citeview.gui.review_session import ReviewSession
     from citeview.gui.window_state import WindowState
@@ -30,11 +31,12 @@ class InputWatcher(QObject):
     reloaded = Signal(object)  # the Dataset read again, now the state's
 
     def __init__(self, state: WindowState, review_session: ReviewSession, loader: CaseLoader,
-                 parent: QObject | None = None) -> None:
+                 loaders: InputLoaders, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.review_session = review_session
         self.loader = loader
+        self.loaders = loaders  # the readers of binary inputs the window was given
         self._stopped = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -94,7 +96,7 @@ class InputWatcher(QObject):
             if state.input_dataset is not None:
                 dataset = state.input_dataset.reload()  # plain files: every file, not the answer
             else:
-                dataset = load_input(state.path)
+                dataset = load_input(state.path, self.loaders)
         except InputError as err:
             message.error(str(err))
             return

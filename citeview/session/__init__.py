@@ -3,13 +3,13 @@
 ``Session`` (store.py) is the open session; ``edits`` holds undoable commands; ``interchange``
 exports and imports the whole session as JSON.
 
-Importing this package registers :data:`~citeview.session.loader.SESSION_LOADER` with
-:func:`citeview.core.inputs.load_input`, which then opens ``.citeview`` files as datasets.
+Importing this package registers nothing: :func:`citeview.core.inputs.load_input` reads
+``.citeview`` files when it is given :data:`~citeview.session.loader.SESSION_LOADERS` (the
+CLI's commands and the window pass them), whatever was imported before.
 """
 
-from citeview.core.inputs import register_loader
 from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse
-from citeview.session.loader import SESSION_LOADER
+from citeview.session.loader import SESSION_LOADER, SESSION_LOADERS, session_loader
 from citeview.session.location import open_for_input, session_path_for
 from citeview.session.model import (
     DEFAULT_LABELS,
@@ -26,11 +26,9 @@ from citeview.session.model import (
 from citeview.session.progress import Progress, ProgressCounts
 from citeview.session.store import Change, Session
 
-register_loader(SESSION_LOADER)
-
 __all__ = [
-    "DEFAULT_LABELS", "SESSION_LOADER", "Annotation", "AnnotationKey", "CaseReview", "Change",
-    "CitationSlot", "Progress", "ProgressCounts", "ReadOnlySession", "ReviewState", "Session",
-    "SessionError", "SessionInUse", "annotation_key", "case_citations", "citation_slots",
-    "open_for_input", "reattach", "session_path_for",
+    "DEFAULT_LABELS", "SESSION_LOADER", "SESSION_LOADERS", "Annotation", "AnnotationKey",
+    "CaseReview", "Change", "CitationSlot", "Progress", "ProgressCounts", "ReadOnlySession",
+    "ReviewState", "Session", "SessionError", "SessionInUse", "annotation_key", "case_citations",
+    "citation_slots", "open_for_input", "reattach", "session_loader", "session_path_for",
 ]

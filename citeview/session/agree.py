@@ -24,7 +24,7 @@ from citeview.core.metrics import Confusion, cohen_kappa, confusion_matrix, perc
 from citeview.session.jsonio import dumps_json
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import Annotation
-from citeview.session.store import Session
+from citeview.session.protocol import ReviewStore
 
 Item = tuple[str, int, str, str]  # case id, citation number, raw marker, source id
 
@@ -92,7 +92,7 @@ def _effective(anns: Iterable[Annotation], annotator: str | None
     return out
 
 
-def compare(a: Session, b: Session, *, annotator_a: str | None = None,
+def compare(a: ReviewStore, b: ReviewStore, *, annotator_a: str | None = None,
             annotator_b: str | None = None) -> Agreement:
     """Agreement of ``a`` and ``b``; :class:`InputError` when they share no case."""
     ids_a, ids_b = a.case_ids(), b.case_ids()

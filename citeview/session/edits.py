@@ -19,7 +19,8 @@ from citeview.session.model import (
     ReviewState,
     now_iso,
 )
-from citeview.session.store import RowChange, Session
+from citeview.session.protocol import ReviewStore
+from citeview.session.store import RowChange
 
 _KEEP = object()
 
@@ -28,7 +29,7 @@ _KEEP = object()
 class Edit:
     """One undoable change: ``before`` and ``after`` hold the same rows, old and new."""
 
-    session: Session
+    session: ReviewStore
     text: str
     before: list[RowChange] = field(default_factory=list)
     after: list[RowChange] = field(default_factory=list)
@@ -42,18 +43,18 @@ class Edit:
         self.session.apply(self.before)
 
 
-def _row(session: Session, change: RowChange) -> RowChange:
+def _row(session: ReviewStore, change: RowChange) -> RowChange:
     """``change`` with the row currently stored in its place (for undo)."""
     return replace(change, new=session.current_row(change))
 
 
-def _make(session: Session, text: str, changes: Sequence[RowChange]) -> Edit:
+def _make(session: ReviewStore, text: str, changes: Sequence[RowChange]) -> Edit:
     if session.readonly:
         raise ReadOnlySession(f"{session.path}: {session.message or 'opened read-only'}")
     return Edit(session, text, [_row(session, c) for c in changes], list(changes))
 
 
-def _started(session: Session, case_id: str, annotator: str, stamp: str) -> list[RowChange]:
+def _started(session: ReviewStore, case_id: str, annotator: str, stamp: str) -> list[RowChange]:
     review = session.review(case_id, annotator)
     if review.state is not ReviewState.NOT_STARTED:
         return []
@@ -61,7 +62,7 @@ def _started(session: Session, case_id: str, annotator: str, stamp: str) -> list
     return [RowChange("review", case_id, annotator, None, False, new)]
 
 
-def _slot(session: Session, key: AnnotationKey) -> AnalysedCitation | None:
+def _slot(session: ReviewStore, key: AnnotationKey) -> AnalysedCitation | None:
     """The citation ``key`` points at in the case as analysed, if it is there."""
     found = session.analysed(key.case_id).citation(key.number)
     if found is not None and found.anchor == key.anchor and key.source_id in found.source_ids:
@@ -79,7 +80,7 @@ def combine(text: str, *edits: Edit) -> Edit:
     return Edit(edits[0].session, text, before, after)
 
 
-def annotation_edit(session: Session, key: AnnotationKey, *, verdict: object = _KEEP,
+def annotation_edit(session: ReviewStore, key: AnnotationKey, *, verdict: object = _KEEP,
                     note: object = _KEEP, claim: str | None = None, recovered: bool = False,
                     annotator: str | None = None) -> Edit:
     """An edit setting the verdict and/or note of the annotation at ``key`` (``None`` verdict
@@ -116,7 +117,7 @@ def annotation_edit(session: Session, key: AnnotationKey, *, verdict: object = _
     return _make(session, f"{text} (citation {key.number}, {key.source_id})", changes)
 
 
-def review_edit(session: Session, case_id: str, *, state: ReviewState | None = None,
+def review_edit(session: ReviewStore, case_id: str, *, state: ReviewState | None = None,
                 verdict: object = _KEEP, note: object = _KEEP,
                 annotator: str | None = None) -> Edit:
     """An edit of a case review: state, overall verdict and/or note."""
@@ -140,7 +141,7 @@ def review_edit(session: Session, case_id: str, *, state: ReviewState | None = N
                                            None if new.empty else new)])
 
 
-def set_verdict(session: Session, key: AnnotationKey, verdict: str | None,
+def set_verdict(session: ReviewStore, key: AnnotationKey, verdict: str | None,
                 claim: str | None = None) -> Edit:
     """Set (or clear) a verdict now; returns the done edit (to undo it)."""
     edit = annotation_edit(session, key, verdict=verdict, claim=claim)
@@ -148,13 +149,13 @@ def set_verdict(session: Session, key: AnnotationKey, verdict: str | None,
     return edit
 
 
-def set_note(session: Session, key: AnnotationKey, note: str, claim: str | None = None) -> Edit:
+def set_note(session: ReviewStore, key: AnnotationKey, note: str, claim: str | None = None) -> Edit:
     edit = annotation_edit(session, key, note=note, claim=claim)
     edit.do()
     return edit
 
 
-def set_case(session: Session, case_id: str, *, state: ReviewState | None = None,
+def set_case(session: ReviewStore, case_id: str, *, state: ReviewState | None = None,
              verdict: object = _KEEP, note: object = _KEEP) -> Edit:
     edit = review_edit(session, case_id, state=state, verdict=verdict, note=note)
     edit.do()

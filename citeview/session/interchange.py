@@ -32,6 +32,7 @@ from citeview.resource_files import resource_path
 from citeview.session.jsonio import dumps_json
 from citeview.session.migrations import anchor_provider_annotations, renumber_annotations
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
+from citeview.session.protocol import ReviewStore
 from citeview.session.records import insert_annotation, insert_review
 from citeview.session.store import DOCUMENT_EXTRA, KNOWN_META, Session
 
@@ -76,7 +77,7 @@ def review_json(r: CaseReview) -> dict[str, Any]:
     return d
 
 
-def export_document(session: Session) -> dict[str, Any]:
+def export_document(session: ReviewStore) -> dict[str, Any]:
     """The whole session as a JSON-ready dict (in memory; :func:`write_json` streams)."""
     doc: dict[str, Any] = {"format": FORMAT, "version": VERSION, "meta": session.meta,
                            "cases": [session.case_data(cid) for cid in session.case_ids()],
@@ -87,7 +88,7 @@ def export_document(session: Session) -> dict[str, Any]:
     return doc
 
 
-def write_json(session: Session, out: IO[str]) -> None:
+def write_json(session: ReviewStore, out: IO[str]) -> None:
     """Write the session as one JSON document, one case/row a line, streaming."""
     def items(name: str, rows: Iterable[object], last: bool = False) -> None:
         out.write(f" {json.dumps(name)}: [")
@@ -248,7 +249,7 @@ def _check_row(row: Mapping[str, Any], where: str, ids: set[str], required: tupl
 
 
 def import_document(doc: Mapping[str, Any], path: str, *, annotator: str = "",
-                    overwrite: bool = False) -> Session:
+                    overwrite: bool = False) -> ReviewStore:
     """A new session at ``path`` holding everything in the (validated) document."""
     validate_document(doc)
     meta = dict(doc.get("meta", {}))

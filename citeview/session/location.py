@@ -15,7 +15,8 @@ from pathlib import Path
 from citeview.core.datasets import Dataset
 from citeview.core.inputs import SESSION_SUFFIX
 from citeview.resource_files import resource_root
-from citeview.session.store import Session
+from citeview.session.protocol import ReviewStore, SessionBackend
+from citeview.session.store import SQLITE
 
 # The phrase telling where a session lives for an input that ships with citeview.
 IN_DATA_FOLDER = "in the user data folder"
@@ -70,41 +71,44 @@ def session_location(input_path: str) -> tuple[str, str]:
 
 
 def _open_or_create(path: str, input_path: str, dataset: Dataset, annotator: str, *,
-                    readonly: bool = False) -> Session:
+                    readonly: bool = False, backend: SessionBackend = SQLITE) -> ReviewStore:
     """The session at ``path`` brought up to date with ``dataset`` (read from ``input_path``),
     or a new one there holding copies of its cases."""
-    if os.path.exists(path):
-        session = Session.open(path, annotator=annotator, readonly=readonly)
+    if backend.exists(path):
+        session = backend.open(path, annotator=annotator, readonly=readonly)
         if not session.readonly:
             session.sync_from(dataset)
         return session
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    return Session.create(path, dataset, annotator=annotator, source=os.path.abspath(input_path))
+    return backend.create(path, dataset, annotator=annotator, source=os.path.abspath(input_path))
 
 
-def open_for_input(input_path: str, dataset: Dataset, *, annotator: str = "") -> Session:
+def open_for_input(input_path: str, dataset: Dataset, *, annotator: str = "",
+                   backend: SessionBackend = SQLITE) -> ReviewStore:
     """The session of an input: its ``NAME.citeview`` (beside it, or in the user data folder
     when that folder is read-only; ``message`` then says where) is opened and brought up to date
     with the input, or created with copies of its cases."""
     if dataset.kind == "session" and dataset.path:
-        return Session.open(dataset.path, annotator=annotator)
+        return backend.open(dataset.path, annotator=annotator)
     path, in_data_dir = session_path_for(input_path)
-    session = _open_or_create(path, input_path, dataset, annotator)
+    session = _open_or_create(path, input_path, dataset, annotator, backend=backend)
     if in_data_dir and session.message is None:
         session.message = f"the input's folder is read-only: session kept in {path}"
     return session
 
 
 def open_review_session(input_path: str, dataset: Dataset, annotator: str, *,
-                        readonly: bool = False) -> tuple[Session, str]:
+                        readonly: bool = False, backend: SessionBackend = SQLITE
+                        ) -> tuple[ReviewStore, str]:
     """Open (or create) the session of an input and say where it is (``"opened"`` for a
     ``.citeview`` input). :class:`~citeview.session.errors.SessionInUse` when another process
     has it open for writing."""
     if getattr(dataset, "kind", "") == "session" and getattr(dataset, "path", None):
         dataset.close()  # load_input opened it read-only just to look inside
-        return Session.open(input_path, annotator=annotator, readonly=readonly), "opened"
+        return backend.open(input_path, annotator=annotator, readonly=readonly), "opened"
     path, where = session_location(input_path)
-    return _open_or_create(path, input_path, dataset, annotator, readonly=readonly), where
+    return _open_or_create(path, input_path, dataset, annotator, readonly=readonly,
+                           backend=backend), where
 
 
 __all__ = [

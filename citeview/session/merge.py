@@ -39,7 +39,8 @@ from citeview.session.model import (
     now_iso,
     reattach,
 )
-from citeview.session.store import RowChange, Session
+from citeview.session.protocol import ReviewStore
+from citeview.session.store import RowChange
 
 ADJUDICATED = "(adjudicated)"
 MERGE_META = "merged"
@@ -59,21 +60,21 @@ class MergeReport:
     orphaned: int = 0
 
 
-def _names(session: Session) -> set[str]:
+def _names(session: ReviewStore) -> set[str]:
     names = {a.annotator for a in session.iter_annotations()}
     names.update(r.annotator for r in session.reviews())
     return names
 
 
-def _tags(a: Session, b: Session) -> tuple[str, str]:
+def _tags(a: ReviewStore, b: ReviewStore) -> tuple[str, str]:
     na, nb = a.name, b.name
     if na == nb:
         return "A", "B"
     return na, nb
 
 
-def merge_sessions(a: Session, b: Session, path: str, *, overwrite: bool = False
-                   ) -> tuple[Session, MergeReport]:
+def merge_sessions(a: ReviewStore, b: ReviewStore, path: str, *, overwrite: bool = False
+                   ) -> tuple[ReviewStore, MergeReport]:
     """A new session at ``path`` holding ``a`` and ``b`` side by side (module docstring)."""
     if os.path.abspath(path) in (os.path.abspath(a.path), os.path.abspath(b.path)):
         raise InputError(f"{path}: the merged session must be a new file, not an input")
@@ -124,7 +125,7 @@ def merge_sessions(a: Session, b: Session, path: str, *, overwrite: bool = False
     return import_document(doc, path, overwrite=overwrite), report
 
 
-def merged_annotators(session: Session) -> list[str]:
+def merged_annotators(session: ReviewStore) -> list[str]:
     """The annotators whose verdicts sit side by side (adjudication excluded), in input order
     for a merged session, else alphabetically."""
     info = session.meta.get(MERGE_META)
@@ -153,7 +154,7 @@ class Disagreement:
         return {name: a.verdict for name, a in self.annotations.items()}
 
 
-def iter_disagreements(session: Session, *, pending_only: bool = False
+def iter_disagreements(session: ReviewStore, *, pending_only: bool = False
                        ) -> Iterator[Disagreement]:
     """Citation sources where at least two annotators gave different verdicts (both gave one),
     in case and citation order; ``pending_only`` skips those already adjudicated."""
@@ -183,7 +184,7 @@ def _disagreement(group: list[Annotation], pending_only: bool) -> Disagreement |
     return Disagreement(group[0].key, claim, judged, final)
 
 
-def adjudication_edit(session: Session, key: AnnotationKey, verdict: str | None,
+def adjudication_edit(session: ReviewStore, key: AnnotationKey, verdict: str | None,
                       note: str = "", adjudicator: str | None = None) -> Edit:
     """An undoable edit recording (or, with no verdict and no note, removing) the final
     verdict of ``key``. ``adjudicator`` defaults to the session's annotator."""
@@ -206,7 +207,7 @@ def adjudication_edit(session: Session, key: AnnotationKey, verdict: str | None,
     return Edit(session, f"{text} (citation {key.number}, {key.source_id})", [before], [change])
 
 
-def adjudicate(session: Session, key: AnnotationKey, verdict: str | None, note: str = "",
+def adjudicate(session: ReviewStore, key: AnnotationKey, verdict: str | None, note: str = "",
                adjudicator: str | None = None) -> Edit:
     """Record a final verdict now; returns the done edit (to undo it)."""
     edit = adjudication_edit(session, key, verdict, note, adjudicator)

@@ -12,8 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from citeview.core.numbering import FIRST_NUMBER, index_of
+from citeview.session.events import (
+    AnnotationChanged,
+    CaseChanged,
+    CasesAdded,
+    Change,
+    MetaChanged,
+    ReviewChanged,
+    SizesKnown,
+)
 from citeview.session.model import AnnotationKey, ReviewState
-from citeview.session.store import Change, Session
+from citeview.session.protocol import ReviewStore
 
 
 @dataclass(slots=True, frozen=True)
@@ -33,7 +42,7 @@ class Progress:
     """Counts for ``annotator`` (default: the session's), updated by :meth:`on_change` (the
     session's change callback) in time proportional to the case that changed."""
 
-    def __init__(self, session: Session, annotator: str | None = None) -> None:
+    def __init__(self, session: ReviewStore, annotator: str | None = None) -> None:
         self.session = session
         self.annotator = session.annotator if annotator is None else annotator
         self._ids: list[str] = []
@@ -84,10 +93,10 @@ class Progress:
 
     def on_change(self, change: Change) -> None:
         """Follow one committed change of the session."""
-        cid = change.case_id
-        if change.kind == "annotation" and cid is not None and change.key is not None:
-            self._one_annotation(cid, change.key)
-        elif change.kind == "annotation" and cid is not None:
+        if isinstance(change, AnnotationChanged) and change.key is not None:
+            self._one_annotation(change.case_id, change.key)
+        elif isinstance(change, AnnotationChanged):
+            cid = change.case_id
             judged: dict[int, set[str]] = {}
             for a in self.session.iter_annotations(cid, annotator=self.annotator,
                                                    orphaned=False):
@@ -95,21 +104,23 @@ class Progress:
                     judged.setdefault(a.key.number, set()).add(a.key.source_id)
             self._judged[cid] = judged
             self._set_case(cid)
-        elif change.kind == "review" and cid is not None:
+        elif isinstance(change, ReviewChanged):
+            cid = change.case_id
             was = self._states.get(cid) is ReviewState.DONE
             state = self.session.review(cid, self.annotator).state
             self._states[cid] = state
             self._done += int(state is ReviewState.DONE) - int(was)
-        elif change.kind == "case" and cid is not None:
-            self._drop_sizes(cid)
-        elif change.kind == "sizes" and cid is not None:
+        elif isinstance(change, CaseChanged):
+            self._drop_sizes(change.case_id)
+        elif isinstance(change, SizesKnown):
+            cid = change.case_id
             sizes = self.session.sizes().get(cid)
             if sizes is not None and self._sizes.get(cid) != sizes:
                 self._drop_sizes(cid)
                 self._sizes[cid] = sizes
                 self._total += len(sizes)
                 self._set_case(cid)
-        elif change.kind in ("cases", "meta"):
+        elif isinstance(change, CasesAdded | MetaChanged):
             self.reload()
 
     def _one_annotation(self, case_id: str, key: AnnotationKey) -> None:
@@ -141,14 +152,14 @@ class Progress:
         """A case was analysed: its citations' item counts (stored in the session too)."""
         self.session.record_sizes(case_id, sizes)  # notifies: on_change takes them
         if self._sizes.get(case_id) != sizes:  # not subscribed: take them here
-            self.on_change(Change("sizes", case_id))
+            self.on_change(SizesKnown(case_id))
 
     def add_many(self, sizes: dict[str, tuple[int, ...]]) -> None:
         """:meth:`add_sizes` for many cases, stored in one transaction."""
         self.session.record_sizes_many(sizes)
         for cid in sizes:
             if self._sizes.get(cid) != sizes[cid]:
-                self.on_change(Change("sizes", cid))
+                self.on_change(SizesKnown(cid))
 
     def count_case(self, case_id: str) -> None:
         """Analyse one case (the session's numbering) and take its counts."""

@@ -35,8 +35,8 @@ from citeview.core.policy import Policy
 from citeview.session.jsonio import dumps_json
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import Annotation, ReviewState
+from citeview.session.protocol import ReviewStore
 from citeview.session.rows import Row, iter_cases
-from citeview.session.store import Session
 
 NO_VERDICT = "(no verdict)"
 UNRESOLVED = "unresolved"  # source kind of a citation whose source is not in the material
@@ -95,7 +95,7 @@ class CaseTally:
     sentences: list[tuple[int, ...]]
 
 
-def case_tally(session: Session, case_id: str, policy: Policy | None = None, *,
+def case_tally(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
                annotator: str | None = None, sentences: bool = True) -> CaseTally:
     """One case's part of the report, reading its annotations from a live cursor (a case with
     2,000,000 annotations is never held in memory). The same rows as
@@ -134,7 +134,7 @@ def case_tally(session: Session, case_id: str, policy: Policy | None = None, *,
                      [p.row() for p in picks.values()], annotators, orphaned, sents)
 
 
-def summarize(session: Session, policy: Policy | None = None, *,
+def summarize(session: ReviewStore, policy: Policy | None = None, *,
               annotator: str | None = None, jobs: int | None = 1) -> dict[str, Any]:
     """The report's numbers as a JSON-ready dict (see the module docstring)."""
     states: Counter[str] = Counter()
@@ -350,7 +350,7 @@ def render_html(s: Mapping[str, Any]) -> str:
 """
 
 
-def write_report(session: Session, out: IO[str], fmt: str = "text",
+def write_report(session: ReviewStore, out: IO[str], fmt: str = "text",
                  policy: Policy | None = None, *, annotator: str | None = None,
                  jobs: int | None = None) -> None:
     """Write the report in ``fmt`` (text, json, html); ``jobs`` as in

@@ -18,10 +18,7 @@ get a leading ``'`` so a spreadsheet never runs them as formulas).
 from __future__ import annotations
 
 import csv
-import multiprocessing
 import os
-import sys
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
@@ -29,10 +26,12 @@ from typing import IO, Any, TypeVar
 from citeview.core.metrics import answer_sentences
 from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
+from citeview.core.pool import ordered_map
 from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
 from citeview.session.jsonio import dumps_json
 from citeview.session.model import Annotation, CaseReview
+from citeview.session.protocol import ReviewStore
 from citeview.session.store import Session
 
 ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
@@ -108,7 +107,7 @@ def _target_codes(codes: list[str], target: Target) -> tuple[str, ...]:
     return tuple(sorted(keep))
 
 
-def case_rows(session: Session, case_id: str, policy: Policy | None = None, *,
+def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
               annotator: str | None = None, sentences: bool = False) -> CaseRows:
     """The rows of one case (all annotators, or only ``annotator``'s), from its analysed case
     (the session's numbering; ``policy`` re-grades lint but never renumbers)."""
@@ -170,7 +169,7 @@ def default_jobs(n_cases: int) -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def iter_case_rows(session: Session, policy: Policy | None = None, *,
+def iter_case_rows(session: ReviewStore, policy: Policy | None = None, *,
                    annotator: str | None = None, sentences: bool = False,
                    jobs: int | None = 1) -> Iterator[CaseRows]:
     """:func:`case_rows` for every case, in session order, a bounded number of cases in memory
@@ -184,7 +183,7 @@ _T = TypeVar("_T")
 CaseWork = Callable[..., _T]  # (session, case id, policy, *, annotator=, sentences=) -> result
 
 
-def iter_cases(session: Session, work: CaseWork[_T], policy: Policy | None = None, *,
+def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None = None, *,
                annotator: str | None = None, sentences: bool = False,
                jobs: int | None = 1) -> Iterator[_T]:
     """``work(session, case_id, policy, annotator=, sentences=)`` for every case, in session
@@ -192,23 +191,16 @@ def iter_cases(session: Session, work: CaseWork[_T], policy: Policy | None = Non
     are handed it by name)."""
     ids = session.case_ids()
     n_jobs = default_jobs(len(ids)) if jobs is None else jobs
-    if n_jobs <= 1 or len(ids) <= _CHUNK:
+    if n_jobs <= 1 or len(ids) <= _CHUNK or not isinstance(session, Session):
         for cid in ids:
             yield work(session, cid, policy, annotator=annotator, sentences=sentences)
         return
-    # Fork is fast, but never fork a process that runs Qt (threads, GPU handles).
-    methods = multiprocessing.get_all_start_methods()
-    use_fork = "fork" in methods and not any(m.startswith("PySide6") for m in sys.modules)
-    ctx = multiprocessing.get_context("fork" if use_fork else "spawn")
+    # Each worker reads the session file itself (a session that is no file is worked out here).
     args = (session.path, policy, annotator, sentences, work)
-    with ctx.Pool(n_jobs, initializer=_init_worker, initargs=args) as pool:
-        window: deque[Any] = deque()
-        for k in range(0, len(ids), _CHUNK):
-            window.append(pool.apply_async(_rows_chunk, (ids[k : k + _CHUNK],)))
-            if len(window) >= n_jobs * _IN_FLIGHT_PER_JOB:
-                yield from window.popleft().get()
-        while window:
-            yield from window.popleft().get()
+    chunks = (ids[k : k + _CHUNK] for k in range(0, len(ids), _CHUNK))
+    yield from ordered_map(_rows_chunks, chunks, n_jobs, batch=1,
+                           in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
+                           initargs=args)
 
 
 _WORKER: dict[str, Any] = {}
@@ -220,13 +212,13 @@ def _init_worker(path: str, policy: Policy | None, annotator: str | None,
                    annotator=annotator, sentences=sentences, work=work)
 
 
-def _rows_chunk(case_ids: list[str]) -> list[Any]:
+def _rows_chunks(chunks: list[list[str]]) -> list[Any]:
     w = _WORKER
     return [w["work"](w["session"], cid, w["policy"], annotator=w["annotator"],
-                      sentences=w["sentences"]) for cid in case_ids]
+                      sentences=w["sentences"]) for ids in chunks for cid in ids]
 
 
-def iter_rows(session: Session, policy: Policy | None = None, *,
+def iter_rows(session: ReviewStore, policy: Policy | None = None, *,
               annotator: str | None = None, jobs: int | None = 1) -> Iterator[Row]:
     """Every row of the session, streaming."""
     for cr in iter_case_rows(session, policy, annotator=annotator, jobs=jobs):
@@ -267,7 +259,7 @@ def _csv_values(row: Row) -> list[str]:
     return [csv_cell(d[c]) for c in COLUMNS]
 
 
-def write_csv(session: Session, out: IO[str], policy: Policy | None = None, *,
+def write_csv(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
               annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as CSV (UTF-8 with BOM, header first, RFC 4180 CRLF rows)."""
     out.write("\ufeff")
@@ -277,7 +269,7 @@ def write_csv(session: Session, out: IO[str], policy: Policy | None = None, *,
         writer.writerow(_csv_values(row))
 
 
-def write_jsonl(session: Session, out: IO[str], policy: Policy | None = None, *,
+def write_jsonl(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
                 annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as one JSON object a line."""
     for row in iter_rows(session, policy, annotator=annotator, jobs=jobs):

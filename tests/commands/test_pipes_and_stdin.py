@@ -21,6 +21,7 @@ from citeview.core.errors import InputError
 from citeview.core.inputs import load_input
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.gui import launch
+from citeview.session.loader import SESSION_LOADERS
 
 Pipe = Callable[[bytes], str]
 
@@ -219,7 +220,7 @@ def test_import_reads_a_pipe_and_stdin(pipe_of: Pipe, stdin: Callable[[bytes], N
     out = tmp_path / "a.citeview"
     code, _, err = run(capsys, "import", pipe_of(data), "-o", str(out))
     assert code == 0 and "imported 2 cases" in err
-    assert load_input(str(out)).case_ids() == ["a", "b"]
+    assert load_input(str(out), SESSION_LOADERS).case_ids() == ["a", "b"]
     stdin(data)
     code, _, err = run(capsys, "import", "-", "-o", str(tmp_path / "b.citeview"))
     assert code == 0 and "imported 2 cases" in err

@@ -335,11 +335,8 @@ BAD = {
         {"type": "message", "role": "assistant", "model": "m",
          "content": [{"type": "text", "text": "Hi", "citations": 5}]},
         "content[0].citations must be a list"),
-    "anthropic document_index missing": (
-        {"type": "message", "role": "assistant", "model": "m",
-         "content": [{"type": "text", "text": "Hi", "citations": [
-             {"type": "char_location", "cited_text": "x", "start_char_index": 0,
-              "end_char_index": 1}]}]}, "document_index is missing"),
+    # (A char_location without document_index is read now, a CV610 finding on that citation
+    # alone (issue 28): tests/core/test_providers_more.py.)
     "anthropic no text": ({"type": "message", "role": "assistant", "model": "m",
                            "content": []}, "no text block"),
     "gemini supports: {}": (

@@ -73,10 +73,10 @@ def test_load_input_reads_pipes_and_stdin(pipe_of: Pipe, monkeypatch: pytest.Mon
 
 
 def test_a_session_cannot_come_through_a_pipe(pipe_of: Pipe) -> None:
-    import citeview.session  # noqa: F401  (the session loader)
+    from citeview.session.loader import SESSION_LOADERS
 
     with pytest.raises(InputError, match="cannot be read from a pipe or standard input"):
-        load_input(pipe_of(b"SQLite format 3\x00" + b"\x00" * 100))
+        load_input(pipe_of(b"SQLite format 3\x00" + b"\x00" * 100), SESSION_LOADERS)
 
 
 # --------------------------------------------------------------------------- size limit

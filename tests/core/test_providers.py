@@ -217,3 +217,22 @@ def test_the_cache_key_covers_the_response_and_the_request() -> None:
 
 def test_case_reading_none_without_a_response() -> None:
     assert case_reading(Case("x", "text")) is None
+
+
+def test_a_provider_chip_on_a_link_target_stands_after_the_link() -> None:
+    """A container_file_citation whose claim ends inside a Markdown link's target: its chip
+    goes after the link (in the target it was never shown), where ``convert`` puts its marker."""
+    import json
+    from pathlib import Path
+
+    from citeview.core.analysis import analyse
+    from citeview.core.transcripts import record_to_case
+
+    path = (Path(__file__).parents[1] / "data" / "providers" / "edge"
+            / "responses-container-link.json")
+    case = record_to_case(json.loads(path.read_text(encoding="utf-8")), "link")
+    answer = case.answer
+    link_end = answer.index("chart.png)") + len("chart.png)")
+    (c,) = analyse(case).citations
+    assert c.citation.start == c.citation.end == link_end
+    assert answer[:link_end].endswith("[Download the chart](sandbox:/mnt/data/chart.png)")

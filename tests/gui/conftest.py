@@ -78,14 +78,34 @@ def messages():  # type: ignore[no-untyped-def]
         yield log
 
 
+#: The implementations of the session interface the review tests run against (test_review.py
+#: and test_advance.py ask for ``session_backend`` with these as parameters).
+BACKENDS = ("sqlite", "memory")
+
+
+def backend_named(name: str):  # type: ignore[no-untyped-def]
+    """A fresh session backend: the SQLite files, or sessions kept in memory."""
+    from citeview.session.memory import MemoryBackend
+    from citeview.session.store import SQLITE
+
+    return SQLITE if name == "sqlite" else MemoryBackend()
+
+
 @pytest.fixture
-def new_window(qtbot):  # type: ignore[no-untyped-def]
+def session_backend():  # type: ignore[no-untyped-def]
+    """Where the window keeps review sessions: SQLite files unless a test module asks for
+    every implementation (see :data:`BACKENDS`)."""
+    return backend_named("sqlite")
+
+
+@pytest.fixture
+def new_window(qtbot, session_backend):  # type: ignore[no-untyped-def]
     """Make a main window with the given settings, shown at 1300x800 (offscreen: errors are
-    status messages, never dialogs)."""
+    status messages, never dialogs), keeping its sessions in ``session_backend``."""
     from citeview.gui.main_window import MainWindow
 
     def make(settings):  # type: ignore[no-untyped-def]
-        win = MainWindow(settings=settings)
+        win = MainWindow(settings=settings, sessions=session_backend)
         qtbot.addWidget(win)
         win.resize(1300, 800)
         win.show()

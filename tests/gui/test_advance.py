@@ -13,9 +13,15 @@ from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled
 from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.session.model import ReviewState
-from tests.gui.conftest import THREE
+from tests.gui.conftest import BACKENDS, THREE, backend_named
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
+
+
+@pytest.fixture(params=BACKENDS)
+def session_backend(request):  # type: ignore[no-untyped-def]
+    """Every window test here runs against each implementation of the session interface."""
+    return backend_named(request.param)
 
 K = Qt.Key
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -113,11 +119,15 @@ def test_ctrl_enter_with_unjudged_sources_goes_to_them_then_marks_done_anyway(
 
 
 def test_ctrl_enter_on_a_full_disk_says_so_and_records_nothing(
-        qtbot, tmp_path, dataset, open_window, messages) -> None:
+        qtbot, tmp_path, dataset, open_window, messages, session_backend) -> None:
     """The next case opens while "done" is written; a failed write is told, the case stays
     not done, and no undo entry claims otherwise."""
     import sqlite3
 
+    from citeview.session.store import SQLITE
+
+    if session_backend is not SQLITE:
+        pytest.skip("the full disk is played by the SQLite connection")
     win = open_window(settings(tmp_path), dataset)
     session = win.review.session
     real = session.conn
@@ -296,7 +306,8 @@ def test_tab_moves_between_the_four_panes_and_arrows_move_between_chips(
 
 
 def test_a_read_only_window_follows_the_window_that_writes(qtbot, tmp_path, dataset,
-                                                            open_window) -> None:
+                                                            open_window, session_backend
+                                                            ) -> None:
     from citeview.gui.dialogs import InUse
 
     writer = open_window(settings(tmp_path, advance=False), dataset)
@@ -306,7 +317,7 @@ def test_a_read_only_window_follows_the_window_that_writes(qtbot, tmp_path, data
     s2.setValue(ADVANCE_KEY, False)
     from citeview.gui.main_window import MainWindow
 
-    reader = MainWindow(settings=s2)
+    reader = MainWindow(settings=s2, sessions=session_backend)
     qtbot.addWidget(reader)
     reader.show()
     reader.review_session.ask_in_use = lambda message: InUse.READ_ONLY

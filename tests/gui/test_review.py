@@ -18,9 +18,24 @@ from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.session.model import ReviewState
 from citeview.session.store import Session
 from tests.conftest import load_sample
-from tests.gui.conftest import THREE
+from tests.gui.conftest import BACKENDS, THREE, backend_named
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
+
+
+@pytest.fixture(params=BACKENDS)
+def session_backend(request):  # type: ignore[no-untyped-def]
+    """Every window test here runs against each implementation of the session interface."""
+    return backend_named(request.param)
+
+
+def sqlite_only(backend) -> None:  # type: ignore[no-untyped-def]
+    """Skip for sessions kept in memory: the test plays another process through the SQLite
+    file's lock row (the contract tests cover one writer at a time for every backend)."""
+    from citeview.session.store import SQLITE
+
+    if backend is not SQLITE:
+        pytest.skip("another process holds the SQLite file's lock row")
 
 K = Qt.Key
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -243,7 +258,8 @@ def test_filters_not_judged_problems_and_verdict(qtbot, tmp_path, open_window) -
 
 
 def test_blind_mode_hides_lint_hints_and_others_and_is_remembered(qtbot, tmp_path, dataset,
-                                                                  open_window) -> None:
+                                                                  open_window,
+                                                                  session_backend) -> None:
     settings = make_settings(tmp_path)
     win = open_window(settings, dataset)
     # Another annotator's verdict, written straight into the session.
@@ -267,7 +283,7 @@ def test_blind_mode_hides_lint_hints_and_others_and_is_remembered(qtbot, tmp_pat
                for c in win.view.citations)
     assert "BLIND" in win.progress_label.text()
     win.close()
-    with Session.open(str(dataset.with_suffix(".citeview")), readonly=True) as again:
+    with session_backend.open(str(dataset.with_suffix(".citeview")), readonly=True) as again:
         assert again.blind
     win2 = open_window(settings, dataset)
     assert win2.review.blind and win2.review.blind_action.isChecked()
@@ -317,9 +333,12 @@ def test_next_undone_case_skips_done_ones_and_wraps(qtbot, tmp_path, dataset,
 
 
 def test_a_session_open_elsewhere_is_told_not_shared(qtbot, tmp_path, dataset,
-                                                     open_window, messages) -> None:
+                                                     open_window, messages,
+                                                     session_backend) -> None:
     from citeview.core.inputs import load_input
     from citeview.session.location import open_for_input
+
+    sqlite_only(session_backend)
 
     other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
     try:
@@ -365,7 +384,8 @@ def test_summary_shows_the_report_numbers(qtbot, tmp_path, dataset, open_window)
     dlg.close()
 
 
-def test_save_as_continues_in_the_copy(qtbot, tmp_path, dataset, open_window) -> None:
+def test_save_as_continues_in_the_copy(qtbot, tmp_path, dataset, open_window,
+                                       session_backend) -> None:
     win = open_window(make_settings(tmp_path), dataset)
     key(qtbot, win, K.Key_1)
     copy = tmp_path / "copy.citeview"
@@ -373,9 +393,9 @@ def test_save_as_continues_in_the_copy(qtbot, tmp_path, dataset, open_window) ->
     key(qtbot, win, K.Key_J)
     key(qtbot, win, K.Key_4)
     win.close()
-    with Session.open(str(copy), readonly=True) as s:
+    with session_backend.open(str(copy), readonly=True) as s:
         assert [a.verdict for a in s.annotations()] == ["supported", "cannot tell"]
-    with Session.open(str(dataset.with_suffix(".citeview")), readonly=True) as s:
+    with session_backend.open(str(dataset.with_suffix(".citeview")), readonly=True) as s:
         assert [a.verdict for a in s.annotations()] == ["supported"]
 
 
@@ -396,9 +416,11 @@ def test_input_rewritten_on_disk_keeps_the_verdicts(qtbot, tmp_path, dataset,
 
 
 def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
-                                                     open_window) -> None:
+                                                     open_window, session_backend) -> None:
     from citeview.core.inputs import load_input
     from citeview.session.location import open_for_input
+
+    sqlite_only(session_backend)
 
     other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
     try:
@@ -419,10 +441,11 @@ def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
 
 
 def test_a_session_in_use_cancelled_still_shows_the_input_and_try_again_reviews_it(
-        qtbot, tmp_path, dataset, open_window, messages) -> None:
+        qtbot, tmp_path, dataset, open_window, messages, session_backend) -> None:
     from citeview.core.inputs import load_input
     from citeview.session.location import open_for_input
 
+    sqlite_only(session_backend)
     other = open_for_input(str(dataset), load_input(str(dataset)), annotator="zed")
     other.conn.execute("UPDATE lock SET token = 'another-process'")
     win = open_window(make_settings(tmp_path))
@@ -452,7 +475,6 @@ def test_a_lock_held_by_a_zombie_process_is_stale(tmp_path) -> None:
     import subprocess
     import sys
 
-    from citeview.session.store import Session
 
     path = str(tmp_path / "z.citeview")
     from citeview.core.cases import Case
@@ -491,3 +513,20 @@ def test_review_keys_work_from_the_tables_but_not_in_text_fields(qtbot, tmp_path
     qtbot.keyClick(win.find_bar.edit, K.Key_J)
     assert win.find_bar.edit.text() == "1j"
     assert verdicts(win) == [(None,), ("partially supported",)] and win.active == 1
+
+
+def test_the_window_keeps_its_session_where_its_entry_point_said(qtbot, tmp_path, dataset,
+                                                                  open_window,
+                                                                  session_backend) -> None:
+    """The window opens sessions through the backend it is given (issue 23): in memory no
+    file is written beside the input, yet verdicts outlive the window."""
+    from citeview.session.memory import MemoryBackend
+
+    win = open_window(make_settings(tmp_path), dataset)
+    key(qtbot, win, K.Key_1)
+    path = str(dataset.with_suffix(".citeview"))
+    assert win.review.session.path == path and session_backend.exists(path)
+    win.close()
+    assert Path(path).exists() is not isinstance(session_backend, MemoryBackend)
+    with session_backend.open(path, readonly=True) as s:
+        assert [a.verdict for a in s.annotations()] == ["supported"]

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import citeview.session  # noqa: F401  (the session loader)
 from citeview.cli import main
 from citeview.core.datasets import ListDataset
 from citeview.core.errors import InputError
 from citeview.core.inputs import load_input
-from citeview.session import Session
+from citeview.session import SESSION_LOADERS, Session
 from citeview.session.store import DamagedSession
 
 
@@ -25,7 +24,7 @@ def made(tmp_path: Path, dataset: ListDataset) -> Path:
 
 
 def read_all(path: Path) -> None:
-    ds = load_input(str(path))
+    ds = load_input(str(path), SESSION_LOADERS)
     try:
         for case in ds.iter_cases():
             assert case.answer

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from make_hostile import HOSTILE, KEY, hostile_session, verdicts_of
 
-import citeview.session  # noqa: F401  (the session loader)
 from citeview.cli import main
 from citeview.core.inputs import load_input
+from citeview.session.loader import SESSION_LOADERS
 from citeview.session.migrations import MIGRATIONS, SCHEMA_VERSION
 from citeview.session.model import Annotation
 from citeview.session.schema import ForeignSchema, expected_schema
@@ -65,11 +65,11 @@ def test_the_trigger_never_fires(tmp_path: Path) -> None:
 def test_the_session_loader_refuses_a_hostile_session(kind: str, tmp_path: Path) -> None:
     path = hostile_session(tmp_path / "h.citeview", kind)
     with pytest.raises(ForeignSchema):
-        load_input(str(path))
+        load_input(str(path), SESSION_LOADERS)
     renamed = tmp_path / "h.json"  # found by its content, whatever its name
     renamed.write_bytes(path.read_bytes())
     with pytest.raises(ForeignSchema):
-        load_input(str(renamed))
+        load_input(str(renamed), SESSION_LOADERS)
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -29,6 +29,8 @@ from citeview.session import (
     open_for_input,
     session_path_for,
 )
+from citeview.session.events import AnnotationChanged, ReviewChanged
+from citeview.session.loader import SESSION_LOADERS
 from citeview.session.migrations import SCHEMA_VERSION
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
@@ -120,8 +122,8 @@ def test_change_callbacks_are_plain_callables(tmp_path: Path, dataset: ListDatas
     key = first_key(s, "handbook-line-level")  # analyses the case: its counts are stored
     unsubscribe = s.subscribe(seen.append)
     edit = edits.set_verdict(s, key, "supported")
-    assert [(c.kind, c.case_id) for c in seen] == [("annotation", "handbook-line-level"),
-                                                    ("review", "handbook-line-level")]
+    assert [(type(c), c.case_id) for c in seen] == [
+        (AnnotationChanged, "handbook-line-level"), (ReviewChanged, "handbook-line-level")]
     assert seen[0].key == key
     unsubscribe()
     edit.undo()
@@ -332,7 +334,7 @@ def test_duplicate_ids_and_existing_files_are_refused(tmp_path: Path) -> None:
 def test_load_input_reads_a_session_as_a_dataset(tmp_path: Path, dataset: ListDataset) -> None:
     path = str(tmp_path / "s.citeview")
     Session.create(path, dataset).close()
-    ds = load_input(path)
+    ds = load_input(path, SESSION_LOADERS)
     assert ds.kind == "session" and ds.case_ids() == dataset.case_ids()
     assert ds.get(ds.index_of("opinion-injected-context")).context == \
         dataset.get(2).context

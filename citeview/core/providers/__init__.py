@@ -3,9 +3,12 @@
 Formats: OpenAI Responses (``url_citation``, ``file_citation``, ``container_file_citation``;
 file search results and web searches as sources) and Chat Completions (``url_citation``),
 Anthropic Messages (``char_location``, ``page_location``, ``content_block_location``,
-``search_result_location``, ``web_search_result_location``), Google Gemini
-(``groundingMetadata``). A record may hold the request beside the response (``{"request": ...,
-"response": ...}``): citations then resolve into the request's documents and search results.
+``search_result_location``, ``web_search_result_location``; web fetch results as sources),
+Google Gemini (``groundingMetadata``, ``citationMetadata``) and its Interactions API, OpenAI
+Assistants / Azure AI Agents thread messages, Perplexity (inline ``[n]``), Cohere v2 chat and
+AWS Bedrock Converse (``citationsContent``): one module each.
+A record may hold the request beside the response (``{"request": ..., "response": ...}``):
+citations then resolve into the request's documents and search results.
 
 A case keeps its provider payload in ``case.extra["response"]`` (and ``["request"]``), so it
 survives the case JSON, sessions and exports unchanged; :func:`case_reading` reads it again
@@ -15,14 +18,18 @@ survives the case JSON, sessions and exports unchanged; :func:`case_reading` rea
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
 from citeview.core.providers import anthropic
 from citeview.core.providers.anthropic import read_anthropic
+from citeview.core.providers.assistants import is_thread_message, read_thread_message
+from citeview.core.providers.bedrock import is_bedrock, read_bedrock
+from citeview.core.providers.cohere import is_cohere, read_cohere
 from citeview.core.providers.gemini import read_gemini
+from citeview.core.providers.interactions import is_interaction, read_interaction
 from citeview.core.providers.model import (
     Problem,
     ProviderCitation,
@@ -35,11 +42,20 @@ from citeview.core.providers.openai import (
     read_chat,
     read_responses,
 )
+from citeview.core.providers.perplexity import is_perplexity, read_perplexity
 
 #: Record kinds (:func:`citeview.core.transcripts.detect_kind`) this package reads.
-RECORD_KINDS = ("chat-completion", "anthropic", "gemini", "exchange")
-PROVIDERS = ("openai-responses", "openai-chat", "anthropic", "gemini")
-_KIND = {"openai-chat": "chat-completion", "anthropic": "anthropic", "gemini": "gemini"}
+RECORD_KINDS = ("chat-completion", "anthropic", "gemini", "exchange", "perplexity", "cohere",
+                "bedrock", "openai-assistants", "gemini-interactions")
+PROVIDERS = ("openai-responses", "openai-chat", "anthropic", "gemini", "perplexity", "cohere",
+             "bedrock", "openai-assistants", "gemini-interactions")
+_KIND = {"openai-chat": "chat-completion", "anthropic": "anthropic", "gemini": "gemini",
+         "perplexity": "perplexity", "cohere": "cohere", "bedrock": "bedrock",
+         "openai-assistants": "openai-assistants", "gemini-interactions": "gemini-interactions"}
+_READERS: dict[str, Callable[[object], ProviderReading]] = {
+    "openai-chat": read_chat, "gemini": read_gemini, "perplexity": read_perplexity,
+    "cohere": read_cohere, "openai-assistants": read_thread_message,
+    "gemini-interactions": read_interaction}
 
 
 def detect_provider(obj: object) -> str | None:
@@ -51,12 +67,25 @@ def detect_provider(obj: object) -> str | None:
     if obj.get("object") == "chat.completion" or (
             isinstance(obj.get("choices"), list) and obj["choices"]
             and isinstance(obj["choices"][0], Mapping) and "message" in obj["choices"][0]):
-        return "openai-chat"
+        return "perplexity" if is_perplexity(obj) else "openai-chat"
     if isinstance(obj.get("output"), list):
         return "openai-responses"
-    if (obj.get("type") == "message" and obj.get("role") == "assistant"
+    if is_bedrock(obj):
+        return "bedrock"
+    if is_thread_message(obj):
+        return "openai-assistants"
+    if is_cohere(obj):
+        return "cohere"
+    if is_interaction(obj):
+        return "gemini-interactions"
+    if (obj.get("type") == "message" and obj.get("role", "assistant") == "assistant"
             and isinstance(obj.get("content"), list)
-            and ("model" in obj or "stop_reason" in obj)):
+            and (("model" in obj or "stop_reason" in obj)
+                 or any(isinstance(b, Mapping) and b.get("type") == "text"
+                        for b in obj["content"]))):
+        # README's documented form, {"type": "message", "content": [...]}, needs neither
+        # "role" nor "model" nor "stop_reason" when it has a text block; a Responses message
+        # item has output_text parts instead.
         return "anthropic"
     return None
 
@@ -79,16 +108,16 @@ def read_payload(response: object, request: object | None = None, *,
     provider = detect_provider(response)
     if provider == "openai-responses" or (provider is None and isinstance(response, list)):
         reading = read_responses(response)
-    elif provider == "openai-chat":
-        reading = read_chat(response)
     elif provider == "anthropic":
         reading = read_anthropic(response, request, read_pdf=read_pdf)
-    elif provider == "gemini":
-        reading = read_gemini(response)
+    elif provider == "bedrock":
+        reading = read_bedrock(response, request)
+    elif provider in _READERS:
+        reading = _READERS[provider](response)
     else:
         raise InputError(f"\"response\" is not a response of a known provider (OpenAI "
-                         f"Responses or Chat Completions, Anthropic Messages, Gemini): "
-                         f"{_describe(response)}")
+                         f"Responses, Chat Completions or Assistants, Anthropic Messages, "
+                         f"Gemini, Perplexity, Cohere, Bedrock Converse): {_describe(response)}")
     if read_pdf:
         check_overlaps(reading.citations)
     return reading

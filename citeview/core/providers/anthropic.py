@@ -5,7 +5,9 @@ at its ends left out). Citation types: ``char_location`` (characters of a text d
 ``page_location`` (pages of a PDF, 1-based, end exclusive), ``content_block_location`` (blocks
 of a custom-content document, 0-based, end exclusive), ``search_result_location`` (blocks of a
 search result of the request), ``web_search_result_location`` (a web result: the URL and the
-provider's excerpt). Documents and search results are numbered in the order the request gives
+provider's excerpt). Pages fetched by the web fetch tool are sources (``fetch0``, ...). A
+citation without its index or offsets is a CV610 finding on that citation alone.
+Documents and search results are numbered in the order the request gives
 them (``doc0``, ``result0``); web results in the order of the response (``web0``).
 
 The cited documents are in the request: without it (or for a PDF whose text cannot be read)
@@ -229,6 +231,7 @@ def read_anthropic(response: object, request: object | None = None, *,
     docs, results = _read_request(r, request, read_pdf)
     web: dict[str, Source] = {}
     web_excerpts: dict[str, Excerpts] = {}
+    fetched_docs: list[Source] = []
     pending: list[_Pending] = []
     parts: list[str] = []
     pos = 0
@@ -244,6 +247,11 @@ def read_anthropic(response: object, request: object | None = None, *,
                     _web_source(web, web_excerpts, url,
                                 r.text(res, "title", f"{bw}.content[{j}]", required=False),
                                 res.get("page_age"))
+            continue
+        if kind == "web_fetch_tool_result" and isinstance(block.get("content"), Mapping):
+            fetched = _fetched_source(r, block["content"], f"{bw}.content", len(fetched_docs))
+            if fetched is not None:
+                fetched_docs.append(fetched)
             continue
         if kind != "text":
             continue
@@ -263,7 +271,7 @@ def read_anthropic(response: object, request: object | None = None, *,
         raise r.fail("content", "has no text block (no answer)")
     # Pages without a text layer show the provider's excerpts of them: gather those first.
     for p in pending:
-        if p.kind == "page_location":
+        if p.kind == "page_location" and not _lacking(p, _DOC_KEYS[p.kind]):
             idx = r.number(p.cit, "document_index", p.where)
             if 0 <= idx < len(docs) and docs[idx].pages is not None:
                 doc = docs[idx]
@@ -289,6 +297,11 @@ def read_anthropic(response: object, request: object | None = None, *,
         elif p.kind == "web_search_result_location":
             url = r.text(p.cit, "url", p.where)
             assert url is not None
+            in_page = _fetched_target(fetched_docs, url,
+                                      r.text(p.cit, "cited_text", p.where, required=False))
+            if in_page is not None:
+                citations.append(ProviderCitation(p.kind, p.claim, (in_page,), problems))
+                continue
             src = web.get(url) or _web_source(web, web_excerpts, url,
                                              r.text(p.cit, "title", p.where, required=False),
                                              None)
@@ -302,8 +315,47 @@ def read_anthropic(response: object, request: object | None = None, *,
             continue  # a citation type this version does not know
         citations.append(ProviderCitation(p.kind, p.claim, (target,), problems))
     sources = [d.source for d in docs] + [d.source for d in results] + list(web.values())
-    sources += [d.source for d in missing.values()]
+    sources += fetched_docs + [d.source for d in missing.values()]
     return ProviderReading(PROVIDER, "".join(parts), sources, citations)
+
+
+def _fetched_source(r: Reader, result: Mapping[str, Any], where: str, n: int
+                    ) -> Source | None:
+    """A ``web_fetch_tool_result``'s page (``fetch0``, ...): its URL, title and, for a text
+    document, its text. An error result (no URL) is no source."""
+    url = r.text(result, "url", where, required=False)
+    if not url:
+        return None
+    meta = []
+    retrieved = result.get("retrieved_at")
+    if isinstance(retrieved, str) and retrieved:
+        meta.append(("Retrieved", retrieved))
+    doc = result.get("content")
+    title, text = None, ""
+    if isinstance(doc, Mapping):
+        title = r.text(doc, "title", f"{where}.content", required=False)
+        source = doc.get("source")
+        if isinstance(source, Mapping) and source.get("type") == "text" \
+                and isinstance(source.get("data"), str):
+            text = BreakMap(source["data"]).text
+        elif isinstance(source, Mapping) and isinstance(source.get("media_type"), str):
+            meta.append(("Media type", source["media_type"]))
+    return text_source(f"fetch{n}", SourceKind.WEB, text, title=title, url=url, metadata=meta,
+                       origin="web fetch")
+
+
+def _fetched_target(fetched: list[Source], url: str, cited: str | None) -> Target | None:
+    """A web citation of a page the web fetch tool read: the cited text found in the page's
+    text (exact characters), else None (cited as a web result)."""
+    for src in fetched:
+        if src.url != url or not src.text or not cited:
+            continue
+        at = src.text.find(cited.strip())
+        if at >= 0:
+            span = (at, at + len(cited.strip()))
+            return Target(src.id, src, Status.OK, (), span, "the fetched page's text",
+                          unit="chars", cited_text=cited)
+    return None
 
 
 def _web_source(web: dict[str, Source], excerpts: dict[str, Excerpts], url: str,
@@ -344,16 +396,61 @@ def _range(r: Reader, p: _Pending, first: str, last: str) -> tuple[int, int]:
     return r.number(p.cit, first, p.where), r.number(p.cit, last, p.where)
 
 
+_DOC_KEYS = {"char_location": ("document_index", "start_char_index", "end_char_index"),
+             "page_location": ("document_index", "start_page_number", "end_page_number"),
+             "content_block_location": ("document_index", "start_block_index",
+                                        "end_block_index"),
+             "search_result_location": ("search_result_index", "start_block_index",
+                                        "end_block_index")}
+
+
+def _lacking(p: _Pending, keys: tuple[str, ...]) -> list[str]:
+    """The keys of ``keys`` the citation does not have (null counts as missing)."""
+    return [k for k in keys if p.cit.get(k) is None]
+
+
+def _incomplete(r: Reader, p: _Pending, lacking: list[str], docs: list[_Doc],
+                problems: list[Problem]) -> Target:
+    """A citation without its index or offsets: a CV610 finding on it alone. Its document is
+    cited whole when the index is there, else it is an unknown source."""
+    cited = r.text(p.cit, "cited_text", p.where, required=False)
+    unit = {"char_location": "chars", "page_location": "pages"}.get(p.kind, "blocks")
+    problems.append(Problem("CV610", f"{p.kind} without {' and '.join(lacking)}: its location "
+                            "in the cited document is unknown"))
+    index_key = _DOC_KEYS[p.kind][0]
+    prefix = "result" if p.kind == "search_result_location" else "doc"
+    if index_key in lacking:
+        return missing_target(f"{prefix}-unknown", f"{p.kind} without {index_key}: which "
+                              "document it cites is unknown", unit=unit, cited_text=cited)
+    idx = r.number(p.cit, index_key, p.where)
+    if 0 <= idx < len(docs):
+        src = docs[idx].source
+        span = (0, len(src.text)) if src.text else None
+        return Target(src.id, src, Status.BAD_LOCATION, (), span, f"{p.kind} without "
+                      f"{' and '.join(lacking)}: the whole document", unit=unit, cited_text=cited)
+    return missing_target(f"{prefix}{idx}", f"{p.kind} without {' and '.join(lacking)}",
+                          unit=unit, cited_text=cited)
+
+
 def _doc_target(r: Reader, p: _Pending, docs: list[_Doc], missing: dict[int, _Doc],
                 have_request: bool, problems: list[Problem]) -> Target:
+    lacking = _lacking(p, _DOC_KEYS[p.kind])
+    if lacking and not have_request and "document_index" not in lacking:
+        # No request: the document is shown by its cited text, as a complete citation's is.
+        problems.append(Problem("CV610", f"{p.kind} without {' and '.join(lacking)}: its "
+                                "location in the cited document is unknown"))
+        doc = _missing_doc(missing, "doc", r.number(p.cit, "document_index", p.where),
+                           r.text(p.cit, "document_title", p.where, required=False))
+        unit = {"char_location": "chars", "page_location": "pages"}.get(p.kind, "blocks")
+        return _unchecked(doc, r.text(p.cit, "cited_text", p.where, required=False), unit,
+                          doc.reason, problems, _Where())
+    if lacking:
+        return _incomplete(r, p, lacking, docs, problems)
     idx = r.number(p.cit, "document_index", p.where)
     cited = r.text(p.cit, "cited_text", p.where, required=False)
     title = r.text(p.cit, "document_title", p.where, required=False)
     unit = {"char_location": "chars", "page_location": "pages"}.get(p.kind, "blocks")
-    keys = {"char_location": ("start_char_index", "end_char_index"),
-            "page_location": ("start_page_number", "end_page_number"),
-            "content_block_location": ("start_block_index", "end_block_index")}[p.kind]
-    a, b = _range(r, p, *keys)
+    a, b = _range(r, p, *_DOC_KEYS[p.kind][1:])
     where = _Where(pages=(a, b - 1) if unit == "pages" else None,
                    blocks=(a, b - 1) if unit == "blocks" else None)
     if not have_request:
@@ -486,6 +583,9 @@ def _blocks_target(doc: _Doc, a: int, b: int, cited: str | None, problems: list[
 
 def _result_target(r: Reader, p: _Pending, results: list[_Doc], have_request: bool,
                    missing: dict[int, _Doc], problems: list[Problem]) -> Target:
+    lacking = _lacking(p, _DOC_KEYS[p.kind])
+    if lacking:
+        return _incomplete(r, p, lacking, results, problems)
     idx = r.number(p.cit, "search_result_index", p.where)
     cited = r.text(p.cit, "cited_text", p.where, required=False)
     a, b = _range(r, p, "start_block_index", "end_block_index")

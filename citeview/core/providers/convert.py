@@ -1,6 +1,8 @@
 """A provider's citations as a case in the guide's format (``citeview convert --to markers``).
 
-The answer gets a marker at the end of each provider claim (where its chip stands); the cited
+The answer gets a marker at the end of each provider claim (where its chip stands), or after
+the emphasis, code span or link that the claim ends in and after sentence punctuation right
+there (so the case passes the placement rules and no marker hides in a link target); the cited
 sources become one tool output of line-labelled material, one ``Citation Marker`` header per
 source (its id, title, URL and metadata); a target that cites a span (characters, pages, blocks,
 a web excerpt) gets the lines of that span as its locator. Where a span starts or ends inside
@@ -22,6 +24,7 @@ from typing import Any
 from citeview.core.analysis import AnalysedCase
 from citeview.core.markers import DELIMITER, MARKER_CHARS, SOURCE_ID_RE, START, STOP
 from citeview.core.material import Source, case_material
+from citeview.core.placement import SENTENCE_PUNCTUATION, after_inline_spans, inline_spans
 
 _MARKER_TRANS = str.maketrans({c: "\ufffd" for c in MARKER_CHARS})
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
@@ -92,6 +95,21 @@ def _split(text: str, spans: Sequence[tuple[int, int]]) -> _Edited:
     return _Edited(new, edits, starts)
 
 
+def _marker_place(answer: str, markup: Sequence[tuple[int, int]], starts: set[int],
+                  pos: int) -> int:
+    """Where the marker of a claim ending at ``pos`` goes: after the emphasis, code span or
+    link that holds ``pos`` (CV301, CV302; a marker in a link target shows no chip), then
+    after the sentence punctuation right there (CV304), unless a word goes on after it
+    ("3.5") or another claim starts with it (``starts``: it would hold the marker)."""
+    pos = after_inline_spans(markup, pos)
+    end = pos
+    while end < len(answer) and answer[end] in SENTENCE_PUNCTUATION and end not in starts:
+        end += 1
+    if end > pos and (end == len(answer) or not answer[end].isalnum()):
+        pos = after_inline_spans(markup, end)
+    return pos
+
+
 def _one_line(value: str) -> str:
     return _CONTROL_RE.sub(" ", value).translate(_MARKER_TRANS).strip()
 
@@ -128,8 +146,11 @@ def to_marker_case(analysed: AnalysedCase) -> tuple[dict[str, Any], list[str]]:
                     and id(t.source) in new_id:
                 spans.setdefault(id(t.source), []).append(t.span)
     edited = {id(s): _split(s.text, spans.get(id(s), ())) for s in sources}
-    # Markers to insert: (position, reading order, text, claim).
+    # Markers to insert: (position, reading order, text, claim). A claim that ends inside
+    # emphasis, a code span or a link gets its marker after it (the placement rules' parse).
     inserts: list[tuple[int, int, str, tuple[int, int]]] = []
+    markup = inline_spans(answer) if provider else []
+    starts = {c.claim[0] for c in provider if c.claim[0] < c.claim[1]}
     for c in provider:
         groups: dict[str | None, list[str]] = {}
         for t in c.targets:
@@ -143,8 +164,8 @@ def to_marker_case(analysed: AnalysedCase) -> tuple[dict[str, Any], list[str]]:
                 loc = f"L{first}" if first == last else f"L{first}-L{last}"
             groups.setdefault(loc, []).append(new_id[id(t.source)])
         for loc, ids in groups.items():
-            inserts.append((c.citation.start, c.number, marker(list(dict.fromkeys(ids)), loc),
-                            c.claim))
+            inserts.append((_marker_place(answer, markup, starts, c.citation.start), c.number,
+                            marker(list(dict.fromkeys(ids)), loc), c.claim))
     inserts.sort(key=lambda x: (x[0], x[1]))
     positions = [p for p, _, _, _ in inserts]
     lengths = [len(m) for _, _, m, _ in inserts]

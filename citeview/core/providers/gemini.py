@@ -2,11 +2,16 @@
 
 The answer is the candidate's text parts joined (thought parts left out). A grounding support's
 claim is its ``segment``: ``startIndex``/``endIndex`` are UTF-8 byte offsets into the text of
-part ``partIndex`` (both omitted when 0), converted here to code points of the answer. When the
-text at those offsets is not ``segment.text`` and the answer has several parts, the offsets are
-tried as offsets into the joined parts too. Each of ``groundingChunkIndices`` names a
-``groundingChunks`` entry: a web result (``chunk0``, ...; URL only) or retrieved context (its
-text, cited whole). Keys are read in camelCase (REST) or snake_case (the Python SDK's dumps).
+part ``partIndex`` (both omitted when 0), converted here to code points of the answer. Thought
+and function-call parts are not counted by those offsets: an omitted ``partIndex`` is the first
+text part, and a ``partIndex`` naming no text part is tried as the n-th text part. When the
+text at the offsets is not ``segment.text``, the offsets are tried in the joined parts, then
+``segment.text`` is looked for near them (Vertex's offsets can be a few bytes off): found, it
+is the claim (the CV603 finding stays); not found, the claim is widened to whole words.
+Each of ``groundingChunkIndices`` names a ``groundingChunks`` entry: a web result (``chunk0``,
+...; URL only) or retrieved context (its text, cited whole). Keys are read in camelCase (REST)
+or snake_case (the Python SDK's dumps).
+A candidate's ``citationMetadata`` (recitations) is read by :mod:`.vertex`.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from citeview.core.providers.model import (
     text_source,
     whole_target,
 )
+from citeview.core.providers.vertex import citation_metadata
 from citeview.core.resolution import Target
 
 PROVIDER = "gemini"
@@ -89,9 +95,10 @@ def read_gemini(response: object) -> ProviderReading:
     if not answer_parts:
         raise r.fail("candidates[0].content.parts", "has no text (no answer)")
     answer = "".join(answer_parts)
+    recited, recitations = citation_metadata(r, cand, answer, "candidates[0]")
     meta = _get(cand, "groundingMetadata")
     if meta is None:
-        return ProviderReading(PROVIDER, answer)
+        return ProviderReading(PROVIDER, answer, recited, recitations)
     gw = "candidates[0].groundingMetadata"
     meta = r.obj(meta, gw)
     queries = [q for q in r.items(meta, "webSearchQueries", gw, alt="web_search_queries")
@@ -99,8 +106,7 @@ def read_gemini(response: object) -> ProviderReading:
     chunks = [_chunk_source(r, c, n, queries)
               for n, c in enumerate(r.items(meta, "groundingChunks", gw,
                                            alt="grounding_chunks"))]
-    offsets: dict[int, Utf8Offsets] = {}
-    joined: list[Utf8Offsets] = []
+    offsets: dict[tuple[int, int], Utf8Offsets] = {}  # (start, length) of a text -> map
     citations: list[ProviderCitation] = []
     for k, support in enumerate(r.items(meta, "groundingSupports", gw, alt="grounding_supports")):
         sw = f"{gw}.groundingSupports[{k}]"
@@ -108,13 +114,14 @@ def read_gemini(response: object) -> ProviderReading:
         indices = r.items(support, "groundingChunkIndices", sw, alt="grounding_chunk_indices")
         seg = r.obj(_get(support, "segment"), f"{sw}.segment")
         segw = f"{sw}.segment"
+        given = "partIndex" in seg or "part_index" in seg
         part_index = r.number(seg, "partIndex", segw, default=0, alt="part_index")
         start = r.number(seg, "startIndex", segw, default=0, alt="start_index")
         end = r.number(seg, "endIndex", segw, default=0, alt="end_index")
         seg_text = r.text(seg, "text", segw, required=False)
         problems: list[Problem] = []
-        claim = _locate(answer, texts, offsets, joined, part_index, start, end, seg_text,
-                        problems)
+        claim = _locate(answer, texts, offsets, part_index if given else None, start,
+                        end, seg_text, problems)
         scores = r.items(support, "confidenceScores", sw, alt="confidence_scores")
         targets: list[Target] = []
         for j, idx in enumerate(indices):
@@ -139,7 +146,7 @@ def read_gemini(response: object) -> ProviderReading:
             continue
         citations.append(ProviderCitation("grounding_support", claim, tuple(targets), problems,
                                           detail=f"bytes {start}-{end} of part {part_index}"))
-    return ProviderReading(PROVIDER, answer, chunks, citations)
+    return ProviderReading(PROVIDER, answer, chunks + recited, citations + recitations)
 
 
 def _convert(off: Utf8Offsets, start: int, end: int, problems: list[Problem]
@@ -164,42 +171,87 @@ def _convert(off: Utf8Offsets, start: int, end: int, problems: list[Problem]
     return s, e
 
 
-def _locate(answer: str, texts: dict[int, tuple[int, str]], offsets: dict[int, Utf8Offsets],
-            joined: list[Utf8Offsets], part_index: int, start: int, end: int,
-            seg_text: str | None, problems: list[Problem]) -> tuple[int, int]:
+def _bases(answer: str, texts: dict[int, tuple[int, str]], part_index: int | None
+           ) -> list[tuple[int, str]]:
+    """Where the offsets may count, most likely first: the part named (an omitted index is
+    the first text part), the n-th text part (thoughts and calls not counted), the joined
+    parts."""
+    order = list(texts)
+    bases: list[tuple[int, str]] = []
+    if part_index is not None and part_index in texts:
+        bases.append(texts[part_index])
+    n = 0 if part_index is None else part_index
+    if 0 <= n < len(order) and texts[order[n]] not in bases:
+        bases.append(texts[order[n]])
+    if len(order) > 1 or not bases:
+        bases.append((0, answer))
+    return bases
+
+
+def _locate(answer: str, texts: dict[int, tuple[int, str]],
+            offsets: dict[tuple[int, int], Utf8Offsets], part_index: int | None, start: int,
+            end: int, seg_text: str | None, problems: list[Problem]) -> tuple[int, int]:
     """The claim of a segment in code points of the answer (see the module docstring)."""
-    found = texts.get(part_index)
-    if found is None:
+    if part_index is not None and part_index not in texts and not 0 <= part_index < len(texts):
         problems.append(Problem("CV605", f"segment: partIndex {part_index} is not a text part "
                                 "of the candidate"))
-        base, off = 0, None
-    else:
-        base = found[0]
-        off = offsets.get(part_index)
+    first: tuple[tuple[int, int], list[Problem]] | None = None
+    for base, text in _bases(answer, texts, part_index):
+        off = offsets.get((base, len(text)))
         if off is None:
-            off = offsets[part_index] = Utf8Offsets(found[1])
-    mine: list[Problem] = []
-    if off is not None:
+            off = offsets[(base, len(text))] = Utf8Offsets(text)
+        mine: list[Problem] = []
         s, e = _convert(off, start, end, mine)
         claim = (base + s, base + e)
-    else:
-        claim = (len(answer), len(answer))
-    if seg_text is None or _same(answer[claim[0]:claim[1]], seg_text):
-        problems.extend(mine)
-        return claim
-    if len(texts) > 1 or off is None:
-        # Several parts: the offsets may count in the joined text instead.
-        if not joined:
-            joined.append(Utf8Offsets(answer))
-        other: list[Problem] = []
-        alt = _convert(joined[0], start, end, other)
-        if not other and _same(answer[alt[0]:alt[1]], seg_text):
-            return alt
+        if first is None:
+            first = (claim, mine)
+            if seg_text is None or _same(answer[claim[0]:claim[1]], seg_text):
+                problems.extend(mine)
+                return claim
+        elif not mine and seg_text is not None and _same(answer[claim[0]:claim[1]], seg_text):
+            return claim
+    assert first is not None and seg_text is not None
+    claim, mine = first
     problems.extend(mine)
-    problems.append(Problem("CV603", f"segment.text \u00ab{clip(seg_text)}\u00bb is not the "
-                            f"answer at bytes {start}-{end} (\u00ab"
-                            f"{clip(answer[claim[0]:claim[1]])}\u00bb)"))
-    return claim
+    said = (f"segment.text \u00ab{clip(seg_text)}\u00bb is not the answer at bytes "
+            f"{start}-{end} (\u00ab{clip(answer[claim[0]:claim[1]])}\u00bb)")
+    near = _near(answer, seg_text, claim)
+    if near is not None:
+        moved = len(answer[min(near[0], claim[0]):max(near[0], claim[0])].encode("utf-8"))
+        problems.append(Problem("CV603", f"{said}; it stands {moved} bytes "
+                                f"{'later' if near[0] >= claim[0] else 'earlier'}, read there"))
+        return near
+    problems.append(Problem("CV603", said))
+    return _whole_words(answer, claim)
+
+
+#: How far from the offsets ``segment.text`` is looked for, in characters either side.
+NEAR = 64
+
+
+def _near(answer: str, seg_text: str, claim: tuple[int, int]) -> tuple[int, int] | None:
+    """The occurrence of ``seg_text`` nearest the claim's start, within :data:`NEAR`."""
+    if not seg_text.strip():
+        return None
+    lo = max(0, claim[0] - NEAR)
+    hi = min(len(answer), claim[0] + NEAR + len(seg_text))
+    best: int | None = None
+    k = answer.find(seg_text, lo, hi)
+    while k >= 0:
+        if best is None or abs(k - claim[0]) < abs(best - claim[0]):
+            best = k
+        k = answer.find(seg_text, k + 1, hi)
+    return None if best is None else (best, best + len(seg_text))
+
+
+def _whole_words(answer: str, claim: tuple[int, int]) -> tuple[int, int]:
+    """The claim widened so neither end falls inside a word."""
+    s, e = claim
+    while 0 < s < len(answer) and answer[s - 1].isalnum() and answer[s].isalnum():
+        s -= 1
+    while 0 < e < len(answer) and answer[e - 1].isalnum() and answer[e].isalnum():
+        e += 1
+    return s, e
 
 
 def _same(shown: str, seg_text: str) -> bool:

@@ -144,7 +144,7 @@ class Reader:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
             # Gemini's JSON may write 64-bit integers as strings ("36").
-            if isinstance(value, str) and value.isdigit():
+            if isinstance(value, str) and value.isascii() and value.isdigit():  # not "²"
                 return int(value)
             raise self.fail(join(where, key), f"must be a whole number, not {type_name(value)}")
         return value

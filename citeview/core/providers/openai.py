@@ -5,7 +5,9 @@ annotations; web search calls and file search results as sources) and Chat Compl
 Offsets of Responses annotations are code points into the text of their own ``output_text``
 part; the answer is the parts of the last ``message`` item joined, so they are shifted by the
 part's start. A ``file_citation`` marks one position: its claim is the sentence that ends at or
-contains it (:func:`citeview.core.claims.sentence_at`).
+contains it (:func:`citeview.core.claims.sentence_at`). A ``url_citation`` without offsets
+(xAI's Responses-compatible output) is placed at its link in the answer, else at the end with a
+CV611 finding.
 """
 
 from __future__ import annotations
@@ -53,6 +55,67 @@ class _Web:
 def _url_target(src: Source) -> Target:
     return whole_target(src, "web result: the URL (the page text is not in the response)",
                         unit="url")
+
+
+def _no_span(ann: Mapping[str, Any]) -> bool:
+    """An annotation without its offsets (xAI's Responses-compatible ``url_citation``)."""
+    return ann.get("start_index") is None or ann.get("end_index") is None
+
+
+def _links_to(answer: str, url: str, title: str | None) -> list[tuple[int, int]]:
+    """The spans of ``answer`` that show ``url``, in order of preference: Markdown links to it
+    (``[text](url)``, nested brackets in the text allowed), the URL written out (not inside a
+    link target, not the start of a longer URL), links whose text is the citation's title."""
+    found: list[tuple[int, int]] = []
+    pos = answer.find(f"]({url})")
+    while pos >= 0:
+        depth, k = 0, pos
+        while k >= 0:  # back to the "[" that opens the link text
+            if answer[k] == "]":
+                depth += 1
+            elif answer[k] == "[":
+                depth -= 1
+                if depth == 0:
+                    break
+            k -= 1
+        if k >= 0:
+            found.append((k, pos + len(url) + 3))
+        pos = answer.find(f"]({url})", pos + 1)
+    pos = answer.find(url)
+    while pos >= 0:
+        after = answer[pos + len(url):pos + len(url) + 1]
+        longer = after != "" and (after.isalnum() or after in "/?#&=%-_~+")
+        if answer[max(0, pos - 2):pos] != "](" and not longer:
+            found.append((pos, pos + len(url)))
+        pos = answer.find(url, pos + 1)
+    if title and len(title) > 1 and not title.isdigit():  # "[Title](another form of the URL)"
+        pos = answer.find(f"[{title}](")
+        while pos >= 0:
+            close = answer.find(")", pos + len(title) + 3)
+            if close >= 0:
+                found.append((pos, close + 1))
+            pos = answer.find(f"[{title}](", pos + 1)
+    return found
+
+
+def place_by_link(answer: str,
+                  unplaced: Sequence[tuple[ProviderCitation, str, str | None]]) -> None:
+    """Claims for citations that came without offsets: each its link in the answer (in order,
+    a link used once while another is left; a URL cited more often than linked shares its
+    link), else a zero-width claim at the end and a CV611 finding."""
+    taken: set[tuple[int, int]] = set()
+    for c, url, title in unplaced:
+        spans = _links_to(answer, url, title)
+        span = next((x for x in spans if x not in taken), spans[0] if spans else None)
+        if span is None:
+            c.claim = (len(answer), len(answer))
+            c.problems.append(Problem("CV611", f"{c.type} of {url} has no start_index/end_index "
+                                      "and no link to it is in the answer: placed at the end"))
+            c.detail = "no offsets; placed at the end"
+        else:
+            taken.add(span)
+            c.claim = span
+            c.detail = "no offsets; placed at its link in the answer"
 
 
 def _span_claim(r: Reader, ann: Mapping[str, Any], where: str, part_start: int, part_len: int,
@@ -138,6 +201,7 @@ def read_responses(obj: object) -> ProviderReading:
     answer_parts: list[str] = []
     citations: list[ProviderCitation] = []
     pending: list[ProviderCitation] = []
+    unplaced: list[tuple[ProviderCitation, str, str | None]] = []  # no offsets (xAI)
     offset = 0
     for k, part in enumerate(content):
         pw = f"{where}.content[{k}]"
@@ -153,10 +217,15 @@ def read_responses(obj: object) -> ProviderReading:
             kind = r.text(ann, "type", aw)
             problems: list[Problem] = []
             if kind == "url_citation":
-                claim = _span_claim(r, ann, aw, offset, len(ptext), problems)
                 url = r.text(ann, "url", aw)
                 assert url is not None
                 src = web.get(url, r.text(ann, "title", aw, required=False))
+                if _no_span(ann):
+                    citations.append(ProviderCitation(kind, (0, 0), (_url_target(src),),
+                                                      problems))
+                    unplaced.append((citations[-1], url, src.title))
+                    continue
+                claim = _span_claim(r, ann, aw, offset, len(ptext), problems)
                 citations.append(ProviderCitation(kind, claim, (_url_target(src),), problems))
             elif kind == "container_file_citation":
                 claim = _span_claim(r, ann, aw, offset, len(ptext), problems)
@@ -214,6 +283,7 @@ def read_responses(obj: object) -> ProviderReading:
     answer = "".join(answer_parts)
     for c in pending:
         c.claim = sentence_at(answer, c.claim[0])
+    place_by_link(answer, unplaced)
     sources = [*files.values(), *web.by_url.values()]
     return ProviderReading(RESPONSES, answer, sources, citations)
 
@@ -261,6 +331,7 @@ def read_chat(obj: object) -> ProviderReading:
     assert text is not None
     web = _Web()
     citations: list[ProviderCitation] = []
+    unplaced: list[tuple[ProviderCitation, str, str | None]] = []
     for j, ann in enumerate(r.items(message, "annotations", where)):
         aw = f"{where}.annotations[{j}]"
         ann = r.obj(ann, aw)
@@ -269,12 +340,17 @@ def read_chat(obj: object) -> ProviderReading:
             continue
         inner = r.obj(ann.get("url_citation"), f"{aw}.url_citation")
         problems: list[Problem] = []
-        claim = _span_claim(r, {**inner, "type": kind}, f"{aw}.url_citation", 0, len(text),
-                            problems)
         url = r.text(inner, "url", f"{aw}.url_citation")
         assert url is not None
         src = web.get(url, r.text(inner, "title", f"{aw}.url_citation", required=False))
+        if _no_span(inner):
+            citations.append(ProviderCitation(kind, (0, 0), (_url_target(src),), problems))
+            unplaced.append((citations[-1], url, src.title))
+            continue
+        claim = _span_claim(r, {**inner, "type": kind}, f"{aw}.url_citation", 0, len(text),
+                            problems)
         citations.append(ProviderCitation(kind, claim, (_url_target(src),), problems))
+    place_by_link(text, unplaced)
     return ProviderReading(CHAT, text, list(web.by_url.values()), citations)
 
 

@@ -1,0 +1,59 @@
+"""The one order-preserving process pool: work on batches of items in several processes, results
+in input order, with a bounded number of batches in flight (memory stays flat however long the
+input). ``citeview lint --jobs`` and the session's row export use it.
+
+It never forks a process that has Qt loaded (Qt's threads and GPU handles do not survive a
+fork): it starts its workers with ``spawn`` then (:func:`start_method`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+QT_MODULES = ("PySide6", "shiboken6")
+
+
+def start_method() -> str:
+    """``fork`` where there is one and no Qt module is loaded; ``spawn`` otherwise."""
+    qt = any(m.split(".")[0] in QT_MODULES for m in list(sys.modules))
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() and not qt else "spawn"
+
+
+def batches(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
+    """``items`` in lists of ``size`` (the last may be shorter)."""
+    batch: list[_T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def ordered_map(work: Callable[[list[_T]], list[_R]], items: Iterable[_T], jobs: int, *,
+                batch: int, in_flight_per_job: int = 4,
+                initializer: Callable[..., object] | None = None,
+                initargs: tuple[Any, ...] = ()) -> Iterator[_R]:
+    """``work(batch)`` for every batch of ``items`` in ``jobs`` processes (each set up by
+    ``initializer(*initargs)``), yielding the results in input order. ``work`` and
+    ``initializer`` must be module-level functions (a spawned worker imports them)."""
+    ctx = multiprocessing.get_context(start_method())
+    with ctx.Pool(jobs, initializer=initializer, initargs=initargs) as pool:
+        window: deque[Any] = deque()
+        for chunk in batches(items, batch):
+            window.append(pool.apply_async(work, (chunk,)))
+            if len(window) >= jobs * in_flight_per_job:
+                yield from window.popleft().get()
+        while window:
+            yield from window.popleft().get()
+
+
+__all__ = ["batches", "ordered_map", "start_method"]

@@ -1,0 +1,219 @@
+"""Annotations and case reviews of a SQLite session: read, written in one transaction per edit
+(:class:`~citeview.session.protocol.RowChange`), and re-attached when a case's answer changes."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+
+from citeview.core.cases import Case
+from citeview.core.datasets import Dataset
+from citeview.session.errors import (
+    reading,
+)
+from citeview.session.events import (
+    CaseChanged,
+)
+from citeview.session.jsonio import dumps_json as _dumps
+from citeview.session.model import (
+    Annotation,
+    AnnotationKey,
+    CaseReview,
+    Reattached,
+    ReviewState,
+    citation_slots,
+    reattach,
+)
+from citeview.session.protocol import RowChange, row_event
+from citeview.session.records import (
+    ANNOTATION_COLUMNS,
+    ANNOTATION_FIELDS,
+    REVIEW_FIELDS,
+    annotation_from_row,
+    columns,
+    insert_annotation,
+    insert_review,
+    review_from_row,
+    select_review,
+)
+from citeview.session.store_stats import SessionStats
+
+
+class SessionAnnotations(SessionStats):
+    """Annotations, reviews, and cases brought up to date (annotations re-attached)."""
+
+    def update_case(self, case: Case) -> Reattached:
+        """Replace a case's content (e.g. the input changed). When the answer changed, its
+        annotations are re-attached; those that cannot be placed are kept, flagged orphaned."""
+        old = self.get_case(case.id)
+        data = _dumps(case.to_dict())
+        anns = self.annotations(case.id)
+        if old.answer == case.answer:
+            result = Reattached(anns, [])
+            if data != _dumps(old.to_dict()):
+                self._write(lambda c: c.execute("UPDATE cases SET data = ? WHERE id = ?",
+                                                (data, case.id)))
+        else:
+            result = reattach(anns, citation_slots(self.analysed(case)))
+
+            def run(conn: sqlite3.Connection) -> None:
+                conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
+                conn.execute("DELETE FROM annotations WHERE case_id = ?", (case.id,))
+                conn.execute("DELETE FROM case_stats WHERE case_id = ?", (case.id,))
+                for ann in [*result.placed, *result.orphaned]:
+                    insert_annotation(conn, ann)
+            self._write(run)
+            if self._sizes is not None:
+                self._sizes.pop(case.id, None)
+            self._pending_sizes.pop(case.id, None)  # counts of the old answer: never written
+        self._case_cache.pop(case.id, None)
+        self._notify(CaseChanged(case.id))
+        return result
+
+    def sync_from(self, dataset: Dataset) -> dict[str, Reattached]:
+        """Bring the session up to date with its input: new cases are copied in, changed ones
+        updated (annotations re-attached); cases gone from the input stay. Returns the
+        re-attachment of each case whose answer changed."""
+        stored = dict(self.conn.execute("SELECT id, data FROM cases"))
+        new: list[Case] = []
+        changed: dict[str, Reattached] = {}
+        for case in dataset.iter_cases():
+            data = stored.get(case.id)
+            if data is None:
+                new.append(case)
+            elif _dumps(case.to_dict()) != data:
+                answer_changed = self.get_case(case.id).answer != case.answer
+                result = self.update_case(case)
+                if answer_changed:
+                    changed[case.id] = result
+        self.add_cases(new)
+        return changed
+
+
+    # ------------------------------------------------------------------ annotations
+
+    @reading
+    def annotation(self, key: AnnotationKey, annotator: str | None = None) -> Annotation | None:
+        """The (placed) annotation at ``key`` by ``annotator`` (default: this session's)."""
+        who = self.annotator if annotator is None else annotator
+        row = self.conn.execute(
+            f"SELECT {ANNOTATION_COLUMNS} FROM annotations WHERE case_id = ? AND number = ? "
+            "AND raw = ? "
+            "AND source_id = ? AND annotator = ? AND orphaned = 0",
+            (key.case_id, key.number, key.anchor, key.source_id, who)).fetchone()
+        return annotation_from_row(row) if row else None
+
+    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
+                    orphaned: bool | None = None) -> list[Annotation]:
+        """Annotations (all annotators unless one is named), in case then citation order."""
+        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
+
+    @reading
+    def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
+                         orphaned: bool | None = None,
+                         number: int | None = None) -> Iterator[Annotation]:
+        """Annotations in case then citation order; ``number``: of that citation only (with a
+        ``case_id``)."""
+        where: list[str] = []
+        args: list[object] = []
+        if case_id is not None:
+            where.append("a.case_id = ?")
+            args.append(case_id)
+        if number is not None:
+            where.append("a.number = ?")
+            args.append(number)
+        if annotator is not None:
+            where.append("a.annotator = ?")
+            args.append(annotator)
+        if orphaned is not None:
+            where.append("a.orphaned = ?")
+            args.append(int(orphaned))
+        sql = (f"SELECT {columns(ANNOTATION_FIELDS, 'a')} FROM annotations a "
+               "JOIN cases c ON c.id = a.case_id"
+               + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid")
+        # A live cursor: export streams 100,000 rows without holding them all.
+        for row in self.conn.execute(sql, args):
+            yield annotation_from_row(row)
+
+    def orphans(self, case_id: str | None = None) -> list[Annotation]:
+        """Annotations whose citation was not found again after the answer changed."""
+        return self.annotations(case_id, orphaned=True)
+
+    def put_annotation(self, ann: Annotation) -> None:
+        """Store ``ann`` (replacing the one at its key and annotator), in its own transaction. An
+        empty annotation (no verdict, no note) is deleted instead."""
+        self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
+                              None if ann.empty else ann)])
+
+    @reading
+    def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
+        """The case review by ``annotator`` (default: this session's); not started if none."""
+        who = self.annotator if annotator is None else annotator
+        return select_review(self.conn, case_id, who) or CaseReview(case_id, who)
+
+    @reading
+    def reviews(self, case_id: str | None = None) -> list[CaseReview]:
+        sql = (f"SELECT {columns(REVIEW_FIELDS, 'r')} FROM reviews r "
+               "JOIN cases c ON c.id = r.case_id")
+        args: tuple[str, ...] = ()
+        if case_id is not None:
+            sql += " WHERE r.case_id = ?"
+            args = (case_id,)
+        return [review_from_row(r) for r in self.conn.execute(sql + " ORDER BY c.pos, r.annotator",
+                                                      args)]
+
+    def put_review(self, review: CaseReview) -> None:
+        """Store a case review in its own transaction (an empty one is deleted)."""
+        self.apply([RowChange("review", review.case_id, review.annotator, None, False,
+                              None if review.empty else review)])
+
+    @reading
+    def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
+        """Review state of every case that has one, for ``annotator``."""
+        who = self.annotator if annotator is None else annotator
+        return {cid: ReviewState(state) for cid, state in self.conn.execute(
+            "SELECT case_id, state FROM reviews WHERE annotator = ?", (who,))}
+
+    def first_not_done(self, annotator: str | None = None) -> int | None:
+        """Index of the first case not done by ``annotator`` (where to resume)."""
+        states = self.states(annotator)
+        for i, cid in enumerate(self.case_ids()):
+            if states.get(cid) is not ReviewState.DONE:
+                return i
+        return None
+
+    @reading
+    def current_row(self, change: RowChange) -> Annotation | CaseReview | None:
+        if change.kind == "annotation":
+            assert change.key is not None
+            if change.orphaned:
+                found = [a for a in self.annotations(change.case_id, annotator=change.annotator,
+                                                     orphaned=True) if a.key == change.key]
+                return found[0] if found else None
+            return self.annotation(change.key, change.annotator)
+        return select_review(self.conn, change.case_id, change.annotator)
+
+    def apply(self, changes: Sequence[RowChange]) -> None:
+        """Write row changes in ONE transaction, committed before returning; then notify."""
+        def run(conn: sqlite3.Connection) -> None:
+            for ch in changes:
+                if ch.kind == "annotation":
+                    assert ch.key is not None
+                    k = ch.key
+                    conn.execute(
+                        "DELETE FROM annotations WHERE rowid IN (SELECT rowid FROM annotations "
+                        "WHERE case_id = ? AND number = ? AND raw = ? AND source_id = ? AND "
+                        "annotator = ? AND orphaned = ? LIMIT 1)",
+                        (k.case_id, k.number, k.anchor, k.source_id, ch.annotator,
+                         int(ch.orphaned)))
+                    if isinstance(ch.new, Annotation):
+                        insert_annotation(conn, ch.new)
+                else:
+                    conn.execute("DELETE FROM reviews WHERE case_id = ? AND annotator = ?",
+                                 (ch.case_id, ch.annotator))
+                    if isinstance(ch.new, CaseReview):
+                        insert_review(conn, ch.new)
+        self._write(run)
+        self._notify(*[row_event(ch) for ch in changes])
+

@@ -1,0 +1,94 @@
+"""The analysis of a SQLite session's cases and their item counts (``case_stats``): analysed
+once by the session's :class:`~citeview.core.analysis.Analyser`, counts remembered in memory at
+once and written with the next flush."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+
+from citeview.core.analysis import AnalysedCase, Analyser
+from citeview.core.cases import Case
+from citeview.core.policy import Policy
+from citeview.session.errors import (
+    SessionError,
+    reading,
+)
+from citeview.session.events import (
+    SizesKnown,
+)
+from citeview.session.store_cases import SessionCases
+
+
+class SessionStats(SessionCases):
+    """Analyses and item counts."""
+
+    # ------------------------------------------------------------------ analysis
+
+    @property
+    def analyser(self) -> Analyser:
+        """The analyser of this session's cases: its families decide the numbering."""
+        if self._analyser is None or self._analyser.families != self.families:
+            self._analyser = Analyser(self.families, 64)
+        return self._analyser
+
+    @property
+    def policy(self) -> Policy:
+        """The policy this session numbers citations under (its families)."""
+        return self.analyser.policy
+
+    def analysed(self, case: str | Case, policy: Policy | None = None) -> AnalysedCase:
+        """The analysed case (numbering, resolution, claims; lint on demand) that every view of
+        this session reads. ``policy`` may re-grade lint, but the numbering always follows the
+        session's families. The case's item counts are stored the first time."""
+        if isinstance(case, str):
+            case = self.get_case(case)
+        found = self.analyser.analysed(case, policy)
+        self.record_sizes(case.id, found.item_counts)
+        return found
+
+    @reading
+    def sizes(self) -> dict[str, tuple[int, ...]]:
+        """Per case analysed so far: the judgements each citation takes (numbering order)."""
+        if self._sizes is None:
+            got: dict[str, tuple[int, ...]] = {}
+            for cid, text in self.conn.execute("SELECT case_id, sizes FROM case_stats"):
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    continue  # unreadable: counted again
+                if isinstance(value, list) and all(type(v) is int for v in value):
+                    got[cid] = tuple(value)
+            self._sizes = got
+        return self._sizes
+
+    def record_sizes(self, case_id: str, sizes: Sequence[int]) -> None:
+        """Remember a case's item counts: at once in memory, on disk with the next
+        :meth:`flush_sizes` (a case shown or judged for the first time costs no write of its
+        own: counts can always be worked out again)."""
+        self.record_sizes_many({case_id: tuple(sizes)}, store=False)
+
+    def record_sizes_many(self, sizes: dict[str, tuple[int, ...]], store: bool = True) -> None:
+        """:meth:`record_sizes` for many cases; ``store`` writes them (and any kept back) now,
+        in one transaction (a background count)."""
+        known = self.sizes()
+        new = {cid: tuple(v) for cid, v in sizes.items() if known.get(cid) != tuple(v)}
+        known.update(new)
+        if not (self.readonly or self.closed):
+            self._pending_sizes.update(new)
+            if store:
+                self.flush_sizes()
+        if new:
+            self._notify(*[SizesKnown(cid) for cid in new])
+
+    def flush_sizes(self) -> None:
+        """Write the item counts kept back (one transaction; a failure only loses counts)."""
+        if not self._pending_sizes or self.readonly or self.closed:
+            return
+        rows = [(cid, json.dumps(list(v))) for cid, v in self._pending_sizes.items()]
+        self._pending_sizes = {}
+        with contextlib.suppress(SessionError):  # a full disk, a case gone: counted again
+            self._write(lambda c: c.executemany(
+                "INSERT OR REPLACE INTO case_stats VALUES (?, ?)", rows))
+

@@ -1,0 +1,305 @@
+"""The session interface (:class:`citeview.session.protocol.ReviewStore`): one contract, run
+against every implementation (the SQLite file and the session kept in memory), so the window
+and the commands can rely on the protocol and a server-backed store can be added to the list."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from citeview.core.cases import Case
+from citeview.core.datasets import ListDataset
+from citeview.session import edits
+from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse
+from citeview.session.events import (
+    AnnotationChanged,
+    CaseChanged,
+    CasesAdded,
+    Change,
+    MetaChanged,
+    ReviewChanged,
+    SizesKnown,
+)
+from citeview.session.memory import MemoryBackend
+from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
+from citeview.session.protocol import ReviewStore, RowChange, SessionBackend
+from citeview.session.store import SQLITE
+from tests.session.conftest import sample_cases
+
+BACKENDS = ("sqlite", "memory")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> SessionBackend:
+    return SQLITE if request.param == "sqlite" else MemoryBackend()
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> str:
+    return str(tmp_path / "s.citeview")
+
+
+@pytest.fixture
+def session(backend: SessionBackend, path: str) -> Iterator[ReviewStore]:
+    s = backend.create(path, ListDataset(sample_cases(), None, "jsonl"), annotator="ana")
+    yield s
+    s.close()
+
+
+def key_of(s: ReviewStore, case_id: str, n: int = 0, src: int = 0) -> AnnotationKey:
+    from citeview.session.model import citation_slots
+
+    return citation_slots(s.analysed(case_id))[n].keys(case_id)[src]
+
+
+def test_cases_are_held_in_input_order_and_read_back_whole(session: ReviewStore) -> None:
+    cases = sample_cases()
+    assert session.case_ids() == [c.id for c in cases] and len(session) == len(cases)
+    for i, c in enumerate(cases):
+        assert session.index_of(c.id) == i
+        assert session.get_case(c.id) == c == session.case_at(i)
+        assert session.case_data(c.id) == c.to_dict()
+    ds = session.dataset()
+    assert ds.kind == "session" and ds.case_ids() == session.case_ids()
+    with pytest.raises(KeyError):
+        session.index_of("no-such-case")
+
+
+def test_settings_are_kept_and_checked(backend: SessionBackend, session: ReviewStore,
+                                       path: str) -> None:
+    seen: list[Change] = []
+    session.subscribe(seen.append)
+    assert session.name == "s" and session.blind is False
+    session.set_labels(["yes", "no"])
+    session.set_blind(True)
+    session.set_meta("x-team", {"a": 1})
+    assert seen == [MetaChanged()] * 3
+    with pytest.raises(SessionError, match="distinct"):
+        session.set_labels(["a", "a"])
+    session.close()
+    with backend.open(path) as again:
+        assert again.labels == ("yes", "no") and again.blind is True
+        assert again.meta["x-team"] == {"a": 1}
+
+
+def test_verdicts_by_two_annotators_persist_and_resume(backend: SessionBackend,
+                                                       session: ReviewStore, path: str) -> None:
+    key = key_of(session, "handbook-line-level")
+    edits.set_verdict(session, key, "supported")
+    edits.set_case(session, "handbook-line-level", state=ReviewState.DONE)
+    session.close()
+    with backend.open(path, annotator="bob") as s:
+        edits.set_verdict(s, key, "unsupported")
+        assert s.annotation(key, "ana").verdict == "supported"  # type: ignore[union-attr]
+        assert s.annotation(key).verdict == "unsupported"  # type: ignore[union-attr]
+        assert [a.annotator for a in s.annotations("handbook-line-level")] == ["ana", "bob"]
+        assert [a.annotator for a in s.annotations(annotator="bob")] == ["bob"]
+        assert s.first_not_done("ana") == 1 and s.first_not_done() == 0
+        assert s.states("ana") == {"handbook-line-level": ReviewState.DONE}
+        assert s.review("handbook-line-level", "ana").state is ReviewState.DONE
+        assert s.review("contract-block-level").state is ReviewState.NOT_STARTED
+
+
+def test_annotations_come_in_case_then_citation_order(session: ReviewStore) -> None:
+    ids = session.case_ids()
+    keys = [key_of(session, ids[2], 1), key_of(session, ids[0], 1), key_of(session, ids[0], 0)]
+    for k in keys:
+        edits.set_verdict(session, k, "supported")
+    got = [(a.case_id, a.key.number) for a in session.iter_annotations()]
+    assert got == sorted(got, key=lambda x: (ids.index(x[0]), x[1])) and len(got) == 3
+    assert [a.key for a in session.iter_annotations(ids[0], number=keys[1].number)] == [keys[1]]
+
+
+def test_an_edit_is_undone_and_redone_with_one_typed_event_per_row(session: ReviewStore) -> None:
+    key = key_of(session, "transit-multi-turn", 1, 1)
+    seen: list[Change] = []
+    unsubscribe = session.subscribe(seen.append)
+    e1 = edits.set_verdict(session, key, "supported")
+    assert seen == [AnnotationChanged("transit-multi-turn", key),
+                    ReviewChanged("transit-multi-turn")]
+    first = session.annotation(key)
+    e2 = edits.set_verdict(session, key, "partially supported")
+    e2.undo()
+    assert session.annotation(key) == first
+    e1.undo()
+    assert session.annotation(key) is None
+    assert session.review("transit-multi-turn").state is ReviewState.NOT_STARTED
+    e1.redo()
+    assert session.review("transit-multi-turn").state is ReviewState.IN_PROGRESS
+    unsubscribe()
+    n = len(seen)
+    e1.undo()
+    assert len(seen) == n
+
+
+def test_an_empty_annotation_or_review_is_deleted(session: ReviewStore) -> None:
+    key = key_of(session, "handbook-line-level")
+    session.put_annotation(Annotation(key, "ana", "supported"))
+    session.put_annotation(Annotation(key, "ana"))
+    assert session.annotation(key) is None and session.annotations() == []
+    session.put_review(CaseReview("handbook-line-level", "ana", ReviewState.DONE))
+    session.put_review(CaseReview("handbook-line-level", "ana"))
+    assert session.reviews() == []
+
+
+def test_rows_for_an_unknown_case_are_refused_and_nothing_of_the_batch_is_kept(
+        session: ReviewStore) -> None:
+    key = key_of(session, "handbook-line-level")
+    good = Annotation(key, "ana", "supported")
+    bad = CaseReview("no-such-case", "ana", ReviewState.DONE)
+    with pytest.raises(SessionError):
+        session.apply([RowChange("annotation", key.case_id, "ana", key, False, good),
+                       RowChange("review", "no-such-case", "ana", None, False, bad)])
+    assert session.annotations() == [] and session.reviews() == []
+    assert session.current_row(RowChange("annotation", key.case_id, "ana", key, False,
+                                         None)) is None
+
+
+def test_cases_are_added_and_a_changed_answer_reattaches_verdicts(session: ReviewStore) -> None:
+    seen: list[Change] = []
+    session.subscribe(seen.append)
+    assert session.add_cases([Case("new", "Claim."), session.get_case("handbook-line-level")]) \
+        == ["new"]
+    assert seen == [CasesAdded()] and session.case_ids()[-1] == "new"
+    key = key_of(session, "handbook-line-level")
+    edits.set_verdict(session, key, "supported")
+    old = session.get_case("handbook-line-level")
+    changed = replace(old, answer="Nothing is cited here any more.")
+    result = session.update_case(changed)
+    assert [a.key for a in result.orphaned] == [key] and result.placed == []
+    assert seen[-1] == CaseChanged("handbook-line-level")
+    assert session.get_case("handbook-line-level").answer == changed.answer
+    assert [a.key for a in session.orphans()] == [key]
+    assert session.annotation(key) is None  # orphans are not placed annotations
+    again = session.sync_from(ListDataset([old, Case("newer", "More.")], None, "jsonl"))
+    assert list(again) == ["handbook-line-level"] and "newer" in session.case_ids()
+
+
+def test_item_counts_are_recorded_once_and_dropped_with_new_families(
+        session: ReviewStore) -> None:
+    seen: list[Change] = []
+    session.subscribe(seen.append)
+    counts = session.analysed("transit-multi-turn").item_counts
+    assert session.sizes()["transit-multi-turn"] == counts
+    assert seen == [SizesKnown("transit-multi-turn")]
+    session.analysed("transit-multi-turn")
+    assert len(seen) == 1  # nothing new
+    session.record_sizes_many({"handbook-line-level": (1, 1)})
+    assert session.sizes()["handbook-line-level"] == (1, 1)
+    session.set_meta("families", ["cite", "navlist"])
+    assert session.sizes() == {} and session.families == ("cite", "navlist")
+    assert session.analyser.families == ("cite", "navlist")
+
+
+def test_one_writer_at_a_time_and_read_only_refuses_changes(
+        backend: SessionBackend, session: ReviewStore, path: str) -> None:
+    with pytest.raises(SessionInUse):
+        backend.open(path)
+    with backend.open(path, readonly=True) as reader:
+        assert reader.readonly
+        with pytest.raises(ReadOnlySession):
+            reader.set_blind(True)
+        reader.changed_elsewhere()
+        edits.set_verdict(session, key_of(session, "handbook-line-level"), "supported")
+        assert reader.changed_elsewhere() is True
+        assert reader.changed_elsewhere() is False
+        assert [a.verdict for a in reader.annotations()] == ["supported"]
+    taken = backend.open(path, force=True)
+    taken.close()
+    assert session.integrity_check() == "ok"
+
+
+def test_a_failing_listener_does_not_stop_the_others(session: ReviewStore) -> None:
+    seen: list[Change] = []
+
+    def broken(change: Change) -> None:
+        raise RuntimeError("broken view")
+    session.subscribe(broken)
+    session.subscribe(seen.append)
+    with pytest.raises(RuntimeError, match="broken view"):
+        session.set_blind(True)
+    assert seen == [MetaChanged()] and session.blind is True
+
+
+def test_save_as_continues_in_the_copy_and_keeps_the_original(
+        backend: SessionBackend, session: ReviewStore, path: str, tmp_path: Path) -> None:
+    key = key_of(session, "handbook-line-level")
+    edits.set_verdict(session, key, "supported")
+    seen: list[Change] = []
+    session.subscribe(seen.append)
+    copy = str(tmp_path / "copy.citeview")
+    session.save_as(copy)
+    assert session.path == copy and seen == [MetaChanged()]
+    edits.set_verdict(session, key, "unsupported")
+    with backend.open(path, readonly=True) as original:
+        assert original.annotation(key, "ana").verdict == "supported"  # type: ignore[union-attr]
+    assert backend.exists(copy) and backend.exists(path)
+    assert not backend.exists(str(tmp_path / "never.citeview"))
+    with pytest.raises(SessionError, match="already exists"):
+        backend.create(copy, [Case("c", "Claim.")])
+
+
+def _same_review_work(s: ReviewStore) -> None:
+    """The same edits, in the same order, on any implementation."""
+    ids = s.case_ids()
+    s.set_labels(["supported", "unsupported", "unclear"])
+    edits.set_verdict(s, key_of(s, "transit-multi-turn", 1, 1), "unsupported")
+    edits.set_note(s, key_of(s, ids[0]), "block 2 says so")
+    edits.set_verdict(s, key_of(s, ids[0]), "supported")
+    edits.set_case(s, ids[0], state=ReviewState.DONE, verdict="supported", note="fine")
+    time.sleep(0.01)  # the report counts the most recent verdict (millisecond timestamps)
+    s.annotator = "bob"
+    edits.set_verdict(s, key_of(s, ids[0]), "unclear")
+
+
+def _without_clock(doc: dict[str, object]) -> str:
+    import json
+    import re
+
+    text = json.dumps(doc, sort_keys=True)
+    return re.sub(r'"(created|timestamp)": "[^"]*"', r'"\1": ""', text)
+
+
+def test_every_implementation_exports_and_reports_the_same(tmp_path: Path) -> None:
+    """What the commands read of a session (export document, rows, report) does not depend on
+    where the session lives."""
+    from citeview.session.interchange import export_document
+    from citeview.session.report import render_text, summarize
+    from citeview.session.rows import iter_rows
+
+    docs, rows, reports = [], [], []
+    for name in BACKENDS:
+        backend: SessionBackend = SQLITE if name == "sqlite" else MemoryBackend()
+        (tmp_path / name).mkdir()
+        with backend.create(str(tmp_path / name / "s.citeview"),
+                            ListDataset(sample_cases(), None, "jsonl"), annotator="ana") as s:
+            _same_review_work(s)
+            docs.append(_without_clock(export_document(s)))
+            rows.append([(r.case_id, r.number, r.source_id, r.verdict, r.annotator, r.status)
+                         for r in iter_rows(s)])
+            reports.append(render_text(summarize(s)))
+    assert docs[0] == docs[1] and rows[0] == rows[1] and reports[0] == reports[1]
+    assert any(r[3] == "unclear" and r[4] == "bob" for r in rows[0])
+    assert "unclear                1" in reports[0]  # bob's verdict, the most recent
+
+
+def test_sessions_of_any_implementation_merge_into_a_file(tmp_path: Path) -> None:
+    from citeview.session.merge import merge_sessions
+
+    mem = MemoryBackend()
+    a = mem.create(str(tmp_path / "a.citeview"), sample_cases(), annotator="ana")
+    b = SQLITE.create(str(tmp_path / "b.citeview"), sample_cases(), annotator="bo")
+    key = key_of(a, "handbook-line-level")
+    edits.set_verdict(a, key, "supported")
+    edits.set_verdict(b, key, "unsupported")
+    merged, _report = merge_sessions(a, b, str(tmp_path / "m.citeview"))
+    with merged:
+        assert {(x.annotator, x.verdict) for x in merged.annotations()} == {
+            ("ana", "supported"), ("bo", "unsupported")}
+    a.close()
+    b.close()
+    assert (tmp_path / "m.citeview").exists() and not (tmp_path / "a.citeview").exists()
