@@ -14,14 +14,14 @@ module of its own and never sees the window:
 - :mod:`~citeview.gui.find` and :mod:`~citeview.gui.filters` are the find bar and table filters,
 - :mod:`~citeview.gui.watcher` reloads the input when it changes on disk,
 - :mod:`~citeview.gui.review_session`, :mod:`~citeview.gui.progress` and
-  :mod:`~citeview.gui.review` are the review: its session, progress, and keys and edits,
+  :mod:`~citeview.gui.review` are the review: its session, progress, and keys and edits;
+  :mod:`~citeview.gui.review_repaint` repaints what shows it on the session's typed events,
 - :mod:`~citeview.gui.message` carries what the user is told to the status bar,
 - :mod:`~citeview.gui.readback` reads the widgets back (snapshots, tests).
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -63,8 +63,9 @@ from citeview.gui.navigation import Navigator
 from citeview.gui.opening import CASE_COLUMN_SHARES, InputOpener
 from citeview.gui.palette import color_roles
 from citeview.gui.panes import Panes
-from citeview.gui.progress import ProgressTracker, progress_text
+from citeview.gui.progress import ProgressTracker
 from citeview.gui.raw_answer_view import RawAnswerView
+from citeview.gui.review_repaint import ReviewRepaint
 from citeview.gui.review_session import SESSION_LANE, ReviewSession
 from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, SideBySide
 from citeview.gui.state import CaseView
@@ -79,7 +80,6 @@ from citeview.gui.tables import (
 from citeview.gui.view_modes import ViewModes
 from citeview.gui.watcher import InputWatcher
 from citeview.gui.window_state import WindowState
-from citeview.session.events import AnnotationChanged, Change, MetaChanged, ReviewChanged
 from citeview.session.loader import session_loader
 from citeview.session.protocol import ReviewStore, SessionBackend
 
@@ -154,7 +154,11 @@ class MainWindow(QMainWindow):
 
         self.review = ReviewController(self.state, self.review_session, self.navigator,
                                        self.loader, self.advance, self.progress, self)
-        self.review.verdictsStale.connect(self.refresh_review)
+        # The review's views, repainted on the session's typed change events.
+        self.review_views = ReviewRepaint(self.state, self.panes, self.review_session,
+                                          self.progress, self.loader, self.filters, self.review,
+                                          self.menus, self.progress_label, self)
+        self.review.verdictsStale.connect(self.review_views.refresh_review)
         self.review.blindToggled.connect(self.blind_changed)
         self.opener.sessionMade.connect(self.review.sync_bar)
         go = self.menus.go_menu
@@ -174,14 +178,14 @@ class MainWindow(QMainWindow):
         self.loader.viewReady.connect(self.filters.fill_case)  # its statuses and lint codes
         self.loader.lintReady.connect(self.filters.fill_case)
         self.loader.viewReady.connect(self.review_session.start_making_soon)
-        self.review_session.attached.connect(self._session_attached)
-        self.review_session.changed.connect(self._session_changed)
-        self.review_session.followed.connect(self.refresh_review)
-        self.review_session.recount.connect(self.refresh_review)
-        self.watcher.synced.connect(self.refresh_review)
+        self.review_session.attached.connect(self.review_views.session_attached)
+        self.review_session.changed.connect(self.review_views.session_changed)
+        self.review_session.followed.connect(self.review_views.refresh_review)
+        self.review_session.recount.connect(self.review_views.refresh_review)
+        self.watcher.synced.connect(self.review_views.refresh_review)
         self.state.blindChanged.connect(self._blind_set)
         self.watcher.reloaded.connect(self.opener.list_cases)
-        self.progress.changed.connect(self._show_progress)
+        self.progress.changed.connect(self.review_views.show_progress)
         self.progress.problemsChecked.connect(self.cases_proxy.invalidate_rows)
         from citeview.gui import focus
 
@@ -542,68 +546,6 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------ review
 
-    def _session_attached(self, session: ReviewStore | None) -> None:
-        """Another session (or none) is reviewed: each part of the review starts over."""
-        self.review.session_attached(session)
-        self.progress.start(session)
-        self.loader.fit_verdicts()  # the rubric's labels read whole
-        self.menus.session_attached(session)
-        self.cases_model.state_of = self.progress.state_text if session is not None else None
-        if session is not None:
-            self.filters.fill(session.labels)
-            self.filters.fill_case()
-
-    def _session_changed(self, change: Change) -> None:
-        """A change committed to the session (an edit, its undo, an adjudication): repaint
-        what shows it."""
-        if self.review_session.session is None:
-            return
-        self.progress.on_change(change)
-        if isinstance(change, ReviewChanged):
-            if self.dataset is not None:
-                with contextlib.suppress(KeyError):
-                    self.cases_model.refresh_case(self.dataset.index_of(change.case_id))
-            self.cases_proxy.invalidate_rows()
-        elif isinstance(change, AnnotationChanged):
-            view = self.view
-            if view is not None and view.case.id == change.case_id:
-                key = change.key
-                changed = self.progress.decorate(view, key.number if key is not None else None)
-                found = (view.analysed.citation(key.number)
-                         if key is not None and view.analysed is not None else None)
-                if found is not None:
-                    changed.append(found.index)
-                for i in sorted(set(changed)):
-                    self.loader.refresh_citation(i)
-                self.citations_proxy.invalidate_rows()
-        elif isinstance(change, MetaChanged):
-            self.review_session.show_where()
-        self.filters.session_changed()
-        self.review.sync_bar()
-
-    def refresh_review(self) -> None:
-        """The session's verdicts changed under the views (another annotator, an input taken
-        in again): count and decorate the shown case again."""
-        if self.review_session.session is None:
-            return
-        self.progress.recount()
-        model = self.cases_model
-        if model.rowCount():  # review states may have changed anywhere
-            model.dataChanged.emit(model.index(0, 0),
-                                   model.index(model.rowCount() - 1, model.columnCount() - 1))
-        self.cases_proxy.invalidate_rows()
-        if self.view is not None:
-            for i in self.progress.decorate(self.view):
-                self.loader.refresh_citation(i)
-            self.citations_model.set_view(self.view)
-        self.review.sync_bar()
-
-    def _show_progress(self) -> None:
-        s = self.review_session.session
-        self.progress_label.setText(progress_text(
-            self.progress.progress(), s.annotator if s is not None else "", self.review.blind,
-            self.progress.merged_text()))
-
     def _blind_set(self, on: bool) -> None:
         self.citations_model.blind = on  # its hints and findings
 
@@ -617,7 +559,7 @@ class MainWindow(QMainWindow):
         if self.view is not None:
             self.loader.show_case(self.case_index, citation=self.active,
                                   source=self.active_source)
-        self._show_progress()
+        self.review_views.show_progress()
 
     def shown_diagnostics(self) -> list[Diagnostic]:
         """Answer diagnostics the panes show: none in blind mode."""
