@@ -435,8 +435,9 @@ def child_chips(side: str, data: Path) -> dict[str, Any]:
         return {"render": time.perf_counter() - t0}
     from citeview.core.analysis import number_at
     from citeview.core.markers import extract_citations
+    from citeview.gui.answer_document import prepare_document
     from citeview.gui.answer_render import Chip, render_answer
-    from citeview.gui.answer_view import AnswerView, prepare_document
+    from citeview.gui.answer_view import AnswerView
 
     cits = extract_citations(answer)
     spans = [(c.start, c.end) for c in cits]

@@ -1,6 +1,8 @@
 """How citations are numbered: from 1 in reading order. The one place a citation's number and
 its 0-based position (in a case's citations, a table's rows, the answer's chips) are converted;
-everything else addresses a citation by its number or its analysed citation."""
+everything else addresses a citation by its number or its analysed citation. What else is shown
+to people by number (a case's place in its input, a stream's events) is numbered the same way,
+through the same two functions."""
 
 from __future__ import annotations
 

@@ -104,16 +104,17 @@ class AdjudicationDialog(QDialog):
         final = d.final.verdict if d.final is not None else None
         lines.append(f"Final verdict: {final or '(none yet)'}")
         self.text.setPlainText("\n".join(lines))
-        win = self.review.win
+        review = self.review
+        dataset = review.state.dataset
         try:
-            index = win.dataset.index_of(k.case_id) if win.dataset is not None else -1
+            index = dataset.index_of(k.case_id) if dataset is not None else -1
         except KeyError:
             index = -1
         if index >= 0:
-            if index != win.case_index:
-                win.loader.show_case(index, citation=index_of(k.number))
+            if index != review.state.case_index:
+                review.loader.show_case(index, citation=index_of(k.number))
             else:
-                win.navigator.activate_citation(index_of(k.number))
+                review.navigator.activate_citation(index_of(k.number))
 
     def step_by(self, step: int) -> None:
         if self.items:

@@ -16,15 +16,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QSettings, Signal
 
 from citeview.core.numbering import FIRST_NUMBER
 from citeview.gui import message
 from citeview.session.model import ReviewState
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.case_loader import CaseLoader
+    from citeview.gui.navigation import Navigator
+    from citeview.gui.progress import ProgressTracker
     from citeview.gui.state import CaseView
+    from citeview.gui.window_state import WindowState
 
 ADVANCE_KEY = "review/advance"  # QSettings: move on after a verdict (default on)
 
@@ -69,12 +72,19 @@ def _around(view: CaseView, start: Item, backward: bool = False,
 
 
 class Advancer(QObject):
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win = win
+    overridden = Signal(bool)  # --no-advance (or not) for this window: the menu shows it
+    def __init__(self, state: WindowState, settings: QSettings, loader: CaseLoader,
+                 navigator: Navigator, progress: ProgressTracker,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.settings = settings
+        self.loader = loader
+        self.navigator = navigator
+        self.progress = progress
         self._land: str | None = None  # "first" / "last": where to land when a case shows
         self._override: bool | None = None  # --no-advance: for this run, not remembered
-        win.loader.viewReady.connect(self._on_view_ready)
+        loader.viewReady.connect(self._on_view_ready)
 
     # -- the setting -------------------------------------------------------------------------
 
@@ -82,32 +92,28 @@ class Advancer(QObject):
     def enabled(self) -> bool:
         if self._override is not None:
             return self._override
-        value = self.win.settings.value(ADVANCE_KEY, True)
+        value = self.settings.value(ADVANCE_KEY, True)
         return value not in (False, "false", "0", 0)
 
     def set_enabled(self, on: bool) -> None:
         """The menu's setting (remembered)."""
         self._override = None
-        self.win.settings.setValue(ADVANCE_KEY, bool(on))
+        self.settings.setValue(ADVANCE_KEY, bool(on))
 
     def override(self, on: bool) -> None:
         """``--no-advance``: this window only; the menu shows it and can change it back."""
         self._override = bool(on)
-        action = getattr(getattr(self.win, "review", None), "advance_action", None)
-        if action is not None:
-            action.blockSignals(True)
-            action.setChecked(self._override)
-            action.blockSignals(False)
+        self.overridden.emit(self._override)
 
     # -- within the case ---------------------------------------------------------------------
 
     def position(self) -> Item | None:
-        win = self.win
-        return None if win.active is None else (win.active, win.active_source)
+        state = self.state
+        return None if state.active is None else (state.active, state.active_source)
 
     def completes_case(self, item: Item) -> bool:
         """Whether judging ``item`` leaves nothing unjudged in the shown case."""
-        view = self.win.view
+        view = self.state.view
         if view is None:
             return False
         return next((it for it in _around(view, item) if not judged(view, it)), None) is None
@@ -116,7 +122,7 @@ class Advancer(QObject):
         """The next (previous) unjudged item of the shown case after ``after``, wrapping
         (``after`` itself last). Walks from ``after``: the next item is usually the answer,
         so a verdict in a 10,000-citation case does not look at all of them."""
-        view = self.win.view
+        view = self.state.view
         if view is None or not view.citations:
             return None
         if after is None:
@@ -129,7 +135,7 @@ class Advancer(QObject):
         return next((it for it in order if not judged(view, it)), None)
 
     def go(self, item: Item) -> None:
-        self.win.navigator.activate_citation(*item)
+        self.navigator.activate_citation(*item)
 
     def after_verdict(self, item: Item, completed: bool) -> None:
         """A verdict was recorded on ``item``: move on (the case was marked done with it when
@@ -147,8 +153,8 @@ class Advancer(QObject):
 
     def open_next_case(self) -> None:
         """Open the next case not done, at its first unjudged citation."""
-        win = self.win
-        nxt = win.progress.next_undone(win.case_index)
+        state = self.state
+        nxt = self.progress.next_undone(state.case_index)
         if nxt is None:
             message.info("All cases are done", 8000)
             return
@@ -156,7 +162,7 @@ class Advancer(QObject):
 
     def show_case(self, index: int, land: str = "first") -> None:
         self._land = land
-        self.win.loader.show_case(index, citation=None)
+        self.loader.show_case(index, citation=None)
 
     def land(self, where: str = "first") -> None:
         """Land on the first (last) unjudged item once the case being shown is ready."""
@@ -168,7 +174,7 @@ class Advancer(QObject):
 
     def _on_view_ready(self) -> None:
         where, self._land = self._land, None
-        view = self.win.view
+        view = self.state.view
         if where is None or view is None:
             return
         item = self.next_in_case(None, backward=where == "last")
@@ -180,9 +186,9 @@ class Advancer(QObject):
     def jump(self, backward: bool = False) -> None:
         """Shift+J / Shift+K: the next (previous) unjudged item, in this case or the cases
         after (before) it, wrapping around."""
-        win = self.win
-        view = win.view
-        if view is None or win.dataset is None:
+        state = self.state
+        view = state.view
+        if view is None or state.dataset is None:
             return
         pos = self.position()
         here = [it for it in unjudged(view)
@@ -190,13 +196,13 @@ class Advancer(QObject):
         if here:
             self.go(here[-1] if backward else here[0])
             return
-        counts = win.progress.counts
-        ids = win.dataset.case_ids()
+        counts = self.progress.counts
+        ids = state.dataset.case_ids()
         n = len(ids)
         for step in range(1, n + 1):
-            i = (win.case_index + (-step if backward else step)) % n
+            i = (state.case_index + (-step if backward else step)) % n
             if counts is None or self._has_unjudged(ids[i]):
-                if i == win.case_index:
+                if i == state.case_index:
                     break
                 self.show_case(i, "last" if backward else "first")
                 return
@@ -206,7 +212,7 @@ class Advancer(QObject):
         message.info("Nothing left to judge")
 
     def _has_unjudged(self, case_id: str) -> bool:
-        counts = self.win.progress.counts
+        counts = self.progress.counts
         if counts is None:
             return True
         sizes = counts.session.sizes().get(case_id)
@@ -217,7 +223,7 @@ class Advancer(QObject):
                    for n, k in enumerate(sizes, FIRST_NUMBER) if k)
 
     def case_done(self, case_id: str) -> bool:
-        return self.win.progress.case_state(case_id) is ReviewState.DONE
+        return self.progress.case_state(case_id) is ReviewState.DONE
 
 
 __all__ = ["ADVANCE_KEY", "Advancer", "items", "judged", "unjudged"]

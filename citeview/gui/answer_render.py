@@ -178,7 +178,7 @@ def chip_colours(state: str, dark: bool = False) -> tuple[str, str]:
 
 # A chip's look, named in its anchor's class: a letter per state or verdict tone (none:
 # resolved, the usual chip), then "x" when a judged chip also carries the red problem mark.
-# The answer pane paints chips from it (gui.answer_view.ChipPainter); Qt's HTML import never
+# The answer pane paints chips from it (gui.answer_document.ChipPainter); Qt's HTML import never
 # styles them (a styled tag per chip made importing a 10,000-chip answer twice as slow).
 CHIP_CLASS = {ChipState.RESOLVED: "", ChipState.PROBLEM: "p", ChipState.ANNOTATED: "a",
               "good": "g", "partial": "h", "bad": "b", "unsure": "u", "custom": "c", MIXED: "m"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without
     from PySide6.QtGui import QIcon
 
     from citeview.core.datasets import Dataset
+    from citeview.gui.main_window import MainWindow
 
 #: Where the window keeps review sessions, and the readers of binary inputs it opens (session
 #: files): chosen here, at the GUI's entry point (a server-backed store is another backend here,
@@ -91,13 +93,23 @@ def _quiet_offscreen_notes() -> None:
     qInstallMessageHandler(handler)
 
 
+def new_window(settings: QSettings | None = None, synchronous: bool = False, *,
+               sessions: SessionBackend | None = None,
+               loaders: Iterable[InputLoader] | None = None) -> MainWindow:
+    """A window composed of its parts (the one place outside the window that names it). The
+    entry point names where sessions live and which binary inputs load (session files):
+    :data:`SESSIONS` and :data:`LOADERS` unless given."""
+    from citeview.gui.main_window import MainWindow
+
+    return MainWindow(settings=settings, synchronous=synchronous,
+                      sessions=sessions if sessions is not None else SESSIONS,
+                      loaders=loaders if loaders is not None else LOADERS)
+
+
 def run_gui(args: argparse.Namespace) -> int:
     """The window for ``citeview [FILE] [--demo] [--case ID]``."""
     app = application()
-    from citeview.gui.main_window import MainWindow
-
-    # The entry point names where sessions live and which binary inputs load (session files).
-    win = MainWindow(settings=user_settings(), sessions=SESSIONS, loaders=LOADERS)
+    win = new_window(user_settings())
     if getattr(args, "no_advance", False):
         win.advance.override(False)
     win.show()
@@ -112,9 +124,7 @@ def run_gui_dataset(dataset: Dataset, case_id: str | None = None,
                     advance: bool = True) -> int:
     """The window on an already loaded dataset (``citeview open``)."""
     app = application()
-    from citeview.gui.main_window import MainWindow
-
-    win = MainWindow(settings=user_settings(), sessions=SESSIONS, loaders=LOADERS)
+    win = new_window(user_settings())
     if not advance:
         win.advance.override(False)
     win.show()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,20 +23,28 @@ from citeview.core.diagnostics import Diagnostic
 from citeview.core.errors import InputError
 from citeview.core.markers import STOP, extract_citations
 from citeview.core.material import Material, case_material
+from citeview.core.numbering import number_at
 from citeview.core.resolution import Target, resolve
 from citeview.gui import message, ops
-from citeview.gui.answer_view import PreparedDocument, prepare_document
+from citeview.gui.answer_document import PreparedDocument, prepare_document
 from citeview.gui.elided import plural
 from citeview.gui.navigation import select_row
 from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.palette import is_dark
-from citeview.gui.source_view import PreparedSource, prepare_source
+from citeview.gui.prepared_source import PreparedSource, prepare_source
 from citeview.gui.state import CaseView, build_case_view, lint_case
 from citeview.gui.tables import CitationsModel, fit_columns, widen_to_fit
 from citeview.gui.untrusted import safe_title
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from PySide6.QtWidgets import QWidget
+
+    from citeview.gui.navigation import Navigator
+    from citeview.gui.panes import Panes
+    from citeview.gui.progress import ProgressTracker
+    from citeview.gui.review_session import ReviewSession
+    from citeview.gui.view_modes import ViewModes
+    from citeview.gui.window_state import WindowState
 
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
 AHEAD_WORK = "ahead"  # the key of the op building the next case ahead
@@ -185,9 +194,19 @@ class CaseLoader(QObject):
     viewReady = Signal()  # the case's view-model is shown
     lintReady = Signal()  # lint diagnostics merged into the shown case
 
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win = win
+    def __init__(self, state: WindowState, panes: Panes, modes: ViewModes, navigator: Navigator,
+                 progress: ProgressTracker, review_session: ReviewSession,
+                 landing: Callable[[], bool], window: QWidget, synchronous: bool) -> None:
+        super().__init__(window)
+        self.state = state
+        self.panes = panes
+        self.modes = modes
+        self.navigator = navigator
+        self.progress = progress
+        self.review_session = review_session
+        self.landing = landing  # the case shown lands on a citation of the advancer's choice
+        self.window = window  # its title and palette
+        self.synchronous = synchronous  # snapshot mode: built here, now
         # The analyser without a session (a session brings its own: see _build).
         self.analyser = Analyser(maxsize=16)
         self._pending: tuple[int | None, int] | None = None  # (citation, source) once shown
@@ -215,30 +234,29 @@ class CaseLoader(QObject):
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
         view is ready."""
-        win = self.win
-        if win.dataset is None or not 0 <= index < len(win.dataset):
+        if self.state.dataset is None or not 0 <= index < len(self.state.dataset):
             return
         try:
-            case = win.dataset.get(index)
+            case = self.state.dataset.get(index)
         except InputError as err:
             message.error(str(err))
             return
         # A tiny case is built here when it replaces one shown; the first case of an input is
         # built in the worker while the window finishes setting up beside it.
-        inline = win.synchronous or (win.view is not None and case_size(case) < TINY_CASE)
+        inline = self.synchronous or (self.state.view is not None and case_size(case) < TINY_CASE)
         self._ahead_later.cancel()  # (asked again once this case shows)
         self._release_lint()
-        win.case_index = index
-        win.progress.showing = case.id
-        win.progress.busy()
-        win.view = None
-        win.active = None
+        self.state.set_case_index(index)
+        self.progress.show_case(case.id)
+        self.progress.busy()
+        self.state.set_view(None)
+        self.state.set_active(None, self.state.active_source)
         self._pending = (citation, source)
-        win.navigator.hold_tables()  # the new case's answer and source paint first
-        select_row(win.cases_table, win.cases_proxy, index)
-        win.setWindowTitle(self._title(case.id))
-        win.question.setText(case.question or "")
-        win.question.setVisible(bool(case.question))
+        self.navigator.hold_tables()  # the new case's answer and source paint first
+        select_row(self.panes.cases_table, self.panes.cases_proxy, index)
+        self.window.setWindowTitle(self._title(case.id))
+        self.panes.question.setText(case.question or "")
+        self.panes.question.setVisible(bool(case.question))
         # Most cases show within a frame or two: "Loading" only for one that takes longer (a
         # placeholder painted and replaced at once costs a repaint per case switch).
         self._loading_timer.start()
@@ -255,10 +273,9 @@ class CaseLoader(QObject):
 
     def _build(self, case: Case) -> Build:
         """What building ``case`` for the window now reads."""
-        win = self.win
-        session = win.review_session.session
+        session = self.review_session.session
         return Build(case, session.analyser if session is not None else self.analyser,
-                     is_dark(win.palette()), win.answer.font().toString())
+                     is_dark(self.window.palette()), self.panes.answer.font().toString())
 
     def prefetch_next_soon(self) -> None:
         """:meth:`prefetch_next` once the case shown now is painted."""
@@ -267,19 +284,19 @@ class CaseLoader(QObject):
     def prefetch_next(self) -> None:
         """Build ahead the case a reviewer most likely opens next: the next one not done
         (Ctrl+Enter, a case's last verdict), which is mostly the next one (Ctrl+PgDown)."""
-        win = self.win
-        nxt = win.progress.next_undone(win.case_index)
-        self.prefetch(nxt if nxt is not None and nxt != win.case_index else win.case_index + 1)
+        here = self.state.case_index
+        nxt = self.progress.next_undone(here)
+        self.prefetch(nxt if nxt is not None and nxt != here else here + 1)
 
     def prefetch(self, index: int) -> None:
         """Build tiny case ``index`` ahead in the worker (the next case a reviewer will most
         likely open), so opening it only shows it. Used once, if nothing it was built from
         changed by then; a failure is told when the case is opened and built again."""
-        win = self.win
-        if win.synchronous or win.dataset is None or not 0 <= index < len(win.dataset):
+        dataset = self.state.dataset
+        if self.synchronous or dataset is None or not 0 <= index < len(dataset):
             return
         try:
-            case = win.dataset.get(index)
+            case = dataset.get(index)
         except InputError:
             return  # told when it is opened
         if case_size(case) >= TINY_CASE:
@@ -295,17 +312,16 @@ class CaseLoader(QObject):
     def _on_first(self, first: SourceFirst) -> None:
         """First phase: the source the first citation cites is shown (filled in pieces), then
         the view-model and the answer are built."""
-        win = self.win
         if self._building is None:
             return
         b = self._building
         if first.source is not None:
-            win.source.adopt(first.source)
-            win.source.show_source(first.source.source)
+            self.panes.source.adopt(first.source)
+            self.panes.source.show_source(first.source.source)
             if first.target is not None and self._pending == (0, 0):
                 # The first citation's span with the first paint of its lines; activating the
                 # citation once the case is built highlights the same span again.
-                win.source.highlight(first.target)
+                self.panes.source.highlight(first.target)
         if first.built is not None:
             self._on_built(first.built, first.linted)
             return
@@ -314,7 +330,7 @@ class CaseLoader(QObject):
                                                material, shown, support=False),
                       key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
-         .run(here=win.synchronous))
+         .run(here=self.synchronous))
 
     def _release_lint(self) -> None:
         """Let the lint waiting for the answer's paint start (painted, or another case asked
@@ -326,20 +342,20 @@ class CaseLoader(QObject):
     def _apply_tints(self, *_: object) -> None:
         """The tints put off by :meth:`_on_built`, if their case and source are still shown."""
         tints, self._tints = self._tints, None
-        win = self.win
-        if tints is not None and win.view is tints[0] and win.source.shown_source_id() == tints[1]:
-            win.source.set_tints(tints[2])
+        source = self.panes.source
+        if (tints is not None and self.state.view is tints[0]
+                and source.shown_source_id() == tints[1]):
+            source.set_tints(tints[2])
 
     def show_nothing(self, text: str) -> None:
         """No case to show (an empty input): clear the panes and tables, saying ``text``."""
-        win = self.win
         ops.cancel(self, CASE_WORK)
-        win.view = None
-        win.active = None
-        win.answer.clear_content(text)
-        win.sources_model.set_rows([])
-        win.citations_model.set_view(None)
-        win.source.show_source(None)
+        self.state.set_view(None)
+        self.state.set_active(None, self.state.active_source)
+        self.panes.answer.clear_content(text)
+        self.panes.sources_model.set_rows([])
+        self.panes.citations_model.set_view(None)
+        self.panes.source.show_source(None)
 
     def stop(self) -> None:
         """Nothing built or linted now may land (the window closes)."""
@@ -348,7 +364,7 @@ class CaseLoader(QObject):
         ops.cancel(self)
 
     def _title(self, case_id: str) -> str:
-        path = self.win.path
+        path = self.state.path
         name = os.path.basename(path) if path else "demo"
         return f"{safe_title(case_id)} \u2014 {safe_title(name)} \u2014 citeview"
 
@@ -356,10 +372,9 @@ class CaseLoader(QObject):
         """Size the citations and sources tables' columns to the case shown, when the longest
         texts of their first rows changed (cases of a dataset mostly look alike: sizing the
         columns costs more than showing the case)."""
-        win = self.win
         for name, table, model, width in (
-                ("citations", win.citations_table, win.citations_model, 260),
-                ("sources", win.sources_table, win.sources_model, 160)):
+                ("citations", self.panes.citations_table, self.panes.citations_model, 260),
+                ("sources", self.panes.sources_table, self.panes.sources_model, 160)):
             shape = model.text_lengths(64)
             if self._fitted.get(name) != shape:
                 self._fitted[name] = shape
@@ -369,77 +384,76 @@ class CaseLoader(QObject):
     def fit_verdicts(self) -> None:
         """The Verdict column shows every label of the rubric, and the verdicts of the first
         rows, whole (it was sized to the case's first rows, often not judged yet)."""
-        win = self.win
-        session = win.review_session.session
+        session = self.review_session.session
         texts = list(session.labels) if session is not None else []
-        view = win.view
+        view = self.state.view
         if view is not None:
             texts += [c.verdict_text for c in view.citations[:64] if c.verdict_text]
-        widen_to_fit(win.citations_table, CitationsModel.VERDICT_COLUMN, texts)
+        widen_to_fit(self.panes.citations_table, CitationsModel.VERDICT_COLUMN, texts)
 
     def _show_loading(self) -> None:
-        if self.win.view is None and self._building is not None:
-            self.win.answer.clear_content("Loading\u2026")
+        if self.state.view is None and self._building is not None:
+            self.panes.answer.clear_content("Loading\u2026")
             message.info("Loading case\u2026", message.KEEP)
 
     def _on_build_failed(self, err: Exception) -> None:
         self._loading_timer.stop()
         self._building = None
-        self.win.answer.clear_content(str(err))
+        self.panes.answer.clear_content(str(err))
         message.error(str(err))
-        self.win.review_session.start_making()  # the review need not wait for a broken case
+        self.review_session.start_making()  # the review need not wait for a broken case
 
     def _on_built(self, result: tuple[CaseView, PreparedDocument],
                   linted: list[Diagnostic] | Exception | None = None) -> None:
-        win = self.win
         view, prepared = result
-        win.view = view
-        win.navigator.hold_tables()  # the answer and source paint first
+        self.state.set_view(view)
+        self.navigator.hold_tables()  # the answer and source paint first
         # Lint already done (a small case): its findings join before the tables are filled,
         # so the tables and chips are filled once, not again when lint lands.
         restyle = set(self._apply_lint(linted)) if isinstance(linted, list) else set()
         claims = [(c.shown_claim if c.shown_claim is not None
                    else view.case.answer[c.claim[0]:c.claim[1]], c.claim)
                   for c in view.citations]
-        win.answer.set_prepared(prepared, claims)
-        restyle.update(win.progress.decorate(view))
+        self.panes.answer.set_prepared(prepared, claims)
+        restyle.update(self.progress.decorate(view))
         if restyle:
-            win.answer.update_chips([view.citations[i].chip for i in sorted(restyle)])
-        win.refresh_raw()
+            self.panes.answer.update_chips([view.citations[i].chip for i in sorted(restyle)])
+        self.modes.refresh_raw()
         self._building = None
         self._loading_timer.stop()
-        loaded = win.source.shown_prepared()
+        loaded = self.panes.source.shown_prepared()
         if loaded is not None and loaded.lexer_later and not loaded.lexer_done:
             # The lexer after the first paint: the first guess imports Pygments' lexers.
             (BackgroundOp(self, loaded.guess_lexer, key=LEXER_WORK)
-             .success(lambda _: win.source.colour_later()).run(here=win.synchronous))
-        win.sources_model.set_rows(view.sources)
-        win.citations_model.set_view(view)
+             .success(lambda _: self.panes.source.colour_later()).run(here=self.synchronous))
+        self.panes.sources_model.set_rows(view.sources)
+        self.panes.citations_model.set_view(view)
         self.fit_tables()
-        shown = win.source.shown_source_id()
-        if shown is not None and any(r.source is win.source.shown_source() for r in view.sources):
+        source = self.panes.source
+        shown = source.shown_source_id()
+        if shown is not None and any(r.source is source.shown_source() for r in view.sources):
             # Shown by the first phase: it keeps its document; the other citations tint it
             # (many: after the answer is painted).
             spans = view.cited_spans.get(shown, [])
-            if win.synchronous or len(spans) < MANY_TINTS:
-                win.source.set_tints(spans)
+            if self.synchronous or len(spans) < MANY_TINTS:
+                source.set_tints(spans)
             else:
                 self._tints = (view, shown, spans)
                 self._tints_later.request()
         else:
-            win.source.show_source(None)
+            self.panes.source.show_source(None)
         self.update_counts()
         pending = self._pending
         self._pending = None
         if pending is not None and pending[0] is not None and view.citations:
-            win.navigator.activate_citation(min(pending[0], len(view.citations) - 1),
+            self.navigator.activate_citation(min(pending[0], len(view.citations) - 1),
                                             pending[1])
         elif view.sources and view.sources[0].source is not None and not (
-                view.citations and win.advance.landing()):
+                view.citations and self.landing()):
             # (a case the advance lands in shows its landing citation's source once, not this
             # one first)
-            win.navigator.show_source_row(view.sources[0])
-        session = win.review_session.session
+            self.navigator.show_source_row(view.sources[0])
+        session = self.review_session.session
         if session is not None and view.analysed is not None and not session.closed:
             # First analysis of this case: its counts join the progress (stored once).
             session.record_sizes(view.case.id, view.analysed.item_counts)
@@ -451,13 +465,13 @@ class CaseLoader(QObject):
             message.error(str(linted))
             return
         if linted is not None:
-            if win.raw_mode:
-                win.show_raw_active()
+            if self.modes.raw_mode:
+                self.modes.show_raw_active()
             self.lintReady.emit()
             return
         case, analysed = view.case, view.analysed
         painted: threading.Event | None = None
-        if not win.synchronous:
+        if not self.synchronous:
             # Started now (the case is not settled until it lands), linting once the answer
             # is painted.
             self._release_lint()
@@ -465,54 +479,52 @@ class CaseLoader(QObject):
             self._lint_after_paint.request()
         (BackgroundOp(self, lambda: lint_and_support(case, analysed, painted), key=CASE_WORK)
          .success(self._on_linted).failure(lambda err: message.error(str(err)))
-         .run(here=win.synchronous))
+         .run(here=self.synchronous))
 
     def _on_linted(self, linted: Linted) -> None:
         """Second phase: lint diagnostics join the tables, chips and raw view (and the support
         hints the tables and tooltips show)."""
-        win = self.win
-        view = win.view
+        view = self.state.view
         if view is None:
             return
         if linted.support is not None and len(linted.support) == len(view.citations):
             view.set_support(linted.support)
         changed = self._apply_lint(linted.found)
         if changed:
-            win.answer.update_chips([view.citations[i].chip for i in changed])
-        win.citations_model.set_view(view)  # its last column, lint's, stretches: no fit
-        if win.active is not None:
-            win.navigator.select_citation_row(win.active)
-        win.refresh_raw()
-        if win.raw_mode:
-            win.show_raw_active()
+            self.panes.answer.update_chips([view.citations[i].chip for i in changed])
+        self.panes.citations_model.set_view(view)  # its last column, lint's, stretches: no fit
+        if self.state.active is not None:
+            self.navigator.select_citation_row(self.state.active)
+        self.modes.refresh_raw()
+        if self.modes.raw_mode:
+            self.modes.show_raw_active()
         self.update_counts()
         self.lintReady.emit()
 
     def _apply_lint(self, found: list[Diagnostic]) -> list[int]:
         """Lint's findings join the shown view-model; the citations whose chip changed."""
-        assert self.win.view is not None
+        assert self.state.view is not None
         # Blind: the reviewer judges without the linter's opinion.
-        return self.win.view.apply_lint(None if self.win.review.blind else found)
+        return self.state.view.apply_lint(None if self.state.blind else found)
 
     def refresh_citation(self, index: int) -> None:
         """Redraw citation ``index`` after its state changed (a verdict was set): its chip in
         the answer and its row in the table."""
-        view = self.win.view
+        view = self.state.view
         if view is None or not 0 <= index < len(view.citations):
             return
-        self.win.answer.update_chips([view.citations[index].chip])
-        self.win.citations_model.refresh_citation(index)
+        self.panes.answer.update_chips([view.citations[index].chip])
+        self.panes.citations_model.refresh_citation(index)
 
     def update_counts(self) -> None:
         """The status bar's counts of the shown case."""
-        win = self.win
-        if win.view is None or win.dataset is None:
-            win.counts_label.setText("")
+        if self.state.view is None or self.state.dataset is None:
+            self.panes.counts_label.setText("")
             return
-        c = win.view.counts()
+        c = self.state.view.counts()
         # Each count says what it counts: "0 problems" beside rows that all carry a lint
         # warning read as "nothing found".
-        case = f"Case {win.case_index + 1}/{len(win.dataset)}"
+        case = f"Case {number_at(self.state.case_index)}/{len(self.state.dataset)}"
         cited = f"{plural(c['citations'], 'citation')}, {c['problems']} with a problem"
         sources = plural(c["sources"], "source")
         if c["missing"]:
@@ -521,7 +533,7 @@ class CaseLoader(QObject):
         dot = " \u00b7 "
         # Shorter forms for a narrow pane: each still says what it counts (the sources are
         # listed in their own table, the case's place in the title).
-        win.counts_label.set_forms(dot.join((case, cited, sources, lint)),
+        self.panes.counts_label.set_forms(dot.join((case, cited, sources, lint)),
                                    dot.join((case, cited, lint)), dot.join((cited, lint)),
                                    cited)
 

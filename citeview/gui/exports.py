@@ -23,7 +23,9 @@ from citeview.core.policy import Policy
 from citeview.gui import message
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from PySide6.QtWidgets import QWidget
+
+    from citeview.gui.review_session import ReviewSession
     from citeview.session.protocol import ReviewStore
 
 # format -> (menu text, file suffix, file dialog filter)
@@ -63,16 +65,16 @@ class Exporter(QObject):
     """The File menu's Export and Report (tests replace :attr:`ask_path` and
     :attr:`open_url`: no file dialog, no browser)."""
 
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win = win
+    def __init__(self, review_session: ReviewSession, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.review_session = review_session
         self.ask_path: Callable[[str, str, str], str] = (
             lambda title, start, pattern: QFileDialog.getSaveFileName(
-                win, title, start, pattern)[0])
+                parent, title, start, pattern)[0])
         self.open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
 
     def session(self) -> ReviewStore | None:
-        s = self.win.review_session.session
+        s = self.review_session.session
         if s is None:
             message.warning("Nothing to export: no review session is open")
         return s

@@ -21,7 +21,10 @@ from citeview.gui.tables import IssueRow
 from citeview.session.model import ReviewState
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.progress import ProgressTracker
+    from citeview.gui.review_session import ReviewSession
+    from citeview.gui.tables import FilterProxy
+    from citeview.gui.window_state import WindowState
 
 
 class FilterKind(Enum):
@@ -66,9 +69,14 @@ _ALL = Filter(FilterKind.ALL)
 class Filters(QObject):
     """The two filter boxes and the row predicates they set on the window's tables."""
 
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win = win
+    def __init__(self, state: WindowState, citations_proxy: FilterProxy,
+                 cases_proxy: FilterProxy, progress: ProgressTracker,
+                 review_session: ReviewSession, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.citations_proxy, self.cases_proxy = citations_proxy, cases_proxy
+        self.progress = progress
+        self.review_session = review_session
         self.citations_box = QComboBox()
         self.citations_box.setObjectName("citations-filter")
         self.citations_box.setToolTip("Which citations the table lists (and J/K visit)")
@@ -103,13 +111,12 @@ class Filters(QObject):
         """The citations' box offers the statuses and lint codes of the case shown (codes not
         in blind mode), after the fixed choices; the chosen filter stays chosen (offered while
         chosen, so J/K through the next cases keep it)."""
-        win = self.win
-        view = win.view
+        view = self.state.view
         found: list[Filter] = []
         if view is not None:
             statuses = dict.fromkeys(s for c in view.citations for s in c.statuses)
             found += [Filter(FilterKind.STATUS, s) for s in statuses]
-            if not win.review.blind:
+            if not self.state.blind:
                 codes = sorted({d.code for d in view.diagnostics}
                                | {d.code for c in view.citations for d in c.diagnostics})
                 found += [Filter(FilterKind.CODE, code) for code in codes]
@@ -145,12 +152,12 @@ class Filters(QObject):
 
     def wants(self, cv: CitationView) -> bool:
         """Whether the citations table lists ``cv`` (J/K visit only those)."""
-        pred = self.win.citations_proxy.row_filter
+        pred = self.citations_proxy.row_filter
         return pred is None or bool(pred(IssueRow(cv)))
 
     def apply_citations(self) -> None:
         f = self.citations_filter()
-        blind = self.win.review.blind
+        blind = self.state.blind
 
         def accept(row: IssueRow) -> bool:
             c = row.citation
@@ -175,14 +182,14 @@ class Filters(QObject):
                 return not blind and any(d.code == f.label for d in c.diagnostics)
             return True
 
-        self.win.citations_proxy.set_row_filter(
+        self.citations_proxy.set_row_filter(
             None if f.kind is FilterKind.ALL and not blind else accept)
 
     def apply_cases(self) -> None:
         f = self.cases_filter()
-        progress = self.win.progress
+        progress = self.progress
         if f.kind is FilterKind.PROBLEMS:
-            progress.check_problems(self.win.dataset)
+            progress.check_problems(self.state.dataset)
 
         noted = self._noted_cases() if f.kind is FilterKind.NOTE else set()
 
@@ -201,7 +208,7 @@ class Filters(QObject):
                 return progress.case_verdict(cid) == f.label
             return True
 
-        self.win.cases_proxy.set_row_filter(None if f.kind is FilterKind.ALL else accept)
+        self.cases_proxy.set_row_filter(None if f.kind is FilterKind.ALL else accept)
 
 
     def session_changed(self) -> None:
@@ -212,7 +219,7 @@ class Filters(QObject):
     def _noted_cases(self) -> set[str]:
         """Cases with a note of this annotator's: on the case, or on one of its citations
         (read when the filter is chosen, and again after a note changes)."""
-        s = self.win.review_session.session
+        s = self.review_session.session
         if s is None:
             return set()
         me = s.annotator

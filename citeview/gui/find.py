@@ -8,10 +8,11 @@ gives the keyboard back to the answer, so the next verdict key is a verdict agai
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
@@ -28,7 +29,10 @@ from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.answer_view import AnswerView
+    from citeview.gui.raw_answer_view import RawAnswerView
+    from citeview.gui.source_view import QtSourceView
+    from citeview.gui.window_state import WindowState
 
 
 class FindScope(IntEnum):
@@ -60,9 +64,15 @@ def find_case(dataset: Dataset, current: int, text: str, backward: bool = False)
 
 
 class FindBar(QWidget):
-    def __init__(self, win: MainWindow, parent: QWidget | None = None) -> None:
+    caseWanted = Signal(int)  # a case the text was found in (the case loader shows it)
+
+    def __init__(self, state: WindowState, answer: AnswerView, raw: RawAnswerView,
+                 source: QtSourceView, raw_shown: Callable[[], bool],
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.win = win
+        self.state = state
+        self.answer, self.raw, self.source = answer, raw, source
+        self.raw_shown = raw_shown  # the raw answer is the answer pane in front
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 3, 6, 3)
         self.edit = QLineEdit()
@@ -113,11 +123,10 @@ class FindBar(QWidget):
         """Hide the bar, clear its match and give the keyboard back to the answer."""
         self._forget_match()
         self.hide()
-        self.win.answer.setFocus()
+        self.answer.setFocus()
 
     def _edits(self) -> list[QTextEdit | QPlainTextEdit]:
-        win = self.win
-        return [win.answer, win.raw, win.source.text_view()]
+        return [self.answer, self.raw, self.source.text_view()]
 
     def _forget_match(self) -> None:
         """The match selected by the last find is no longer highlighted."""
@@ -132,27 +141,26 @@ class FindBar(QWidget):
         text = self.edit.text()
         if not text:
             return False
-        win = self.win
         scope = FindScope(self.scope.currentIndex())
         if scope is FindScope.ALL_CASES:
             return self._find_in_cases(text, backward)
-        edit = (win.raw if win.raw_mode else win.answer) if scope is FindScope.ANSWER \
-            else win.source.text_view()
-        found = (win.raw if win.raw_mode else win.answer).find_text(text, backward) \
-            if scope is FindScope.ANSWER else win.source.find_text(text, backward)
+        shown = self.raw if self.raw_shown() else self.answer
+        edit = shown if scope is FindScope.ANSWER else self.source.text_view()
+        found = shown.find_text(text, backward) \
+            if scope is FindScope.ANSWER else self.source.find_text(text, backward)
         self.status.setText(match_count(edit, text) if found else "Not found")
         return found
 
     def _find_in_cases(self, text: str, backward: bool) -> bool:
-        win = self.win
-        if win.dataset is None:
+        state = self.state
+        if state.dataset is None:
             return False
-        i = find_case(win.dataset, win.case_index, text, backward)
+        i = find_case(state.dataset, state.case_index, text, backward)
         if i is None:
             self.status.setText("Not found in any case")
             return False
-        self.status.setText(f"case {i + 1} of {len(win.dataset)}")
-        win.loader.show_case(i)
+        self.status.setText(f"case {i + 1} of {len(state.dataset)}")
+        self.caseWanted.emit(i)
         return True
 
 

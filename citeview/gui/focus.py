@@ -9,8 +9,6 @@ cell by cell, on Tab: Tab leaves them too.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,23 +18,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
-
 PANE = "pane"  # object-name prefix styled with a focus frame
 
 
-def panes(win: MainWindow) -> list[QWidget]:
-    """The Tab stops, in order (hidden ones are skipped by Qt)."""
-    return [win.cases_table, win.answer, win.raw, win.source.text_view(), win.citations_table]
-
-
-def install(win: MainWindow) -> None:
-    """Tab order, Tab stops and focus frames for ``win`` (once its widgets exist)."""
-    stops = panes(win)
+def install(window: QWidget, stops: list[QWidget], find_bar: QWidget) -> None:
+    """Tab order, Tab stops (``stops``, in order: hidden ones are skipped by Qt) and focus
+    frames for ``window`` (once its widgets exist); the find bar keeps its own Tab stops."""
     keep = set(stops)
-    find_bar = win.find_bar
-    for w in win.findChildren(QWidget):
+    for w in window.findChildren(QWidget):
         if w in keep or find_bar.isAncestorOf(w):
             continue
         if w.focusPolicy() & Qt.FocusPolicy.TabFocus:
@@ -52,7 +41,7 @@ def install(win: MainWindow) -> None:
                                       | Qt.TextInteractionFlag.LinksAccessibleByMouse)
     for a, b in zip(stops, stops[1:], strict=False):
         QWidget.setTabOrder(a, b)
-    roles_highlight = win.palette().color(win.palette().ColorRole.Highlight).name()
+    roles_highlight = window.palette().color(window.palette().ColorRole.Highlight).name()
     for k, w in enumerate(stops):
         w.setObjectName(w.objectName() or f"{PANE}{k}")
         name = w.objectName()
@@ -60,4 +49,4 @@ def install(win: MainWindow) -> None:
                         f"#{name}:focus {{ border: 2px solid {roles_highlight}; }}")
 
 
-__all__ = ["install", "panes"]
+__all__ = ["install"]

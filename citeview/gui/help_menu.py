@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from citeview.gui.dialogs import fit_to_screen
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.review_session import ReviewSession
 
 # Keys the panes handle themselves (no action of their own).
 PANE_KEYS = ("In the answer, Left/Right move from chip to chip; Tab and Shift+Tab move between "
@@ -54,8 +54,8 @@ def _keys(action: QAction) -> str:
                      for s in action.shortcuts() if not s.isEmpty())
 
 
-def shortcut_rows(win: QWidget) -> list[ShortcutRow]:
-    """Every action of ``win`` that has a key: those in the menu bar's menus in menu order,
+def shortcut_rows(window: QWidget) -> list[ShortcutRow]:
+    """Every action of ``window`` that has a key: those in the menu bar's menus in menu order,
     then the rest of the window's actions (review keys also on the toolbar, undo...)."""
     rows: list[ShortcutRow] = []
     seen: set[int] = set()
@@ -76,13 +76,13 @@ def shortcut_rows(win: QWidget) -> list[ShortcutRow]:
             else:
                 add(action, where)
 
-    bar = win.menuBar() if hasattr(win, "menuBar") else None
+    bar = window.menuBar() if hasattr(window, "menuBar") else None
     if bar is not None:
         for top in bar.actions():
             sub = top.menu()
             if isinstance(sub, QMenu):
                 walk(sub, action_text(top))
-    for action in [*win.actions(), *win.findChildren(QAction)]:
+    for action in [*window.actions(), *window.findChildren(QAction)]:
         add(action, "Window")
     return rows
 
@@ -90,10 +90,10 @@ def shortcut_rows(win: QWidget) -> list[ShortcutRow]:
 class ShortcutSheet(QDialog):
     """The keys of every action, generated when opened (:func:`shortcut_rows`)."""
 
-    def __init__(self, win: QWidget) -> None:
-        super().__init__(win)
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
         self.setWindowTitle("Keyboard Shortcuts")
-        self.rows = shortcut_rows(win)
+        self.rows = shortcut_rows(window)
         lay = QVBoxLayout(self)
         table = self.table = QTableWidget(len(self.rows), 3)
         table.setHorizontalHeaderLabels(["Keys", "Action", "Menu"])
@@ -123,26 +123,26 @@ class ShortcutSheet(QDialog):
         return "\n".join(f"{r.keys}\t{r.what}\t{r.where}" for r in self.rows)
 
 
-def show_shortcuts(win: MainWindow) -> ShortcutSheet:
-    sheet = ShortcutSheet(win)
+def show_shortcuts(window: QWidget) -> ShortcutSheet:
+    sheet = ShortcutSheet(window)
     sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    sheet.finished.connect(lambda _r: win.activateWindow())  # the keys are the window's again
+    sheet.finished.connect(lambda _r: window.activateWindow())  # the keys are the window's again
     sheet.show()
     sheet.activateWindow()
     return sheet
 
 
-def about_text(win: MainWindow) -> str:
+def about_text(review_session: ReviewSession) -> str:
     """The version, the session file open (or none) and where sessions are kept."""
     from PySide6 import __version__ as pyside_version
 
     from citeview import __version__
     from citeview.session.location import user_data_dir
 
-    s = win.review_session.session
+    s = review_session.session
     if s is not None:
         where = f"Session file: {s.path}" + (" (read-only)" if s.readonly else "")
-    elif win.review_session.making():
+    elif review_session.making():
         where = "Session file: being made for the input shown"
     else:
         where = "No review session open."
@@ -155,11 +155,11 @@ def about_text(win: MainWindow) -> str:
     ])
 
 
-def show_about(win: MainWindow) -> QDialog:
+def show_about(window: QWidget, review_session: ReviewSession) -> QDialog:
     from PySide6.QtWidgets import QMessageBox
 
-    box = QMessageBox(QMessageBox.Icon.Information, "About citeview", about_text(win),
-                      QMessageBox.StandardButton.Close, win)
+    box = QMessageBox(QMessageBox.Icon.Information, "About citeview", about_text(review_session),
+                      QMessageBox.StandardButton.Close, window)
     box.setTextFormat(Qt.TextFormat.PlainText)  # paths are the user's: never rich text
     box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -26,20 +26,18 @@ def snapshot(dataset: Dataset, *, path: str | None, case_index: int = 0,
     Returns the view state read back from the widgets and the image encoded as ``fmt`` (one
     of :func:`image_formats`). A session shows its verdicts (those of its annotator when there
     is only one)."""
-    from citeview.gui.app import application
+    from citeview.gui.app import application, new_window
 
     application(offscreen=True)
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSettings
     from PySide6.QtWidgets import QApplication
 
-    from citeview.gui.main_window import MainWindow
     from citeview.gui.readback import MessageLog, view_state
 
     # A throwaway settings file: a snapshot never depends on (or changes) the user's window.
     with tempfile.TemporaryDirectory() as tmp, MessageLog() as told:
         settings = QSettings(os.path.join(tmp, "s.ini"), QSettings.Format.IniFormat)
-        win = MainWindow(settings=settings, synchronous=True, sessions=SESSIONS,
-                         loaders=LOADERS)
+        win = new_window(settings, synchronous=True, sessions=SESSIONS, loaders=LOADERS)
         win.resize(*size)
         win.show()
         try:

@@ -1,51 +1,45 @@
 """The inspection window: answer, source, sources list, citations table, cases list.
 
-The window lays out the panes, menus and status bar, opens inputs and wires its parts together;
-each part is a module of its own:
+The window is the composition root: it lays out the panes and status bar, keeps its settings,
+builds its parts with the collaborators each uses and connects their signals; each part is a
+module of its own and never sees the window:
 
+- :mod:`~citeview.gui.window_state` holds what is shown (dataset, case, view, active citation)
+  and signals each change,
 - :mod:`~citeview.gui.case_loader` shows a case (view-model built off the GUI thread, then lint),
 - :mod:`~citeview.gui.navigation` moves between citations, sources and cases,
+- :mod:`~citeview.gui.view_modes` is raw, side by side, zoom and presentation,
+- :mod:`~citeview.gui.opening` opens inputs, :mod:`~citeview.gui.menus` builds the menus,
+  :mod:`~citeview.gui.case_actions` takes the shown case out (Save As, Copy Answer As),
 - :mod:`~citeview.gui.find` and :mod:`~citeview.gui.filters` are the find bar and table filters,
 - :mod:`~citeview.gui.watcher` reloads the input when it changes on disk,
 - :mod:`~citeview.gui.review_session`, :mod:`~citeview.gui.progress` and
-  :mod:`~citeview.gui.review` are the review: its session, progress, and keys and edits,
+  :mod:`~citeview.gui.review` are the review: its session, progress, and keys and edits;
+  :mod:`~citeview.gui.review_repaint` repaints what shows it on the session's typed events,
 - :mod:`~citeview.gui.message` carries what the user is told to the status bar,
 - :mod:`~citeview.gui.readback` reads the widgets back (snapshots, tests).
-
-What is shown is kept here: :attr:`MainWindow.dataset`, :attr:`MainWindow.case_index`, the
-case's view-model :attr:`MainWindow.view`, and the active citation (:attr:`MainWindow.active`,
-:attr:`MainWindow.active_source`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
-    QFont,
-    QGuiApplication,
     QKeyEvent,
-    QKeySequence,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QMainWindow,
-    QMenu,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -55,18 +49,23 @@ from PySide6.QtWidgets import (
 
 from citeview.core.datasets import Dataset
 from citeview.core.diagnostics import Diagnostic
-from citeview.core.errors import InputError
 from citeview.core.inputs import InputLoader, InputLoaders
 from citeview.gui import dialogs, message
-from citeview.gui.answer_view import AnswerView, RawAnswerView
+from citeview.gui.answer_view import AnswerView
+from citeview.gui.case_actions import CaseActions
 from citeview.gui.case_loader import CaseLoader
 from citeview.gui.elided import QtElidedLabel
 from citeview.gui.filters import Filters
-from citeview.gui.find import FindBar, FindScope
+from citeview.gui.find import FindBar
+from citeview.gui.menus import WindowMenus
 from citeview.gui.message import Message
-from citeview.gui.navigation import Navigator, select_row
+from citeview.gui.navigation import Navigator
+from citeview.gui.opening import CASE_COLUMN_SHARES, InputOpener
 from citeview.gui.palette import color_roles
-from citeview.gui.progress import ProgressTracker, progress_text
+from citeview.gui.panes import Panes
+from citeview.gui.progress import ProgressTracker
+from citeview.gui.raw_answer_view import RawAnswerView
+from citeview.gui.review_repaint import ReviewRepaint
 from citeview.gui.review_session import SESSION_LANE, ReviewSession
 from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, SideBySide
 from citeview.gui.state import CaseView
@@ -78,20 +77,15 @@ from citeview.gui.tables import (
     SourcesModel,
     fit_columns,
 )
-from citeview.gui.untrusted import menu_text, safe_title
+from citeview.gui.view_modes import ViewModes
 from citeview.gui.watcher import InputWatcher
-from citeview.session import location
-from citeview.session.events import AnnotationChanged, Change, MetaChanged, ReviewChanged
+from citeview.gui.window_state import WindowState
 from citeview.session.loader import session_loader
 from citeview.session.protocol import ReviewStore, SessionBackend
 
 if TYPE_CHECKING:
-    from citeview.gui.replay import QtStreamReplay
     from citeview.gui.source_view import QtSourceView
 
-MAX_RECENT = 10
-FILE_FILTER = ("Cases, datasets, transcripts, sessions (*.json *.jsonl *.ndjson *.txt *.md "
-               "*.citeview);;All files (*)")
 
 
 def _source_view() -> QtSourceView:
@@ -100,12 +94,6 @@ def _source_view() -> QtSourceView:
     return QtSourceView()
 
 
-PRESENT_ZOOM = 4  # zoom steps added in presentation mode
-SAVE_CASE_AS = "Save Case &As\u2026"
-# The case list's id and state columns take at most these parts of it: its question (the last
-# column) stays readable in a narrow list.
-CASE_COLUMN_SHARES = {1: 0.24, 2: 0.24}
-SAVE_SESSION_AS = "Save Session &As\u2026"
 
 
 class MainWindow(QMainWindow):
@@ -125,64 +113,84 @@ class MainWindow(QMainWindow):
         # Snapshot mode: view-models built in the GUI thread, and no modal dialogs (nobody is
         # there to answer them).
         self.synchronous = synchronous
-        self.dataset: Dataset | None = None
-        # The dataset as read from the input files (not the session holding its copy): what a
-        # reload reads again and whose files are watched.
-        self.input_dataset: Dataset | None = None
-        self.path: str | None = None
-        self.case_index = -1
-        self.view: CaseView | None = None
-        self.active: int | None = None
-        self.active_source = 0  # which source of a multi-source citation is shown
-        self.raw_mode = False  # the raw answer is shown (alone, or side by side)
-        self._alone_raw = False  # the raw answer was shown alone before side by side
-        self._raw_stale = True  # the raw view shows an older answer than the case shown
-        self.zoom = 0
-        self._base_point_sizes: dict[str, float] = {}  # answer panes' font sizes at zoom 0
+        self.state = WindowState(self)  # what is shown: dataset, case, view, active citation
         self._splitters_restored = False
         self._messages_connected = False
-        self._presenting = False
-        self._zoom_before = 0
-        self._title_before = "citeview"
         self._connect_messages(True)
 
-        self.navigator = Navigator(self)
-        self.loader = CaseLoader(self)
-        self.watcher = InputWatcher(self)
         self.progress = ProgressTracker(self)
-        self.review_session = ReviewSession(self)
-        from citeview.gui.advance import Advancer
-
-        self.advance = Advancer(self)
+        self.review_session = ReviewSession(self.settings, self.synchronous, self.sessions, self)
 
         self.setWindowTitle("citeview")
         self.setAcceptDrops(True)
         self._build_ui()
-        self._build_menus()
+        self.panes = Panes(
+            self.answer, self.raw, self.source, self.question, self.counts_label,
+            self.cases_table, self.cases_proxy, self.cases_model,
+            self.citations_table, self.citations_proxy, self.citations_model,
+            self.sources_table, self.sources_proxy, self.sources_model)
+        self.navigator = Navigator(self.state, self.panes, self.modes, self.filters,
+                                   self.review_session, self)
+        self.loader = CaseLoader(self.state, self.panes, self.modes, self.navigator,
+                                 self.progress, self.review_session,
+                                 lambda: self.advance.landing(), self, self.synchronous)
+        self.watcher = InputWatcher(self.state, self.review_session, self.loader, self.loaders,
+                                    self)
+        from citeview.gui.advance import Advancer
+
+        self.advance = Advancer(self.state, self.settings, self.loader, self.navigator,
+                                self.progress, self)
+        self.opener = InputOpener(self.state, self.panes, self.cases_box, self.review_session,
+                                  self.watcher, self.loader, self.advance, self.progress,
+                                  self.settings, self.synchronous, self.sessions,
+                                  self.loaders, self)
+        self.cases_model.question_of = self.opener.question_of  # the list's question column
+        self._wire_navigation()
+        self.case_actions = CaseActions(self.state, self.review_session, self.answer, self)
+        self.menus = WindowMenus(self, self.opener, self.case_actions, self.review_session,
+                                 self.watcher, self.find_bar, self.modes, self.source,
+                                 self.navigator)
         from citeview.gui.review import ReviewController
 
-        self.review = ReviewController(self)
-        self.go_menu.insertAction(self.go_menu.actions()[0], self.review.prev_action)
-        self.go_menu.insertAction(self.review.prev_action, self.review.next_action)
-        self.go_menu.insertAction(self.review.next_action, self.review.prev_unjudged_action)
-        self.go_menu.insertAction(self.review.prev_unjudged_action,
-                                  self.review.next_unjudged_action)
-        self._build_help_menu()  # last: after the Review menu
+        self.review = ReviewController(self.state, self.review_session, self.navigator,
+                                       self.loader, self.advance, self.progress, self)
+        # The review's views, repainted on the session's typed change events.
+        self.review_views = ReviewRepaint(self.state, self.panes, self.review_session,
+                                          self.progress, self.loader, self.filters, self.review,
+                                          self.menus, self.progress_label, self)
+        self.review.verdictsStale.connect(self.review_views.refresh_review)
+        self.review.blindToggled.connect(self.blind_changed)
+        self.opener.sessionMade.connect(self.review.sync_bar)
+        go = self.menus.go_menu
+        go.insertAction(go.actions()[0], self.review.prev_action)
+        go.insertAction(self.review.prev_action, self.review.next_action)
+        go.insertAction(self.review.next_action, self.review.prev_unjudged_action)
+        go.insertAction(self.review.prev_unjudged_action,
+                         self.review.next_unjudged_action)
+        self.menus.add_help(self.review_session)  # last: after the Review menu
+        self.modes.chrome = [self.split_left, self.split_right.widget(1), self.statusBar(),
+                             self.menuBar()]  # hidden while presenting
+        self.modes.presentingChanged.connect(self.review.set_presenting)
         self.review.advance_action.setChecked(self.advance.enabled)
         self.review.advance_action.toggled.connect(self.advance.set_enabled)
-        self.loader.caseChanged.connect(lambda _i: setattr(self.review, "_confirm_done", None))
+        self.advance.overridden.connect(self._show_advance_override)
         self.filters.fill(())
         self.loader.viewReady.connect(self.filters.fill_case)  # its statuses and lint codes
         self.loader.lintReady.connect(self.filters.fill_case)
         self.loader.viewReady.connect(self.review_session.start_making_soon)
-        self.review_session.attached.connect(self._session_attached)
-        self.review_session.changed.connect(self._session_changed)
-        self.review_session.followed.connect(self.refresh_review)
-        self.progress.changed.connect(self._show_progress)
+        self.review_session.attached.connect(self.review_views.session_attached)
+        self.review_session.changed.connect(self.review_views.session_changed)
+        self.review_session.followed.connect(self.review_views.refresh_review)
+        self.review_session.recount.connect(self.review_views.refresh_review)
+        self.watcher.synced.connect(self.review_views.refresh_review)
+        self.state.blindChanged.connect(self._blind_set)
+        self.watcher.reloaded.connect(self.opener.list_cases)
+        self.progress.changed.connect(self.review_views.show_progress)
         self.progress.problemsChecked.connect(self.cases_proxy.invalidate_rows)
         from citeview.gui import focus
 
-        focus.install(self)
+        focus.install(self, [self.cases_table, self.answer, self.raw, self.source.text_view(),
+                             self.citations_table], self.find_bar)
         self.answer.chipStep.connect(  # chip to chip (J/K also visit each source)
             lambda d: self.navigator.next_citation() if d > 0
             else self.navigator.previous_citation())
@@ -196,21 +204,72 @@ class MainWindow(QMainWindow):
         from citeview.gui.ops import BackgroundOp, start_lanes
 
         if not self.synchronous:
+            from citeview.gui.warm_up import warm_up, warm_up_qt
+
             warm_up_qt(self.answer.font())
             BackgroundOp(self, warm_up, key="warm-up").run(lane="warm-up")
             start_lanes("", SESSION_LANE)  # the case's and the session's
 
+    # What is shown, read through the state (parts set it there: see window_state.py).
+
+    @property
+    def dataset(self) -> Dataset | None:
+        return self.state.dataset
+
+    @property
+    def case_index(self) -> int:
+        return self.state.case_index
+
+    @property
+    def view(self) -> CaseView | None:
+        return self.state.view
+
+    @property
+    def active(self) -> int | None:
+        return self.state.active
+
+    @property
+    def active_source(self) -> int:
+        return self.state.active_source
+
+    @property
+    def path(self) -> str | None:
+        return self.state.path
+
+    @path.setter
+    def path(self, path: str | None) -> None:
+        self.state.path = path
+
+    @property
+    def input_dataset(self) -> Dataset | None:
+        return self.state.input_dataset
+
+    @input_dataset.setter
+    def input_dataset(self, dataset: Dataset | None) -> None:
+        self.state.input_dataset = dataset
+
     # ------------------------------------------------------------------------------ layout
+
+    def _wire_navigation(self) -> None:
+        """The panes' clicks and rows move the navigator; the parts that ask for a case get it
+        from the case loader."""
+        nav, loader = self.navigator, self.loader
+        self.cases_table.selectionModel().currentRowChanged.connect(nav.on_case_row)
+        self.sources_table.selectionModel().currentRowChanged.connect(nav.on_source_row)
+        self.citations_table.selectionModel().currentRowChanged.connect(nav.on_citation_row)
+        self.answer.citationActivated.connect(nav.on_chip)
+        self.answer.chipMenuRequested.connect(nav.chip_menu)
+        self.answer.tooltip_for = nav.tooltip_for
+        for part in (nav, self.find_bar):
+            part.caseWanted.connect(lambda index: loader.show_case(index))
 
     def _build_ui(self) -> None:
         roles = color_roles(self.palette())
-        nav = self.navigator
         self.cases_model = CasesModel(self)
         self.cases_proxy = FilterProxy(self)
         self.cases_proxy.setSourceModel(self.cases_model)
         self.cases_table = self._table(self.cases_proxy, "cases")
         self.cases_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.cases_table.selectionModel().currentRowChanged.connect(nav.on_case_row)
         self.cases_table.viewport().installEventFilter(self)  # its columns fit its width
 
         self.sources_model = SourcesModel(self)
@@ -218,13 +277,11 @@ class MainWindow(QMainWindow):
         self.sources_proxy.setSourceModel(self.sources_model)
         self.sources_table = self._table(self.sources_proxy, "sources")
         self.sources_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.sources_table.selectionModel().currentRowChanged.connect(nav.on_source_row)
 
         self.citations_model = CitationsModel(self)
         self.citations_proxy = FilterProxy(self)
         self.citations_proxy.setSourceModel(self.citations_model)
         self.citations_table = self._table(self.citations_proxy, "citations")
-        self.citations_table.selectionModel().currentRowChanged.connect(nav.on_citation_row)
 
         self.question = QLabel()
         self.question.setTextFormat(Qt.TextFormat.PlainText)
@@ -236,29 +293,26 @@ class MainWindow(QMainWindow):
         self.answer = AnswerView()
         self.answer.set_dark(roles.dark)
         self.answer.setAcceptDrops(False)
-        self.answer.citationActivated.connect(nav.on_chip)
-        self.answer.chipMenuRequested.connect(nav.chip_menu)
-        self.answer.tooltip_for = nav.tooltip_for
         self.raw = RawAnswerView()
         self.raw.setAcceptDrops(False)
         self.answer_stack = QStackedWidget()
         self.answer_stack.addWidget(self.answer)
         self.answer_stack.addWidget(self.raw)
-        self.side_by_side = SideBySide(self)  # its splitter: a third page of the stack
 
-        self.find_bar = FindBar(self)
         answer_box = QWidget()
-        lay = QVBoxLayout(answer_box)
+        answer_box_lay = lay = QVBoxLayout(answer_box)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addWidget(self.question)
         lay.addWidget(self.answer_stack, 1)
-        lay.addWidget(self.find_bar)
 
         self.source = _source_view()
         self.source.setAcceptDrops(False)
         # A big source fills in pieces from the event loop; a snapshot has no event loop.
         self.source.progressive = not self.synchronous
+        self.find_bar = FindBar(self.state, self.answer, self.raw, self.source,
+                                lambda: self.raw_mode)
+        answer_box_lay.addWidget(self.find_bar)
 
         self.split_panes = QSplitter(Qt.Orientation.Horizontal)
         self.split_panes.setObjectName("panes")
@@ -266,11 +320,15 @@ class MainWindow(QMainWindow):
         self.split_panes.addWidget(self.source)
         self.split_panes.setStretchFactor(0, 1)
         self.split_panes.setStretchFactor(1, 1)
+        self.modes = ViewModes(self.state, self.settings, self.answer, self.raw, self.source,
+                               self.answer_stack, self.split_panes, self,
+                               self.shown_diagnostics)
 
         self.split_right = QSplitter(Qt.Orientation.Vertical)
         self.split_right.setObjectName("right")
         self.split_right.addWidget(self.split_panes)
-        self.filters = Filters(self)
+        self.filters = Filters(self.state, self.citations_proxy, self.cases_proxy, self.progress,
+                               self.review_session, self)
         self.cases_box = _boxed(self.cases_table, "Cases", self.filters.cases_box)
         # The shown case's counts, in the header of the table they count (in the status bar
         # they were cut short beside the progress and the session: "0...").
@@ -331,94 +389,6 @@ class MainWindow(QMainWindow):
         t.setAcceptDrops(False)
         return t
 
-    def _action(self, menu: QMenu, text: str, slot: Callable[..., Any],
-                shortcut: QKeySequence | QKeySequence.StandardKey | str
-                | list[QKeySequence] | None = None,
-                checkable: bool = False) -> QAction:
-        act = QAction(text, self)
-        if isinstance(shortcut, list):
-            act.setShortcuts(shortcut)
-        elif shortcut is not None:
-            act.setShortcut(QKeySequence(shortcut))
-        act.setCheckable(checkable)
-        act.triggered.connect(slot)
-        menu.addAction(act)
-        return act
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        nav, find = self.navigator, self.find_bar
-        m = bar.addMenu("&File")
-        self._action(m, "&Open\u2026", self.open_dialog, QKeySequence.StandardKey.Open)
-        self.recent_menu = m.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        # "Save Session As" while a review session is open (it saves the session, and work
-        # goes on in the copy); "Save Case As" (the shown case as JSON) without one.
-        self.save_as_action = self._action(m, SAVE_CASE_AS, self.save_as_dialog,
-                                           QKeySequence.StandardKey.SaveAs)
-        from citeview.gui.exports import FORMATS, Exporter
-
-        self.exporter = Exporter(self)
-        self.export_menu = m.addMenu("&Export Review")
-        for fmt, (text, _suffix, _pattern) in FORMATS.items():
-            self._action(self.export_menu, text,
-                         lambda _=False, f=fmt: self.exporter.export_dialog(f))
-        self.report_action = self._action(m, "Review Re&port in Browser",
-                                          self.exporter.open_report)
-        for act in (self.export_menu.menuAction(), self.report_action):
-            act.setEnabled(False)  # until a review session is open
-        self._action(m, "&Reload", self.watcher.reload, QKeySequence.StandardKey.Refresh)
-        m.addSeparator()
-        self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-
-        m = bar.addMenu("&Edit")
-        self._action(m, "&Find\u2026", lambda: find.open(), QKeySequence.StandardKey.Find)
-        self._action(m, "Find &Next", lambda: find.find_next(), QKeySequence.StandardKey.FindNext)
-        self._action(m, "Find &Previous", lambda: find.find_next(backward=True),
-                     QKeySequence.StandardKey.FindPrevious)
-        self._action(m, "Find in All &Cases\u2026", lambda: find.open(FindScope.ALL_CASES),
-                     "Ctrl+Shift+F")
-        m.addSeparator()
-        copy_menu = m.addMenu("Copy Answer &As")
-        for label, fmt in (("Clean &Text", "text"), ("&Markdown with Footnotes", "markdown"),
-                           ("&HTML with Links", "html"), ("&Raw (with markers)", "raw")):
-            self._action(copy_menu, label, lambda f=fmt: self.copy_answer(f))
-
-        m = bar.addMenu("&View")
-        self.raw_action = self._action(m, "&Raw Answer", self.set_raw_mode, "Ctrl+R",
-                                       checkable=True)
-        self.side_by_side_action = self._action(m, "&Side by Side", self.set_side_by_side,
-                                                "Ctrl+Shift+B", checkable=True)
-        m.addSeparator()
-        self._action(m, "Zoom &In", lambda: self.set_zoom(self.zoom + 1),
-                     [QKeySequence(QKeySequence.StandardKey.ZoomIn), QKeySequence("Ctrl+=")])
-        self._action(m, "Zoom &Out", lambda: self.set_zoom(self.zoom - 1),
-                     QKeySequence.StandardKey.ZoomOut)
-        self._action(m, "&Actual Size", lambda: self.set_zoom(0), "Ctrl+0")
-        self._action(m, "Open Source &URL", self.source.open_url, "Ctrl+L")
-        self._action(m, "What the &Model Saw\u2026", self.show_model_input, "Ctrl+I")
-        self._action(m, "&Stream Replay\u2026", self.show_replay, "Ctrl+Shift+R")
-        self.present_action = self._action(m, "&Presentation Mode", self.set_presenting, "F11",
-                                           checkable=True)
-
-        m = bar.addMenu("&Go")
-        self.go_menu = m  # the review adds Next/Previous Citation (J/K, F8/Shift+F8)
-        self._action(m, "Next &Source of Citation", nav.next_source_of_citation, "Ctrl+F8")
-        m.addSeparator()
-        self._action(m, "Next &Case", nav.next_case, "Ctrl+PgDown")
-        self._action(m, "Previous C&ase", nav.previous_case, "Ctrl+PgUp")
-        self._action(m, "&Go to Case\u2026", nav.goto_case_dialog, "Ctrl+G")
-
-    def _build_help_menu(self) -> None:
-        from citeview.gui import help_menu as help_sheet
-
-        m = self.menuBar().addMenu("&Help")
-        self.help_menu = m
-        self.shortcuts_action = self._action(
-            m, "&Keyboard Shortcuts\u2026", lambda: help_sheet.show_shortcuts(self),
-            [QKeySequence("F1"), QKeySequence("?")])
-        self._action(m, "&About citeview\u2026", lambda: help_sheet.show_about(self))
-
     # ------------------------------------------------------------------------------ settings
 
     def _restore_settings(self) -> None:
@@ -454,25 +424,6 @@ class MainWindow(QMainWindow):
             s.setValue(f"splitters/{split.objectName()}", split.saveState())
         s.setValue("view/zoom", self.zoom)
         s.sync()
-
-    def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        if isinstance(value, str):
-            return [value]
-        return [str(v) for v in value] if isinstance(value, list) else []
-
-    def _add_recent(self, path: str) -> None:
-        path = os.path.abspath(path)
-        recent = [p for p in self.recent_files() if p != path]
-        self.settings.setValue("recent", [path, *recent][:MAX_RECENT])
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.recent_files():
-            act = self.recent_menu.addAction(menu_text(path))
-            act.triggered.connect(lambda _=False, p=path: self.open_path(p))
-        if self.recent_menu.isEmpty():
-            self.recent_menu.addAction("(none)").setEnabled(False)
 
     # ------------------------------------------------------------------------------ events
 
@@ -562,328 +513,41 @@ class MainWindow(QMainWindow):
 
     def can_ask(self) -> bool:
         """Whether a modal dialog can be answered here: not in a snapshot, not offscreen."""
-        return not self.synchronous and dialogs.can_ask()
+        return self.review_session.can_ask()
 
     # ------------------------------------------------------------------------------ opening
-
-    def open_dialog(self) -> None:
-        start = os.path.dirname(self.path) if self.path else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open", start, FILE_FILTER)
-        if path:
-            self.open_path(path)
+    # (gui/opening.py opens inputs; these are its window-level names)
 
     def open_path(self, path: str, case_id: str | None = None) -> bool:
-        """Open any input format; errors are told. Returns True on success."""
-        from citeview.core.inputs import load_input
-
-        try:
-            first = self._first_record(path, case_id)
-            if first is not None:
-                # A JSONL file opened for the first time: its first case shows at once; the
-                # whole file is read (and its session made) in the session's worker thread.
-                if not self.open_input(first, path, case_id,
-                                       whole=lambda: load_input(path, self.loaders)):
-                    return False
-                self._add_recent(path)
-                return True
-            dataset = load_input(path, self.loaders)
-        except InputError as err:
-            message.error(str(err))
-            return False
-        except OSError as err:
-            message.error(f"{path}: {err.strerror or err}")
-            return False
-        if not self.open_input(dataset, path, case_id):
-            return False
-        self._add_recent(path)
-        return True
-
-    def _first_record(self, path: str, case_id: str | None) -> Dataset | None:
-        """The first record of a JSONL input that has no session yet (see open_path)."""
-        from citeview.core.datasets import jsonl_first_record
-
-        if case_id is not None or self.synchronous:
-            return None
-        try:
-            if self.sessions.exists(location.session_location(path)[0]):
-                return None  # its session is opened, and compared with the whole input
-        except OSError:
-            return None
-        first = jsonl_first_record(path)
-        if first is not None:
-            from citeview.core.inputs import load_input
-
-            first.reader = lambda: load_input(path, self.loaders)  # a reload reads the whole file
-        return first
+        return self.opener.open_path(path, case_id)
 
     def open_input(self, dataset: Dataset, path: str | None = None,
-                   case_id: str | None = None,
-                   whole: Callable[[], Dataset] | None = None) -> bool:
-        """Review ``dataset`` read from ``path`` (default: its own path) in its session
-        (created beside it, or in the user data folder); without a path, just show it.
-        ``whole``: reads the whole input when ``dataset`` is only its start (the session is
-        made from it)."""
-        path = path or dataset.path
-        if not path:
-            self.open_dataset(dataset, path=path, case_id=case_id)
-            return True
-        self.review_session.ask_before_review()  # before the first case shows
-        if self.review_session.make_later(
-                path, dataset, lambda s, cases: self._session_made(s, dataset, cases), whole):
-            # First opening: the input shows at once; the review starts once its session is
-            # made (a worker thread copies every case into it).
-            self.input_dataset = dataset
-            self.open_dataset(dataset, path=path, case_id=case_id)
-            if self.view is not None or self.case_index < 0:
-                self.review_session.start_making()  # shown already (or nothing to show)
-            self.answer.setFocus()
-            return True
-        # A .citeview input is the session itself.
-        session = self.review_session.open_for(path, dataset)
-        if session is None:
-            if self.review_session.in_use is None:
-                return False
-            # Not reviewing here (another citeview has the session), but never an empty
-            # window: the input is shown, and opening it again retries.
-            self.open_dataset(dataset, path=path, case_id=case_id)
-            message.warning(f"Not reviewing here: {self.review_session.in_use} (open the "
-                            "input again to retry)", message.KEEP)
-            return True
-        self.input_dataset = dataset if dataset.kind != "session" else None
-        self.open_session(session, path=path, case_id=case_id)
-        return True
+                   case_id: str | None = None) -> bool:
+        return self.opener.open_input(dataset, path, case_id)
 
     def open_session(self, session: ReviewStore, path: str | None = None,
                      case_id: str | None = None) -> None:
-        """Review ``session``: its cases, resuming at the first case not done (or ``case_id``).
-        ``path`` is the input it came from (watched for changes) or the session file."""
-        self.review_session.attach(session)
-        if case_id is None:
-            first = session.first_not_done()
-            ids = session.case_ids()
-            if first is not None and ids:
-                case_id = ids[first]
-            elif ids:
-                case_id = ids[-1]
-                message.info("Every case is done", 8000)
-        self.advance.land("first")  # resume at the first unjudged citation of that case
-        self.open_dataset(session.dataset(), path=path or session.path, case_id=case_id,
-                          session=session)
-        self.answer.setFocus()  # the review keys, not a filter box, get the first key press
+        self.opener.open_session(session, path, case_id)
 
     def open_dataset(self, dataset: Dataset, path: str | None = None,
                      case_id: str | None = None, citation: int | None = 0,
                      session: ReviewStore | None = None) -> None:
-        """Show ``dataset`` at ``case_id`` or its first case, with ``citation`` active once the
-        case is ready. Without ``session`` there is no review (snapshots, ``citeview open``)."""
-        self.review_session.attach(session)
-        self.dataset = dataset
-        if session is None:
-            self.input_dataset = dataset
-        self.path = path if path is not None else dataset.path
-        self.watcher.watch(dataset)
-        ids = dataset.case_ids()
-        self.cases_model.question_of = self._question_of
-        self.cases_model.set_ids(ids)
-        # The review state column stays hidden until a review session provides states.
-        self.cases_table.setColumnHidden(2, self.cases_model.state_of is None)
-        self.cases_box.setVisible(len(ids) > 1)
-        fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
-        index = 0
-        if case_id is not None:
-            try:
-                index = dataset.index_of(case_id)
-            except KeyError:
-                message.error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
-        self.case_index = -1
-        if not ids:
-            self.loader.show_nothing("This input holds no case.")
-            return
-        self.loader.show_case(index, citation=citation)
+        self.opener.open_dataset(dataset, path, case_id, citation, session)
 
-    def _session_made(self, session: ReviewStore, shown: Dataset, cases: Dataset) -> None:
-        """The session of the input shown is made (from ``cases``, the whole input): review in
-        it, keeping the case and citation shown."""
-        if self.input_dataset is not shown or self.review_session.session is not None:
-            session.close()  # another input was opened meanwhile
-            return
-        self.input_dataset = cases
-        self.review_session.attach(session)
-        self.dataset = session.dataset()
-        ids = session.case_ids()
-        if len(ids) != self.cases_model.rowCount():  # only the first record was read
-            self.cases_model.set_ids(ids)
-            self.cases_box.setVisible(len(ids) > 1)
-            fit_columns(self.cases_table, 160, CASE_COLUMN_SHARES)
-            select_row(self.cases_table, self.cases_proxy, self.case_index)
-            self.loader.update_counts()
-        self.cases_table.setColumnHidden(2, False)
-        self.cases_model.palette_changed()  # the review column fills in
-        view = self.view
-        if view is not None:
-            session.adopt_case(view.case)
-            if view.analysed is not None:
-                # The session keeps the analysis shown (made before it existed, under the same
-                # numbering): the first verdict does not analyse the case again.
-                session.analyser.adopt(view.analysed)
-            if view.analysed is not None:
-                session.record_sizes(view.case.id, view.analysed.item_counts)
-            for i in self.progress.decorate(view):
-                self.loader.refresh_citation(i)
-            self.progress.showing = view.case.id
-            self.loader.prefetch_next_soon()  # built ahead under the session's policy now
-        self.review.sync_bar()
+    def recent_files(self) -> list[str]:
+        return self.opener.recent_files()
 
-    def _question_of(self, i: int) -> str:
-        if self.dataset is None:
-            return ""
-        try:
-            return self.dataset.get(i).question or ""
-        except InputError as err:
-            return f"(unreadable: {err})"
-
-    def save_as_dialog(self) -> None:
-        """Save As: the review session (a copy made with SQLite's backup API; work continues in
-        the copy), or without a session the current case as case JSON."""
-        s = self.review_session.session
-        if s is not None:
-            path, _ = QFileDialog.getSaveFileName(self, "Save Session As", s.path,
-                                                  "citeview session (*.citeview)")
-            if path:
-                if not path.endswith(".citeview"):
-                    path += ".citeview"
-                self.review_session.save_as(path)
-            return
-        if self.view is None:
-            return
-        path, _ = QFileDialog.getSaveFileName(self, "Save Case As", f"{self.view.case.id}.json",
-                                              "Case JSON (*.json)")
-        if path:
-            self.save_case(path)
-
-    def show_model_input(self) -> dialogs.ModelInputDialog | None:
-        """The shown case's question, material as given and instructions (the input's own, or
-        the recommended ones, labelled so)."""
-        if self.view is None:
-            return None
-        from citeview.core.model_input import model_input
-
-        case = self.view.case
-        dlg = dialogs.ModelInputDialog(model_input(case).text(),
-                                       f"What the model saw \u2014 {safe_title(case.id)}", self)
-        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.show()
-        return dlg
-
-    def show_replay(self) -> QtStreamReplay | None:
-        """The shown case's answer replayed as a stream (:mod:`citeview.gui.replay`)."""
-        from citeview.gui.replay import open_replay
-
-        return open_replay(self)
-
-    def copy_answer(self, fmt: str) -> str:
-        """Put the shown answer on the clipboard as clean text, Markdown with numbered
-        footnotes (title, URL, locator, cited lines), HTML with links (as rich text, with its
-        plain-text form), or raw with its markers (for engineers). Returns what was copied."""
-        if self.view is None:
-            return ""
-        from PySide6.QtCore import QMimeData
-
-        from citeview.core.analysis import analyse
-        from citeview.core.copyout import render, to_text
-
-        case = self.view.case
-        if fmt == "raw":
-            text = case.answer
-            QGuiApplication.clipboard().setText(text)
-            message.info("Copied the raw answer (with its markers)")
-            return text
-        analysed = self.view.analysed or analyse(case)
-        text = render(analysed, fmt)
-        data = QMimeData()
-        if fmt == "html":
-            data.setHtml(text)
-            data.setText(to_text(analysed))
-        else:
-            data.setText(text)
-        QGuiApplication.clipboard().setMimeData(data)
-        message.info(f"Copied the answer as {fmt}")
-        return text
-
-    def save_case(self, path: str) -> None:
-        assert self.view is not None
-        try:
-            with open(path, "w", encoding="utf-8") as fh:
-                json.dump(self.view.case.to_dict(), fh, ensure_ascii=False, indent=2)
-                fh.write("\n")
-        except OSError as err:
-            message.error(f"{path}: {err.strerror or err}")
+    def _show_advance_override(self, on: bool) -> None:
+        """The menu shows ``--no-advance`` without remembering it as the setting."""
+        action = self.review.advance_action
+        action.blockSignals(True)
+        action.setChecked(on)
+        action.blockSignals(False)
 
     # ------------------------------------------------------------------------------ review
 
-    def _session_attached(self, session: ReviewStore | None) -> None:
-        """Another session (or none) is reviewed: each part of the review starts over."""
-        self.review.session_attached(session)
-        self.progress.start(session)
-        self.loader.fit_verdicts()  # the rubric's labels read whole
-        self.save_as_action.setText(SAVE_SESSION_AS if session is not None else SAVE_CASE_AS)
-        for act in (self.export_menu.menuAction(), self.report_action):
-            act.setEnabled(session is not None)
-        self.cases_model.state_of = self.progress.state_text if session is not None else None
-        if session is not None:
-            self.filters.fill(session.labels)
-            self.filters.fill_case()
-
-    def _session_changed(self, change: Change) -> None:
-        """A change committed to the session (an edit, its undo, an adjudication): repaint
-        what shows it."""
-        if self.review_session.session is None:
-            return
-        self.progress.on_change(change)
-        if isinstance(change, ReviewChanged):
-            if self.dataset is not None:
-                with contextlib.suppress(KeyError):
-                    self.cases_model.refresh_case(self.dataset.index_of(change.case_id))
-            self.cases_proxy.invalidate_rows()
-        elif isinstance(change, AnnotationChanged):
-            view = self.view
-            if view is not None and view.case.id == change.case_id:
-                key = change.key
-                changed = self.progress.decorate(view, key.number if key is not None else None)
-                found = (view.analysed.citation(key.number)
-                         if key is not None and view.analysed is not None else None)
-                if found is not None:
-                    changed.append(found.index)
-                for i in sorted(set(changed)):
-                    self.loader.refresh_citation(i)
-                self.citations_proxy.invalidate_rows()
-        elif isinstance(change, MetaChanged):
-            self.review_session.show_where()
-        self.filters.session_changed()
-        self.review.sync_bar()
-
-    def refresh_review(self) -> None:
-        """The session's verdicts changed under the views (another annotator, an input taken
-        in again): count and decorate the shown case again."""
-        if self.review_session.session is None:
-            return
-        self.progress.recount()
-        model = self.cases_model
-        if model.rowCount():  # review states may have changed anywhere
-            model.dataChanged.emit(model.index(0, 0),
-                                   model.index(model.rowCount() - 1, model.columnCount() - 1))
-        self.cases_proxy.invalidate_rows()
-        if self.view is not None:
-            for i in self.progress.decorate(self.view):
-                self.loader.refresh_citation(i)
-            self.citations_model.set_view(self.view)
-        self.review.sync_bar()
-
-    def _show_progress(self) -> None:
-        s = self.review_session.session
-        self.progress_label.setText(progress_text(
-            self.progress.progress(), s.annotator if s is not None else "", self.review.blind,
-            self.progress.merged_text()))
+    def _blind_set(self, on: bool) -> None:
+        self.citations_model.blind = on  # its hints and findings
 
     def blind_changed(self) -> None:
         """Blind mode toggled: hide or show lint findings and hints everywhere."""
@@ -895,7 +559,7 @@ class MainWindow(QMainWindow):
         if self.view is not None:
             self.loader.show_case(self.case_index, citation=self.active,
                                   source=self.active_source)
-        self._show_progress()
+        self.review_views.show_progress()
 
     def shown_diagnostics(self) -> list[Diagnostic]:
         """Answer diagnostics the panes show: none in blind mode."""
@@ -905,142 +569,40 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------ view
 
-    def set_raw_mode(self, raw: bool) -> None:
-        """Show the raw answer (markers and all, lint findings underlined) or the rendered one.
+    # The view modes live in view_modes.py; these are their window-level names.
 
-        Side by side, Raw Answer (Ctrl+R) is unchecked; pressing it ends side by side and shows
-        the raw answer alone (``set_raw_mode(False)``: the rendered one alone)."""
-        typing_here = self.answer.hasFocus() or self.raw.hasFocus()
-        if self.side_by_side.on:
-            self.side_by_side.set_on(False)
-            self.side_by_side_action.setChecked(False)
-            self.settings.setValue(SIDE_BY_SIDE_KEY, False)
-        self.raw_mode = bool(raw)
-        self.raw_action.setChecked(self.raw_mode)
-        if self.raw_mode and self._raw_stale:
-            self.refresh_raw()
-        self.answer_stack.setCurrentWidget(self.raw if self.raw_mode else self.answer)
-        if typing_here:  # the keyboard stays with the answer, not the next pane in line
-            (self.raw if self.raw_mode else self.answer).setFocus()
-        if self.raw_mode:
-            self.show_raw_active()
+    @property
+    def raw_mode(self) -> bool:
+        return self.modes.raw_mode
+
+    @property
+    def zoom(self) -> int:
+        return self.modes.zoom
+
+    @property
+    def side_by_side(self) -> SideBySide:
+        return self.modes.side_by_side
+
+    def set_raw_mode(self, raw: bool) -> None:
+        self.modes.set_raw_mode(raw)
 
     def set_side_by_side(self, on: bool) -> None:
-        """Show the rendered and the raw answer side by side, scrolled together, the active
-        citation marked in both (remembered). While on, :attr:`raw_mode` is true: the raw pane
-        follows the case and citation, and Find in the answer searches it (the exact text).
-        Turned off, the pane shown alone before comes back."""
-        on = bool(on)
-        self.side_by_side_action.setChecked(on)
-        self.settings.setValue(SIDE_BY_SIDE_KEY, on)
-        if on == self.side_by_side.on:
-            return
-        if on:
-            self._alone_raw = self.raw_mode
-            self.raw_mode = True
-            self.raw_action.setChecked(False)
-            if self._raw_stale:
-                self.refresh_raw()
-            self.side_by_side.set_on(True)
-            self.show_raw_active()
-        else:
-            typing_here = self.answer.hasFocus() or self.raw.hasFocus()
-            self.side_by_side.set_on(False)
-            self.set_raw_mode(self._alone_raw)
-            if typing_here:
-                (self.raw if self.raw_mode else self.answer).setFocus()
-
-    def refresh_raw(self) -> None:
-        """The raw view takes in the shown case: now when it is shown, else when it is next."""
-        if self.raw_mode and self.view is not None:
-            self.raw.set_answer(self.view.case.answer, self.shown_diagnostics())
-            self._raw_stale = False
-        else:
-            self._raw_stale = True
-
-    def show_raw_active(self) -> None:
-        """Mark the active citation's claim and marker in the raw view."""
-        if self.view is None or self.active is None:
-            self.raw.set_active([])
-            return
-        cv = self.view.citations[self.active]
-        c = cv.citation
-        self.raw.set_active([(cv.claim[0], cv.claim[1], "claim"), (c.start, c.end, "marker")])
-        self.side_by_side.settle()  # both panes show the active citation: none follows
-
-    def set_presenting(self, on: bool) -> None:
-        """Presentation mode: only the answer and the source, larger type, a clean title, the
-        keys stepping through citations (J/K, Left/Right); verdict keys record nothing."""
-        on = bool(on)
-        if on == self._presenting:
-            return
-        self._presenting = on
-        self.present_action.setChecked(on)
-        self.review.set_presenting(on)
-        citations_box = self.split_right.widget(1)
-        for pane in (self.split_left, citations_box, self.statusBar(), self.menuBar()):
-            if pane is not None:
-                pane.setVisible(not on)
-        if on:
-            self._zoom_before = self.zoom
-            self.set_zoom(self.zoom + PRESENT_ZOOM)
-            self._title_before = self.windowTitle()
-            case = self.view.case.id if self.view is not None else ""
-            self.setWindowTitle(f"{safe_title(case)} \u2014 citeview" if case else "citeview")
-            self.answer.setFocus()
-            message.info("Presentation mode: J/K or Left/Right step through citations; "
-                         "F11 or Escape ends it")
-        else:
-            self.set_zoom(self._zoom_before)
-            self.setWindowTitle(self._title_before)
-
-    def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
-        if ev.key() == Qt.Key.Key_Escape and self._presenting:
-            self.set_presenting(False)
-            return
-        super().keyPressEvent(ev)
+        self.modes.set_side_by_side(on)
 
     def set_zoom(self, step: int) -> None:
-        old, self.zoom = self.zoom, max(-6, min(12, step))
-        self.source.zoom(self.zoom - old)
-        for name, w in (("answer", self.answer), ("raw", self.raw)):
-            font = w.font()
-            base = self._base_point_sizes.setdefault(name, font.pointSizeF())
-            font.setPointSizeF(max(5.0, base + self.zoom))
-            w.setFont(font)
+        self.modes.set_zoom(step)
 
+    def refresh_raw(self) -> None:
+        self.modes.refresh_raw()
 
-def warm_up_qt(font: QFont) -> None:
-    """The Qt classes a worker uses (an answer document with its chips painted, handed to the
-    GUI thread) made on the GUI thread. PySide makes a class's enums on their first use, and
-    two threads making them at once can fail: a worker painting chips while another made its
-    first QBrush got "type object 'QGradient' has no attribute 'Preset'", and the case could
-    not be shown."""
-    from PySide6.QtCore import QThread
+    def show_raw_active(self) -> None:
+        self.modes.show_raw_active()
 
-    from citeview.gui.answer_render import Chip, ChipState, chip_html
-    from citeview.gui.answer_view import prepare_document
-
-    chips = chip_html(Chip(1)) + chip_html(Chip(2, ChipState.PROBLEM))
-    prepare_document(f"<p><em>warm</em> up{chips}</p>", False, font)
-    QThread.Priority.NormalPriority  # noqa: B018 -- made now
-
-
-def warm_up() -> None:
-    """The imports and first-use set-ups of analysing and linting a case, rendering its answer
-    and guessing a lexer (no Qt class: see :func:`warm_up_qt`)."""
-    from citeview.core.analysis import analyse
-    from citeview.core.cases import Case
-    from citeview.core.markers import DELIMITER, START, STOP
-    from citeview.gui.answer_render import render_answer
-    from citeview.gui.highlighting import guess_lexer
-
-    # With a citation, so that lint's placement rules build their Markdown parsers too.
-    cited = f"*Warm* up.{START}cite{DELIMITER}turn0file0{STOP}\n\n- a `list`"
-    analyse(Case("warm-up", cited)).lint  # noqa: B018 -- computed now
-    render_answer("*warm* up", [], [])
-    guess_lexer("warm.py", None, "")
-    guess_lexer(None, None, "#!/bin/sh\n")
+    def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
+        if ev.key() == Qt.Key.Key_Escape and self.modes.presenting:
+            self.modes.set_presenting(False)
+            return
+        super().keyPressEvent(ev)
 
 
 def _boxed(table: QTableView, title: str, combo: QComboBox,

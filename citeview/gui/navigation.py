@@ -31,7 +31,11 @@ from citeview.gui.tables import KEY_ROLE, FilterProxy
 from citeview.gui.untrusted import menu_text, safe_title
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.filters import Filters
+    from citeview.gui.panes import Panes
+    from citeview.gui.review_session import ReviewSession
+    from citeview.gui.view_modes import ViewModes
+    from citeview.gui.window_state import WindowState
 
 CHIP_MENU = "chip-menu"  # object name of a chip's context menu
 
@@ -60,9 +64,17 @@ def select_row(table: QTableView, proxy: FilterProxy, key: object) -> None:
 class Navigator(QObject):
     citationChanged = Signal(int)  # active citation index
 
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win = win
+    caseWanted = Signal(int)  # the case to show (the case loader shows it)
+
+    def __init__(self, state: WindowState, panes: Panes, modes: ViewModes, filters: Filters,
+                 review_session: ReviewSession, window: QWidget) -> None:
+        super().__init__(window)
+        self.state = state
+        self.panes = panes
+        self.modes = modes
+        self.filters = filters
+        self.review_session = review_session
+        self.window = window  # menus' and dialogs' parent
         self._syncing = False  # selecting rows to follow the active citation, not the user
         self._tables_later = AfterPaint(self._paint_tables, self)
         self._held: list[QWidget] = []
@@ -78,8 +90,7 @@ class Navigator(QObject):
         screen."""
         if self._held:
             return
-        win = self.win
-        for table in (win.citations_table, win.sources_table, win.cases_table):
+        for table in (self.panes.citations_table, self.panes.sources_table, self.panes.cases_table):
             for w in (table.viewport(), table.verticalScrollBar(),
                       table.verticalHeader().viewport()):
                 if w.updatesEnabled() and w.isVisible():
@@ -99,40 +110,38 @@ class Navigator(QObject):
     def activate_citation(self, index: int, source: int = 0) -> None:
         """Make citation ``index`` (0-based) active: claim highlighted in the answer, its
         ``source``-th source shown with the cited span highlighted and centred."""
-        win = self.win
-        view = win.view
+        view = self.state.view
         if view is None or not 0 <= index < len(view.citations):
             return
         cv = view.citations[index]
         n = len(cv.citation.source_ids)
         source = source % n if n else 0
-        win.active = index
-        win.active_source = source
-        win.answer.set_active(index)
-        if win.raw_mode:
-            win.show_raw_active()
+        self.state.set_active(index, source)
+        self.panes.answer.set_active(index)
+        if self.modes.raw_mode:
+            self.modes.show_raw_active()
         sid = cv.citation.source_ids[source] if n else ""
         target = cv.targets[source] if source < len(cv.targets) else None
         src = target.source if target is not None else None
         if target is None or src is None:
-            win.source.show_source(None, missing_id=sid)
+            self.panes.source.show_source(None, missing_id=sid)
         else:
-            if win.source.shown_source_id() != sid:
-                win.source.show_source(src)
-                win.source.set_tints(view.cited_spans.get(sid, []))
-            win.source.highlight(target)
+            if self.panes.source.shown_source_id() != sid:
+                self.panes.source.show_source(src)
+                self.panes.source.set_tints(view.cited_spans.get(sid, []))
+            self.panes.source.highlight(target)
         self._syncing = True
         try:
             self.hold_tables()
-            select_row(win.citations_table, win.citations_proxy, ("citation", index))
-            select_row(win.sources_table, win.sources_proxy, ("source", sid))
+            select_row(self.panes.citations_table, self.panes.citations_proxy, ("citation", index))
+            select_row(self.panes.sources_table, self.panes.sources_proxy, ("source", sid))
         finally:
             self._syncing = False
         more = f" (source {source + 1} of {n}: {sid})" if n > 1 else ""
-        codes = ("" if win.review.blind else
+        codes = ("" if self.state.blind else
                  "".join(f" \u00b7 {d.code} {d.name}" for d in cv.diagnostics))
         judged = ""
-        session = win.review_session.session
+        session = self.review_session.session
         if session is not None:
             verdict = cv.verdicts[source] if source < len(cv.verdicts) else None
             n_keys = min(len(session.labels), 9)
@@ -147,25 +156,25 @@ class Navigator(QObject):
         """Select citation ``index``'s row again (the table was refilled)."""
         self._syncing = True
         try:
-            select_row(self.win.citations_table, self.win.citations_proxy, ("citation", index))
+            select_row(self.panes.citations_table, self.panes.citations_proxy, ("citation", index))
         finally:
             self._syncing = False
 
     def next_citation(self) -> None:
-        view = self.win.view
+        view = self.state.view
         if view and view.citations:
-            i = -1 if self.win.active is None else self.win.active
+            i = -1 if self.state.active is None else self.state.active
             self.activate_citation(min(i + 1, len(view.citations) - 1))
 
     def previous_citation(self) -> None:
-        view = self.win.view
+        view = self.state.view
         if view and view.citations:
-            i = len(view.citations) if self.win.active is None else self.win.active
+            i = len(view.citations) if self.state.active is None else self.state.active
             self.activate_citation(max(i - 1, 0))
 
     def next_source_of_citation(self) -> None:
-        if self.win.active is not None:
-            self.activate_citation(self.win.active, self.win.active_source + 1)
+        if self.state.active is not None:
+            self.activate_citation(self.state.active, self.state.active_source + 1)
 
     def next_item(self) -> None:
         """Next source of a multi-source citation, else the next citation the citations filter
@@ -176,11 +185,11 @@ class Navigator(QObject):
         self._step(-1)
 
     def _step(self, d: int) -> None:
-        win, view = self.win, self.win.view
+        view = self.state.view
         if view is None or not view.citations:
             return
-        wants = win.filters.wants
-        if win.active is None:
+        wants = self.filters.wants
+        if self.state.active is None:
             order = range(len(view.citations)) if d > 0 else range(len(view.citations) - 1,
                                                                    -1, -1)
             for i in order:
@@ -188,13 +197,13 @@ class Navigator(QObject):
                     self.activate_citation(i)
                     return
             return
-        cv = view.citations[win.active]
+        cv = view.citations[self.state.active]
         n = len(cv.citation.source_ids)
-        k = win.active_source + d
+        k = self.state.active_source + d
         if 0 <= k < n:
-            self.activate_citation(win.active, k)
+            self.activate_citation(self.state.active, k)
             return
-        i = win.active + d
+        i = self.state.active + d
         while 0 <= i < len(view.citations):
             if wants(view.citations[i]):
                 target = view.citations[i]
@@ -209,18 +218,18 @@ class Navigator(QObject):
 
     def on_chip(self, index: int) -> None:
         # Activating the active multi-source chip again shows its next source.
-        if index == self.win.active:
-            self.activate_citation(index, self.win.active_source + 1)
+        if index == self.state.active:
+            self.activate_citation(index, self.state.active_source + 1)
         else:
             self.activate_citation(index)
 
     def chip_menu(self, index: int, pos: QPoint) -> None:
         """The sources of chip ``index`` in a menu at ``pos``: choosing one shows it."""
-        view = self.win.view
+        view = self.state.view
         if view is None or not 0 <= index < len(view.citations):
             return
         cv = view.citations[index]
-        menu = QMenu(self.win)
+        menu = QMenu(self.window)
         menu.setObjectName(CHIP_MENU)
         for k, sid in enumerate(cv.citation.source_ids):
             target = cv.targets[k] if k < len(cv.targets) else None
@@ -232,10 +241,10 @@ class Navigator(QObject):
         menu.popup(pos)
 
     def tooltip_for(self, index: int) -> list[str]:
-        view = self.win.view
+        view = self.state.view
         if view is None or not 0 <= index < len(view.citations):
             return []
-        return view.citations[index].tooltip_lines(self.win.review.blind)
+        return view.citations[index].tooltip_lines(self.state.blind)
 
     # ------------------------------------------------------------------------------ tables
 
@@ -247,36 +256,35 @@ class Navigator(QObject):
             return
         if key[0] == "citation":
             self.activate_citation(key[1])
-        elif key[0] == "diagnostic" and self.win.view is not None:
+        elif key[0] == "diagnostic" and self.state.view is not None:
             self.jump_to_diagnostic(key[1])
 
     def jump_to_diagnostic(self, k: int) -> None:
         """Show answer diagnostic ``k``: its text selected in the raw view (the exact spot), or
         in the rendered answer between the chips around it."""
-        win = self.win
-        assert win.view is not None
-        d = win.view.diagnostics[k]
-        answer = win.view.case.answer
+        assert self.state.view is not None
+        d = self.state.view.diagnostics[k]
+        answer = self.state.view.case.answer
         message.info(f"{d.code} {d.severity.value}: {' '.join(d.message.split())}",
                      message.KEEP)
-        if win.raw_mode:
-            win.raw.set_active([(d.start, max(d.end, d.start + 1), "claim")])
+        if self.modes.raw_mode:
+            self.panes.raw.set_active([(d.start, max(d.end, d.start + 1), "claim")])
             return
-        before = [c for c in win.view.citations if c.citation.start <= d.start]
-        lo = win.answer.chip_range(before[-1].index) if before else None
+        before = [c for c in self.state.view.citations if c.citation.start <= d.start]
+        lo = self.panes.answer.chip_range(before[-1].index) if before else None
         start = lo[1] if lo else 0
         found = None
         for needle in _needles(answer[d.start:d.end]):
-            found = win.answer.find_in_range(needle, start)
+            found = self.panes.answer.find_in_range(needle, start)
             if found is not None:
                 break
         if found is not None:
-            win.answer.show_range(found)
+            self.panes.answer.show_range(found)
         elif lo is not None:
-            win.answer.show_range(lo)
+            self.panes.answer.show_range(lo)
 
     def on_source_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        view = self.win.view
+        view = self.state.view
         if self._syncing or not current.isValid() or view is None:
             return
         key = current.data(KEY_ROLE)
@@ -287,13 +295,12 @@ class Navigator(QObject):
 
     def show_source_row(self, row: SourceRow) -> None:
         """Show a source of the sources list, its cited lines tinted (no citation active)."""
-        win = self.win
-        assert win.view is not None
+        assert self.state.view is not None
         if row.source is None:
-            win.source.show_source(None, missing_id=row.source_id)
+            self.panes.source.show_source(None, missing_id=row.source_id)
         else:
-            win.source.show_source(row.source)
-            win.source.set_tints(win.view.cited_spans.get(row.source_id, []))
+            self.panes.source.show_source(row.source)
+            self.panes.source.set_tints(self.state.view.cited_spans.get(row.source_id, []))
 
     # ------------------------------------------------------------------------------ cases
 
@@ -301,39 +308,35 @@ class Navigator(QObject):
         if not current.isValid():
             return
         index = current.data(KEY_ROLE)
-        if isinstance(index, int) and index != self.win.case_index:
-            self.win.loader.show_case(index)
+        if isinstance(index, int) and index != self.state.case_index:
+            self.caseWanted.emit(index)
 
     def next_case(self) -> None:
-        win = self.win
-        if win.dataset is not None and win.case_index + 1 < len(win.dataset):
-            win.loader.show_case(win.case_index + 1)
+        if self.state.dataset is not None and self.state.case_index + 1 < len(self.state.dataset):
+            self.caseWanted.emit(self.state.case_index + 1)
 
     def previous_case(self) -> None:
-        win = self.win
-        if win.dataset is not None and win.case_index > 0:
-            win.loader.show_case(win.case_index - 1)
+        if self.state.dataset is not None and self.state.case_index > 0:
+            self.caseWanted.emit(self.state.case_index - 1)
 
     def goto_case_dialog(self) -> None:
         """Ctrl+G: a case id (completed as you type), a unique prefix of one, or a row
         number."""
-        win = self.win
-        if win.dataset is None:
+        if self.state.dataset is None:
             return
-        text = dialogs.ask_case(win, win.dataset.case_ids())
+        text = dialogs.ask_case(self.window, self.state.dataset.case_ids())
         if text is not None and text.strip():
             self.goto_case(text.strip())
 
     def goto_case(self, text: str) -> bool:
         """Show the case ``text`` names (:func:`resolve_case`); say why when none."""
-        win = self.win
-        if win.dataset is None:
+        if self.state.dataset is None:
             return False
-        index, why = resolve_case(win.dataset.case_ids(), text)
+        index, why = resolve_case(self.state.dataset.case_ids(), text)
         if index is None:
             message.error(why)
             return False
-        win.loader.show_case(index)
+        self.caseWanted.emit(index)
         return True
 
 

@@ -85,6 +85,10 @@ class ProgressTracker(QObject):
 
     # ------------------------------------------------------------------ the session
 
+    def show_case(self, case_id: str) -> None:
+        """The window is building ``case_id``: its counts come with its view."""
+        self.showing = case_id
+
     def start(self, session: ReviewStore | None) -> None:
         """Track ``session`` (None: nothing), starting over."""
         self._count_timer.stop()

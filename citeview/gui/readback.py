@@ -8,7 +8,7 @@ through attributes kept for them: :func:`view_state` reads the widgets (not the 
 from __future__ import annotations
 
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from PySide6.QtWidgets import QMenu, QWidget
 
@@ -19,63 +19,91 @@ from citeview.gui.message import Level, Message, bridge
 from citeview.gui.navigation import CHIP_MENU
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.case_loader import CaseLoader
+    from citeview.gui.elided import QtElidedLabel
+    from citeview.gui.panes import Panes
+    from citeview.gui.review import ReviewController
+    from citeview.gui.review_session import ReviewSession
+    from citeview.gui.view_modes import ViewModes
+    from citeview.gui.window_state import WindowState
 
 W = TypeVar("W", bound=QWidget)
 
 
-def view_state(win: MainWindow) -> dict[str, Any]:
+class ShownWindow(Protocol):
+    """What readback reads of a window (the composed window is one; so is any other
+    composition of the same parts)."""
+
+    @property
+    def state(self) -> WindowState: ...
+    @property
+    def panes(self) -> Panes: ...
+    @property
+    def modes(self) -> ViewModes: ...
+    @property
+    def review(self) -> ReviewController: ...
+    @property
+    def review_session(self) -> ReviewSession: ...
+    @property
+    def loader(self) -> CaseLoader: ...
+    @property
+    def progress_label(self) -> QtElidedLabel: ...
+
+
+def view_state(shown: ShownWindow) -> dict[str, Any]:
     """What the widgets show, read back from them (not recomputed from the core)."""
-    labels = win.source.highlighted_labels()
-    index = win.answer.active()
-    review = win.review
+    state, panes = shown.state, shown.panes
+    source, answer = panes.source, panes.answer
+    labels = source.highlighted_labels()
+    index = answer.active()
+    review = shown.review
     return {
-        "case": win.view.case.id if win.view else None,
-        "case_position": win.case_index + 1,
-        "cases": len(win.dataset) if win.dataset is not None else 0,
-        "citations": win.answer.chip_count() if win.view else 0,
+        "case": state.view.case.id if state.view else None,
+        "case_position": number_at(state.case_index),
+        "cases": len(state.dataset) if state.dataset is not None else 0,
+        "citations": answer.chip_count() if state.view else 0,
         "active_citation": number_at(index) if index is not None else None,
-        "chip": win.answer.chip_text(index) if index is not None else None,
-        "claim": win.answer.highlighted_claim(),
-        "source_id": win.source.shown_source_id(),
-        "source_missing": bool(win.source.is_missing_state()),
-        "source_of_citation": win.active_source + 1 if index is not None else None,
+        "chip": answer.chip_text(index) if index is not None else None,
+        "claim": answer.highlighted_claim(),
+        "source_id": source.shown_source_id(),
+        "source_missing": bool(source.is_missing_state()),
+        "source_of_citation": state.active_source + 1 if index is not None else None,
         "first_line": labels[0] if labels else None,
         "last_line": labels[1] if labels else None,
-        "highlighted_text": win.source.highlighted_text(),
+        "highlighted_text": source.highlighted_text(),
         # On screen, not only highlighted: from the source viewport's geometry.
-        **win.source.span_on_screen(),
-        "raw": win.raw_mode,
-        "side_by_side": win.side_by_side.on,
+        **source.span_on_screen(),
+        "raw": shown.modes.raw_mode,
+        "side_by_side": shown.modes.side_by_side.on,
         # The review bar: the pressed verdict button of the shown source, and progress.
         "verdict": next((str(a.data()) for a in review.verdict_actions if a.isChecked()),
                         None),
-        "progress": win.progress_label.text(),
+        "progress": shown.progress_label.text(),
     }
 
 
-def is_ready(win: MainWindow) -> bool:
+def is_ready(shown: ShownWindow) -> bool:
     """The shown case's view-model is in the panes (lint may still be on its way) and the
     review session of a newly opened input is made."""
-    return win.view is not None and not win.review_session.making()
+    return shown.state.view is not None and not shown.review_session.making()
 
 
-def is_settled(win: MainWindow) -> bool:
+def is_settled(shown: ShownWindow) -> bool:
     """The shown case is in the panes and its lint diagnostics too (or lint failed), and the
     source shown holds all its text."""
-    return (is_ready(win) and not ops.pending(win.loader, CASE_WORK)
-            and not win.source.is_loading())
+    return (is_ready(shown) and not ops.pending(shown.loader, CASE_WORK)
+            and not shown.panes.source.is_loading())
 
 
-def chip_menu(win: MainWindow) -> QMenu | None:
+def chip_menu(window: QWidget) -> QMenu | None:
     """The chip context menu last opened (None when none is open)."""
-    menus = [m for m in win.findChildren(QMenu, CHIP_MENU) if m.isVisible()]
+    menus = [m for m in window.findChildren(QMenu, CHIP_MENU) if m.isVisible()]
     return menus[-1] if menus else None
 
 
-def shown_dialog(win: MainWindow, kind: type[W]) -> W | None:
+def shown_dialog(window: QWidget, kind: type[W]) -> W | None:
     """The dialog of type ``kind`` the window shows (the last opened), if any."""
-    shown = [d for d in win.findChildren(kind) if d.isVisible()]
+    shown = [d for d in window.findChildren(kind) if d.isVisible()]
     return shown[-1] if shown else None
 
 
@@ -114,4 +142,5 @@ class MessageLog:
         self.close()
 
 
-__all__ = ["MessageLog", "chip_menu", "is_ready", "is_settled", "shown_dialog", "view_state"]
+__all__ = ["MessageLog", "ShownWindow", "chip_menu", "is_ready", "is_settled", "shown_dialog",
+           "view_state"]

@@ -10,7 +10,8 @@ marker handling shows. Below, the incremental scan's diagnostics (final, provisi
 the end the lint findings too. The final frame is the answer pane's view (chips with lint).
 
 The answer is untrusted model text: both sides go through ``render_answer`` (escaped, never
-live HTML) into documents that load nothing (:func:`~citeview.gui.answer_view.prepare_document`).
+live HTML) into documents that load nothing
+(:func:`~citeview.gui.answer_document.prepare_document`).
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ from citeview.core.replay import (
 )
 from citeview.core.streaming import DEFAULT_HOLD_LIMIT
 from citeview.gui import message
+from citeview.gui.answer_document import PreparedDocument, prepare_document
 from citeview.gui.answer_render import render_answer
-from citeview.gui.answer_view import AnswerView, PreparedDocument, prepare_document
+from citeview.gui.answer_view import AnswerView
 from citeview.gui.dialogs import fit_to_screen
 from citeview.gui.palette import color_roles
 from citeview.gui.state import CaseView, build_case_view
@@ -62,7 +64,7 @@ from citeview.gui.untrusted import safe_title
 from citeview.lexers import VISIBLE_START, VISIBLE_STOP
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.window_state import WindowState
 
 LEAK_OPEN, LEAK_CLOSE = VISIBLE_START, VISIBLE_STOP  # how render_answer shows stray markers
 
@@ -363,7 +365,7 @@ class QtStreamReplay(QDialog):
         self.rendered.set_prepared(prepared, [])
         _scroll_to_end(self.rendered)
         assert self.recorded is not None
-        lines = [f"{e.index + 1} {e.type} {_delta_type(e.data)}".rstrip()
+        lines = [f"{e.number} {e.type} {_delta_type(e.data)}".rstrip()
                  + (f"  t={e.time:g}s" if e.time is not None else "")
                  for e in self.recorded.events[:frame.step]]
         body = render_answer("\n\n".join(lines[-200:]), [], [], self._dark)
@@ -471,16 +473,18 @@ def _scroll_to_end(view: AnswerView) -> None:
     bar.setValue(bar.maximum())
 
 
-def open_replay(win: MainWindow, play: bool = True) -> QtStreamReplay | None:
-    """View > Stream Replay: replay the shown case (in the window's replay dialog if open)."""
-    view = win.view
+def open_replay(state: WindowState, parent: QWidget, dark: bool,
+                play: bool = True) -> QtStreamReplay | None:
+    """View > Stream Replay: replay the shown case (in ``parent``'s replay dialog if open;
+    ``dark``: the answer pane's look)."""
+    view = state.view
     if view is None:
         message.info("Open a case to replay its answer")
         return None
     policy = view.analysed.policy if view.analysed is not None else None
-    dlg = win.findChild(QtStreamReplay)
+    dlg = parent.findChild(QtStreamReplay)
     if dlg is None:
-        dlg = QtStreamReplay(view.case, policy, win.answer.dark, win)
+        dlg = QtStreamReplay(view.case, policy, dark, parent)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     else:
         dlg.set_case(view.case, policy)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMenu, QToolBar
 
@@ -32,8 +32,15 @@ from citeview.session.model import AnnotationKey, ReviewState, annotation_key
 from citeview.session.protocol import ReviewStore
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from PySide6.QtWidgets import QMainWindow
+
+    from citeview.gui.advance import Advancer
+    from citeview.gui.case_loader import CaseLoader
+    from citeview.gui.navigation import Navigator
+    from citeview.gui.progress import ProgressTracker
+    from citeview.gui.review_session import ReviewSession
     from citeview.gui.state import CitationView
+    from citeview.gui.window_state import WindowState
 
 MAX_KEYED_LABELS = 9
 
@@ -41,34 +48,51 @@ __all__ = ["MAX_KEYED_LABELS", "ReviewController"]
 
 
 class ReviewController(QObject):
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win = win
+    verdictsStale = Signal()  # another annotator: the views read the session's verdicts again
+    blindToggled = Signal()  # the reviewer turned blind mode on or off (the case is shown again)
+
+    def __init__(self, state: WindowState, review_session: ReviewSession,
+                 navigator: Navigator, loader: CaseLoader, advance: Advancer,
+                 progress: ProgressTracker, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.state = state
+        self.review_session = review_session
+        self.navigator, self.loader, self.advance = navigator, loader, advance
+        self.progress = progress
+        self.window = window  # its menu bar, toolbar, actions; the dialogs' parent
         self.undo_stack = QUndoStack(self)
         # Edit a note (a dialog; tests replace it).
         self.prompt_note: Callable[[str, str, str], str | None] = (
             lambda title, prompt, text: dialogs.back_to(
-                win, dialogs.edit_note(win, title, prompt, text)))
-        self.blind = False
+                window, dialogs.edit_note(window, title, prompt, text)))
         self.presenting = False
         self._confirm_done: str | None = None  # the case a Ctrl+Enter warned about
         self._typed_ahead: list[Callable[[], None]] = []  # review keys pressed while loading
         self.verdict_actions: list[QAction] = []
         self.case_actions: list[QAction] = []
         self._build_actions()
-        win.navigator.citationChanged.connect(lambda _i: self.sync_bar())
-        win.loader.viewReady.connect(self._apply_typed_ahead)
-        win.loader.caseChanged.connect(lambda _i: self.sync_bar())
+        self.navigator.citationChanged.connect(lambda _i: self.sync_bar())
+        self.loader.viewReady.connect(self._apply_typed_ahead)
+        self.loader.caseChanged.connect(self._case_changed)
         self._set_enabled(False)
+
+    @property
+    def blind(self) -> bool:
+        """Blind review (kept in the window's state, which tells who shows lint)."""
+        return self.state.blind
+
+    def _case_changed(self, _index: int) -> None:
+        self._confirm_done = None  # a warning was about the case left
+        self.sync_bar()
 
     @property
     def session(self) -> ReviewStore | None:
         """The session the edits go to (:attr:`MainWindow.review_session` opens it)."""
-        return self.win.review_session.session
+        return self.review_session.session
 
     @property
     def annotator(self) -> str:
-        return self.win.review_session.annotator
+        return self.review_session.annotator
 
     def session_attached(self, session: ReviewStore | None) -> None:
         """Another session (or none) is reviewed: its rubric's keys, its blind mode."""
@@ -76,11 +100,10 @@ class ReviewController(QObject):
         if session is None:
             self._set_enabled(False)
             return
-        self.blind = session.blind
+        self.state.set_blind(session.blind)
         self.blind_action.blockSignals(True)
         self.blind_action.setChecked(self.blind)
         self.blind_action.blockSignals(False)
-        self.win.citations_model.blind = self.blind
         self._fill_menu(session.labels)
         self._set_enabled(True)
 
@@ -88,25 +111,25 @@ class ReviewController(QObject):
 
     def _act(self, text: str, slot: Callable[[], object], shortcuts: list[str] | None = None,
              tip: str = "") -> QAction:
-        act = QAction(text, self.win)
+        act = QAction(text, self.window)
         if shortcuts:
             act.setShortcuts([QKeySequence(s) for s in shortcuts])
         act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         act.triggered.connect(lambda _=False: slot())
         if tip:
             act.setToolTip(tip)
-        self.win.addAction(act)  # shortcuts work even when the toolbar is hidden
+        self.window.addAction(act)  # shortcuts work even when the toolbar is hidden
         return act
 
     def _build_actions(self) -> None:
-        win = self.win
+        window = self.window
         self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcuts([QKeySequence("Ctrl+Z")])
         self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
         self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         for a in (self.undo_action, self.redo_action):
-            win.addAction(a)
-        edit_menu = next((m for m in win.menuBar().findChildren(QMenu)
+            window.addAction(a)
+        edit_menu = next((m for m in window.menuBar().findChildren(QMenu)
                           if m.title() == "&Edit"), None)
         if edit_menu is not None and edit_menu.actions():
             first = edit_menu.actions()[0]
@@ -114,7 +137,7 @@ class ReviewController(QObject):
             edit_menu.insertAction(first, self.redo_action)
             edit_menu.insertSeparator(first)
 
-        nav = win.navigator
+        nav = self.navigator
         self.clear_action = self._act("0 clear", lambda: self.set_verdict(None), ["0"],
                                       "Clear the verdict of the shown source (0)")
         self.note_action = self._act("N note\u2026", self.edit_note, ["N"],
@@ -122,10 +145,10 @@ class ReviewController(QObject):
         self.next_action = self._act("Next Citation", nav.next_item, ["J", "F8"])
         self.prev_action = self._act("Previous Citation", nav.previous_item, ["K", "Shift+F8"])
         self.next_unjudged_action = self._act(
-            "Next Unjudged", lambda: win.advance.jump(), ["Shift+J"],
+            "Next Unjudged", lambda: self.advance.jump(), ["Shift+J"],
             "The next source or citation you have not judged, in any case (Shift+J)")
         self.prev_unjudged_action = self._act(
-            "Previous Unjudged", lambda: win.advance.jump(backward=True), ["Shift+K"],
+            "Previous Unjudged", lambda: self.advance.jump(backward=True), ["Shift+K"],
             "The previous source or citation you have not judged, in any case (Shift+K)")
         self.advance_action = self._act("Move On After a Verdict", lambda: None)
         self.advance_action.setCheckable(True)
@@ -149,12 +172,12 @@ class ReviewController(QObject):
         self.adjudicate_action = self._act("&Adjudicate Disagreements\u2026", self.adjudicate)
         self.annotator_action = self._act("Annotator &Name\u2026", self.change_annotator)
 
-        self.menu = win.menuBar().addMenu("&Review")
+        self.menu = window.menuBar().addMenu("&Review")
         self.toolbar = QToolBar("Review")
         self.toolbar.setObjectName("review-bar")
         self.toolbar.setMovable(False)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        win.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
+        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
         self.verdict_group = QActionGroup(self)
         self.verdict_group.setExclusionPolicy(QActionGroup.ExclusionPolicy.ExclusiveOptional)
         self._fill_menu(())
@@ -163,7 +186,7 @@ class ReviewController(QObject):
         """Verdict actions for the session's rubric: key k is the k-th label."""
         for a in self.verdict_actions + self.case_actions:
             self.verdict_group.removeAction(a)
-            self.win.removeAction(a)
+            self.window.removeAction(a)
             a.deleteLater()
         self.verdict_actions, self.case_actions = [], []
         for k, label in enumerate(labels[:MAX_KEYED_LABELS], 1):
@@ -249,15 +272,15 @@ class ReviewController(QObject):
 
     def current(self) -> tuple[CitationView, int] | None:
         """The active citation and which of its sources is shown."""
-        view, i = self.win.view, self.win.active
+        view, i = self.state.view, self.state.active
         if view is None or i is None or not 0 <= i < len(view.citations):
             return None
-        return view.citations[i], self.win.active_source
+        return view.citations[i], self.state.active_source
 
     def sync_bar(self) -> None:
         """The bar shows the active citation and source, its verdict pressed, the case."""
         cur = self.current()
-        view = self.win.view
+        view = self.state.view
         if cur is None or view is None:
             self.citation_label.setText(" No citation ")
             for a in self.verdict_actions:
@@ -278,7 +301,7 @@ class ReviewController(QObject):
             self.note_action.setText("N note \u270e" if note else "N note\u2026")
         if view is not None:
             cid = view.case.id
-            progress = self.win.progress
+            progress = self.progress
             verdict = progress.case_verdict(cid)
             state = progress.case_state(cid).value
             note = " \u270e" if self.session is not None and self.session.review(cid).note else ""
@@ -304,7 +327,7 @@ class ReviewController(QObject):
         if s.readonly:
             message.warning(f"Read-only session: {s.message or 'changes are not possible'}")
             return False
-        if not self.win.review_session.has_annotator():
+        if not self.review_session.has_annotator():
             message.warning("No verdict recorded: an annotator name is needed "
                             "(Review \u25b8 Annotator Name\u2026)", 8000)
             return False
@@ -322,25 +345,24 @@ class ReviewController(QObject):
 
     def _reveal(self, edit: Edit, undone: bool) -> None:
         """After an undo or redo, show the case and citation it touched."""
-        win = self.win
         rows = edit.after
-        if not rows or win.dataset is None or win.view is None:
+        if not rows or self.state.dataset is None or self.state.view is None:
             return
         row = rows[0]
-        if row.case_id != win.view.case.id:
+        if row.case_id != self.state.view.case.id:
             try:
-                index = win.dataset.index_of(row.case_id)
+                index = self.state.dataset.index_of(row.case_id)
             except KeyError:
                 return
             citation = index_of(row.key.number) if row.key is not None else 0
-            win.loader.show_case(index, citation=citation)
-        elif row.key is not None and win.active != index_of(row.key.number):
-            win.navigator.activate_citation(index_of(row.key.number))
+            self.loader.show_case(index, citation=citation)
+        elif row.key is not None and self.state.active != index_of(row.key.number):
+            self.navigator.activate_citation(index_of(row.key.number))
 
     def key(self) -> tuple[AnnotationKey, CitationView] | None:
         """The annotation key of the shown source of the active citation (what 1..9 judge)."""
         cur = self.current()
-        view = self.win.view
+        view = self.state.view
         if cur is None or view is None:
             message.warning("No citation is active", 4000)
             return None
@@ -368,7 +390,7 @@ class ReviewController(QObject):
         key, cv = found
         s = self.session
         claim = self._claim(cv)
-        advance = self.win.advance
+        advance = self.advance
         item = advance.position()
         completes = (verdict is not None and advance.enabled and item is not None
                      and advance.completes_case(item)
@@ -393,18 +415,19 @@ class ReviewController(QObject):
 
     def _loading(self) -> bool:
         """A case is being built (asked for, not shown yet) in a reviewed session."""
-        return self.win.view is None and self.session is not None and self.win.dataset is not None
+        state = self.state
+        return state.view is None and self.session is not None and state.dataset is not None
 
     def _apply_typed_ahead(self) -> None:
         """The case is shown: the keys typed while it loaded, in order (one that opens the
         next case leaves the rest for that one)."""
-        while self._typed_ahead and self.win.view is not None:
+        while self._typed_ahead and self.state.view is not None:
             self._typed_ahead.pop(0)()
 
     def edit_note(self) -> None:
         found = self.key()
         if (found is None or self.session is None
-                or not self.win.review_session.ensure_annotator()):
+                or not self.review_session.ensure_annotator()):
             return
         key, cv = found
         s = self.session
@@ -419,15 +442,15 @@ class ReviewController(QObject):
                                            recovered=cv.citation.recovered is not None))
 
     def set_case_verdict(self, verdict: str | None) -> None:
-        s, view = self.session, self.win.view
+        s, view = self.session, self.state.view
         if s is None or view is None:
             return
         cid = view.case.id
         self._push(lambda: review_edit(s, cid, verdict=verdict))
 
     def edit_case_note(self) -> None:
-        s, view = self.session, self.win.view
-        if s is None or view is None or not self.win.review_session.ensure_annotator():
+        s, view = self.session, self.state.view
+        if s is None or view is None or not self.review_session.ensure_annotator():
             return
         cid = view.case.id
         old = s.review(cid).note
@@ -443,14 +466,14 @@ class ReviewController(QObject):
         if self._loading():
             self._typed_ahead.append(self.done_and_next)  # kept for the case being built
             return
-        s, view = self.session, self.win.view
+        s, view = self.session, self.state.view
         if s is None or view is None:
             return
         cid = view.case.id
         todo = unjudged(view)
         if todo and self._confirm_done != cid:
             self._confirm_done = cid
-            self.win.advance.go(todo[0])
+            self.advance.go(todo[0])
             n = len(todo)
             # Short: the status bar shows ~50 characters at 1024 px.
             message.warning(f"{n} not judged: moved to the first \u00b7 Ctrl+Enter again: done",
@@ -459,27 +482,26 @@ class ReviewController(QObject):
         self._confirm_done = None
         if not self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)):
             return
-        self.win.advance.open_next_case()
+        self.advance.open_next_case()
 
     def change_annotator(self) -> None:
-        name = self.win.review_session.prompt_annotator()
+        name = self.review_session.prompt_annotator()
         if name:
-            self.win.review_session.set_annotator(name)
+            self.review_session.set_annotator(name)
             self.undo_stack.clear()  # edits belong to the annotator who made them
-            self.win.refresh_review()
+            self.verdictsStale.emit()
 
     # ------------------------------------------------------------------ blind, summary
 
     def set_blind(self, on: bool) -> None:
         on = bool(on)
-        self.blind = on
-        self.win.citations_model.blind = on
+        self.state.set_blind(on)
         if self.session is not None and not self.session.readonly and self.session.blind != on:
             try:
                 self.session.set_blind(on)
             except InputError as err:
                 message.error(str(err))
-        self.win.blind_changed()
+        self.blindToggled.emit()
 
     def summary_text(self) -> str:
         from citeview.session.report import render_text, summarize
@@ -495,7 +517,7 @@ class ReviewController(QObject):
         except InputError as err:
             message.error(str(err))
             return
-        dlg = dialogs.SummaryDialog(text, self.win)
+        dlg = dialogs.SummaryDialog(text, self.window)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.show()
 
@@ -504,7 +526,7 @@ class ReviewController(QObject):
             return
         from citeview.gui.adjudicate import AdjudicationDialog
 
-        dlg = AdjudicationDialog(self, self.win)
+        dlg = AdjudicationDialog(self, self.window)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.show()
         dlg.activateWindow()  # its keys (1..4, J/K) are for it, not the window behind

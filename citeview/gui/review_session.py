@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
@@ -24,10 +24,7 @@ from citeview.gui.session_adapter import SessionAdapter
 from citeview.session import location
 from citeview.session.errors import SessionInUse
 from citeview.session.location import open_review_session
-from citeview.session.protocol import ReviewStore
-
-if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+from citeview.session.protocol import ReviewStore, SessionBackend
 
 ANNOTATOR_KEY = "review/annotator"
 SESSION_WORK = "session"  # the key of the op making a new input's session
@@ -54,10 +51,14 @@ class ReviewSession(QObject):
     attached = Signal(object)  # the Session now reviewed, or None
     changed = Signal(object)  # a citeview.session.events.Change, after it was committed
     followed = Signal()  # read-only: another citeview changed the session; views read again
+    recount = Signal()  # whose verdicts are shown changed (another annotator): views read again
 
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win = win
+    def __init__(self, settings: QSettings, synchronous: bool, sessions: SessionBackend,
+                 parent: QWidget) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.synchronous = synchronous  # snapshot mode: made here, never asked
+        self.sessions = sessions  # where review sessions live (the entry point chose)
         self.session: ReviewStore | None = None
         self.adapter: SessionAdapter | None = None
         self.where = ""  # where the session lives, for the label
@@ -66,11 +67,11 @@ class ReviewSession(QObject):
         self._follow.timeout.connect(self.follow_now)
         # Ask the annotator's name (a dialog where one can be answered; tests replace it).
         self.prompt_annotator: Callable[[], str | None] = (
-            lambda: dialogs.back_to(win, dialogs.ask_annotator(win)) if win.can_ask()
+            lambda: dialogs.back_to(parent, dialogs.ask_annotator(parent)) if self.can_ask()
             else None)
         # Another process has the session: True opens it read-only (a dialog; tests replace it).
         self.ask_in_use: Callable[[str], dialogs.InUse] = (
-            lambda text: dialogs.session_in_use(win, text) if win.can_ask()
+            lambda text: dialogs.session_in_use(parent, text) if self.can_ask()
             else dialogs.InUse.CANCEL)
         self.in_use: str | None = None  # why the last open found no session to review
         self.label = QtElidedLabel(share=0.12)  # the session's file name; where it is on hover
@@ -80,9 +81,13 @@ class ReviewSession(QObject):
 
     # ------------------------------------------------------------------ the annotator
 
+    def can_ask(self) -> bool:
+        """Whether a modal dialog can be answered here: not in a snapshot, not offscreen."""
+        return not self.synchronous and dialogs.can_ask()
+
     @property
     def annotator(self) -> str:
-        return str(self.win.settings.value(ANNOTATOR_KEY, "") or "")
+        return str(self.settings.value(ANNOTATOR_KEY, "") or "")
 
     def ask_before_review(self) -> None:
         """A review is about to start (an input is opened, before its first case shows): ask
@@ -114,11 +119,11 @@ class ReviewSession(QObject):
     def set_annotator(self, name: str) -> None:
         """Review as ``name`` from now on: progress, case states and chips are this
         annotator's (counted again when the name changes)."""
-        self.win.settings.setValue(ANNOTATOR_KEY, name)
-        self.win.settings.sync()
+        self.settings.setValue(ANNOTATOR_KEY, name)
+        self.settings.sync()
         if self.session is not None and self.session.annotator != name:
             self.session.annotator = name
-            self.win.refresh_review()
+            self.recount.emit()
 
     # ------------------------------------------------------------------ opening and closing
 
@@ -127,7 +132,7 @@ class ReviewSession(QObject):
         self.in_use = None
         try:
             session, where = open_review_session(path, dataset, self.annotator,
-                                                 backend=self.win.sessions)
+                                                 backend=self.sessions)
         except SessionInUse as err:
             choice = self.ask_in_use(str(err))
             if choice is dialogs.InUse.RETRY:
@@ -137,7 +142,7 @@ class ReviewSession(QObject):
                 return None
             try:
                 session, where = open_review_session(path, dataset, self.annotator,
-                                                     readonly=True, backend=self.win.sessions)
+                                                     readonly=True, backend=self.sessions)
             except InputError as err2:
                 message.error(str(err2))
                 return None
@@ -161,23 +166,23 @@ class ReviewSession(QObject):
         the dataset it was made from: ``whole()`` read there when the window shows only a part
         (the first record of a big JSONL file), else ``dataset``. False when there is a session
         already (or the input is one): :meth:`open_for` opens it."""
-        if getattr(dataset, "kind", "") == "session" or self.win.synchronous:
+        if getattr(dataset, "kind", "") == "session" or self.synchronous:
             return False  # a snapshot has no event loop to wait in: open_for makes it now
         path, where = location.session_location(input_path)
-        if self.win.sessions.exists(path):
+        if self.sessions.exists(path):
             return False
         source = os.path.abspath(input_path)
 
         def make() -> tuple[str, Dataset]:
             cases = whole() if whole is not None else dataset
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            self.win.sessions.create_file(path, cases, source=source)
+            self.sessions.create_file(path, cases, source=source)
             return path, cases
 
         def made(result: tuple[str, Dataset]) -> None:
             made_path, cases = result
             try:
-                session = self.win.sessions.open(made_path, annotator=self.annotator)
+                session = self.sessions.open(made_path, annotator=self.annotator)
             except InputError as err:
                 message.error(str(err))
                 return

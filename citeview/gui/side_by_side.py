@@ -13,18 +13,20 @@ scrolls inside another's scroll cascade, so nothing feeds back.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QApplication, QSplitter
+from PySide6.QtWidgets import QApplication, QSplitter, QStackedWidget
 
 from citeview.core.text import Utf16Map
 
 if TYPE_CHECKING:
     from citeview.gui.answer_view import AnswerView
-    from citeview.gui.main_window import MainWindow
+    from citeview.gui.raw_answer_view import RawAnswerView
     from citeview.gui.state import CaseView
+    from citeview.gui.window_state import WindowState
 
 SIDE_BY_SIDE_KEY = "view/side_by_side"
 RAW, RENDERED = "raw", "rendered"
@@ -92,13 +94,18 @@ class SideBySide(QObject):
     """The window's side-by-side mode: its splitter (a page of ``answer_stack``), the panes
     moved into it and back, and scrolling them together."""
 
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win = win
+    def __init__(self, state: WindowState, answer: AnswerView, raw: RawAnswerView,
+                 answer_stack: QStackedWidget, split_panes: QSplitter,
+                 show_raw_active: Callable[[], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.answer, self.raw = answer, raw
+        self.answer_stack, self.split_panes = answer_stack, split_panes
+        self.show_raw_active = show_raw_active  # the raw pane marks the active citation
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("answers")
         self.splitter.setChildrenCollapsible(False)
-        win.answer_stack.addWidget(self.splitter)
+        answer_stack.addWidget(self.splitter)
         self.on = False
         self._panes_before: list[int] = []  # the panes' widths before side by side
         self._leader = RENDERED
@@ -109,31 +116,30 @@ class SideBySide(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.follow)
-        win.answer.verticalScrollBar().valueChanged.connect(lambda _v: self._scrolled(RENDERED))
-        win.raw.verticalScrollBar().valueChanged.connect(lambda _v: self._scrolled(RAW))
+        answer.verticalScrollBar().valueChanged.connect(lambda _v: self._scrolled(RENDERED))
+        raw.verticalScrollBar().valueChanged.connect(lambda _v: self._scrolled(RAW))
 
     def set_on(self, on: bool) -> None:
         """Put both panes in the splitter (rendered left, raw right), or back in the stack."""
-        win = self.win
         if on == self.on:
             return
         self.on = on
         self._timer.stop()
         # Moving a pane to another parent takes the keyboard from it: it is given back.
         focus = QApplication.focusWidget()
-        stack = win.answer_stack
-        panes = win.split_panes.sizes()  # [the answer's box, the source]
+        stack = self.answer_stack
+        panes = self.split_panes.sizes()  # [the answer's box, the source]
         if on:
             # Two answers share the answer's room: it takes two thirds of the panes' width
             # (at 1024 pixels, a marker still fits on a line of the raw pane).
             self._panes_before = panes
             total = sum(panes)
             if total and panes[0] < 0.6 * total:
-                win.split_panes.setSizes([total * 2 // 3, total - total * 2 // 3])
-            self.splitter.insertWidget(0, win.answer)
-            self.splitter.insertWidget(1, win.raw)
-            win.answer.show()
-            win.raw.show()
+                self.split_panes.setSizes([total * 2 // 3, total - total * 2 // 3])
+            self.splitter.insertWidget(0, self.answer)
+            self.splitter.insertWidget(1, self.raw)
+            self.answer.show()
+            self.raw.show()
             if self.splitter.sizes()[0] == 0 or self.splitter.sizes()[1] == 0:
                 half = max(self.splitter.width() // 2, 1)
                 self.splitter.setSizes([half, half])
@@ -141,26 +147,26 @@ class SideBySide(QObject):
             # Centred once the splitter has laid the panes out at their new widths.
             QTimer.singleShot(0, self, self.align)
         else:
-            stack.insertWidget(0, win.answer)
-            stack.insertWidget(1, win.raw)
+            stack.insertWidget(0, self.answer)
+            stack.insertWidget(1, self.raw)
             before = self._panes_before
             if before and sum(before) == sum(panes) and min(before) > 0:
-                win.split_panes.setSizes(before)
+                self.split_panes.setSizes(before)
             elif sum(panes):  # widened before the window was laid out: share evenly
-                win.split_panes.setSizes([sum(panes) // 2, sum(panes) - sum(panes) // 2])
+                self.split_panes.setSizes([sum(panes) // 2, sum(panes) - sum(panes) // 2])
             self._panes_before = []
-        if on and (focus is win.answer or focus is win.raw):
+        if on and (focus is self.answer or focus is self.raw):
             focus.setFocus()
 
     def align(self) -> None:
         """Both panes at the active citation (centred in each), or the raw pane following
         the rendered one."""
-        win = self.win
+        state = self.state
         if not self.on:
             return
-        if win.view is not None and win.active is not None:
-            win.answer.set_active(win.active)
-            win.show_raw_active()
+        if state.view is not None and state.active is not None:
+            self.answer.set_active(state.active)
+            self.show_raw_active()
         else:
             self._leader = RENDERED
             self.follow()
@@ -173,21 +179,21 @@ class SideBySide(QObject):
     def _scrolled(self, which: str) -> None:
         if not self.on or self._following:
             return
-        bar = (self.win.raw if which == RAW else self.win.answer).verticalScrollBar()
+        bar = (self.raw if which == RAW else self.answer).verticalScrollBar()
         if self._expected.pop(which, None) == bar.value():
             return  # where following put it (a late signal of that scroll)
         self._leader = which
         self._timer.start()
 
     def _position_map(self) -> tuple[PositionMap, Utf16Map] | None:
-        view = self.win.view
+        view = self.state.view
         if view is None:
             return None
-        doc = self.win.answer.document()
+        doc = self.answer.document()
         key = (view, doc, doc.revision())  # a restyled chip edits the document
         if (self._map is None or self._map[0] is not view or self._map[1] is not doc
                 or self._map[2] != key[2]):
-            self._map = (*key, *build_map(view, self.win.answer))
+            self._map = (*key, *build_map(view, self.answer))
         return self._map[3], self._map[4]
 
     def follow(self) -> None:
@@ -197,8 +203,7 @@ class SideBySide(QObject):
         if found is None or self._following:
             return
         pmap, u16 = found
-        win = self.win
-        answer, raw = win.answer, win.raw
+        answer, raw = self.answer, self.raw
         self._following = True
         try:
             if self._leader == RENDERED:

@@ -13,30 +13,19 @@ are kept, so going back and forth between sources does not rebuild them.
 from __future__ import annotations
 
 import time
-from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import TYPE_CHECKING, Any  # Any: a Pygments lexer (untyped)
+from typing import TYPE_CHECKING  # Any: a Pygments lexer (untyped)
 
-from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
-    QFont,
     QFontDatabase,
-    QFontMetrics,
     QKeyEvent,
     QMouseEvent,
-    QPainter,
-    QPaintEvent,
     QPalette,
-    QResizeEvent,
     QShowEvent,
-    QTextBlock,
     QTextCharFormat,
     QTextCursor,
-    QTextDocument,
     QTextOption,
 )
 from PySide6.QtWidgets import (
@@ -44,7 +33,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextDocumentLayout,
-    QPlainTextEdit,
     QStackedWidget,
     QTextEdit,
     QVBoxLayout,
@@ -54,26 +42,23 @@ from PySide6.QtWidgets import (
 from citeview.core.material import SourceLines
 from citeview.gui.answer_view import find_wrapping, plain_tooltip
 from citeview.gui.elided import QtElidedLabel
-from citeview.gui.highlighting import LazyHighlighter, TokenFormats, guess_lexer
-from citeview.gui.offsets import DocumentText
-from citeview.gui.palette import ColorRoles, color_roles
+from citeview.gui.highlighting import LazyHighlighter, TokenFormats
+from citeview.gui.palette import color_roles
+from citeview.gui.prepared_source import PreparedSource, block_range, status_value
+from citeview.gui.source_text import QtSourceText
 
 if TYPE_CHECKING:
-    from citeview.core.material import Source, SourceLine
+    from citeview.core.material import Source
     from citeview.core.resolution import Target
 
 
 # Keep the documents of this many recently shown sources (and at most this many characters).
 _CACHE_SOURCES = 8
 _CACHE_CHARS = 30_000_000
-_LONG_LINE = 5_000
 # Filling a document in pieces: the first one at once (a screenful and more), then pieces of
 # about _FILL_SECONDS each from the event loop.
 _FIRST_PIECE = 64_000
 _FILL_SECONDS = 0.025
-# A span is highlighted once this many characters after it are in the document too (context
-# below it when it is centred): a screenful and more.
-_CONTEXT_AFTER = 16_000
 
 _STATUS_TITLES = {
     "line-out-of-range": "Line out of range",
@@ -99,507 +84,6 @@ def provider_banner(target: Target) -> str | None:
         text += f" \u2014 cited text: \u201c{quote}\u201d"
     return text
 
-
-def _status_value(status: object) -> str:
-    return str(getattr(status, "value", status))
-
-
-def _line_label(label: object) -> str:
-    s = str(label)
-    return s if s[:1] in ("L", "l") else f"L{s}"
-
-
-# --------------------------------------------------------------------------- loaded source
-
-
-@dataclass(slots=True)
-class _Loaded:
-    """A source made ready for display: the look-ups over its text (made anywhere, see
-    :func:`prepare_source`) and, once shown, its Qt document, filled in pieces."""
-
-    source: Source
-    dtext: DocumentText
-    doc: QTextDocument | None = None  # made on the GUI thread when first shown
-    filled: int = 0  # characters of ``dtext.qt_text`` in ``doc``
-    # Labelled lines sorted by their start in source.text (code points).
-    label_starts: Sequence[int] = field(default_factory=list)
-    label_lines: Sequence[SourceLine] = field(default_factory=list)  # in label_starts order
-    first_label: str | None = None  # block/context label, shown on the first line
-    gutter_sample: str = ""  # the widest label, for the gutter width
-    lexer_done: bool = False
-    lexer: Any = None  # the Pygments lexer guessed (None: plain text), once lexer_done
-    lexer_later: bool = False  # a worker guesses it (after the first paint): do not guess here
-    long_lines: bool = False  # a line too long to wrap at word boundaries
-    highlighter: LazyHighlighter | None = None
-    lexer_name: str | None = None
-
-    @classmethod
-    def prepare(cls, source: Source, guess: bool = True) -> _Loaded:
-        """Everything but the Qt document (no Qt object: safe in a worker thread)."""
-        dtext = DocumentText(source.text, _line_starts(source))
-        loaded = cls(source, dtext)
-        loaded.long_lines = dtext.longest_line > _LONG_LINE
-        kind = _status_value(getattr(source, "kind", ""))
-        given = getattr(source, "lines", None) or ()
-        if kind in ("block", "context") or not given:
-            label = getattr(source, "label", None) or (
-                source.id if kind in ("block", "context") else None)
-            loaded.first_label = str(label) if label else None
-            loaded.gutter_sample = loaded.first_label or ""
-        else:
-            # C-speed passes only: a 200,000-line source must open at once.
-            if isinstance(given, SourceLines):  # parsed: in text order, columns already
-                loaded.label_starts, loaded.label_lines = given.starts, given
-                labels: Sequence[Any] = given.labels
-            else:
-                lines = list(given)
-                starts = list(map(attrgetter("start"), lines))
-                if starts != sorted(starts):
-                    lines.sort(key=attrgetter("start"))
-                    starts = list(map(attrgetter("start"), lines))
-                loaded.label_starts = starts
-                loaded.label_lines = lines
-                labels = list(map(attrgetter("label"), lines))
-            try:
-                widest: object = max(labels)  # label numbers
-            except TypeError:
-                widest = max(map(str, labels), key=len)
-            loaded.gutter_sample = _line_label(widest)
-        if guess:
-            loaded.guess_lexer()
-        return loaded
-
-    def guess_lexer(self) -> None:
-        """Choose the Pygments lexer (the first guess imports Pygments' lexers: done in the
-        worker when the window prepares the source there)."""
-        if self.lexer_done:
-            return
-        if not self.long_lines:  # minified text: format ranges on one huge line cost seconds
-            source = self.source
-            self.lexer = guess_lexer(getattr(source, "title", None),
-                                     getattr(source, "url", None), source.text)
-            self.lexer_name = str(self.lexer.name) if self.lexer is not None else None
-        self.lexer_done = True
-        self.lexer_later = False
-
-    def make_doc(self, parent: QWidget, font: QFont) -> QTextDocument:
-        """The (empty) document, with its plain-text layout: filled by :meth:`fill` once the
-        view shows it (a document filled before its view relays out every block on
-        ``setDocument``: 0.3 s for 200,000 lines)."""
-        doc = QTextDocument(parent)
-        doc.setUndoRedoEnabled(False)
-        doc.setDefaultFont(font)
-        if self.long_lines:
-            option = doc.defaultTextOption()
-            option.setWrapMode(QTextOption.WrapMode.WrapAnywhere)
-            doc.setDefaultTextOption(option)
-        doc.setDocumentLayout(QPlainTextDocumentLayout(doc))
-        self.doc = doc
-        return doc
-
-    @property
-    def complete(self) -> bool:
-        return self.doc is not None and self.filled >= len(self.dtext.qt_text)
-
-    def holds(self, position: int) -> bool:
-        """Whether the document holds Qt position ``position`` and a screenful of text after
-        it (room to centre a span ending there), or all the text."""
-        return self.doc is not None and (self.filled > position + _CONTEXT_AFTER
-                                         or self.complete)
-
-    def fill(self, limit: int | None = None) -> bool:
-        """Put about ``limit`` more characters (all: None) of the text into the document, cut
-        after a line break; True once it holds all of it."""
-        assert self.doc is not None
-        text = self.dtext.qt_text
-        n = len(text)
-        if self.filled >= n:
-            return True
-        start = self.filled
-        cut = n if limit is None or n - start <= limit else text.find("\n", start + limit)
-        cut = n if cut < 0 else min(cut + 1, n)
-        if start == 0 and cut == n:
-            self.doc.setPlainText(text)
-        else:
-            cursor = QTextCursor(self.doc)
-            cursor.movePosition(QTextCursor.MoveOperation.End)
-            cursor.insertText(text[start:cut])
-        self.filled = cut
-        return cut >= n
-
-    def label_text(self, i: int) -> str:
-        return _line_label(self.label_lines[i].label)
-
-    def block_label(self, qt_start: int, qt_end: int) -> str | None:
-        """The gutter label of the block spanning Qt positions ``qt_start..qt_end``."""
-        if self.first_label is not None:
-            return self.first_label if qt_start == 0 else None
-        if not self.label_starts:
-            return None
-        a = self.dtext.from_qt(qt_start)
-        b = self.dtext.from_qt(qt_end)
-        i = bisect_left(self.label_starts, a)
-        if i < len(self.label_starts) and self.label_starts[i] <= b:
-            return self.label_text(i)
-        return None
-
-    def labels_between(self, start: int, end: int) -> tuple[str, str] | None:
-        """First and last label of the lines starting in source offsets ``start..end``
-        (inclusive)."""
-        if self.first_label is not None:
-            return (self.first_label, self.first_label) if start == 0 else None
-        i = bisect_left(self.label_starts, start)
-        j = bisect_right(self.label_starts, end) - 1
-        if i > j or i >= len(self.label_starts):
-            return None
-        return self.label_text(i), self.label_text(j)
-
-
-PreparedSource = _Loaded  # what prepare_source makes (opaque to its callers)
-
-
-def _line_starts(source: Source) -> Sequence[int] | None:
-    """Where the lines of ``source.text`` start, when its parsed lines say so: every line
-    labelled (one per line, in text order, breaks all ``\\n``), so the starts of its lines
-    are the starts of the text's lines (a 200,000-line source: no second pass over it)."""
-    lines = getattr(source, "lines", None)
-    if (isinstance(lines, SourceLines) and lines and lines.starts[0] == 0
-            and "\r" not in source.text and len(lines) == source.text.count("\n") + 1):
-        return lines.starts
-    return None
-
-
-def prepare_source(source: Source, lexer_later: bool = False) -> PreparedSource:
-    """A source made ready to show (offsets, labels, lexer), without Qt: the window makes it in
-    its worker so that showing a 200,000-line source starts at once. Give it to
-    :meth:`QtSourceView.adopt`. ``lexer_later``: the caller guesses the lexer later
-    (``prepared.guess_lexer()``, in a worker too) and then calls
-    :meth:`QtSourceView.colour_later`."""
-    prepared = _Loaded.prepare(source, guess=not lexer_later)
-    prepared.lexer_later = lexer_later and not prepared.lexer_done
-    return prepared
-
-
-def _block_range(loaded: _Loaded, start: int, end: int,
-                 last_line_start: int | None = None) -> tuple[int, int]:
-    """First and last block numbers of the source span ``start..end``. A span ends before its
-    last line's break, so an end at a line's start means that line is an empty last line
-    only when ``last_line_start`` says so."""
-    dtext = loaded.dtext
-    first = dtext.block_of(start)
-    if last_line_start is not None:
-        last = dtext.block_of(last_line_start)
-    else:
-        last = dtext.block_of(end)
-        if end > start and last > first and dtext.block_of(end - 1) < last:
-            last -= 1
-    return first, max(first, last)
-
-
-# --------------------------------------------------------------------------- text view
-
-
-class _Gutter(QWidget):
-    def __init__(self, view: QtSourceText) -> None:
-        super().__init__(view)
-        self._view = view
-
-    def sizeHint(self) -> QSize:
-        return QSize(self._view.gutter_width(), 0)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        self._view.paint_gutter(event)
-
-
-TAB_WIDTH = 4  # spaces a tab stands for in the source pane
-
-
-class QtSourceText(QPlainTextEdit):
-    """Read-only text with a gutter of the material's own line labels, a faint tint painted
-    under tinted lines and one strong highlight (an ``ExtraSelection``)."""
-
-    #: Its rows were laid out anew (a resize or a font change: lines wrap elsewhere).
-    relaid = Signal()
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setReadOnly(True)
-        self.setUndoRedoEnabled(False)
-        # Mouse selection only: keyboard selection would draw a caret in a read-only pane.
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setCenterOnScroll(False)
-        self.setCursorWidth(0)  # read-only: the highlight, not a caret, marks the place
-        self._set_tab_stops()
-        self.roles: ColorRoles = color_roles()
-        self.loaded: _Loaded | None = None
-        # Tinted block ranges, merged and sorted: starts and ends (inclusive) in block numbers.
-        self._tint_first: list[int] = []
-        self._tint_last: list[int] = []
-        self.strong_blocks: tuple[int, int] | None = None
-        self.strong_exact = False  # the highlight is exact characters, not whole lines
-        self._caret_block: int | None = None  # where the caret goes (see caret_later)
-        self._caret_timer = QTimer(self)  # (a child: stopped with the view)
-        self._caret_timer.setSingleShot(True)
-        self._caret_timer.setInterval(0)
-        self._caret_timer.timeout.connect(self._place_caret)
-        self._gutter = _Gutter(self)
-        self._gutter_w = 0
-        self.blockCountChanged.connect(self._update_gutter_width)
-        self.updateRequest.connect(self._update_gutter)
-        self._update_gutter_width()
-
-    def _set_tab_stops(self) -> None:
-        # Qt's default tab stop is 80 px: code lines wrapped that fit in an editor.
-        self.setTabStopDistance(QFontMetrics(self.font()).horizontalAdvance(" ") * TAB_WIDTH)
-
-    # -- gutter ---------------------------------------------------------------------------------
-
-    def gutter_width(self) -> int:
-        return self._gutter_w
-
-    def _update_gutter_width(self, *_: object) -> None:
-        sample = self.loaded.gutter_sample if self.loaded else ""
-        fm = QFontMetrics(self.font())
-        self._gutter_w = max(fm.horizontalAdvance(sample or "L00"), fm.horizontalAdvance("L00"))
-        self._gutter_w += 18
-        self.setViewportMargins(self._gutter_w, 0, 0, 0)
-
-    def _update_gutter(self, rect: QRect, dy: int) -> None:
-        if dy:
-            self._gutter.scroll(0, dy)
-        else:
-            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        cr = self.contentsRect()
-        self._gutter.setGeometry(QRect(cr.left(), cr.top(), self._gutter_w, cr.height()))
-        self.relaid.emit()
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() in (event.Type.FontChange, event.Type.PaletteChange):
-            self.roles = color_roles(self.palette())
-            self._set_tab_stops()  # zoom: a tab keeps its width in spaces
-            self._update_gutter_width()
-            self.viewport().update()
-            if event.type() == event.Type.FontChange:
-                self.relaid.emit()
-
-    def _visible_blocks(self) -> Iterator[tuple[QTextBlock, float, float]]:
-        """Yield ``(block, top, bottom)`` for each block on screen, in viewport coordinates."""
-        block = self.firstVisibleBlock()
-        offset = self.contentOffset()
-        height = self.viewport().height()
-        while block.isValid():
-            geo = self.blockBoundingGeometry(block).translated(offset)
-            if geo.top() > height:
-                break
-            if block.isVisible():
-                yield block, geo.top(), geo.bottom()
-            block = block.next()
-
-    def caret_later(self, block: int) -> None:
-        """Put the caret (where find and a keyboard selection start) at block ``block`` from
-        the event loop, after the paint that shows it: setting it costs half a millisecond of
-        the time from a click to the span on screen. Read through :meth:`textCursor` (or
-        found from, :meth:`QtSourceView.find_text`) before then, it is placed at once."""
-        self._caret_block = block
-        self._caret_timer.start()
-
-    def _place_caret(self) -> None:
-        block, self._caret_block = self._caret_block, None
-        if block is not None:
-            found = self.document().findBlockByNumber(block)
-            if found.isValid():
-                self.setTextCursor(QTextCursor(found))
-
-    def textCursor(self) -> QTextCursor:  # noqa: N802
-        self._place_caret()
-        return super().textCursor()
-
-    def rows_extent(self, first: int, last: int) -> tuple[float, float] | None:
-        """Top of the first laid-out row of block ``first`` and bottom of the last row of block
-        ``last``, in viewport coordinates (what is painted, the document margin left out).
-        Exact once ``first`` is within two viewports of the top block (the view measures
-        farther blocks by guess); None when a block does not exist."""
-        doc = self.document()
-        fb, lb = doc.findBlockByNumber(first), doc.findBlockByNumber(last)
-        if not fb.isValid() or not lb.isValid():
-            return None
-        offset = self.contentOffset()
-        top = self.blockBoundingGeometry(fb).translated(offset).top()
-        geo = self.blockBoundingGeometry(lb).translated(offset)
-        layout = lb.layout()
-        n = layout.lineCount() if layout is not None else 0
-        if n:
-            line = layout.lineAt(n - 1)
-            bottom = geo.top() + line.y() + line.height()
-        else:
-            bottom = geo.bottom()
-        return top, bottom
-
-    def visible_rows(self) -> tuple[int, int] | None:
-        """First and last block with a row wholly inside the viewport (None: nothing shown)."""
-        height = self.viewport().height()
-        numbers: list[int] = []
-        for block, top, _bottom in self._visible_blocks():
-            layout = block.layout()
-            for i in range(layout.lineCount()):
-                line = layout.lineAt(i)
-                if top + line.y() >= -0.5 and top + line.y() + line.height() <= height + 0.5:
-                    numbers.append(block.blockNumber())
-                    break
-        return (numbers[0], numbers[-1]) if numbers else None
-
-    def span_in_view(self, first: int, last: int) -> bool:
-        """Whether blocks ``first..last`` show whole in the viewport, or, taller than it, from
-        their first row at its top."""
-        extent = self.rows_extent(first, last)
-        if extent is None:
-            return False
-        top, bottom = extent
-        height = self.viewport().height()
-        # Within a pixel: rows of a fractional height (zoomed fonts) sit between pixels.
-        if bottom - top <= height:
-            return top > -1 and bottom < height + 1
-        return abs(top) < 1
-
-    def show_rows(self, first: int, last: int) -> None:
-        """Scroll so that blocks ``first..last`` show whole, centred, with context above; a
-        span taller than the viewport shows from its first row at the top.
-
-        Measured on the document layout's real rows (wrapped lines are several rows), laying
-        out only the span's blocks and the screenful above it, never the whole document: the
-        scroll bar counts rows, one per block not laid out yet, so the top is set as a row
-        number once the blocks that decide it are laid out."""
-        doc = self.document()
-        layout = doc.documentLayout()
-        view_h = self.viewport().height()
-        fb = doc.findBlockByNumber(first)
-        if not fb.isValid():
-            return
-        span_h = 0.0
-        block = fb
-        while block.isValid() and block.blockNumber() <= last and span_h <= view_h:
-            span_h += layout.blockBoundingRect(block).height()
-            block = block.next()
-        top_block, top_row = fb, 0
-        if span_h <= view_h:
-            room = (view_h - span_h) / 2  # context above the span
-            block = fb.previous()
-            while block.isValid() and room > 0:
-                layout.blockBoundingRect(block)  # lays it out
-                rows = block.layout()
-                for i in range(rows.lineCount() - 1, -1, -1):
-                    h = rows.lineAt(i).height()
-                    if h > room:
-                        room = 0
-                        break
-                    room -= h
-                    top_block, top_row = block, i
-                block = block.previous()
-        # The row counts changed with the layouts: the scroll range follows them first.
-        layout.documentSizeChanged.emit(layout.documentSize())
-        bar = self.verticalScrollBar()
-        bar.setValue(top_block.firstLineNumber() + top_row)
-        # Check on the laid-out rows now near the top: a span that fits must end inside the
-        # viewport (the range's end, or rows laid out only now, can leave it short).
-        for _ in range(64):
-            extent = self.rows_extent(first, last)
-            if extent is None:
-                return
-            top, bottom = extent
-            if bottom - top <= view_h:
-                if bottom >= view_h + 1 and top >= 1 and bar.value() < bar.maximum():
-                    bar.setValue(bar.value() + 1)
-                    continue
-                if top <= -1 and bar.value() > bar.minimum():
-                    bar.setValue(bar.value() - 1)
-                    continue
-            elif abs(top) >= 1:
-                bar.setValue(fb.firstLineNumber())
-            return
-
-    def is_tinted(self, number: int) -> bool:
-        i = bisect_right(self._tint_first, number) - 1
-        return i >= 0 and self._tint_last[i] >= number
-
-    def paint_gutter(self, event: QPaintEvent) -> None:
-        roles = self.roles
-        painter = QPainter(self._gutter)
-        try:
-            painter.fillRect(event.rect(), roles.panel)
-            w = self._gutter_w
-            painter.setPen(roles.border)
-            painter.drawLine(w - 1, event.rect().top(), w - 1, event.rect().bottom())
-            if self.loaded is None:
-                return
-            fm = QFontMetrics(self.font())
-            bold = QFont(self.font())
-            bold.setBold(True)
-            strong = self.strong_blocks
-            for block, top, bottom in self._visible_blocks():
-                if bottom < event.rect().top():
-                    continue
-                number = block.blockNumber()
-                line_h = fm.height()
-                is_strong = strong is not None and strong[0] <= number <= strong[1]
-                if is_strong:
-                    painter.fillRect(QRectF(w - 5, top, 3, bottom - top), roles.highlight_edge)
-                elif self.is_tinted(number):
-                    painter.fillRect(QRectF(w - 4, top, 2, bottom - top), roles.tint_edge)
-                pos = block.position()
-                label = self.loaded.block_label(pos, pos + block.length() - 1)
-                if label:
-                    painter.setFont(bold if is_strong else self.font())
-                    painter.setPen(roles.text if is_strong else roles.muted)
-                    painter.drawText(QRectF(2, top, w - 10, line_h),
-                                     int(Qt.AlignmentFlag.AlignRight
-                                         | Qt.AlignmentFlag.AlignVCenter), label)
-        finally:
-            painter.end()
-
-    # -- tints -----------------------------------------------------------------------------------
-
-    def set_tint_blocks(self, ranges: list[tuple[int, int]]) -> None:
-        merged: list[list[int]] = []
-        for a, b in sorted(ranges):
-            if merged and a <= merged[-1][1] + 1:
-                merged[-1][1] = max(merged[-1][1], b)
-            else:
-                merged.append([a, b])
-        self._tint_first = [a for a, _ in merged]
-        self._tint_last = [b for _, b in merged]
-        self.viewport().update()
-        self._gutter.update()
-
-    def tinted_ranges(self) -> list[tuple[int, int]]:
-        return list(zip(self._tint_first, self._tint_last, strict=True))
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        # Line backgrounds under the text: the tint of other cited lines, and the strong
-        # highlight's lines at full width (the ExtraSelection itself colours only characters).
-        strong = self.strong_blocks
-        if self._tint_first or strong is not None:
-            painter = QPainter(self.viewport())
-            try:
-                width = self.viewport().width()
-                for block, top, bottom in self._visible_blocks():
-                    number = block.blockNumber()
-                    if strong is not None and strong[0] <= number <= strong[1]:
-                        # Exact characters (a provider's character span): the lines only
-                        # tinted, the ExtraSelection marks the characters.
-                        painter.fillRect(QRectF(0, top, width, bottom - top),
-                                         self.roles.tint if self.strong_exact
-                                         else self.roles.highlight)
-                    elif self.is_tinted(number):
-                        painter.fillRect(QRectF(0, top, width, bottom - top), self.roles.tint)
-            finally:
-                painter.end()
-        super().paintEvent(event)
 
 
 # --------------------------------------------------------------------------- header
@@ -663,7 +147,7 @@ class QtSourceView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._cache: OrderedDict[tuple[str, int, int], _Loaded] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, int, int], PreparedSource] = OrderedDict()
         self._source: Source | None = None
         self._missing_id: str | None = None
         self._strong_span: tuple[int, int] | None = None  # Qt positions
@@ -834,7 +318,9 @@ class QtSourceView(QWidget):
                 QTextOption.WrapMode.WrapAnywhere if loaded.long_lines
                 else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
             if loaded.doc is None:
-                self._text.setDocument(loaded.make_doc(self._text, self._text.font()))
+                doc = loaded.make_doc(self._text, self._text.font())
+                doc.setDocumentLayout(QPlainTextDocumentLayout(doc))
+                self._text.setDocument(doc)
             else:
                 if loaded.doc.defaultFont() != self._text.font():
                     loaded.doc.setDefaultFont(self._text.font())  # zoomed since it was built
@@ -842,7 +328,7 @@ class QtSourceView(QWidget):
             if (previous is not None and previous.doc is not None
                     and all(v is not previous for v in self._cache.values())):
                 previous.doc.deleteLater()  # evicted from the cache while it was shown
-            self._text._update_gutter_width()
+            self._text.update_gutter_width()
             self._fill_timer.stop()
             if self.progressive and not loaded.complete:
                 self._piece = _FIRST_PIECE
@@ -913,7 +399,7 @@ class QtSourceView(QWidget):
             self._clear_highlight()
             self._set_banner(None)
             return
-        status = _status_value(target.status)
+        status = status_value(target.status)
         if target.source is None:
             if self._source is not None or self._missing_id != target.source_id:
                 self.show_source(None, target.source_id)
@@ -967,7 +453,7 @@ class QtSourceView(QWidget):
         loaded = self._text.loaded
         if loaded is None or self._source is None:
             return
-        self._text.set_tint_blocks([_block_range(loaded, s, e) for s, e in spans])
+        self._text.set_tint_blocks([block_range(loaded, s, e) for s, e in spans])
 
     def shown_source(self) -> Source | None:
         return self._source
@@ -1096,13 +582,13 @@ class QtSourceView(QWidget):
     def _key(source: Source) -> tuple[str, int, int]:
         return (str(source.id), id(source), hash(source.text))
 
-    def _load(self, source: Source) -> _Loaded:
+    def _load(self, source: Source) -> PreparedSource:
         key = self._key(source)
         loaded = self._cache.get(key)
         if loaded is not None and loaded.source is source:
             self._cache.move_to_end(key)
             return loaded
-        loaded = _Loaded.prepare(source, guess=False)  # the lexer: after the first paint
+        loaded = PreparedSource.prepare(source, guess=False)  # the lexer: after the first paint
         self._cache[key] = loaded
         self._evict()
         return loaded
@@ -1138,7 +624,7 @@ class QtSourceView(QWidget):
         pal = self._title.palette()
         pal.setColor(QPalette.ColorRole.WindowText, self._text.roles.text)
         self._title.setPalette(pal)
-        kind = _status_value(getattr(source, "kind", ""))
+        kind = status_value(getattr(source, "kind", ""))
         label = getattr(source, "label", None)
         kind_text = f"{kind} · {sid}" if kind else sid
         if label and kind in ("block", "context"):
@@ -1218,9 +704,9 @@ class QtSourceView(QWidget):
         self._text.strong_blocks = None
         self._text.setExtraSelections([])
         self._text.viewport().update()
-        self._text._gutter.update()
+        self._text.gutter.update()
 
-    def _set_strong(self, loaded: _Loaded, span: tuple[int, int], top: bool,
+    def _set_strong(self, loaded: PreparedSource, span: tuple[int, int], top: bool,
                     last_line_start: int | None = None) -> None:
         a, b = loaded.dtext.span_to_qt(span)
         doc = loaded.doc
@@ -1235,7 +721,7 @@ class QtSourceView(QWidget):
         sel.format = fmt
         self._text.setExtraSelections([sel])
         self._text.viewport().update()
-        first, last = _block_range(loaded, span[0], span[1], last_line_start)
+        first, last = block_range(loaded, span[0], span[1], last_line_start)
         self._strong_span = (a, b)
         self._text.strong_blocks = (first, last)
         fb, lb = doc.findBlockByNumber(first), doc.findBlockByNumber(last)
@@ -1244,7 +730,7 @@ class QtSourceView(QWidget):
             loaded.dtext.from_qt(lb.position() + lb.length() - 1))
         self._keep_centred = (first, last) if not top else (0, -1)
         self._scroll_to_highlight()
-        self._text._gutter.update()
+        self._text.gutter.update()
 
     def _scroll_to_highlight(self) -> None:
         if self._keep_centred is None:

@@ -11,22 +11,32 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.gui import message
 
 if TYPE_CHECKING:
-    from citeview.gui.main_window import MainWindow
+    from citeview.core.inputs import InputLoaders
+    from citeview.gui.case_loader import CaseLoader
+    from citeview.gui.review_session import ReviewSession
+    from citeview.gui.window_state import WindowState
 
 SETTLE_MS = 300  # a file being rewritten is read again this long after it last changed
 
 
 class InputWatcher(QObject):
-    def __init__(self, win: MainWindow) -> None:
-        super().__init__(win)
-        self.win = win
+    synced = Signal()  # the session took in changed answers: its verdicts were re-attached
+    reloaded = Signal(object)  # the Dataset read again, now the state's
+
+    def __init__(self, state: WindowState, review_session: ReviewSession, loader: CaseLoader,
+                 loaders: InputLoaders, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.review_session = review_session
+        self.loader = loader
+        self.loaders = loaders  # the readers of binary inputs the window was given
         self._stopped = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -38,11 +48,11 @@ class InputWatcher(QObject):
     def watched_files(self, dataset: Dataset | None) -> list[str]:
         """The input files to watch for ``dataset`` (the window's input dataset, if any, is
         what was read from disk)."""
-        win = self.win
-        source = win.input_dataset if win.input_dataset is not None else dataset
+        state = self.state
+        source = state.input_dataset if state.input_dataset is not None else dataset
         paths = source.watch_paths() if source is not None else []
-        if win.path and win.path not in paths:
-            paths = [win.path]
+        if state.path and state.path not in paths:
+            paths = [state.path]
         return [p for p in paths if os.path.isfile(p) and not p.endswith(".citeview")]
 
     def watch(self, dataset: Dataset | None) -> None:
@@ -69,30 +79,30 @@ class InputWatcher(QObject):
 
     def reload(self) -> None:
         """Re-read the input, keeping the active case (by id) and citation."""
-        win = self.win
-        if not win.path or self._stopped:
+        state = self.state
+        if not state.path or self._stopped:
             return
-        if win.review_session.follow_now():  # F5 on a read-only window: the writer's changes
+        if self.review_session.follow_now():  # F5 on a read-only window: the writer's changes
             message.info("Reloaded: the session changed in another citeview", 5000)
-        watched = self.watched_files(win.dataset)
-        if not os.path.exists(win.path) or any(not os.path.exists(p) for p in watched):
+        watched = self.watched_files(state.dataset)
+        if not os.path.exists(state.path) or any(not os.path.exists(p) for p in watched):
             self._timer.start()  # being rewritten: try again shortly
             return
         from citeview.core.inputs import load_input
 
-        case_id = win.view.case.id if win.view else None
-        citation, source = win.active, win.active_source
+        case_id = state.view.case.id if state.view else None
+        citation, source = state.active, state.active_source
         try:
-            if win.input_dataset is not None:
-                dataset = win.input_dataset.reload()  # plain files: every file, not the answer
+            if state.input_dataset is not None:
+                dataset = state.input_dataset.reload()  # plain files: every file, not the answer
             else:
-                dataset = load_input(win.path, win.loaders)
+                dataset = load_input(state.path, self.loaders)
         except InputError as err:
             message.error(str(err))
             return
-        win.input_dataset = dataset
+        state.input_dataset = dataset
         self.watch(dataset)  # an atomic rewrite drops the watch
-        session = win.review_session.session
+        session = self.review_session.session
         if session is not None and not session.readonly and dataset.kind != "session":
             try:
                 session.sync_from(dataset)  # answers changed: annotations re-attached
@@ -100,17 +110,16 @@ class InputWatcher(QObject):
                 message.error(str(err))
                 return
             dataset = session.dataset()
-            win.refresh_review()
-        win.dataset = dataset
-        win.cases_model.set_ids(dataset.case_ids())
-        win.cases_box.setVisible(len(dataset) > 1)
+            self.synced.emit()
+        self.state.set_dataset(dataset)
+        self.reloaded.emit(dataset)
         index = 0
         if case_id is not None:
             try:
                 index = dataset.index_of(case_id)
             except KeyError:
-                index = min(max(win.case_index, 0), len(dataset) - 1)
-        win.loader.show_case(index, citation=citation if citation is not None else 0,
+                index = min(max(state.case_index, 0), len(dataset) - 1)
+        self.loader.show_case(index, citation=citation if citation is not None else 0,
                              source=source)
         message.info("Reloaded: the file changed on disk", 5000)
 

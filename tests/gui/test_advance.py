@@ -412,17 +412,17 @@ def test_copy_answer_as_text_markdown_html_and_raw(qtbot, tmp_path, dataset,
     win = open_window(settings(tmp_path, advance=False), dataset)
     board = QGuiApplication.clipboard()
     markers = {"\ue200", "\ue201", "\ue202"}
-    win.copy_answer("text")
+    win.case_actions.copy_answer("text")
     assert board.text().startswith("You may work remotely") and not markers & set(board.text())
-    win.copy_answer("markdown")
+    win.case_actions.copy_answer("markdown")
     md = board.text()
     assert "[^1]" in md and "[^2]" in md and not markers & set(md)
     assert md.index("[^1]") < md.index("[^2]")  # footnotes numbered in reading order
-    win.copy_answer("html")
+    win.case_actions.copy_answer("html")
     html = board.mimeData().html()
     assert "<" in html and not markers & set(html)
     assert not markers & set(board.mimeData().text())
-    win.copy_answer("raw")
+    win.case_actions.copy_answer("raw")
     assert "\ue200" in board.text()  # the engineers' copy keeps the markers
 
 
@@ -455,7 +455,7 @@ def test_what_the_model_saw_shows_material_and_recommended_instructions(
     from PySide6.QtWidgets import QPushButton
 
     win = open_window(settings(tmp_path, advance=False), dataset)
-    dlg = win.show_model_input()
+    dlg = win.case_actions.show_model_input()
     text = dlg.view.toPlainText()
     assert "recommended by citeview prompt" in text
     from citeview.core.model_input import model_input
@@ -480,7 +480,7 @@ def test_what_the_model_saw_shows_markers_as_the_raw_view_does_and_copies_them_e
     win = open_window(settings(tmp_path, advance=False), dataset)
     win.view.case.extra["instructions"] = (
         "Cite like this: \ue200cite\ue202turn0file0\ue202L8-L13\ue201.")
-    dlg = win.show_model_input()
+    dlg = win.case_actions.show_model_input()
     shown = dlg.view.toPlainText()
     assert "\u27e6cite|turn0file0|L8-L13\u27e7" in shown  # not three empty boxes
     assert not {"\ue200", "\ue201", "\ue202"} & set(shown)

@@ -17,7 +17,8 @@ from citeview.gui.answer_render import (
     chip_colours,
     render_answer,
 )
-from citeview.gui.answer_view import AnswerView, RawAnswerView, plain_tooltip
+from citeview.gui.answer_view import AnswerView, plain_tooltip
+from citeview.gui.raw_answer_view import RawAnswerView
 from citeview.gui.state import build_case_view
 
 
@@ -283,9 +284,9 @@ def test_each_chip_shows_its_state_colours_bold_and_not_underlined(view, dark) -
 def test_every_chip_is_found_painted_and_clickable_whatever_the_text_around(
         qtbot, view, answer, by_anchors, monkeypatch) -> None:
     if by_anchors:  # where the no-break spaces cannot tell, the chips' anchors stay and do
-        import citeview.gui.answer_view as answer_view
+        import citeview.gui.answer_document as answer_document  # where chips are found
 
-        monkeypatch.setattr(answer_view, "_chips_by_spaces", lambda doc, found: None)
+        monkeypatch.setattr(answer_document, "_chips_by_spaces", lambda doc, found: None)
     citations = load(view, answer)
     assert view.chip_count() == len(citations) == 3
     for i in range(3):

@@ -46,10 +46,10 @@ def test_file_export_writes_what_citeview_export_writes(qtbot, win, tmp_path, fm
     qtbot.keyClick(win, Qt.Key.Key_1)  # a verdict, so the rows hold one
     asked = []
     out = tmp_path / f"out.{fmt}"
-    win.exporter.ask_path = lambda title, start, pattern: asked.append(start) or str(out)
+    win.menus.exporter.ask_path = lambda title, start, pattern: asked.append(start) or str(out)
     from citeview.gui.exports import FORMATS
 
-    action = next(a for a in win.export_menu.actions() if a.text() == FORMATS[fmt][0])
+    action = next(a for a in win.menus.export_menu.actions() if a.text() == FORMATS[fmt][0])
     action.trigger()
     session = win.review_session.session.path
     assert asked and asked[0].startswith(session[:-len(".citeview")])
@@ -61,8 +61,8 @@ def test_file_export_writes_what_citeview_export_writes(qtbot, win, tmp_path, fm
 
 def test_the_report_opens_in_the_browser_as_citeview_report_writes_it(win) -> None:  # type: ignore[no-untyped-def]
     opened: list[QUrl] = []
-    win.exporter.open_url = lambda url: opened.append(url) or True
-    win.report_action.trigger()
+    win.menus.exporter.open_url = lambda url: opened.append(url) or True
+    win.menus.report_action.trigger()
     assert len(opened) == 1 and opened[0].isLocalFile()
     page = Path(opened[0].toLocalFile())
     assert page.suffix == ".html"
@@ -71,14 +71,14 @@ def test_the_report_opens_in_the_browser_as_citeview_report_writes_it(win) -> No
 
 
 def test_save_as_says_it_saves_the_session(qtbot, win, tmp_path, messages) -> None:  # type: ignore[no-untyped-def]
-    assert win.save_as_action.text().replace("&", "") == "Save Session As\u2026"
+    assert win.menus.save_as_action.text().replace("&", "") == "Save Session As\u2026"
     copy = tmp_path / "copy.citeview"
     win.review_session.save_as(str(copy))
     assert copy.exists() and win.review_session.session.path == str(copy)
     assert any("Session saved as" in t and str(copy) in t for t in messages.texts)
     win.review_session.attach(None)  # no review: it saves the case shown
-    assert win.save_as_action.text().replace("&", "") == "Save Case As\u2026"
-    assert not win.report_action.isEnabled()
+    assert win.menus.save_as_action.text().replace("&", "") == "Save Case As\u2026"
+    assert not win.menus.report_action.isEnabled()
 
 
 def shown(win: MainWindow) -> list[int]:

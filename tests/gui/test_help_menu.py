@@ -69,7 +69,7 @@ def test_an_action_added_later_shows_up_on_the_sheet(qtbot, new_window, tmp_path
     before.close()
     act = QAction("&Frobnicate\u2026", win)
     act.setShortcut(QKeySequence("Ctrl+Shift+9"))
-    win.go_menu.addAction(act)
+    win.menus.go_menu.addAction(act)
     after = ShortcutSheet(win)
     row = next(r for r in after.rows if r.what == "Frobnicate")
     assert row.where == "Go" and row.keys == QKeySequence("Ctrl+Shift+9").toString(
@@ -80,10 +80,11 @@ def test_an_action_added_later_shows_up_on_the_sheet(qtbot, new_window, tmp_path
 def test_about_says_the_version_and_where_the_session_file_is(
         qtbot, new_window, tmp_path, dataset) -> None:  # type: ignore[no-untyped-def]
     win = window(qtbot, new_window, tmp_path)
-    assert __version__ in about_text(win) and "No review session open" in about_text(win)
+    about = about_text(win.review_session)
+    assert __version__ in about and "No review session open" in about
     assert win.open_path(str(dataset))
     qtbot.waitUntil(lambda: win.review_session.session is not None, timeout=5000)
-    text = about_text(win)
+    text = about_text(win.review_session)
     assert str(dataset.with_suffix(".citeview")) in text
     assert "About citeview" in [a.text().replace("&", "").rstrip("\u2026")
-                                for a in win.help_menu.actions()]
+                                for a in win.menus.help_menu.actions()]

@@ -350,7 +350,7 @@ def test_a_verdict_turns_the_chip_annotated_in_place(qtbot, win) -> None:
 def test_save_case_as_writes_the_case_json(qtbot, win, tmp_path) -> None:
     open_sample(qtbot, win, "transit-multi-turn.case.json")
     out = tmp_path / "copy.json"
-    win.save_case(str(out))
+    win.case_actions.save_case(str(out))
     assert json.loads(out.read_text(encoding="utf-8")) == load_sample(
         "transit-multi-turn.case.json")
     win.open_path(str(out))

@@ -24,7 +24,7 @@ def test_a_recorded_stream_replays_its_citations_as_their_events_arrive(
     win = new_window(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     assert win.open_path(str(STREAMS / name))
     qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
-    dlg = win.show_replay()
+    dlg = win.case_actions.show_replay()
     assert dlg is not None and isinstance(dlg, QtStreamReplay)
     assert "recorded stream" in dlg.windowTitle()
     dlg.pause()
@@ -50,7 +50,7 @@ def test_recorded_timing_sets_the_wait_before_the_next_event(qtbot, new_window,
     win = new_window(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     assert win.open_path(str(STREAMS / "openai-responses.events.jsonl"))
     qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
-    dlg = win.show_replay()
+    dlg = win.case_actions.show_replay()
     assert dlg is not None
     dlg.pause()
     dlg.restart()

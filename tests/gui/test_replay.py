@@ -94,7 +94,7 @@ def test_the_final_view_is_the_answer_panes(qtbot, new_window, tmp_path: Path) -
             win.navigator.next_case()
         qtbot.waitUntil(lambda case=case: is_settled(win) and win.view.case.id == case.id,
                         timeout=5000)
-        dlg = win.show_replay()
+        dlg = win.case_actions.show_replay()
         assert dlg is not None and dlg.playing() and dlg.case.id == case.id
         assert shown_dialog(win, QtStreamReplay) is dlg  # one dialog, case after case
         dlg.pause()
@@ -109,7 +109,7 @@ def test_the_final_view_is_the_answer_panes(qtbot, new_window, tmp_path: Path) -
 
 def test_the_menu_action_and_its_key_open_the_replay(qtbot, new_window, tmp_path: Path) -> None:
     win = new_window(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    assert win.show_replay() is None  # nothing shown yet: nothing to replay
+    assert win.case_actions.show_replay() is None  # nothing shown yet: nothing to replay
     assert win.open_path(str(demo_path()))
     qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
     action = next(a for a in win.menuBar().actions()[2].menu().actions()

@@ -15,9 +15,9 @@ from citeview.core.cases import Case
 from citeview.core.datasets import ListDataset
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.core.text import Utf16Map
-from citeview.gui.answer_view import RawAnswerView
 from citeview.gui.app import demo_path
 from citeview.gui.main_window import MainWindow
+from citeview.gui.raw_answer_view import RawAnswerView
 from citeview.gui.readback import is_settled, view_state
 from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, PositionMap
 
@@ -69,7 +69,7 @@ def open_cases(qtbot, win: MainWindow, *cases: Case) -> None:
 
 
 def side_by_side(qtbot, win: MainWindow) -> None:
-    win.side_by_side_action.trigger()
+    win.modes.side_by_side_action.trigger()
     qtbot.waitUntil(lambda: win.answer.isVisible() and win.raw.isVisible(), timeout=3000)
     qtbot.wait(20)  # the panes are aligned from the event loop once laid out
 
@@ -127,19 +127,19 @@ def markers_in_view(win: MainWindow) -> set[int]:
 
 def test_side_by_side_shows_both_and_is_remembered(qtbot, win, settings, new_window) -> None:
     open_cases(qtbot, win, long_case())
-    assert QKeySequence("Ctrl+Shift+B") == win.side_by_side_action.shortcut()
+    assert QKeySequence("Ctrl+Shift+B") == win.modes.side_by_side_action.shortcut()
     side_by_side(qtbot, win)
-    assert win.side_by_side.on and win.raw_mode and not win.raw_action.isChecked()
+    assert win.side_by_side.on and win.raw_mode and not win.modes.raw_action.isChecked()
     assert view_state(win)["side_by_side"] and view_state(win)["raw"]
     assert win.answer.isVisible() and win.raw.isVisible()
     assert win.answer.x() < win.raw.x()  # rendered left, raw right
     assert settings.value(SIDE_BY_SIDE_KEY) in (True, "true")
     win.close()
     again = new_window(settings)
-    assert again.side_by_side.on and again.side_by_side_action.isChecked()
+    assert again.side_by_side.on and again.modes.side_by_side_action.isChecked()
     # Ctrl+R while side by side: side by side ends, the raw answer alone.
-    again.raw_action.trigger()
-    assert not again.side_by_side.on and again.raw_mode and again.raw_action.isChecked()
+    again.modes.raw_action.trigger()
+    assert not again.side_by_side.on and again.raw_mode and again.modes.raw_action.isChecked()
     assert again.raw.isVisible() and not again.answer.isVisible()
     assert settings.value(SIDE_BY_SIDE_KEY) in (False, "false")
     # On and off again: the pane shown alone before comes back.

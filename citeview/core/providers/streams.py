@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citeview.core.errors import InputError
+from citeview.core.numbering import number_at
 from citeview.core.providers.model import Problem, type_name
 
 _ANTHROPIC_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta",
@@ -46,6 +47,11 @@ class StreamEvent:
     type: str
     data: Mapping[str, Any]
     time: float | None = None
+
+    @property
+    def number(self) -> int:
+        """Its number as people count events (from 1)."""
+        return number_at(self.index)
 
 
 @dataclass(slots=True)
@@ -323,12 +329,12 @@ def _openai(events: list[StreamEvent]) -> StreamReading:
                 elif isinstance(at, int) and 0 <= at < len(anns):
                     anns[at] = copy.deepcopy(d["annotation"])
                 else:
-                    problems.append(Problem("CV613", f"event {ev.index + 1}: annotation_index "
+                    problems.append(Problem("CV613", f"event {ev.number}: annotation_index "
                                             f"{at} skips annotations"))
             elif ev.type == "response.output_item.done":
                 output[d["output_index"]] = copy.deepcopy(dict(d["item"]))
         except (KeyError, IndexError, TypeError):
-            problems.append(Problem("CV613", f"event {ev.index + 1} ({ev.type}): refers to an "
+            problems.append(Problem("CV613", f"event {ev.number} ({ev.type}): refers to an "
                                     "output item or content part that has not arrived"))
     built = snapshot or {"object": "response", "output": []}
     if final is None:
@@ -390,11 +396,11 @@ def _anthropic(events: list[StreamEvent]) -> StreamReading:
         if ev.type in ("ping",):
             continue
         if ev.type == "error":
-            problems.append(Problem("CV612", f"event {ev.index + 1}: the stream reported an "
+            problems.append(Problem("CV612", f"event {ev.number}: the stream reported an "
                                     f"error: {json.dumps(d.get('error'))[:200]}"))
             continue
         if message is None:
-            problems.append(Problem("CV613", f"event {ev.index + 1} ({ev.type}) before "
+            problems.append(Problem("CV613", f"event {ev.number} ({ev.type}) before "
                                     "message_start"))
             message = {"type": "message", "role": "assistant", "content": []}
         content: list[Any] = message["content"]
@@ -402,7 +408,7 @@ def _anthropic(events: list[StreamEvent]) -> StreamReading:
             if ev.type == "content_block_start":
                 block = copy.deepcopy(dict(d["content_block"]))
                 if d.get("index", len(content)) != len(content):
-                    problems.append(Problem("CV613", f"event {ev.index + 1}: block index "
+                    problems.append(Problem("CV613", f"event {ev.number}: block index "
                                             f"{d.get('index')} after {len(content)} blocks"))
                 content.append(block)
             elif ev.type == "content_block_delta":
@@ -445,7 +451,7 @@ def _anthropic(events: list[StreamEvent]) -> StreamReading:
             elif ev.type == "message_stop":
                 complete = True
         except (KeyError, IndexError, TypeError, AttributeError):
-            problems.append(Problem("CV613", f"event {ev.index + 1} ({ev.type}): refers to a "
+            problems.append(Problem("CV613", f"event {ev.number} ({ev.type}): refers to a "
                                     "content block that has not started"))
     built = message or {"type": "message", "role": "assistant", "content": []}
     if not complete:

@@ -1,0 +1,268 @@
+"""Opening an input: a file (any format; a JSONL file's first case shown at once), a dataset, a
+session; the session made or opened for it, the case list filled, the recent files.
+
+:class:`InputOpener` sets the :class:`~citeview.gui.window_state.WindowState`'s dataset and
+input, fills the case list and asks the case loader for the first case; ``sessionMade`` tells
+the window that the review of the input shown has started.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+
+from citeview.core.datasets import Dataset
+from citeview.core.errors import InputError
+from citeview.gui import message
+from citeview.gui.navigation import select_row
+from citeview.gui.tables import fit_columns
+from citeview.gui.untrusted import menu_text, safe_title
+from citeview.session import location
+from citeview.session.protocol import ReviewStore, SessionBackend
+
+if TYPE_CHECKING:
+    from citeview.core.inputs import InputLoaders
+    from citeview.gui.advance import Advancer
+    from citeview.gui.case_loader import CaseLoader
+    from citeview.gui.panes import Panes
+    from citeview.gui.progress import ProgressTracker
+    from citeview.gui.review_session import ReviewSession
+    from citeview.gui.watcher import InputWatcher
+    from citeview.gui.window_state import WindowState
+
+MAX_RECENT = 10
+FILE_FILTER = ("Cases, datasets, transcripts, sessions (*.json *.jsonl *.ndjson *.txt *.md "
+               "*.citeview);;All files (*)")
+# The case list's id and state columns take at most these parts of it: its question (the last
+# column) stays readable in a narrow list.
+CASE_COLUMN_SHARES = {1: 0.24, 2: 0.24}
+
+
+class InputOpener(QObject):
+    sessionMade = Signal()  # the input shown is reviewed in its session, made just now
+
+    def __init__(self, state: WindowState, panes: Panes, cases_box: QWidget,
+                 review_session: ReviewSession, watcher: InputWatcher, loader: CaseLoader,
+                 advance: Advancer, progress: ProgressTracker, settings: QSettings,
+                 synchronous: bool, sessions: SessionBackend, loaders: InputLoaders,
+                 window: QWidget) -> None:
+        super().__init__(window)
+        self.state = state
+        self.panes = panes
+        self.cases_box = cases_box  # the case list's box: shown for more than one case
+        self.review_session = review_session
+        self.watcher, self.loader = watcher, loader
+        self.advance, self.progress = advance, progress
+        self.settings = settings
+        self.synchronous = synchronous  # snapshot mode: the whole input read at once
+        # Where sessions live and the readers of binary inputs: the entry point's choice.
+        self.sessions, self.loaders = sessions, loaders
+        self.window = window  # the file dialog's parent
+
+    def open_dialog(self) -> None:
+        start = os.path.dirname(self.state.path) if self.state.path else ""
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open", start, FILE_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str, case_id: str | None = None) -> bool:
+        """Open any input format; errors are told. Returns True on success."""
+        from citeview.core.inputs import load_input
+
+        try:
+            first = self._first_record(path, case_id)
+            if first is not None:
+                # A JSONL file opened for the first time: its first case shows at once; the
+                # whole file is read (and its session made) in the session's worker thread.
+                if not self.open_input(first, path, case_id,
+                                       whole=lambda: load_input(path, self.loaders)):
+                    return False
+                self._add_recent(path)
+                return True
+            dataset = load_input(path, self.loaders)
+        except InputError as err:
+            message.error(str(err))
+            return False
+        except OSError as err:
+            message.error(f"{path}: {err.strerror or err}")
+            return False
+        if not self.open_input(dataset, path, case_id):
+            return False
+        self._add_recent(path)
+        return True
+
+    def _first_record(self, path: str, case_id: str | None) -> Dataset | None:
+        """The first record of a JSONL input that has no session yet (see open_path)."""
+        from citeview.core.datasets import jsonl_first_record
+
+        if case_id is not None or self.synchronous:
+            return None
+        try:
+            if self.sessions.exists(location.session_location(path)[0]):
+                return None  # its session is opened, and compared with the whole input
+        except OSError:
+            return None
+        first = jsonl_first_record(path)
+        if first is not None:
+            from citeview.core.inputs import load_input
+
+            first.reader = lambda: load_input(path, self.loaders)  # a reload reads the whole file
+        return first
+
+    def open_input(self, dataset: Dataset, path: str | None = None,
+                   case_id: str | None = None,
+                   whole: Callable[[], Dataset] | None = None) -> bool:
+        """Review ``dataset`` read from ``path`` (default: its own path) in its session
+        (created beside it, or in the user data folder); without a path, just show it.
+        ``whole``: reads the whole input when ``dataset`` is only its start (the session is
+        made from it)."""
+        path = path or dataset.path
+        if not path:
+            self.open_dataset(dataset, path=path, case_id=case_id)
+            return True
+        self.review_session.ask_before_review()  # before the first case shows
+        if self.review_session.make_later(
+                path, dataset, lambda s, cases: self._session_made(s, dataset, cases), whole):
+            # First opening: the input shows at once; the review starts once its session is
+            # made (a worker thread copies every case into it).
+            self.state.input_dataset = dataset
+            self.open_dataset(dataset, path=path, case_id=case_id)
+            if self.state.view is not None or self.state.case_index < 0:
+                self.review_session.start_making()  # shown already (or nothing to show)
+            self.panes.answer.setFocus()
+            return True
+        # A .citeview input is the session itself.
+        session = self.review_session.open_for(path, dataset)
+        if session is None:
+            if self.review_session.in_use is None:
+                return False
+            # Not reviewing here (another citeview has the session), but never an empty
+            # window: the input is shown, and opening it again retries.
+            self.open_dataset(dataset, path=path, case_id=case_id)
+            message.warning(f"Not reviewing here: {self.review_session.in_use} (open the "
+                            "input again to retry)", message.KEEP)
+            return True
+        self.state.input_dataset = dataset if dataset.kind != "session" else None
+        self.open_session(session, path=path, case_id=case_id)
+        return True
+
+    def open_session(self, session: ReviewStore, path: str | None = None,
+                     case_id: str | None = None) -> None:
+        """Review ``session``: its cases, resuming at the first case not done (or ``case_id``).
+        ``path`` is the input it came from (watched for changes) or the session file."""
+        self.review_session.attach(session)
+        if case_id is None:
+            first = session.first_not_done()
+            ids = session.case_ids()
+            if first is not None and ids:
+                case_id = ids[first]
+            elif ids:
+                case_id = ids[-1]
+                message.info("Every case is done", 8000)
+        self.advance.land("first")  # resume at the first unjudged citation of that case
+        self.open_dataset(session.dataset(), path=path or session.path, case_id=case_id,
+                          session=session)
+        self.panes.answer.setFocus()  # the review keys, not a filter box, get the first key press
+
+    def open_dataset(self, dataset: Dataset, path: str | None = None,
+                     case_id: str | None = None, citation: int | None = 0,
+                     session: ReviewStore | None = None) -> None:
+        """Show ``dataset`` at ``case_id`` or its first case, with ``citation`` active once the
+        case is ready. Without ``session`` there is no review (snapshots, ``citeview open``)."""
+        self.review_session.attach(session)
+        self.state.set_dataset(dataset)
+        if session is None:
+            self.state.input_dataset = dataset
+        self.state.path = path if path is not None else dataset.path
+        self.watcher.watch(dataset)
+        ids = dataset.case_ids()
+        self.panes.cases_model.set_ids(ids)
+        # The review state column stays hidden until a review session provides states.
+        self.panes.cases_table.setColumnHidden(2, self.panes.cases_model.state_of is None)
+        self.cases_box.setVisible(len(ids) > 1)
+        fit_columns(self.panes.cases_table, 160, CASE_COLUMN_SHARES)
+        index = 0
+        if case_id is not None:
+            try:
+                index = dataset.index_of(case_id)
+            except KeyError:
+                message.error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
+        self.state.set_case_index(-1)
+        if not ids:
+            self.loader.show_nothing("This input holds no case.")
+            return
+        self.loader.show_case(index, citation=citation)
+
+    def list_cases(self, dataset: Dataset) -> None:
+        """The input was read again: the case list shows its cases."""
+        self.panes.cases_model.set_ids(dataset.case_ids())
+        self.cases_box.setVisible(len(dataset) > 1)
+
+    def _session_made(self, session: ReviewStore, shown: Dataset, cases: Dataset) -> None:
+        """The session of the input shown is made (from ``cases``, the whole input): review in
+        it, keeping the case and citation shown."""
+        if self.state.input_dataset is not shown or self.review_session.session is not None:
+            session.close()  # another input was opened meanwhile
+            return
+        self.state.input_dataset = cases
+        self.review_session.attach(session)
+        self.state.set_dataset(session.dataset())
+        ids = session.case_ids()
+        if len(ids) != self.panes.cases_model.rowCount():  # only the first record was read
+            self.panes.cases_model.set_ids(ids)
+            self.cases_box.setVisible(len(ids) > 1)
+            fit_columns(self.panes.cases_table, 160, CASE_COLUMN_SHARES)
+            select_row(self.panes.cases_table, self.panes.cases_proxy, self.state.case_index)
+            self.loader.update_counts()
+        self.panes.cases_table.setColumnHidden(2, False)
+        self.panes.cases_model.palette_changed()  # the review column fills in
+        view = self.state.view
+        if view is not None:
+            session.adopt_case(view.case)
+            if view.analysed is not None:
+                # The session keeps the analysis shown (made before it existed, under the same
+                # numbering): the first verdict does not analyse the case again.
+                session.analyser.adopt(view.analysed)
+            if view.analysed is not None:
+                session.record_sizes(view.case.id, view.analysed.item_counts)
+            for i in self.progress.decorate(view):
+                self.loader.refresh_citation(i)
+            self.progress.show_case(view.case.id)
+            self.loader.prefetch_next_soon()  # built ahead under the session's policy now
+        self.sessionMade.emit()
+
+    def question_of(self, i: int) -> str:
+        """Case ``i``'s question, for the case list (an unreadable case says why)."""
+        if self.state.dataset is None:
+            return ""
+        try:
+            return self.state.dataset.get(i).question or ""
+        except InputError as err:
+            return f"(unreadable: {err})"
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    def _add_recent(self, path: str) -> None:
+        path = os.path.abspath(path)
+        recent = [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recent", [path, *recent][:MAX_RECENT])
+
+    def fill_recent(self, menu: QMenu) -> None:
+        """File > Open Recent, filled as it opens."""
+        menu.clear()
+        for path in self.recent_files():
+            act = menu.addAction(menu_text(path))
+            act.triggered.connect(lambda _=False, p=path: self.open_path(p))
+        if menu.isEmpty():
+            menu.addAction("(none)").setEnabled(False)
+
+
+__all__ = ["CASE_COLUMN_SHARES", "FILE_FILTER", "MAX_RECENT", "InputOpener"]

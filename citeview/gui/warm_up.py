@@ -1,0 +1,42 @@
+"""Before the first case: what a worker will need made on the GUI thread, and the first imports
+made in a worker of their own while the window starts (the window calls both at start-up)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFont
+
+
+def warm_up_qt(font: QFont) -> None:
+    """The Qt classes a worker uses (an answer document with its chips painted, handed to the
+    GUI thread) made on the GUI thread. PySide makes a class's enums on their first use, and
+    two threads making them at once can fail: a worker painting chips while another made its
+    first QBrush got "type object 'QGradient' has no attribute 'Preset'", and the case could
+    not be shown."""
+    from PySide6.QtCore import QThread
+
+    from citeview.gui.answer_document import prepare_document
+    from citeview.gui.answer_render import Chip, ChipState, chip_html
+
+    chips = chip_html(Chip(1)) + chip_html(Chip(2, ChipState.PROBLEM))
+    prepare_document(f"<p><em>warm</em> up{chips}</p>", False, font)
+    QThread.Priority.NormalPriority  # noqa: B018 -- made now
+
+
+def warm_up() -> None:
+    """The imports and first-use set-ups of analysing and linting a case, rendering its answer
+    and guessing a lexer (no Qt class: see :func:`warm_up_qt`)."""
+    from citeview.core.analysis import analyse
+    from citeview.core.cases import Case
+    from citeview.core.markers import DELIMITER, START, STOP
+    from citeview.gui.answer_render import render_answer
+    from citeview.gui.lexing import guess_lexer
+
+    # With a citation, so that lint's placement rules build their Markdown parsers too.
+    cited = f"*Warm* up.{START}cite{DELIMITER}turn0file0{STOP}\n\n- a `list`"
+    analyse(Case("warm-up", cited)).lint  # noqa: B018 -- computed now
+    render_answer("*warm* up", [], [])
+    guess_lexer("warm.py", None, "")
+    guess_lexer(None, None, "#!/bin/sh\n")
+
+
+__all__ = ["warm_up", "warm_up_qt"]
