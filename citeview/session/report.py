@@ -231,7 +231,8 @@ def render_text(s: Mapping[str, Any]) -> str:
         f"Review report: {s['session']['name']}{who}",
         f"Cases: {c['done']} of {c['total']} done, {c['in_progress']} in progress, "
         f"{c['not_started']} not started",
-        f"Citations: {cit['markers']} markers, {cit['sources']} cited sources, "
+        # (a provider's citation has no marker: "markers" stays the JSON key, not the word)
+        f"Citations: {cit['markers']} in the answers, {cit['sources']} cited sources, "
         f"{cit['with_verdict']} with a verdict, {cit['decided']} decided"
         + (f", {cit['orphaned_annotations']} orphaned annotations"
            if cit["orphaned_annotations"] else ""),

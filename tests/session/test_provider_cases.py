@@ -71,3 +71,17 @@ def test_export_import_agree_and_merge(tmp_path: Path) -> None:
     with import_document(exported, str(tmp_path / "again.citeview")) as again:
         assert [x.verdict for x in again.annotations("gemini-web")] == [SUP, SUP, SUP, UNS]
         assert not any(x.orphaned for x in again.annotations())
+
+
+def test_the_text_report_does_not_call_provider_citations_markers(tmp_path: Path) -> None:
+    """A provider's citations have no marker: the report's text counts them as citations in
+    the answers (the JSON keeps its "markers" key)."""
+    import subprocess
+    import sys
+
+    build(tmp_path / "a.citeview", "ana", {"anthropic-char": [SUP]}, "01").close()
+    out = subprocess.run([sys.executable, "-m", "citeview", "report", str(tmp_path / "a.citeview")],
+                         check=True, capture_output=True, text=True).stdout
+    line = next(ln for ln in out.splitlines() if ln.startswith("Citations:"))
+    assert line.startswith("Citations: 9 in the answers, 10 cited sources"), line
+    assert "markers" not in line
