@@ -1,8 +1,8 @@
 """The inspection window: answer, source, sources list, citations table, cases list.
 
-The window is the composition root: it lays out the panes and status bar, keeps its settings,
-builds its parts with the collaborators each uses and connects their signals; each part is a
-module of its own and never sees the window:
+The window is the composition root: it builds its layout (gui/layout.py) and its parts with
+the collaborators each uses and connects their signals; each part is a module of its own and
+never sees the window:
 
 - :mod:`~citeview.gui.window_state` holds what is shown (dataset, case, view, active citation)
   and signals each change,
