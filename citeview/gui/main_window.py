@@ -1,8 +1,8 @@
 """The inspection window: answer, source, sources list, citations table, cases list.
 
-The window is the composition root: it lays out the panes and status bar, keeps its settings,
-builds its parts with the collaborators each uses and connects their signals; each part is a
-module of its own and never sees the window:
+The window is the composition root: it builds its layout (gui/layout.py) and its parts with
+the collaborators each uses and connects their signals; each part is a module of its own and
+never sees the window:
 
 - :mod:`~citeview.gui.window_state` holds what is shown (dataset, case, view, active citation)
   and signals each change,
@@ -16,16 +16,19 @@ module of its own and never sees the window:
 - :mod:`~citeview.gui.review_session`, :mod:`~citeview.gui.progress` and
   :mod:`~citeview.gui.review` are the review: its session, progress, and keys and edits;
   :mod:`~citeview.gui.review_repaint` repaints what shows it on the session's typed events,
-- :mod:`~citeview.gui.message` carries what the user is told to the status bar,
+- :mod:`~citeview.gui.layout` builds the panes, tables and splitters,
+  :mod:`~citeview.gui.window_settings` restores and saves their sizes,
+- :mod:`~citeview.gui.message` carries what the user is told to
+  :mod:`~citeview.gui.status_messages`, the status bar,
 - :mod:`~citeview.gui.readback` reads the widgets back (snapshots, tests).
 """
+
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
@@ -33,67 +36,32 @@ from PySide6.QtGui import (
     QKeyEvent,
     QShowEvent,
 )
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QMainWindow,
-    QSplitter,
-    QStackedWidget,
-    QTableView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from citeview.core.datasets import Dataset
 from citeview.core.diagnostics import Diagnostic
 from citeview.core.inputs import InputLoader, InputLoaders
-from citeview.gui import dialogs, message
-from citeview.gui.answer_view import AnswerView
+from citeview.gui import layout, window_settings
 from citeview.gui.case_actions import CaseActions
 from citeview.gui.case_loader import CaseLoader
-from citeview.gui.elided import QtElidedLabel
 from citeview.gui.filters import Filters
 from citeview.gui.find import FindBar
+from citeview.gui.layout import WindowLayout
 from citeview.gui.menus import WindowMenus
-from citeview.gui.message import Message
 from citeview.gui.navigation import Navigator
 from citeview.gui.opening import CASE_COLUMN_SHARES, InputOpener
-from citeview.gui.palette import color_roles
-from citeview.gui.panes import Panes
 from citeview.gui.progress import ProgressTracker
-from citeview.gui.raw_answer_view import RawAnswerView
 from citeview.gui.review_repaint import ReviewRepaint
 from citeview.gui.review_session import SESSION_LANE, ReviewSession
-from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, SideBySide
+from citeview.gui.side_by_side import SideBySide
 from citeview.gui.state import CaseView
-from citeview.gui.tables import (
-    CasesModel,
-    CitationsModel,
-    FilterProxy,
-    QtRowsDelegate,
-    SourcesModel,
-    fit_columns,
-)
+from citeview.gui.status_messages import StatusMessages
+from citeview.gui.tables import CitationsModel, fit_columns
 from citeview.gui.view_modes import ViewModes
 from citeview.gui.watcher import InputWatcher
 from citeview.gui.window_state import WindowState
 from citeview.session.loader import session_loader
 from citeview.session.protocol import ReviewStore, SessionBackend
-
-if TYPE_CHECKING:
-    from citeview.gui.source_view import QtSourceView
-
-
-
-def _source_view() -> QtSourceView:
-    from citeview.gui.source_view import QtSourceView  # Pygments loads with the first window
-
-    return QtSourceView()
-
-
 
 
 class MainWindow(QMainWindow):
@@ -115,8 +83,8 @@ class MainWindow(QMainWindow):
         self.synchronous = synchronous
         self.state = WindowState(self)  # what is shown: dataset, case, view, active citation
         self._splitters_restored = False
-        self._messages_connected = False
-        self._connect_messages(True)
+        self.messages = StatusMessages(self, lambda: self.review_session.can_ask())
+        self.messages.listen(True)
 
         self.progress = ProgressTracker(self)
         self.review_session = ReviewSession(self.settings, self.synchronous, self.sessions, self)
@@ -124,11 +92,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("citeview")
         self.setAcceptDrops(True)
         self._build_ui()
-        self.panes = Panes(
-            self.answer, self.raw, self.source, self.question, self.counts_label,
-            self.cases_table, self.cases_proxy, self.cases_model,
-            self.citations_table, self.citations_proxy, self.citations_model,
-            self.sources_table, self.sources_proxy, self.sources_model)
         self.navigator = Navigator(self.state, self.panes, self.modes, self.filters,
                                    self.review_session, self)
         self.loader = CaseLoader(self.state, self.panes, self.modes, self.navigator,
@@ -145,7 +108,7 @@ class MainWindow(QMainWindow):
                                   self.settings, self.synchronous, self.sessions,
                                   self.loaders, self)
         self.cases_model.question_of = self.opener.question_of  # the list's question column
-        self._wire_navigation()
+        self.navigator.wire(self.find_bar, lambda index: self.loader.show_case(index))
         self.case_actions = CaseActions(self.state, self.review_session, self.answer, self)
         self.menus = WindowMenus(self, self.opener, self.case_actions, self.review_session,
                                  self.watcher, self.find_bar, self.modes, self.source,
@@ -248,204 +211,60 @@ class MainWindow(QMainWindow):
     def input_dataset(self, dataset: Dataset | None) -> None:
         self.state.input_dataset = dataset
 
-    # ------------------------------------------------------------------------------ layout
-
-    def _wire_navigation(self) -> None:
-        """The panes' clicks and rows move the navigator; the parts that ask for a case get it
-        from the case loader."""
-        nav, loader = self.navigator, self.loader
-        self.cases_table.selectionModel().currentRowChanged.connect(nav.on_case_row)
-        self.sources_table.selectionModel().currentRowChanged.connect(nav.on_source_row)
-        self.citations_table.selectionModel().currentRowChanged.connect(nav.on_citation_row)
-        self.answer.citationActivated.connect(nav.on_chip)
-        self.answer.chipMenuRequested.connect(nav.chip_menu)
-        self.answer.tooltip_for = nav.tooltip_for
-        for part in (nav, self.find_bar):
-            part.caseWanted.connect(lambda index: loader.show_case(index))
-
     def _build_ui(self) -> None:
-        roles = color_roles(self.palette())
-        self.cases_model = CasesModel(self)
-        self.cases_proxy = FilterProxy(self)
-        self.cases_proxy.setSourceModel(self.cases_model)
-        self.cases_table = self._table(self.cases_proxy, "cases")
-        self.cases_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        """The layout (gui/layout.py), with the parts that sit in it; its widgets stay
+        reachable as the window's attributes."""
+        lay = WindowLayout(self, self.synchronous)
+        self.panes = p = lay.panes
+        self.answer, self.raw, self.source, self.question = p.answer, p.raw, p.source, p.question
+        self.counts_label, self.answer_stack, self.split_panes = (p.counts_label,
+                                                                  lay.answer_stack,
+                                                                  lay.split_panes)
+        self.cases_table, self.cases_proxy, self.cases_model = (p.cases_table, p.cases_proxy,
+                                                                p.cases_model)
+        self.sources_table, self.sources_proxy, self.sources_model = (
+            p.sources_table, p.sources_proxy, p.sources_model)
+        self.citations_table, self.citations_proxy, self.citations_model = (
+            p.citations_table, p.citations_proxy, p.citations_model)
         self.cases_table.viewport().installEventFilter(self)  # its columns fit its width
-
-        self.sources_model = SourcesModel(self)
-        self.sources_proxy = FilterProxy(self)
-        self.sources_proxy.setSourceModel(self.sources_model)
-        self.sources_table = self._table(self.sources_proxy, "sources")
-        self.sources_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-
-        self.citations_model = CitationsModel(self)
-        self.citations_proxy = FilterProxy(self)
-        self.citations_proxy.setSourceModel(self.citations_model)
-        self.citations_table = self._table(self.citations_proxy, "citations")
-
-        self.question = QLabel()
-        self.question.setTextFormat(Qt.TextFormat.PlainText)
-        self.question.setWordWrap(True)
-        self.question.setContentsMargins(12, 8, 12, 6)
-        self.question.setStyleSheet(f"color: {roles.css('muted')};")
-        self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-
-        self.answer = AnswerView()
-        self.answer.set_dark(roles.dark)
-        self.answer.setAcceptDrops(False)
-        self.raw = RawAnswerView()
-        self.raw.setAcceptDrops(False)
-        self.answer_stack = QStackedWidget()
-        self.answer_stack.addWidget(self.answer)
-        self.answer_stack.addWidget(self.raw)
-
-        answer_box = QWidget()
-        answer_box_lay = lay = QVBoxLayout(answer_box)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(0)
-        lay.addWidget(self.question)
-        lay.addWidget(self.answer_stack, 1)
-
-        self.source = _source_view()
-        self.source.setAcceptDrops(False)
-        # A big source fills in pieces from the event loop; a snapshot has no event loop.
-        self.source.progressive = not self.synchronous
         self.find_bar = FindBar(self.state, self.answer, self.raw, self.source,
                                 lambda: self.raw_mode)
-        answer_box_lay.addWidget(self.find_bar)
-
-        self.split_panes = QSplitter(Qt.Orientation.Horizontal)
-        self.split_panes.setObjectName("panes")
-        self.split_panes.addWidget(answer_box)
-        self.split_panes.addWidget(self.source)
-        self.split_panes.setStretchFactor(0, 1)
-        self.split_panes.setStretchFactor(1, 1)
+        lay.add_find_bar(self.find_bar)
         self.modes = ViewModes(self.state, self.settings, self.answer, self.raw, self.source,
                                self.answer_stack, self.split_panes, self,
                                self.shown_diagnostics)
-
-        self.split_right = QSplitter(Qt.Orientation.Vertical)
-        self.split_right.setObjectName("right")
-        self.split_right.addWidget(self.split_panes)
         self.filters = Filters(self.state, self.citations_proxy, self.cases_proxy, self.progress,
                                self.review_session, self)
-        self.cases_box = _boxed(self.cases_table, "Cases", self.filters.cases_box)
-        # The shown case's counts, in the header of the table they count (in the status bar
-        # they were cut short beside the progress and the session: "0...").
-        self.counts_label = QtElidedLabel()
-        self.counts_label.setContentsMargins(12, 0, 8, 0)
-        self.split_right.addWidget(_boxed(self.citations_table, "Citations",
-                                          self.filters.citations_box, self.counts_label))
-        self.split_right.setStretchFactor(0, 4)
-        self.split_right.setStretchFactor(1, 1)
-
-        self.split_left = QSplitter(Qt.Orientation.Vertical)
-        self.split_left.setObjectName("left")
-        self.split_left.addWidget(self.cases_box)
-        self.split_left.addWidget(self.sources_table)
-        self.cases_box.hide()
-
-        self.split_main = QSplitter(Qt.Orientation.Horizontal)
-        self.split_main.setObjectName("main")
-        self.split_main.addWidget(self.split_left)
-        self.split_main.addWidget(self.split_right)
-        self.split_main.setStretchFactor(0, 0)
-        self.split_main.setStretchFactor(1, 1)
-        self.split_main.setSizes([300, 1100])
-        self.split_right.setSizes([560, 200])
-        self.setCentralWidget(self.split_main)
-
-        # Permanent labels that give way: the message on the left always has room.
-        self.progress_label = QtElidedLabel(share=0.22)  # the review's progress
-        self.progress_label.set_detail(
-            "Your progress. A citation counts as judged once each of its sources has your "
-            "verdict (\u201ccannot tell\u201d included); Review \u25b8 Summary gives the "
-            "report's numbers, per cited source.")
-        for label in (self.progress_label, self.review_session.label):
-            self.statusBar().addPermanentWidget(label)
-        self.resize(1400, 860)
-
-    def _table(self, model: FilterProxy, name: str) -> QTableView:
-        t = QTableView()
-        t.setObjectName(name)
-        t.setModel(model)
-        t.setItemDelegate(QtRowsDelegate(model, t))
-        t.setSortingEnabled(True)
-        t.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
-        t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        t.setWordWrap(False)
-        t.setAlternatingRowColors(True)
-        t.setShowGrid(False)
-        t.verticalHeader().hide()
-        t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
-        header = t.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        # Size columns from the first rows only: 10,000 citations must not stall the window.
-        header.setResizeContentsPrecision(64)
-        t.setAcceptDrops(False)
-        return t
+        lay.arrange(self, self.filters.cases_box, self.filters.citations_box,
+                    self.review_session.label)
+        self.cases_box, self.progress_label = lay.cases_box, lay.progress_label
+        self.split_left, self.split_right, self.split_main = (lay.split_left, lay.split_right,
+                                                              lay.split_main)
 
     # ------------------------------------------------------------------------------ settings
 
-    def _restore_settings(self) -> None:
-        s = self.settings
-        geometry = s.value("window/geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:
-            self._fit_screen()
-        self._splitters_restored = False
-        for split in (self.split_main, self.split_right, self.split_left, self.split_panes,
-                      self.side_by_side.splitter):
-            state = s.value(f"splitters/{split.objectName()}")
-            if isinstance(state, QByteArray):
-                self._splitters_restored |= split.restoreState(state)
-        try:
-            self.set_zoom(int(str(s.value("view/zoom", 0))))
-        except (TypeError, ValueError):
-            self.set_zoom(0)
-        if s.value(SIDE_BY_SIDE_KEY, False) in (True, "true", "1", 1):
-            self.set_side_by_side(True)
+    def _splitters(self) -> tuple[QSplitter, ...]:
+        return (self.split_main, self.split_right, self.split_left, self.split_panes,
+                self.side_by_side.splitter)
 
-    def _fit_screen(self) -> None:
-        """First start: 1400x860, or what the screen has room for (a 1024x640 display shows
-        the whole window, not its left part)."""
-        dialogs.fit_to_screen(self, 1400, 860, frame=(0, 0))
+    def _restore_settings(self) -> None:
+        self._splitters_restored = window_settings.restore(self, self.settings,
+                                                           self._splitters(), self.modes)
 
     def save_settings(self) -> None:
-        s = self.settings
-        s.setValue("window/geometry", self.saveGeometry())
-        for split in (self.split_main, self.split_right, self.split_left, self.split_panes,
-                      self.side_by_side.splitter):
-            s.setValue(f"splitters/{split.objectName()}", split.saveState())
-        s.setValue("view/zoom", self.zoom)
-        s.sync()
+        window_settings.save(self, self.settings, self._splitters(), self.modes)
 
     # ------------------------------------------------------------------------------ events
 
     def showEvent(self, ev: QShowEvent) -> None:  # noqa: N802
         super().showEvent(ev)
         self.watcher.resume()
-        self._connect_messages(True)
-        if not self._splitters_restored:
-            # First run: lists take a quarter of the width (their questions and titles
-            # readable), the panes share the rest evenly; the citations table shows 8 rows.
+        self.messages.listen(True)
+        if not self._splitters_restored:  # first run
             self._splitters_restored = True
-            width = max(self.width(), 600)
-            left = min(520, max(220, width * 28 // 100))
-            self.split_main.setSizes([left, width - left])
-            total = sum(self.split_right.sizes())
-            rows = self.citations_table.verticalHeader().defaultSectionSize()
-            below = max(total * 3 // 10, 8 * rows + 80)  # (a scroll bar may show)
-            if total > 2 * below:
-                self.split_right.setSizes([total - below, below])
-            # Side by side, the two answers take two thirds (gui/side_by_side).
-            answer = (width - left) * 2 // 3 if self.side_by_side.on else (width - left) // 2
-            self.split_panes.setSizes([answer, width - left - answer])
+            window_settings.first_run_sizes(self.width(), self.split_main, self.split_right,
+                                            self.split_panes, self.citations_table,
+                                            self.side_by_side.on)
 
     def eventFilter(self, watched: QObject, ev: QEvent) -> bool:  # noqa: N802
         if ev.type() == QEvent.Type.Resize and watched is self.cases_table.viewport():
@@ -454,18 +273,10 @@ class MainWindow(QMainWindow):
 
     def changeEvent(self, ev: QEvent) -> None:  # noqa: N802
         super().changeEvent(ev)
-        if ev.type() != QEvent.Type.PaletteChange:
-            return
-        roles = color_roles(self.palette())
-        self.question.setStyleSheet(f"color: {roles.css('muted')};")
-        for model in (self.cases_model, self.sources_model, self.citations_model):
-            model.palette_changed()
-        if roles.dark != self.answer.dark:
-            # Chips and the answer stylesheet are baked into the HTML: render again.
-            self.answer.set_dark(roles.dark)
-            if self.view is not None:
-                self.loader.show_case(self.case_index, citation=self.active,
-                                      source=self.active_source)
+        if (ev.type() == QEvent.Type.PaletteChange and layout.recolor(self, self.panes)
+                and self.view is not None):  # the answer's chips are baked into its HTML
+            self.loader.show_case(self.case_index, citation=self.active,
+                                  source=self.active_source)
 
     def closeEvent(self, ev: QCloseEvent) -> None:  # noqa: N802
         self.save_settings()
@@ -474,7 +285,7 @@ class MainWindow(QMainWindow):
         self.watcher.stop()
         self.loader.stop()
         super().closeEvent(ev)
-        self._connect_messages(False)
+        self.messages.listen(False)
 
     def dragEnterEvent(self, ev: QDragEnterEvent) -> None:  # noqa: N802
         if ev.mimeData().hasUrls() and any(u.isLocalFile() for u in ev.mimeData().urls()):
@@ -486,30 +297,6 @@ class MainWindow(QMainWindow):
                 self.open_path(url.toLocalFile())
                 ev.acceptProposedAction()
                 return
-
-    # ------------------------------------------------------------------------------ messages
-
-    def _connect_messages(self, on: bool) -> None:
-        """Show the message bridge's messages while shown (a closed window tells nothing)."""
-        if on == self._messages_connected:
-            return
-        b = message.bridge()
-        if on:
-            b.shown.connect(self._show_message)
-            b.cleared.connect(self._clear_message)
-        else:
-            b.shown.disconnect(self._show_message)
-            b.cleared.disconnect(self._clear_message)
-        self._messages_connected = on
-
-    def _show_message(self, m: Message) -> None:
-        """In the status bar; an error to acknowledge also in a dialog, where one can be."""
-        self.statusBar().showMessage(m.text, m.timeout_ms)
-        if m.dialog and self.can_ask():
-            dialogs.show_error(self, m.text)
-
-    def _clear_message(self) -> None:
-        self.statusBar().clearMessage()
 
     def can_ask(self) -> bool:
         """Whether a modal dialog can be answered here: not in a snapshot, not offscreen."""
@@ -603,26 +390,3 @@ class MainWindow(QMainWindow):
             self.modes.set_presenting(False)
             return
         super().keyPressEvent(ev)
-
-
-def _boxed(table: QTableView, title: str, combo: QComboBox,
-           detail: QWidget | None = None) -> QWidget:
-    """A table with a one-line header holding its filter (and ``detail`` beside its title)."""
-    box = QWidget()
-    lay = QVBoxLayout(box)
-    lay.setContentsMargins(0, 0, 0, 0)
-    lay.setSpacing(0)
-    head = QHBoxLayout()
-    head.setContentsMargins(6, 2, 2, 2)
-    label = QLabel(title)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    head.addWidget(label)
-    if detail is not None:
-        head.addWidget(detail, 1)
-    else:
-        head.addStretch(1)
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-    head.addWidget(combo)
-    lay.addLayout(head)
-    lay.addWidget(table, 1)
-    return box

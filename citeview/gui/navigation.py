@@ -10,7 +10,7 @@ what it is in the status bar; :attr:`Navigator.citationChanged` tells the review
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
@@ -32,6 +32,7 @@ from citeview.gui.untrusted import menu_text, safe_title
 
 if TYPE_CHECKING:
     from citeview.gui.filters import Filters
+    from citeview.gui.find import FindBar
     from citeview.gui.panes import Panes
     from citeview.gui.review_session import ReviewSession
     from citeview.gui.view_modes import ViewModes
@@ -82,6 +83,19 @@ class Navigator(QObject):
         self._ask_later.setSingleShot(True)
         self._ask_later.setInterval(0)
         self._ask_later.timeout.connect(self._tables_later.request)
+
+    def wire(self, find_bar: FindBar, show_case: Callable[[int], None]) -> None:
+        """The panes' clicks and rows move this navigator; a case it or the find bar asks for
+        is shown by ``show_case`` (the case loader's)."""
+        p = self.panes
+        p.cases_table.selectionModel().currentRowChanged.connect(self.on_case_row)
+        p.sources_table.selectionModel().currentRowChanged.connect(self.on_source_row)
+        p.citations_table.selectionModel().currentRowChanged.connect(self.on_citation_row)
+        p.answer.citationActivated.connect(self.on_chip)
+        p.answer.chipMenuRequested.connect(self.chip_menu)
+        p.answer.tooltip_for = self.tooltip_for
+        for part in (self, find_bar):
+            part.caseWanted.connect(lambda index: show_case(index))
 
     def hold_tables(self) -> None:
         """The tables follow the active citation (and the case) at once, but repaint in the

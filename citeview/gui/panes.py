@@ -1,6 +1,6 @@
 """The window's panes and tables, handed together to the parts that drive them.
 
-The window builds the widgets (layout is its job) and gives this one object to the parts that
+gui/layout.py builds the widgets, and the window gives this one object to the parts that
 fill and move them (the case loader, navigation): they get the widgets they use, not the window.
 """
 

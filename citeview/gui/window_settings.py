@@ -1,0 +1,67 @@
+"""The window's geometry, splitter positions, zoom and side by side: restored, saved, and sized
+on a first run (no splitters saved yet). Never sees the window class, only a QMainWindow."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtWidgets import QMainWindow, QSplitter, QTableView
+
+from citeview.gui import dialogs
+from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY
+from citeview.gui.view_modes import ViewModes
+
+
+def restore(window: QMainWindow, s: QSettings, splitters: Sequence[QSplitter],
+            modes: ViewModes) -> bool:
+    """Restore what ``save`` kept; whether any splitter was restored."""
+    geometry = s.value("window/geometry")
+    if isinstance(geometry, QByteArray):
+        window.restoreGeometry(geometry)
+    else:
+        # First start: 1400x860, or what the screen has room for (a 1024x640 display shows
+        # the whole window, not its left part).
+        dialogs.fit_to_screen(window, 1400, 860, frame=(0, 0))
+    restored = False
+    for split in splitters:
+        state = s.value(f"splitters/{split.objectName()}")
+        if isinstance(state, QByteArray):
+            restored |= split.restoreState(state)
+    try:
+        modes.set_zoom(int(str(s.value("view/zoom", 0))))
+    except (TypeError, ValueError):
+        modes.set_zoom(0)
+    if s.value(SIDE_BY_SIDE_KEY, False) in (True, "true", "1", 1):
+        modes.set_side_by_side(True)
+    return restored
+
+
+def save(window: QMainWindow, s: QSettings, splitters: Sequence[QSplitter],
+         modes: ViewModes) -> None:
+    s.setValue("window/geometry", window.saveGeometry())
+    for split in splitters:
+        s.setValue(f"splitters/{split.objectName()}", split.saveState())
+    s.setValue("view/zoom", modes.zoom)
+    s.sync()
+
+
+def first_run_sizes(width: int, split_main: QSplitter, split_right: QSplitter,
+                    split_panes: QSplitter, citations_table: QTableView,
+                    side_by_side: bool) -> None:
+    """Lists take a quarter of the width (their questions and titles readable), the panes share
+    the rest evenly; the citations table shows 8 rows."""
+    width = max(width, 600)
+    left = min(520, max(220, width * 28 // 100))
+    split_main.setSizes([left, width - left])
+    total = sum(split_right.sizes())
+    rows = citations_table.verticalHeader().defaultSectionSize()
+    below = max(total * 3 // 10, 8 * rows + 80)  # (a scroll bar may show)
+    if total > 2 * below:
+        split_right.setSizes([total - below, below])
+    # Side by side, the two answers take two thirds (gui/side_by_side).
+    answer = (width - left) * 2 // 3 if side_by_side else (width - left) // 2
+    split_panes.setSizes([answer, width - left - answer])
+
+
+__all__ = ["first_run_sizes", "restore", "save"]
