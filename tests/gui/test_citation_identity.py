@@ -36,7 +36,10 @@ INPUTS = sorted(
                                               "CV107-degraded", "CV114-mojibake")]
     + ["material/all-shapes.case.json"]
     + [p.relative_to(DATA).as_posix() for p in (DATA / "providers").rglob("*.json*")
-       if p.name != "cv609.json"])  # (cv609: a problem of the whole response, no citation)
+       if p.name != "cv609.json"]  # (cv609: a problem of the whole response, no citation)
+    # Recorded streams (#27): each reads as the case its final response makes.
+    + [f"streams/{p.name}" for p in (DATA / "streams").iterdir()
+       if p.suffix in (".sse", ".jsonl", ".json")])
 
 
 def settings_in(folder: Path) -> QSettings:
