@@ -37,7 +37,7 @@ from citeview.core.diagnostics import RULES, CitationDiagnostic, Diagnostic, Sev
 from citeview.core.markers import DEFAULT_FAMILIES, Citation, Recovery, ScanResult, scan
 from citeview.core.material import Material, about_material, case_material
 from citeview.core.numbering import FIRST_NUMBER, index_of, number_at
-from citeview.core.placement import ChipPlaces
+from citeview.core.placement import ChipPlaces, inline_spans
 from citeview.core.policy import Policy
 from citeview.core.providers import PAYLOAD_KEYS, case_reading, payload_key
 from citeview.core.providers.model import Problem
@@ -290,7 +290,7 @@ def _analyse(case: Case, policy: Policy, material: Material | None = None,
                      Sequence[Problem]]] = []
     for c, r, span in zip(cits, resolutions, spans, strict=True):
         rows.append((c.start, len(rows), c, r.targets, span, citation_anchor(c), ()))
-    places = ChipPlaces(answer) if reading.citations else None
+    places = ChipPlaces(inline_spans(answer)) if reading.citations else None
     for pc in reading.citations:
         pos = places.place(pc.position) if places is not None else pc.position
         c = Citation("", pc.type, tuple(t.source_id for t in pc.targets), None, pos, pos)

@@ -768,14 +768,14 @@ def _text_offset(inline: _Inline, q: int) -> int:
 class ChipPlaces:
     """Where a provider citation's chip goes: at its claim's end, or after the emphasis, code
     span, link or image that holds that end strictly inside (in a link target a chip is not
-    shown at all; ``citeview convert`` puts the marker there too). The spans of
-    :func:`inline_spans` merged where they cross, so each look-up is one bisection."""
+    shown at all; ``citeview convert`` puts the marker there too). ``spans`` (sorted, from
+    :func:`inline_spans`) merged where they cross, so each look-up is one bisection."""
 
     __slots__ = ("_starts", "_ends")
 
-    def __init__(self, answer: str) -> None:
+    def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
         merged: list[list[int]] = []
-        for s, e in inline_spans(answer):
+        for s, e in spans:
             if merged and s < merged[-1][1]:
                 merged[-1][1] = max(merged[-1][1], e)
             else:
@@ -790,12 +790,5 @@ class ChipPlaces:
 
 def after_inline_spans(spans: Sequence[tuple[int, int]], pos: int) -> int:
     """``pos``, or the end of the outermost of ``spans`` (from :func:`inline_spans`) that holds
-    it strictly inside."""
-    k = bisect_left(spans, (pos, pos))
-    best = pos
-    for s, e in spans[:k]:
-        if s < pos < e and e > best:
-            best = e
-    if best != pos:
-        return after_inline_spans(spans, best)
-    return best
+    it strictly inside (one look-up; build a :class:`ChipPlaces` for many)."""
+    return ChipPlaces(spans).place(pos)

@@ -24,7 +24,7 @@ from typing import Any
 from citeview.core.analysis import AnalysedCase
 from citeview.core.markers import DELIMITER, MARKER_CHARS, SOURCE_ID_RE, START, STOP
 from citeview.core.material import Source, case_material
-from citeview.core.placement import SENTENCE_PUNCTUATION, after_inline_spans, inline_spans
+from citeview.core.placement import SENTENCE_PUNCTUATION, ChipPlaces, inline_spans
 
 _MARKER_TRANS = str.maketrans({c: "\ufffd" for c in MARKER_CHARS})
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
@@ -95,18 +95,17 @@ def _split(text: str, spans: Sequence[tuple[int, int]]) -> _Edited:
     return _Edited(new, edits, starts)
 
 
-def _marker_place(answer: str, markup: Sequence[tuple[int, int]], starts: set[int],
-                  pos: int) -> int:
+def _marker_place(answer: str, places: ChipPlaces, starts: set[int], pos: int) -> int:
     """Where the marker of a claim ending at ``pos`` goes: after the emphasis, code span or
     link that holds ``pos`` (CV301, CV302; a marker in a link target shows no chip), then
     after the sentence punctuation right there (CV304), unless a word goes on after it
     ("3.5") or another claim starts with it (``starts``: it would hold the marker)."""
-    pos = after_inline_spans(markup, pos)
+    pos = places.place(pos)
     end = pos
     while end < len(answer) and answer[end] in SENTENCE_PUNCTUATION and end not in starts:
         end += 1
     if end > pos and (end == len(answer) or not answer[end].isalnum()):
-        pos = after_inline_spans(markup, end)
+        pos = places.place(end)
     return pos
 
 
@@ -149,7 +148,7 @@ def to_marker_case(analysed: AnalysedCase) -> tuple[dict[str, Any], list[str]]:
     # Markers to insert: (position, reading order, text, claim). A claim that ends inside
     # emphasis, a code span or a link gets its marker after it (the placement rules' parse).
     inserts: list[tuple[int, int, str, tuple[int, int]]] = []
-    markup = inline_spans(answer) if provider else []
+    places = ChipPlaces(inline_spans(answer) if provider else [])
     starts = {c.claim[0] for c in provider if c.claim[0] < c.claim[1]}
     for c in provider:
         groups: dict[str | None, list[str]] = {}
@@ -164,7 +163,7 @@ def to_marker_case(analysed: AnalysedCase) -> tuple[dict[str, Any], list[str]]:
                 loc = f"L{first}" if first == last else f"L{first}-L{last}"
             groups.setdefault(loc, []).append(new_id[id(t.source)])
         for loc, ids in groups.items():
-            inserts.append((_marker_place(answer, markup, starts, c.citation.start), c.number,
+            inserts.append((_marker_place(answer, places, starts, c.citation.start), c.number,
                             marker(list(dict.fromkeys(ids)), loc), c.claim))
     inserts.sort(key=lambda x: (x[0], x[1]))
     positions = [p for p, _, _, _ in inserts]
