@@ -37,6 +37,11 @@ FORMATS = {
 }
 
 
+def _label(fmt: str) -> str:
+    """``fmt``'s menu text without its mnemonic and ellipsis ("Rows as CSV")."""
+    return FORMATS[fmt][0].replace("&", "").rstrip("\u2026")
+
+
 def _policy(session: ReviewStore) -> Policy:
     """As ``citeview export`` / ``report`` find it when run in the session's folder."""
     found = Policy.discover(os.path.dirname(os.path.abspath(session.path)))
@@ -84,9 +89,9 @@ class Exporter(QObject):
         s = self.session()
         if s is None:
             return None
-        text, suffix, pattern = FORMATS[fmt]
+        _, suffix, pattern = FORMATS[fmt]
         stem = os.path.splitext(s.path)[0]
-        path = self.ask_path(text.replace("&", "").rstrip("\u2026"), stem + suffix, pattern)
+        path = self.ask_path(_label(fmt), stem + suffix, pattern)
         if not path:
             return None
         return path if self.export(fmt, path) else None
@@ -107,8 +112,7 @@ class Exporter(QObject):
             return False
         finally:
             QGuiApplication.restoreOverrideCursor()
-        message.info(f"Exported {FORMATS[fmt][0].replace('&', '').rstrip(chr(0x2026))} "
-                     f"to {path}", 10000)
+        message.info(f"Exported {_label(fmt)} to {path}", 10000)
         return True
 
     def open_report(self) -> str | None:

@@ -7,7 +7,6 @@ goes stale. About says the version and where the session file is.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -137,7 +136,7 @@ def about_text(review_session: ReviewSession) -> str:
     from PySide6 import __version__ as pyside_version
 
     from citeview import __version__
-    from citeview.session.location import user_data_dir
+    from citeview.session.location import sessions_dir
 
     s = review_session.session
     if s is not None:
@@ -146,7 +145,7 @@ def about_text(review_session: ReviewSession) -> str:
         where = "Session file: being made for the input shown"
     else:
         where = "No review session open."
-    data = os.path.join(str(user_data_dir()), "sessions")
+    data = str(sessions_dir())
     return "\n\n".join([
         f"citeview {__version__} (PySide6 {pyside_version})",
         where,

@@ -365,10 +365,11 @@ class QtStreamReplay(QDialog):
         self.rendered.set_prepared(prepared, [])
         _scroll_to_end(self.rendered)
         assert self.recorded is not None
+        # The last 200 events received (not all of them formatted at every step of a long log).
         lines = [f"{e.number} {e.type} {_delta_type(e.data)}".rstrip()
                  + (f"  t={e.time:g}s" if e.time is not None else "")
-                 for e in self.recorded.events[:frame.step]]
-        body = render_answer("\n\n".join(lines[-200:]), [], [], self._dark)
+                 for e in self.recorded.events[max(0, frame.step - 200):frame.step]]
+        body = render_answer("\n\n".join(lines), [], [], self._dark)
         self.naive.set_prepared(prepare_document(body, self._dark, self.naive.font()), [])
         _scroll_to_end(self.naive)
         self.diagnostics.clear()

@@ -34,6 +34,11 @@ def user_data_dir() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "citeview"
 
 
+def sessions_dir() -> Path:
+    """The user data folder's sessions (the demo's, and those of read-only inputs' folders)."""
+    return user_data_dir() / "sessions"
+
+
 def session_path_for(input_path: str) -> tuple[str, bool]:
     """``(session path, in user data folder)`` for an input: ``NAME.citeview`` beside it, or in
     the user data folder when its folder is not writable and no session is beside it yet (an
@@ -45,7 +50,7 @@ def session_path_for(input_path: str) -> tuple[str, bool]:
     if beside.exists() or os.access(p.parent, os.W_OK | os.X_OK):
         return str(beside), False
     digest = hashlib.sha1(str(p).encode("utf-8", "surrogatepass")).hexdigest()[:10]
-    return str(user_data_dir() / "sessions" / f"{stem}-{digest}{SESSION_SUFFIX}"), True
+    return str(sessions_dir() / f"{stem}-{digest}{SESSION_SUFFIX}"), True
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -62,7 +67,7 @@ def session_location(input_path: str) -> tuple[str, str]:
     shipped = resource_root().resolve()
     package = Path(__file__).resolve().parent.parent
     if _inside(p, shipped) or _inside(p, package):
-        path = user_data_dir() / "sessions" / (p.stem + SESSION_SUFFIX)
+        path = sessions_dir() / (p.stem + SESSION_SUFFIX)
         return str(path), IN_DATA_FOLDER
     path_s, in_data = session_path_for(input_path)
     if in_data:
@@ -113,5 +118,5 @@ def open_review_session(input_path: str, dataset: Dataset, annotator: str, *,
 
 __all__ = [
     "open_for_input", "open_review_session", "session_location", "session_path_for",
-    "user_data_dir",
+    "sessions_dir", "user_data_dir",
 ]
