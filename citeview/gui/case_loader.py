@@ -430,8 +430,8 @@ class CaseLoader(QObject):
         self.panes.citations_model.set_view(view)
         self.fit_tables()
         source = self.panes.source
-        shown = source.shown_source_id()
-        if shown is not None and any(r.source is source.shown_source() for r in view.sources):
+        shown, shown_src = source.shown_source_id(), source.shown_source()
+        if shown is not None and any(r.source is shown_src for r in view.sources):
             # Shown by the first phase: it keeps its document; the other citations tint it
             # (many: after the answer is painted).
             spans = view.cited_spans.get(shown, [])

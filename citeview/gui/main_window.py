@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
                                   self.settings, self.synchronous, self.sessions,
                                   self.loaders, self)
         self.cases_model.question_of = self.opener.question_of  # the list's question column
-        self.navigator.wire(self.find_bar, lambda index: self.loader.show_case(index))
+        self.navigator.wire(self.find_bar, self.loader.show_case)
         self.case_actions = CaseActions(self.state, self.review_session, self.answer, self)
         self.menus = WindowMenus(self, self.opener, self.case_actions, self.review_session,
                                  self.watcher, self.find_bar, self.modes, self.source,

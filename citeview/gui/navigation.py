@@ -95,7 +95,7 @@ class Navigator(QObject):
         p.answer.chipMenuRequested.connect(self.chip_menu)
         p.answer.tooltip_for = self.tooltip_for
         for part in (self, find_bar):
-            part.caseWanted.connect(lambda index: show_case(index))
+            part.caseWanted.connect(show_case)
 
     def hold_tables(self) -> None:
         """The tables follow the active citation (and the case) at once, but repaint in the
