@@ -67,7 +67,7 @@ def view_state(shown: ShownWindow) -> dict[str, Any]:
         "claim": answer.highlighted_claim(),
         "source_id": source.shown_source_id(),
         "source_missing": bool(source.is_missing_state()),
-        "source_of_citation": state.active_source + 1 if index is not None else None,
+        "source_of_citation": number_at(state.active_source) if index is not None else None,
         "first_line": labels[0] if labels else None,
         "last_line": labels[1] if labels else None,
         "highlighted_text": source.highlighted_text(),
