@@ -63,7 +63,9 @@ def check_outputs(args: argparse.Namespace, writes_session: bool = False) -> Non
         out = getattr(args, dest, None)
         if not isinstance(out, str) or out in ("", STDIN):
             continue
-        for path in inputs:
+        # Only an existing output can be an input (or its -wal/-shm/-journal): a new file,
+        # the usual case, costs one stat, not four per argument.
+        for path in inputs if os.path.exists(out) else ():
             if _same_file(out, path):
                 raise InputError(f"{out}: is an input of this command ({path}); an output "
                                  "never replaces an input, it must be a new file or another "

@@ -46,6 +46,7 @@ from citeview.session.model import (
     citation_slots,
     now_iso,
     reattach,
+    rubric_labels,
 )
 from citeview.session.protocol import ReviewStore, RowChange, SessionDataset, row_event
 from citeview.session.store_file import DOCUMENT_EXTRA
@@ -263,10 +264,7 @@ class MemorySession:
         self.set_meta("blind", bool(blind))
 
     def set_labels(self, labels: Sequence[str]) -> None:
-        cleaned = [str(label).strip() for label in labels]
-        if not cleaned or any(not label for label in cleaned) or len(set(cleaned)) != len(cleaned):
-            raise SessionError("labels must be distinct non-empty names")
-        self.set_meta("labels", cleaned)
+        self.set_meta("labels", rubric_labels(labels))
 
     # ------------------------------------------------------------------ cases
 

@@ -32,9 +32,19 @@ from citeview.core.analysis import (
 from citeview.core.cases import Case
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.core.numbering import index_of
+from citeview.session.errors import SessionError
 
 DEFAULT_LABELS: tuple[str, ...] = ("supported", "partially supported", "unsupported",
                                    "cannot tell")
+
+
+def rubric_labels(labels: Sequence[str]) -> list[str]:
+    """``labels`` as a rubric (stripped): :class:`SessionError` unless distinct and non-empty.
+    One rule for every store's ``set_labels``."""
+    cleaned = [str(label).strip() for label in labels]
+    if not cleaned or any(not label for label in cleaned) or len(set(cleaned)) != len(cleaned):
+        raise SessionError("labels must be distinct non-empty names")
+    return cleaned
 
 
 class ReviewState(StrEnum):

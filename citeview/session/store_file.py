@@ -64,6 +64,7 @@ from citeview.session.migrations import (
 from citeview.session.model import (
     DEFAULT_LABELS,
     now_iso,
+    rubric_labels,
 )
 from citeview.session.schema import harden
 
@@ -451,8 +452,5 @@ class SessionFile:
 
     def set_labels(self, labels: Sequence[str]) -> None:
         """Use a rubric of one's own: the verdict labels, in key order (1, 2, ...)."""
-        cleaned = [str(label).strip() for label in labels]
-        if not cleaned or any(not label for label in cleaned) or len(set(cleaned)) != len(cleaned):
-            raise SessionError("labels must be distinct non-empty names")
-        self.set_meta("labels", cleaned)
+        self.set_meta("labels", rubric_labels(labels))
 
