@@ -92,3 +92,29 @@ def test_agree_compares_reasons_per_reason(tmp_path: Path) -> None:
                                                (3, [], [WRONG])]
     text = _cli("agree", a, b)
     assert "wrong source: 50.0%, kappa 0.000 (1 / 1 / 1 / 1)" in text
+
+
+def test_merge_keeps_both_sides_reasons_evidence_and_corrections(tmp_path: Path) -> None:
+    import shutil
+
+    from citeview.session.merge import merge_sessions
+
+    a, b = str(tmp_path / "a.citeview"), str(tmp_path / "b.citeview")
+    with Session.create(a, _cases(), annotator="ana") as s:
+        s.set_reasons([WRONG, "stale"])
+        key = citation_slots(s.analysed("demo-file"))[0].keys("demo-file")[0]
+        edits.evidence_edit(s, key, 0, 4, text="abcd").do()  # made before the copy
+    shutil.copy(a, b)
+    with Session.open(b, annotator="ana") as s:  # the same name on both sides
+        edits.annotation_edit(s, key, verdict="unsupported", reasons=["stale"]).do()
+        edits.remove_citation_edit(s, "demo-file", s.analysed("demo-file").citations[1]).do()
+    with Session.open(a, readonly=True) as sa, Session.open(b, readonly=True) as sb:
+        merged, _ = merge_sessions(sa, sb, str(tmp_path / "m.citeview"))
+    with merged:
+        assert merged.reasons == (WRONG, "stale")
+        assert sorted((e.annotator, e.text) for e in merged.evidence()) == [
+            ("ana (A)", "abcd"), ("ana (B)", "abcd")]  # one span each, ids told apart
+        assert [(c.annotator, c.kind.value) for c in merged.corrections()] == [
+            ("ana (B)", "remove")]
+        got = merged.annotation(key, "ana (B)")
+        assert got is not None and got.reasons == ("stale",)
