@@ -432,3 +432,24 @@ def test_new_kinds_are_written_with_others_in_one_transaction(session: ReviewSto
         session.apply([RowChange("evidence", key.case_id, "ana", key, False, ev, "e1"),
                        RowChange("correction", "no-such-case", "ana", None, False, bad, "k1")])
     assert session.evidence() == []
+
+
+def test_evidence_and_corrections_follow_their_citation_when_the_answer_changes(
+        session: ReviewStore) -> None:
+    case_id = session.case_ids()[0]
+    case = session.get_case(case_id)
+    first = session.analysed(case_id).citations[0]
+    key = key_of(session, case_id)
+    edits.evidence_edit(session, key, 0, 3, text="abc").do()
+    edits.relocate_edit(session, case_id, first, locator="L1").do()
+    claim = (first.claim[0], first.claim[1])
+    edits.add_citation_edit(session, case_id, claim, key.source_id).do()
+    # A cited sentence is put before everything: each citation's number goes up by one.
+    intro = f"A new first claim stands here.{first.citation.raw}\n\n"
+    session.update_case(replace(case, answer=intro + case.answer))
+    moved = session.evidence(case_id)
+    assert [(e.key.number, e.key.anchor, e.text) for e in moved] == [
+        (2, key.anchor, "abc")]
+    fixes = session.corrections(case_id)
+    assert [(c.kind.value, c.number) for c in fixes] == [("relocate", 2), ("add", 0)]
+    assert fixes[1].claim == (claim[0] + len(intro), claim[1] + len(intro))
