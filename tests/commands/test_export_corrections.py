@@ -94,6 +94,13 @@ def test_json_export_and_import_keep_reasons_evidence_and_corrections(tmp_path: 
     path = _session(tmp_path)
     doc = tmp_path / "s.json"
     assert main(["export", path, "-o", str(doc)]) == 0
+    import jsonschema
+
+    from citeview.session.interchange import schema
+
+    exported = json.loads(doc.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema()).validate(exported)  # the schema knows them
+    assert exported["annotations"][0]["reasons"] == ["right source, wrong lines"]
     copy = str(tmp_path / "copy.citeview")
     assert main(["import", str(doc), "-o", copy]) == 0
     with Session.open(path, readonly=True) as a, Session.open(copy, readonly=True) as b:
