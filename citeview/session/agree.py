@@ -229,6 +229,9 @@ def render_text(ag: Agreement) -> str:
     for d in ag.disagreements:
         lines.append(f"  {d['case_id']} citation {d['citation']} [{d['source_id']}]: "
                      f"A {d['a']['verdict']} / B {d['b']['verdict']}")
+        if set(d["a"]["reasons"]) != set(d["b"]["reasons"]):
+            lines.append(f"    reasons: A {'; '.join(d['a']['reasons']) or '(none)'} / "
+                         f"B {'; '.join(d['b']['reasons']) or '(none)'}")
         for tag in ("a", "b"):
             if d[tag]["note"]:
                 lines.append(f"    {tag.upper()} note: {_one_line(d[tag]['note'])}")

@@ -199,7 +199,10 @@ def validate_document(doc: object) -> None:
                              ("name", "a string", _text), ("created", "a string", _text),
                              ("source", "a string", _text),
                              ("families", "a list of strings",
-                              lambda v: isinstance(v, list) and all(_text(x) for x in v))):
+                              lambda v: isinstance(v, list) and all(_text(x) for x in v)),
+                             ("reasons", "a list of distinct names",
+                              lambda v: isinstance(v, list) and all(_text(x) and x for x in v)
+                              and len(set(v)) == len(v))):
         if key in meta:
             _want(check(meta[key]), f"meta.{key}", kind, meta[key])
     for name in ("cases", "reviews", "annotations"):

@@ -92,6 +92,7 @@ def test_agree_compares_reasons_per_reason(tmp_path: Path) -> None:
                                                (3, [], [WRONG])]
     text = _cli("agree", a, b)
     assert "wrong source: 50.0%, kappa 0.000 (1 / 1 / 1 / 1)" in text
+    assert "reasons: A (none) / B wrong source" in text
 
 
 def test_merge_keeps_both_sides_reasons_evidence_and_corrections(tmp_path: Path) -> None:
