@@ -33,6 +33,7 @@ from citeview.core.analysis import AnalysedCase, AnalysedCitation
 from citeview.core.errors import InputError
 from citeview.core.locators import parse_locator
 from citeview.core.markers import Citation, extract_citations
+from citeview.core.material import Source, SourceLine
 from citeview.core.placement import SENTENCE_PUNCTUATION, ChipPlaces, inline_spans
 from citeview.core.providers.convert import marker, marker_place, to_marker_case
 from citeview.core.resolution import Status, Target
@@ -200,11 +201,33 @@ def _find(entries: list[_Entry], corr: Correction) -> _Entry:
     return found[0]
 
 
-def _locator_of_span(text: str, span: tuple[int, int]) -> str:
-    """The lines (1-based, split at line breaks) of ``text`` that ``span`` touches."""
+def lines_of_span(lines: Sequence[SourceLine], start: int, end: int) -> tuple[int, int]:
+    """The [L#] labels of the first and last citable line that the span ``start..end`` of a
+    source's text touches ((0, 0) when it touches none): what the GUI stores with evidence
+    and turns into a locator (:func:`locator_of`) when a selection relocates a citation."""
+    end = max(end, start + 1)
+    touched = [ln.label for ln in lines if ln.start < end and start < max(ln.end, ln.start + 1)]
+    if not touched:
+        return (0, 0)
+    return (touched[0], touched[-1])
+
+
+def locator_of(first: int, last: int) -> str | None:
+    """``L9`` or ``L9-L10`` for a line range (None for (0, 0): no lines)."""
+    if first <= 0:
+        return None
+    return f"L{first}" if first == last else f"L{first}-L{last}"
+
+
+def _locator_of_span(source: Source, span: tuple[int, int]) -> str | None:
+    """The lines of ``source`` that ``span`` touches: its [L#] labels, or for a source without
+    line labels its lines counted from 1 at line breaks."""
+    if source.lines:
+        return locator_of(*lines_of_span(source.lines, *span))
+    text = source.text
     first = text.count("\n", 0, span[0]) + 1
     last = text.count("\n", 0, max(span[0], span[1] - 1)) + 1
-    return f"L{first}" if first == last else f"L{first}-L{last}"
+    return locator_of(first, last)
 
 
 def _strip_markers(answer: str, citations: Sequence[AnalysedCitation]) -> tuple[str, list[int]]:
@@ -271,7 +294,9 @@ def apply_corrections(analysed: AnalysedCase,
         if corr.kind is CorrectionKind.REMOVE:
             entry.keep = False
         elif corr.kind is CorrectionKind.RELOCATE:
-            _move(entries, entry, corr.source_id, corr.source_id, _locator(analysed, corr), n)
+            own = entry.ids[0] if entry.ids else ""
+            _move(entries, entry, corr.source_id, corr.source_id,
+                  _locator(analysed, corr, own), n)
         else:
             old = corr.old_source_id or (entry.ids[0] if entry.ids else "")
             _move(entries, entry, old, corr.source_id, _locator(analysed, corr), n)
@@ -295,16 +320,16 @@ def apply_corrections(analysed: AnalysedCase,
                                  for _p, _k, e in inserts), len(corrections))
 
 
-def _locator(analysed: AnalysedCase, corr: Correction) -> str | None:
+def _locator(analysed: AnalysedCase, corr: Correction, source_id: str = "") -> str | None:
     """A correction's lines as a locator: its ``locator``, else its ``target`` span's lines in
-    the named source's text."""
+    the named source's text (``source_id`` when the correction names none: the citation's)."""
     if corr.locator is not None or corr.target is None:
         return corr.locator
-    source = _source(analysed, corr.source_id, corr)
+    source = _source(analysed, corr.source_id or source_id, corr)
     if corr.target[1] > len(source.text):
         raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: the target span "
                               f"runs past the end of {corr.source_id}")
-    return _locator_of_span(source.text, corr.target)
+    return _locator_of_span(source, corr.target)
 
 
 def _move(entries: list[_Entry], entry: _Entry, old: str, new: str, locator: str | None,
@@ -322,7 +347,7 @@ def _move(entries: list[_Entry], entry: _Entry, old: str, new: str, locator: str
     entries.append(_Entry(entry.pos, (entry.order[0], n), [new or old], locator))
 
 
-def _source(analysed: AnalysedCase, source_id: str, corr: Correction) -> Any:
+def _source(analysed: AnalysedCase, source_id: str, corr: Correction) -> Source:
     for s in analysed.material.sources:
         if s.id == source_id:
             return s
@@ -411,4 +436,4 @@ def _with_citations(analysed: AnalysedCase,
 
 
 __all__ = ["CorrectedAnswer", "Correction", "CorrectionError", "CorrectionKind",
-           "apply_corrections", "ordered"]
+           "apply_corrections", "lines_of_span", "locator_of", "ordered"]

@@ -286,3 +286,21 @@ def test_a_provider_case_is_corrected_in_the_converted_markers_form(tmp_path: Pa
     lint = [json.loads(line) for line in _cli("lint", "--format", "jsonl", str(path))
             .splitlines() if line.strip()]
     assert not [d for d in lint if d.get("severity") == "error"]
+
+
+def test_a_selection_in_a_labelled_source_relocates_to_its_labels() -> None:
+    from citeview.core.corrections import lines_of_span, locator_of
+
+    analysed = analyse(DEMO["demo-line-level"])
+    source = next(s for s in analysed.material.sources if s.id == "turn0file0")
+    line2 = source.lines[1]
+    line3 = source.lines[2]
+    # A selection from the middle of [L2] into [L3] touches both; one inside [L2] only it.
+    assert lines_of_span(source.lines, line2.start + 3, line3.start + 2) == (2, 3)
+    assert lines_of_span(source.lines, line2.start, line2.end) == (2, 2)
+    assert locator_of(2, 3) == "L2-L3" and locator_of(2, 2) == "L2" and locator_of(0, 0) is None
+    cit = analysed.citations[0]  # L1
+    moved = Correction("c", analysed.case.id, "ana", CorrectionKind.RELOCATE, 1, cit.anchor,
+                       target=(line2.start, line3.end))
+    result = apply_corrections(analysed, [moved])
+    assert result.citations[0] == (("turn0file0",), "L2-L3")
