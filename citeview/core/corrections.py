@@ -192,13 +192,23 @@ class _Entry:
     keep: bool = True
 
 
-def _find(entries: list[_Entry], corr: Correction) -> _Entry:
+def _parts(entries: list[_Entry], corr: Correction) -> list[_Entry]:
+    """The entries of the citation ``corr`` corrects (a citation whose sources were split
+    apart by an earlier correction has several)."""
     found = [e for e in entries if e.number == corr.number and e.anchor == corr.anchor
              and e.keep]
     if not found:
         raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: citation "
                               f"{corr.number} is not in the answer (the answer changed?)")
-    return found[0]
+    return found
+
+
+def _part_with(parts: list[_Entry], source_id: str, corr: Correction) -> _Entry:
+    for e in parts:
+        if source_id in e.ids:
+            return e
+    raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: citation "
+                          f"{corr.number} does not cite {source_id}")
 
 
 def lines_of_span(lines: Sequence[SourceLine], start: int, end: int) -> tuple[int, int]:
@@ -290,16 +300,21 @@ def apply_corrections(analysed: AnalysedCase,
             entries.append(_Entry(pos, (len(cits) + n, 0), [corr.source_id],
                                   _locator(analysed, corr)))
             continue
-        entry = _find(entries, corr)
+        parts = _parts(entries, corr)
         if corr.kind is CorrectionKind.REMOVE:
-            entry.keep = False
+            for part in parts:
+                part.keep = False
+        elif corr.kind is CorrectionKind.RELOCATE and not corr.source_id:
+            own = parts[0].ids[0] if parts[0].ids else ""
+            for part in parts:  # every source of it cites the new lines
+                part.locator = _locator(analysed, corr, own)
         elif corr.kind is CorrectionKind.RELOCATE:
-            own = entry.ids[0] if entry.ids else ""
-            _move(entries, entry, corr.source_id, corr.source_id,
-                  _locator(analysed, corr, own), n)
+            part = _part_with(parts, corr.source_id, corr)
+            _move(entries, part, corr.source_id, corr.source_id, _locator(analysed, corr), n)
         else:
-            old = corr.old_source_id or (entry.ids[0] if entry.ids else "")
-            _move(entries, entry, old, corr.source_id, _locator(analysed, corr), n)
+            old = corr.old_source_id or (parts[0].ids[0] if parts[0].ids else "")
+            part = _part_with(parts, old, corr)
+            _move(entries, part, old, corr.source_id, _locator(analysed, corr), n)
     kept = sorted((e for e in entries if e.keep and e.ids), key=lambda e: (e.pos, e.order))
     places = ChipPlaces(inline_spans(stripped))
     inserts = [(marker_place(stripped, places, set(), e.pos), k, e) for k, e in enumerate(kept)]
@@ -334,17 +349,16 @@ def _locator(analysed: AnalysedCase, corr: Correction, source_id: str = "") -> s
 
 def _move(entries: list[_Entry], entry: _Entry, old: str, new: str, locator: str | None,
           n: int) -> None:
-    """``entry`` cites ``new`` at ``locator`` instead of ``old`` (all of its sources when
-    ``old`` is "" or its only one); a marker of several sources is split, as one locator
-    serves all of a marker's sources."""
-    if not old or entry.ids == [old]:
-        entry.ids = [new] if new else entry.ids
+    """``entry`` cites ``new`` at ``locator`` instead of ``old`` (one of its sources); when it
+    has others, ``new`` is split into a marker of its own (one locator serves all of a
+    marker's sources), standing where the citation stands."""
+    if entry.ids == [old]:
+        entry.ids = [new]
         entry.locator = locator
         return
-    if old not in entry.ids:
-        raise CorrectionError(f"citation {entry.number} does not cite {old}")
     entry.ids = [i for i in entry.ids if i != old]
-    entries.append(_Entry(entry.pos, (entry.order[0], n), [new or old], locator))
+    entries.append(_Entry(entry.pos, (entry.order[0], n), [new], locator, entry.number,
+                          entry.anchor))
 
 
 def _source(analysed: AnalysedCase, source_id: str, corr: Correction) -> Source:
