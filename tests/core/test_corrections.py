@@ -224,7 +224,7 @@ def _expected(corrections: list[Correction]) -> list[tuple[tuple[str, ...], str 
                   key=lambda x: (x[0], x[1] or ""))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_corrections())
 def test_any_corrections_give_the_citations_they_say(corrections: list[Correction]) -> None:
     expected = _expected(corrections)
