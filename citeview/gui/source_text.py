@@ -59,8 +59,10 @@ class QtSourceText(QPlainTextEdit):
         super().__init__(parent)
         self.setReadOnly(True)
         self.setUndoRedoEnabled(False)
-        # Mouse selection only: keyboard selection would draw a caret in a read-only pane.
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Selected with the mouse or the keyboard (Shift+arrows: evidence and corrected lines
+        # are chosen without a mouse); the caret is not drawn (width 0).
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                     | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setCenterOnScroll(False)
@@ -73,6 +75,7 @@ class QtSourceText(QPlainTextEdit):
         self._tint_last: list[int] = []
         self.strong_blocks: tuple[int, int] | None = None
         self.strong_exact = False  # the highlight is exact characters, not whole lines
+        self.evidence_blocks: list[tuple[int, int]] = []  # block ranges of evidence spans
         self._caret_block: int | None = None  # where the caret goes (see caret_later)
         self._caret_timer = QTimer(self)  # (a child: stopped with the view)
         self._caret_timer.setSingleShot(True)
@@ -285,6 +288,8 @@ class QtSourceText(QPlainTextEdit):
                     painter.fillRect(QRectF(w - 5, top, 3, bottom - top), roles.highlight_edge)
                 elif self.is_tinted(number):
                     painter.fillRect(QRectF(w - 4, top, 2, bottom - top), roles.tint_edge)
+                if any(a <= number <= b for a, b in self.evidence_blocks):
+                    painter.fillRect(QRectF(w - 9, top, 3, bottom - top), roles.evidence_edge)
                 pos = block.position()
                 label = self.loaded.block_label(pos, pos + block.length() - 1)
                 if label:
