@@ -12,6 +12,8 @@ from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QFont,
     QFontMetrics,
+    QKeyEvent,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
     QResizeEvent,
@@ -156,6 +158,15 @@ class QtSourceText(QPlainTextEdit):
     def textCursor(self) -> QTextCursor:  # noqa: N802
         self._place_caret()
         return super().textCursor()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        # A keyboard selection starts at the cited span: the caret on its way goes there first.
+        self._place_caret()
+        super().keyPressEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        self._caret_block = None  # the reviewer puts the caret: the one on its way is dropped
+        super().mousePressEvent(event)
 
     def rows_extent(self, first: int, last: int) -> tuple[float, float] | None:
         """Top of the first laid-out row of block ``first`` and bottom of the last row of block
