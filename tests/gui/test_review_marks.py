@@ -5,6 +5,8 @@ key, error reasons from a picker that takes number keys, corrections of the acti
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QTextCursor
@@ -209,7 +211,13 @@ def test_reason_picker_takes_number_keys_never_early_ones_and_is_undone(
     assert ann is not None and ann.verdict == "unsupported"
     assert ann.reasons == (DEFAULT_REASONS[0], DEFAULT_REASONS[2])  # 5 ticked and unticked
     tip = win.navigator.tooltip_for(0)
-    assert f"Reasons (turn0file0): {DEFAULT_REASONS[0]}; {DEFAULT_REASONS[2]}" in tip
+    said = f"Reasons (turn0file0): {DEFAULT_REASONS[0]}; {DEFAULT_REASONS[2]}"
+    assert said in tip
+    # The citation's row in the table says it too.
+    model = win.citations_model
+    row_tips = [str(model.index(0, col).data(Qt.ItemDataRole.ToolTipRole))
+                for col in range(model.columnCount())]
+    assert any(said in t for t in row_tips)
 
     press(qtbot, win, K.Key_Z, CTRL)
     ann = s.annotation(key[0])
@@ -360,3 +368,35 @@ def test_presenting_records_no_evidence_nor_correction(qtbot, win: MainWindow) -
     press(qtbot, win, K.Key_L)
     win.modes.set_presenting(False)
     assert session(win).corrections("handbook-line-level") == []
+
+
+def test_a_providers_citation_is_relocated_to_the_characters_selected(
+        qtbot, new_window, messages, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A provider's citation has no locator: its new target is the selected span, in code
+    points of the source's text (the source holds characters beyond the BMP before it, which
+    count two in Qt)."""
+    import shutil
+
+    case = tmp_path / "anthropic-char.json"
+    shutil.copy(Path(__file__).parent.parent / "data" / "providers" / "anthropic-char.json",
+                case)
+    w = new_window(make_settings(tmp_path))
+    assert w.open_path(str(case)), messages.errors
+    qtbot.waitUntil(lambda: is_settled(w) and w.review.session is not None, timeout=5000)
+    press(qtbot, w, K.Key_J)
+    assert w.active == 1 and w.source.shown_source_id() == "doc1"
+    source = w.source.shown_source()
+    assert source is not None
+    select_lines_with_keys(qtbot, w, 2, 2)  # (a wrapped line: Shift+End ends its first row)
+    qtbot.keyClick(w.source.text_view(), K.Key_End, CTRL | SHIFT)
+    start = source.text.index("Trains")
+    assert w.source.selected_span() == (start, len(source.text))
+    press(qtbot, w, K.Key_L)
+    s = session(w)
+    [c] = s.corrections()
+    assert (c.kind, c.number, c.locator, c.target) == (
+        CorrectionKind.RELOCATE, 2, None, (start, len(source.text)))
+    assert c.anchor == w.view.citations[1].analysed.anchor
+    assert w.answer.chip_text(1).endswith("\u00b1")
+    press(qtbot, w, K.Key_Z, CTRL)
+    assert s.corrections() == []
