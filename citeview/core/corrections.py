@@ -25,12 +25,17 @@ all. Qt-free and session-free: the session stores these rows, the export writes 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from citeview.core.analysis import AnalysedCase, AnalysedCitation
 from citeview.core.errors import InputError
 from citeview.core.locators import parse_locator
+from citeview.core.markers import Citation, extract_citations
+from citeview.core.placement import SENTENCE_PUNCTUATION, ChipPlaces, inline_spans
+from citeview.core.providers.convert import marker, marker_place, to_marker_case
+from citeview.core.resolution import Status, Target
 
 
 class CorrectionKind(StrEnum):
@@ -153,4 +158,257 @@ def ordered(corrections: Sequence[Correction]) -> list[Correction]:
     return sorted(corrections, key=lambda c: (c.timestamp, c.id))
 
 
-__all__ = ["Correction", "CorrectionError", "CorrectionKind", "ordered"]
+@dataclass(slots=True, frozen=True)
+class CorrectedAnswer:
+    """A case's answer before and after its corrections, both with markers in the guide's
+    format (a provider's case converted), and the corrected case (for ``parse``/``resolve``).
+    ``citations`` are the corrected answer's citations in reading order: (source ids,
+    locator)."""
+
+    case_id: str
+    original: str
+    corrected: str
+    case: dict[str, Any]
+    citations: tuple[tuple[tuple[str, ...], str | None], ...]
+    applied: int  # how many corrections were applied
+
+    @property
+    def changed(self) -> bool:
+        return self.corrected != self.original
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A citation of the corrected answer: where it goes (code points in the answer without
+    its markers), its order there, sources and locator."""
+
+    pos: int
+    order: tuple[int, int]
+    ids: list[str]
+    locator: str | None
+    number: int = 0
+    anchor: str = ""
+    keep: bool = True
+
+
+def _find(entries: list[_Entry], corr: Correction) -> _Entry:
+    found = [e for e in entries if e.number == corr.number and e.anchor == corr.anchor
+             and e.keep]
+    if not found:
+        raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: citation "
+                              f"{corr.number} is not in the answer (the answer changed?)")
+    return found[0]
+
+
+def _locator_of_span(text: str, span: tuple[int, int]) -> str:
+    """The lines (1-based, split at line breaks) of ``text`` that ``span`` touches."""
+    first = text.count("\n", 0, span[0]) + 1
+    last = text.count("\n", 0, max(span[0], span[1] - 1)) + 1
+    return f"L{first}" if first == last else f"L{first}-L{last}"
+
+
+def _strip_markers(answer: str, citations: Sequence[AnalysedCitation]) -> tuple[str, list[int]]:
+    """``answer`` without the citations' marker text (and the blanks before a marker that
+    stood before punctuation or a line's end), and each citation's position in it."""
+    pieces: list[str] = []
+    positions: list[int] = []
+    pos = 0
+    length = 0
+    for c in citations:
+        start, end = c.citation.start, c.citation.end
+        if start < pos:  # overlapping recoveries: the later one stands where the first ended
+            positions.append(length)
+            continue
+        kept = answer[pos:start]
+        after = answer[end:end + 1]
+        if not after or after in SENTENCE_PUNCTUATION or after in "\r\n":
+            kept = kept.rstrip(" \t")
+        pieces.append(kept)
+        length += len(kept)
+        positions.append(length)
+        pos = max(pos, end)
+    pieces.append(answer[pos:])
+    return "".join(pieces), positions
+
+
+def _map_claim(stripped_at: list[int], citations: Sequence[AnalysedCitation],
+               claim: tuple[int, int]) -> int:
+    """Where the end of an answer span (``claim``, raw answer code points) is once markers are
+    stripped: markers wholly before it are taken out."""
+    end = claim[1]
+    removed = 0
+    for c, at in zip(citations, stripped_at, strict=True):
+        if c.citation.end <= end:
+            removed = c.citation.end - at
+        else:
+            break
+    return max(0, end - removed)
+
+
+def apply_corrections(analysed: AnalysedCase,
+                      corrections: Sequence[Correction]) -> CorrectedAnswer:
+    """The answer of ``analysed`` with ``corrections`` (of that case) applied (see the module
+    docstring); :class:`CorrectionError` when one does not fit. Pure: same input, same text."""
+    corrections = ordered([c for c in corrections if c.case_id == analysed.case.id])
+    if any(not c.citation.raw for c in analysed.citations):
+        return _apply_provider(analysed, corrections)
+    answer = analysed.answer
+    cits = analysed.citations
+    stripped, at = _strip_markers(answer, cits)
+    entries = [_Entry(at[i], (i, 0), list(c.source_ids), c.citation.locator, c.number,
+                      c.anchor) for i, c in enumerate(cits)]
+    for n, corr in enumerate(corrections, 1):
+        if corr.kind is CorrectionKind.ADD:
+            assert corr.claim is not None
+            if corr.claim[1] > len(answer):
+                raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: the "
+                                      "claim runs past the end of the answer")
+            pos = _map_claim(at, cits, corr.claim)
+            entries.append(_Entry(pos, (len(cits) + n, 0), [corr.source_id],
+                                  _locator(analysed, corr)))
+            continue
+        entry = _find(entries, corr)
+        if corr.kind is CorrectionKind.REMOVE:
+            entry.keep = False
+        elif corr.kind is CorrectionKind.RELOCATE:
+            _move(entries, entry, corr.source_id, corr.source_id, _locator(analysed, corr), n)
+        else:
+            old = corr.old_source_id or (entry.ids[0] if entry.ids else "")
+            _move(entries, entry, old, corr.source_id, _locator(analysed, corr), n)
+    kept = sorted((e for e in entries if e.keep and e.ids), key=lambda e: (e.pos, e.order))
+    places = ChipPlaces(inline_spans(stripped))
+    inserts = [(marker_place(stripped, places, set(), e.pos), k, e) for k, e in enumerate(kept)]
+    inserts.sort(key=lambda x: (x[0], x[1]))
+    pieces: list[str] = []
+    pos = 0
+    for p, _k, e in inserts:
+        pieces.append(stripped[pos:p])
+        pieces.append(marker(list(dict.fromkeys(e.ids)), e.locator))
+        pos = p
+    pieces.append(stripped[pos:])
+    corrected = "".join(pieces)
+    case = analysed.case.to_dict()
+    case["answer"] = corrected
+    case.pop("claims", None)  # the claims of the original markers; the corrected ones differ
+    return CorrectedAnswer(analysed.case.id, answer, corrected, case,
+                           tuple((tuple(dict.fromkeys(e.ids)), e.locator)
+                                 for _p, _k, e in inserts), len(corrections))
+
+
+def _locator(analysed: AnalysedCase, corr: Correction) -> str | None:
+    """A correction's lines as a locator: its ``locator``, else its ``target`` span's lines in
+    the named source's text."""
+    if corr.locator is not None or corr.target is None:
+        return corr.locator
+    source = _source(analysed, corr.source_id, corr)
+    if corr.target[1] > len(source.text):
+        raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: the target span "
+                              f"runs past the end of {corr.source_id}")
+    return _locator_of_span(source.text, corr.target)
+
+
+def _move(entries: list[_Entry], entry: _Entry, old: str, new: str, locator: str | None,
+          n: int) -> None:
+    """``entry`` cites ``new`` at ``locator`` instead of ``old`` (all of its sources when
+    ``old`` is "" or its only one); a marker of several sources is split, as one locator
+    serves all of a marker's sources."""
+    if not old or entry.ids == [old]:
+        entry.ids = [new] if new else entry.ids
+        entry.locator = locator
+        return
+    if old not in entry.ids:
+        raise CorrectionError(f"citation {entry.number} does not cite {old}")
+    entry.ids = [i for i in entry.ids if i != old]
+    entries.append(_Entry(entry.pos, (entry.order[0], n), [new or old], locator))
+
+
+def _source(analysed: AnalysedCase, source_id: str, corr: Correction) -> Any:
+    for s in analysed.material.sources:
+        if s.id == source_id:
+            return s
+    raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: no source "
+                          f"{source_id!r} in the case")
+
+
+def _target(analysed: AnalysedCase, corr: Correction, source_id: str) -> Target:
+    """A provider citation's new target: ``target`` (or ``locator``'s lines) of the source."""
+    source = _source(analysed, source_id, corr)
+    span = corr.target
+    if span is None and corr.locator is not None:
+        loc = parse_locator(corr.locator)
+        assert loc is not None
+        starts = [0] + [i + 1 for i, ch in enumerate(source.text) if ch == "\n"]
+        first = max(1, min(loc.first, len(starts))) - 1
+        last = max(first + 1, min(loc.last, len(starts)))
+        stop = starts[last] - 1 if last < len(starts) else len(source.text)
+        span = (starts[first], max(starts[first], stop))
+    if span is not None and span[1] > len(source.text):
+        raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: the target span "
+                              f"runs past the end of {source_id}")
+    if span is None:
+        return Target(source_id, source, Status.OK, span=(0, len(source.text)), unit="whole")
+    return Target(source_id, source, Status.OK, span=span, unit="chars")
+
+
+def _apply_provider(analysed: AnalysedCase, corrections: Sequence[Correction]) -> CorrectedAnswer:
+    """A provider's case: its citations corrected as the analysis holds them, then written in
+    the converted markers form (:func:`~citeview.core.providers.convert.to_marker_case`)."""
+    cits = list(analysed.citations)
+    for corr in corrections:
+        if corr.kind is CorrectionKind.ADD:
+            assert corr.claim is not None
+            if corr.claim[1] > len(analysed.answer):
+                raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: the "
+                                      "claim runs past the end of the answer")
+            target = _target(analysed, corr, corr.source_id)
+            end = corr.claim[1]
+            citation = Citation("", "", (corr.source_id,), None, end, end)
+            first = cits[0].resolution if cits else None
+            resolution = (replace(first, citation=citation, targets=(target,))
+                          if first is not None else None)
+            if resolution is None:
+                raise CorrectionError(f"case {corr.case_id!r}: no citation to add beside")
+            cits.append(AnalysedCitation(0, citation, resolution, corr.claim, analysed.answer,
+                                         f"added@{end}-{end}"))
+            continue
+        at = next((i for i, c in enumerate(cits)
+                   if c.number == corr.number and c.anchor == corr.anchor), None)
+        if at is None:
+            raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: citation "
+                                  f"{corr.number} is not in the answer (the answer changed?)")
+        c = cits[at]
+        if corr.kind is CorrectionKind.REMOVE:
+            del cits[at]
+            continue
+        if c.citation.raw:
+            raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: a marker "
+                                  "of a provider's case cannot be corrected")
+        old = (corr.source_id if corr.kind is CorrectionKind.RELOCATE
+               else corr.old_source_id or (c.source_ids[0] if c.source_ids else ""))
+        targets = []
+        for t in c.targets:
+            if not old or t.source_id == old:
+                targets.append(_target(analysed, corr, corr.source_id or t.source_id))
+            else:
+                targets.append(t)
+        cits[at] = replace(c, resolution=replace(c.resolution, targets=tuple(targets)))
+    cits.sort(key=lambda c: (c.citation.start, c.number == 0))
+    cits = [replace(c, number=i) for i, c in enumerate(cits, 1)]
+    changed = _with_citations(analysed, tuple(cits))
+    original, _ = to_marker_case(analysed)
+    converted, _ = to_marker_case(changed)
+    found = extract_citations(str(converted["answer"]))
+    return CorrectedAnswer(analysed.case.id, str(original["answer"]),
+                           str(converted["answer"]), converted,
+                           tuple((tuple(f.source_ids), f.locator) for f in found),
+                           len(corrections))
+
+
+def _with_citations(analysed: AnalysedCase,
+                    cits: tuple[AnalysedCitation, ...]) -> AnalysedCase:
+    return AnalysedCase(analysed.case, analysed.policy, analysed.material, analysed.scan_result,
+                        cits, analysed.provider_diagnostics)
+
+
+__all__ = ["CorrectedAnswer", "Correction", "CorrectionError", "CorrectionKind",
+           "apply_corrections", "ordered"]
