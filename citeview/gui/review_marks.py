@@ -28,7 +28,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
-from citeview.core.corrections import Correction, CorrectionKind
+from citeview.core.corrections import Correction, CorrectionKind, apply_corrections
+from citeview.core.errors import InputError
 from citeview.gui import dialogs, message
 from citeview.gui.side_by_side import build_map
 from citeview.session.edits import (
@@ -219,9 +220,28 @@ class ReviewMarks(QObject):
                 out.append(f"Citation {c.number}: {what}")
         return out
 
+    def corrected_citations(self) -> list[str] | str:
+        """The citations of the shown case's corrected answer in reading order (``source
+        locator``), or why it cannot be made (a correction no longer fits the answer)."""
+        view, s = self.state.view, self.session
+        if view is None or s is None:
+            return []
+        try:
+            done = apply_corrections(s.analysed(view.case.id),
+                                     s.corrections(view.case.id, annotator=s.annotator))
+        except InputError as err:
+            return str(err)
+        return [" + ".join(ids) + (f" {locator}" if locator else "")
+                for ids, locator in done.citations]
+
     def show_corrections(self) -> None:
         lines = self.corrections_text()
         text = "\n".join(lines) if lines else "No corrections in this case."
+        if lines:
+            cited = self.corrected_citations()
+            text += ("\n\nThe corrected answer cites, in reading order:\n"
+                     + ("\n".join(f"{k}. {c}" for k, c in enumerate(cited, 1))
+                        if isinstance(cited, list) else cited))
         dlg = dialogs.SummaryDialog(text, self.window)
         dlg.setWindowTitle("Corrections of this case")
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -13,10 +13,10 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
 
 from citeview.core.corrections import CorrectionKind
-from citeview.gui.dialogs import SETTLE_MS, ReasonPicker
+from citeview.gui.dialogs import SETTLE_MS, ReasonPicker, SummaryDialog
 from citeview.gui.help_menu import shortcut_rows
 from citeview.gui.main_window import MainWindow
-from citeview.gui.readback import is_settled
+from citeview.gui.readback import is_settled, shown_dialog
 from citeview.session.model import DEFAULT_REASONS
 from tests.gui.conftest import BACKENDS, backend_named
 from tests.gui.test_review import make_settings
@@ -258,6 +258,8 @@ def test_relocate_to_selected_lines_marks_the_chip_and_is_undone(qtbot, win: Mai
     assert chip_text(win, 1).endswith("\u00b1") and not before.endswith("\u00b1")
     assert "Correction: cite L4-L5 instead" in win.navigator.tooltip_for(1)
     assert win.marks.corrections_text() == ["Citation 2: cite L4-L5 instead"]
+    # The corrected answer (core's apply_corrections over what the session holds).
+    assert win.marks.corrected_citations() == ["turn0file0 L1", "turn0file0 L4-L5"]
 
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.corrections("handbook-line-level") == []
@@ -290,9 +292,11 @@ def test_change_source_to_the_one_shown_with_its_lines_and_undo(qtbot, win: Main
     assert (c.kind, c.number, c.source_id, c.old_source_id, c.locator) == (
         CorrectionKind.CHANGE_SOURCE, 1, "turn0file1", "turn0file0", "L2")
     assert chip_text(win, 0).endswith("\u00b1")
+    assert win.marks.corrected_citations() == ["turn0file1 L2", "turn0file0 L2-L5"]
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.corrections("handbook-line-level") == []
     assert not chip_text(win, 0).endswith("\u00b1")
+    assert win.marks.corrected_citations() == ["turn0file0 L1", "turn0file0 L2-L5"]
 
 
 def test_remove_citation_with_delete_and_undo(qtbot, win: MainWindow) -> None:
@@ -301,6 +305,14 @@ def test_remove_citation_with_delete_and_undo(qtbot, win: MainWindow) -> None:
     [c] = s.corrections("handbook-line-level")
     assert (c.kind, c.number) == (CorrectionKind.REMOVE, 1)
     assert "Correction: remove this citation" in win.navigator.tooltip_for(0)
+    assert win.marks.corrected_citations() == ["turn0file0 L2-L5"]
+    win.marks.list_action.trigger()  # Review > Corrections of This Case
+    listed = shown_dialog(win, SummaryDialog)
+    assert listed is not None
+    assert listed.view.toPlainText() == (
+        "Citation 1: remove this citation\n\n"
+        "The corrected answer cites, in reading order:\n1. turn0file0 L2-L5")
+    listed.close()
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.corrections("handbook-line-level") == []
     press(qtbot, win, K.Key_Z, CTRL | SHIFT)
@@ -338,6 +350,8 @@ def test_add_a_citation_to_a_claim_selected_in_the_answer_and_undo(qtbot, win: M
     assert win.marks.corrections_text() == [
         f"Added: a citation of turn0file0 (L2) at {start}\u2013{start + len(claim)} "
         f"\u2014 \u201c{claim}\u201d"]
+    assert win.marks.corrected_citations() == [
+        "turn0file0 L1", "turn0file0 L2", "turn0file0 L2-L5"]
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.corrections("handbook-line-level") == []
 
