@@ -169,8 +169,7 @@ class ReviewMarks(QObject):
             return
         if isinstance(change, EvidenceChanged):
             self.show_evidence()
-        else:
-            self.decorate()
+        self.decorate()
 
     def _my_evidence(self, key: AnnotationKey) -> list[Evidence]:
         s = self.session
@@ -188,7 +187,8 @@ class ReviewMarks(QObject):
         source.set_evidence([(e.start, e.end) for e in self._my_evidence(found[0])])
 
     def decorate(self) -> None:
-        """This annotator's corrections on the shown case's chips and tooltips."""
+        """This annotator's corrections (chips and tooltips) and evidence (tooltips) on the
+        shown case's citations."""
         view, s = self.state.view, self.session
         if view is None:
             return
@@ -197,8 +197,17 @@ class ReviewMarks(QObject):
         for c in mine:
             if c.kind is not CorrectionKind.ADD:
                 by_citation.setdefault((c.number, c.anchor), []).append(describe(c))
+        marked: dict[tuple[int, str], dict[str, list[str]]] = {}
+        for e in ([] if s is None else s.evidence(view.case.id, annotator=s.annotator)):
+            per = marked.setdefault((e.key.number, e.key.anchor), {})
+            per.setdefault(e.key.source_id, []).append(
+                e.lines or f"characters {e.start}\u2013{e.end}")
         for cv in view.citations:
             lines = tuple(by_citation.get((cv.number, cv.analysed.anchor), ()))
+            spans = marked.get((cv.number, cv.analysed.anchor), {})
+            evidence = tuple(f"({sid}): {', '.join(spans[sid])}"
+                             for sid in cv.citation.source_ids if sid in spans)
+            cv.evidence = evidence  # (the tooltip only: no chip changes)
             if lines != cv.corrections:
                 cv.corrections = lines
                 self.panes.answer.update_chips([cv.chip])

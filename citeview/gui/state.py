@@ -61,6 +61,7 @@ class CitationView:
     notes: tuple[str, ...] = ()
     reasons: tuple[tuple[str, ...], ...] = ()  # per source: why it fails (picked reasons)
     corrections: tuple[str, ...] = ()  # this annotator's corrections of it, one line each
+    evidence: tuple[str, ...] = ()  # this annotator's evidence per source, one line each
     # Lexical support per source (a triage hint, never a verdict); None when not computable.
     support: tuple[float | None, ...] = ()
     others: tuple[str, ...] = ()  # other annotators' verdicts, one line each (not when blind)
@@ -208,6 +209,7 @@ class CitationView:
         for sid, why in zip(self.citation.source_ids, self.reasons, strict=False):
             if why:
                 out.append(f"Reasons ({sid}): " + "; ".join(why))
+        out.extend(f"Evidence {e}" for e in self.evidence)
         out.extend(f"Correction: {c}" for c in self.corrections)
         if not blind:
             out.extend(self.others)

@@ -127,6 +127,7 @@ def test_evidence_selected_with_the_keyboard_then_e_is_kept_shown_and_undone(
     press(qtbot, win, K.Key_E)
     assert len(s.evidence("handbook-line-level")) == 2
     assert win.source.evidence_spans() == [line_span(win, 4), line_span(win, 5)]
+    assert "Evidence (turn0file0): L4, L5" in win.navigator.tooltip_for(1)
 
     press(qtbot, win, K.Key_Z, CTRL)  # undo the second
     assert [(e.first_line, e.last_line) for e in s.evidence("handbook-line-level")] == [(4, 4)]
@@ -134,6 +135,7 @@ def test_evidence_selected_with_the_keyboard_then_e_is_kept_shown_and_undone(
     press(qtbot, win, K.Key_Z, CTRL)  # and the first
     assert s.evidence("handbook-line-level") == []
     assert win.source.evidence_spans() == []
+    assert not any(t.startswith("Evidence") for t in win.navigator.tooltip_for(1))
     press(qtbot, win, K.Key_Z, CTRL | SHIFT)  # redo: it is back, the same row
     assert s.evidence("handbook-line-level") == [ev]
 
