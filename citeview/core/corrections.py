@@ -126,8 +126,8 @@ class Correction:
         except ValueError:
             raise CorrectionError(f"case {case_id!r}: unknown correction kind "
                                   f"{str(data.get('kind'))[:40]!r}") from None
-        known = ("id", "kind", "annotator", "number", "raw", "source_id", "old_source_id",
-                 "locator", "target", "claim", "note", "timestamp")
+        known = ("id", "case_id", "kind", "annotator", "number", "raw", "source_id",
+                 "old_source_id", "locator", "target", "claim", "note", "timestamp")
         texts = {k: data.get(k, "") for k in ("id", "annotator", "raw", "source_id",
                                                "old_source_id", "note", "timestamp")}
         number = data.get("number", 0)

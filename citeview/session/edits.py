@@ -24,6 +24,7 @@ Issue 30's gestures, each one edit made here and pushed by the GUI (nothing is w
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -203,9 +204,16 @@ def set_case(session: ReviewStore, case_id: str, *, state: ReviewState | None = 
 # ---------------------------------------------------------------------- evidence (issue 30)
 
 
+_last_ns = 0
+
+
 def new_id() -> str:
-    """A fresh row id for evidence or a correction."""
-    return uuid.uuid4().hex
+    """A fresh row id for evidence or a correction: the time it was made (nanoseconds, never
+    the same twice in a process) then random, so ids sort in the order rows were made, which is
+    the order corrections apply in when two share a millisecond timestamp."""
+    global _last_ns
+    _last_ns = max(time.time_ns(), _last_ns + 1)
+    return f"{_last_ns:016x}{uuid.uuid4().hex[:16]}"
 
 
 def evidence_edit(session: ReviewStore, key: AnnotationKey, start: int, end: int, *,

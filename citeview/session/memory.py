@@ -48,6 +48,7 @@ from citeview.session.model import (
     citation_slots,
     now_iso,
     reattach,
+    reattach_marks,
     rubric_labels,
     rubric_reasons,
     stored_reasons,
@@ -347,8 +348,16 @@ class MemorySession:
                 self._write().cases[case.id] = data
                 self._committed()
         else:
-            result = reattach(anns, citation_slots(self.analysed(case)))
+            new_slots = citation_slots(self.analysed(case))
+            result = reattach(anns, new_slots)
+            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
+                                          citation_slots(self.analysed(old)), new_slots,
+                                          old.answer, case.answer)
             rows = self._write()
+            for ev in marks:
+                rows.evidence[ev.id] = ev
+            for fix in fixes:
+                rows.corrections[fix.id] = fix
             rows.cases[case.id] = data
             rows.annotations = [(n, a) for n, a in rows.annotations if a.case_id != case.id]
             rows.stats.pop(case.id, None)

@@ -346,3 +346,42 @@ def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot], *
         else:
             orphans.append(replace(ann, orphaned=True))
     return Reattached(placed, orphans)
+
+
+def reattach_marks(evidence: Sequence[Evidence], corrections: Sequence[Any],
+                   old: Sequence[CitationSlot], new: Sequence[CitationSlot], old_answer: str,
+                   new_answer: str) -> tuple[list[Evidence], list[Any]]:
+    """Evidence and corrections (:class:`~citeview.core.corrections.Correction`) of a case
+    whose answer changed, moved to their citations in the new answer as :func:`reattach`
+    moves verdicts (same anchor, source and claim); an added citation's claim span follows
+    its text. What cannot be placed is kept as it was (never dropped)."""
+    by_number = {s.number: s for s in old}
+
+    def placed(key: AnnotationKey, tag: str) -> AnnotationKey | None:
+        slot = by_number.get(key.number)
+        if slot is None or slot.anchor != key.anchor:
+            return None
+        probe = Annotation(key, tag, claim=slot.claim)
+        moved = reattach([probe], new)
+        return moved.placed[0].key if moved.placed else None
+
+    out_ev = []
+    for ev in evidence:
+        key = placed(ev.key, "\0" + ev.id)
+        out_ev.append(replace(ev, key=key) if key is not None else ev)
+    out_corr = []
+    for corr in corrections:
+        if corr.number:
+            slot = by_number.get(corr.number)
+            sid = slot.source_ids[0] if slot is not None and slot.source_ids else ""
+            key = placed(AnnotationKey(corr.case_id, corr.number, corr.anchor, sid),
+                         "\0" + corr.id)
+            out_corr.append(replace(corr, number=key.number, anchor=key.anchor)
+                            if key is not None else corr)
+        elif corr.claim is not None:
+            text = old_answer[corr.claim[0]:corr.claim[1]]
+            at = new_answer.find(text) if text else -1
+            out_corr.append(replace(corr, claim=(at, at + len(text))) if at >= 0 else corr)
+        else:
+            out_corr.append(corr)
+    return out_ev, out_corr

@@ -25,6 +25,7 @@ from citeview.session.model import (
     ReviewState,
     citation_slots,
     reattach,
+    reattach_marks,
 )
 from citeview.session.protocol import Row, RowChange, check_row, row_event
 from citeview.session.records import (
@@ -62,7 +63,11 @@ class SessionAnnotations(SessionStats):
                 self._write(lambda c: c.execute("UPDATE cases SET data = ? WHERE id = ?",
                                                 (data, case.id)))
         else:
-            result = reattach(anns, citation_slots(self.analysed(case)))
+            new_slots = citation_slots(self.analysed(case))
+            result = reattach(anns, new_slots)
+            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
+                                          citation_slots(self.analysed(old)), new_slots,
+                                          old.answer, case.answer)
 
             def run(conn: sqlite3.Connection) -> None:
                 conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
@@ -70,6 +75,12 @@ class SessionAnnotations(SessionStats):
                 conn.execute("DELETE FROM case_stats WHERE case_id = ?", (case.id,))
                 for ann in [*result.placed, *result.orphaned]:
                     insert_annotation(conn, ann)
+                conn.execute("DELETE FROM evidence WHERE case_id = ?", (case.id,))
+                conn.execute("DELETE FROM corrections WHERE case_id = ?", (case.id,))
+                for ev in marks:
+                    insert_evidence(conn, ev)
+                for fix in fixes:
+                    insert_correction(conn, fix)
             self._write(run)
             if self._sizes is not None:
                 self._sizes.pop(case.id, None)
