@@ -46,11 +46,22 @@ def test_evidence_marked_with_the_mouse_and_a_locator_fixed_with_the_keyboard(
     out = subprocess.run([sys.executable, "-m", "citeview", "export",
                           str(data.with_suffix(".citeview")), "--format", "json"],
                          capture_output=True, text=True, check=True, cwd=root)
-    case = next(c for c in json.loads(out.stdout)["cases"] if c["id"] == THREE[0])
-    [ev] = case["evidence"]
-    assert (ev["number"], ev["source_id"], ev["annotator"]) == (2, "turn0file0", "qa")
+    doc = json.loads(out.stdout)
+    [ev] = doc["evidence"]
+    assert (ev["case_id"], ev["number"], ev["source_id"], ev["annotator"]) == (
+        THREE[0], 2, "turn0file0", "qa")
     assert (ev["start"], ev["end"]) == line4
     assert (ev["first_line"], ev["last_line"]) == (4, 4)
     assert ev["text"] == "Remote work requests are submitted through the HR portal."
-    [fix] = case["corrections"]
-    assert (fix["kind"], fix["number"], fix["locator"]) == ("relocate", 2, "L4-L5"), fix
+    [fix] = doc["corrections"]
+    assert (fix["case_id"], fix["kind"], fix["number"], fix["locator"]) == (
+        THREE[0], "relocate", 2, "L4-L5"), fix
+    # The corrected answer: the second citation now cites L4-L5.
+    out = subprocess.run([sys.executable, "-m", "citeview", "export",
+                          str(data.with_suffix(".citeview")), "--format", "corrections",
+                          "--shape", "pairs"], capture_output=True, text=True, check=True,
+                         cwd=root)
+    [pair] = [json.loads(line) for line in out.stdout.splitlines()]
+    assert pair["case_id"] == THREE[0]
+    assert "\ue200cite\ue202turn0file0\ue202L4-L5\ue201" in pair["chosen"][0]["content"]
+    assert "\ue200cite\ue202turn0file0\ue202L2-L5\ue201" in pair["rejected"][0]["content"]

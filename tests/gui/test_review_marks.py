@@ -97,6 +97,58 @@ def drag_select(qtbot, win: MainWindow, span: tuple[int, int]) -> None:
     qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, NOMOD, b)
 
 
+def export(win: MainWindow, fmt: str = "json", *more: str) -> str:
+    """What ``citeview export --format FMT`` writes of the window's session: the command
+    itself on the SQLite file (read-only, beside the window that holds it); for a session kept
+    in memory (no file to name) the writer the command calls, on the open store."""
+    import io
+
+    from citeview.session.store import SQLITE
+
+    s = session(win)
+    if win.sessions is SQLITE:
+        from citeview.cli import main
+
+        out = Path(s.path).with_suffix(f".{fmt}.out")
+        assert main(["export", s.path, "--format", fmt, *more, "-o", str(out)]) == 0
+        return out.read_text(encoding="utf-8")
+    from citeview.session.corrected import write_corrections
+    from citeview.session.interchange import write_json
+
+    buf = io.StringIO()
+    if fmt == "json":
+        write_json(s, buf)
+    else:
+        write_corrections(s, buf, "pairs" if "pairs" in more else "sft")
+    return buf.getvalue()
+
+
+def exported(win: MainWindow, what: str) -> list[dict[str, object]]:
+    """The session's ``evidence`` or ``corrections`` as ``citeview export`` writes them."""
+    import json
+
+    return list(json.loads(export(win)).get(what, []))
+
+
+def pairs(win: MainWindow) -> list[dict[str, object]]:
+    """``citeview export --format corrections --shape pairs``: one line per corrected case."""
+    import json
+
+    return [json.loads(line) for line in
+            export(win, "corrections", "--shape", "pairs").splitlines()]
+
+
+def chosen(win: MainWindow) -> str:
+    [pair] = pairs(win)
+    [turn] = pair["chosen"]  # type: ignore[misc]
+    return str(turn["content"])
+
+
+def marker(source_id: str, locator: str | None) -> str:
+    """A citation marker in the guide's format."""
+    return "\ue200cite\ue202" + source_id + (f"\ue202{locator}" if locator else "") + "\ue201"
+
+
 def painted_evidence_colour(win: MainWindow):  # type: ignore[no-untyped-def]
     sels = win.source.text_view().extraSelections()
     return [s.format.background().color() for s in sels]
@@ -116,6 +168,11 @@ def test_evidence_selected_with_the_keyboard_then_e_is_kept_shown_and_undone(
     assert (ev.start, ev.end) == line_span(win, 4)
     assert (ev.first_line, ev.last_line) == (4, 4)
     assert ev.text == "Remote work requests are submitted through the HR portal."
+    [row] = exported(win, "evidence")
+    assert (row["case_id"], row["number"], row["source_id"], row["annotator"]) == (
+        "handbook-line-level", 2, "turn0file0", "ana")
+    assert (row["start"], row["end"], row["first_line"], row["last_line"]) == (
+        *line_span(win, 4), 4, 4)
     # Shown in the evidence colour, beside the cited span's highlight (a colour of its own).
     roles = win.source.text_view().roles
     assert win.source.evidence_spans() == [line_span(win, 4)]
@@ -136,8 +193,10 @@ def test_evidence_selected_with_the_keyboard_then_e_is_kept_shown_and_undone(
     assert s.evidence("handbook-line-level") == []
     assert win.source.evidence_spans() == []
     assert not any(t.startswith("Evidence") for t in win.navigator.tooltip_for(1))
+    assert exported(win, "evidence") == []
     press(qtbot, win, K.Key_Z, CTRL | SHIFT)  # redo: it is back, the same row
     assert s.evidence("handbook-line-level") == [ev]
+    assert [r["id"] for r in exported(win, "evidence")] == [ev.id]
 
     # Going elsewhere and back shows it again; another citation does not show it.
     press(qtbot, win, K.Key_K)
@@ -161,9 +220,12 @@ def test_evidence_dragged_with_the_mouse_and_removed_with_shift_e(qtbot, win: Ma
     assert win.source.evidence_spans() == [words]
 
     # Shift+E removes the evidence at the caret (the end of the drag is inside it); undone.
+    assert [(r["start"], r["end"], r["text"]) for r in exported(win, "evidence")] == [
+        (*words, "remote days")]
     press(qtbot, win, K.Key_E, SHIFT)
     assert s.evidence("handbook-line-level") == []
     assert win.source.evidence_spans() == []
+    assert exported(win, "evidence") == []
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.evidence("handbook-line-level") == [ev]
     assert win.source.evidence_spans() == [words]
@@ -220,10 +282,17 @@ def test_reason_picker_takes_number_keys_never_early_ones_and_is_undone(
     row_tips = [str(model.index(0, col).data(Qt.ItemDataRole.ToolTipRole))
                 for col in range(model.columnCount())]
     assert any(said in t for t in row_tips)
+    import json
+
+    [ann_row] = json.loads(export(win))["annotations"]
+    assert (ann_row["verdict"], ann_row["reasons"]) == (
+        "unsupported", [DEFAULT_REASONS[0], DEFAULT_REASONS[2]])
 
     press(qtbot, win, K.Key_Z, CTRL)
     ann = s.annotation(key[0])
     assert ann is not None and ann.reasons == () and ann.verdict == "unsupported"
+    [ann_row] = json.loads(export(win))["annotations"]
+    assert "reasons" not in ann_row or ann_row["reasons"] == []
     assert not any(line.startswith("Reasons") for line in win.navigator.tooltip_for(0))
 
 
@@ -262,10 +331,14 @@ def test_relocate_to_selected_lines_marks_the_chip_and_is_undone(qtbot, win: Mai
     assert win.marks.corrections_text() == ["Citation 2: cite L4-L5 instead"]
     # The corrected answer (core's apply_corrections over what the session holds).
     assert win.marks.corrected_citations() == ["turn0file0 L1", "turn0file0 L4-L5"]
+    [row] = exported(win, "corrections")
+    assert (row["kind"], row["number"], row["locator"]) == ("relocate", 2, "L4-L5")
+    assert chosen(win).endswith(marker("turn0file0", "L4-L5") + "\n")
 
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.corrections("handbook-line-level") == []
     assert chip_text(win, 1) == before
+    assert exported(win, "corrections") == [] and pairs(win) == []
     assert not any(line.startswith("Correction") for line in win.navigator.tooltip_for(1))
 
 
@@ -295,10 +368,13 @@ def test_change_source_to_the_one_shown_with_its_lines_and_undo(qtbot, win: Main
         CorrectionKind.CHANGE_SOURCE, 1, "turn0file1", "turn0file0", "L2")
     assert chip_text(win, 0).endswith("\u00b1")
     assert win.marks.corrected_citations() == ["turn0file1 L2", "turn0file0 L2-L5"]
+    assert marker("turn0file1", "L2") in chosen(win)
+    assert marker("turn0file0", "L1") not in chosen(win)
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.corrections("handbook-line-level") == []
     assert not chip_text(win, 0).endswith("\u00b1")
     assert win.marks.corrected_citations() == ["turn0file0 L1", "turn0file0 L2-L5"]
+    assert exported(win, "corrections") == [] and pairs(win) == []
 
 
 def test_remove_citation_with_delete_and_undo(qtbot, win: MainWindow) -> None:
@@ -315,8 +391,11 @@ def test_remove_citation_with_delete_and_undo(qtbot, win: MainWindow) -> None:
         "Citation 1: remove this citation\n\n"
         "The corrected answer cites, in reading order:\n1. turn0file0 L2-L5")
     listed.close()
+    assert marker("turn0file0", "L1") not in chosen(win)
+    assert chosen(win).count("\ue200cite") == 1
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.corrections("handbook-line-level") == []
+    assert pairs(win) == []
     press(qtbot, win, K.Key_Z, CTRL | SHIFT)
     assert [c2.kind for c2 in s.corrections("handbook-line-level")] == [CorrectionKind.REMOVE]
 
@@ -354,8 +433,13 @@ def test_add_a_citation_to_a_claim_selected_in_the_answer_and_undo(qtbot, win: M
         f"\u2014 \u201c{claim}\u201d"]
     assert win.marks.corrected_citations() == [
         "turn0file0 L1", "turn0file0 L2", "turn0file0 L2-L5"]
+    [row] = exported(win, "corrections")
+    assert (row["kind"], row["claim"], row["locator"]) == (
+        "add", [start, start + len(claim)], "L2")
+    assert marker("turn0file0", "L2") in chosen(win)
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.corrections("handbook-line-level") == []
+    assert exported(win, "corrections") == []
 
 
 def test_a_claim_holding_a_citation_is_not_a_claim_without_one(qtbot, win: MainWindow,
@@ -414,5 +498,9 @@ def test_a_providers_citation_is_relocated_to_the_characters_selected(
         CorrectionKind.RELOCATE, 2, None, (start, len(source.text)))
     assert c.anchor == w.view.citations[1].analysed.anchor
     assert w.answer.chip_text(1).endswith("\u00b1")
+    [row] = exported(w, "corrections")
+    assert (row["kind"], row["number"], row["target"]) == (
+        "relocate", 2, [start, len(source.text)])
     press(qtbot, w, K.Key_Z, CTRL)
     assert s.corrections() == []
+    assert exported(w, "corrections") == []

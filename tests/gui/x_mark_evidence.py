@@ -84,10 +84,25 @@ def main() -> None:
     settle(app, 0.5)
     out["evidence_shown"] = win.source.evidence_spans()
 
-    # The keyboard alone: the caret to L4 (Ctrl+Home, Down x3), select L4-L5, then L.
-    xdotool("key", "--delay", "40", "ctrl+Home", "Down", "Down", "Down", "Home",
-            "shift+Down", "shift+End")
-    settle(app, 0.3)
+    # The keyboard alone: the caret to L4 (Ctrl+Home, Down until there), then Shift+Down
+    # until the selection reaches L5 (a wrapped line takes a press per row), Shift+End.
+    line5 = next(ln for ln in source.lines if ln.label == 5)
+    trace: list[tuple[str, int]] = []
+
+    def press(key: str) -> int:
+        xdotool("key", key)
+        settle(app, 0.15)
+        trace.append((key, text.textCursor().position()))
+        return trace[-1][1]
+
+    press("ctrl+Home")
+    while trace[-1][1] < line4.start and len(trace) < 20:
+        press("Down")
+    press("Home")
+    while press("shift+Down") < line5.start and len(trace) < 30:
+        pass
+    press("shift+End")
+    out["trace"] = trace
     out["selected_lines"] = win.source.selected_span()
     xdotool("key", "l")
     settle(app, 0.5)
