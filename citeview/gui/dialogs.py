@@ -166,8 +166,8 @@ class ReasonPicker(QDialog):
         lay.addWidget(label)
         self.reasons = list(reasons)
         self.boxes: list[QCheckBox] = []
-        for k, reason in enumerate(self.reasons[:9], 1):
-            box = QCheckBox(f"{k}  {reason}")
+        for k, reason in enumerate(self.reasons, 1):
+            box = QCheckBox(f"{k}  {reason}" if k <= 9 else f"   {reason}")  # (10th: a click)
             box.setChecked(reason in chosen)
             box.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys are the dialog's
             self.boxes.append(box)

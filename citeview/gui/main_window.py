@@ -131,6 +131,9 @@ class MainWindow(QMainWindow):
         self.loader.viewReady.connect(self.marks.case_shown)
         self.review_session.changed.connect(self.marks.session_changed)
         self.review_session.attached.connect(lambda _s: self.marks.case_shown())
+        for stale in (self.review.verdictsStale, self.review_session.followed,
+                      self.review_session.recount, self.watcher.synced):
+            stale.connect(self.marks.case_shown)  # another annotator's, or read again
         self.review.blindToggled.connect(self.blind_changed)
         self.opener.sessionMade.connect(self.review.sync_bar)
         go = self.menus.go_menu

@@ -504,3 +504,35 @@ def test_a_providers_citation_is_relocated_to_the_characters_selected(
     press(qtbot, w, K.Key_Z, CTRL)
     assert s.corrections() == []
     assert exported(w, "corrections") == []
+
+
+def test_another_annotator_sees_their_own_evidence_and_corrections(qtbot, win: MainWindow
+                                                                    ) -> None:
+    press(qtbot, win, K.Key_J)
+    select_lines_with_keys(qtbot, win, 4, 4)
+    press(qtbot, win, K.Key_E)
+    press(qtbot, win, K.Key_Delete)
+    assert win.source.evidence_spans() == [line_span(win, 4)]
+    assert chip_text(win, 1).endswith("\u00b1")
+    win.review_session.prompt_annotator = lambda: "bob"
+    win.review.annotator_action.trigger()  # Review > Annotator Name: bob
+    assert session(win).annotator == "bob"
+    assert win.source.evidence_spans() == []
+    assert not chip_text(win, 1).endswith("\u00b1")
+    assert win.marks.corrections_text() == []
+    win.review_session.prompt_annotator = lambda: "ana"
+    win.review.annotator_action.trigger()
+    assert win.source.evidence_spans() == [line_span(win, 4)]
+    assert chip_text(win, 1).endswith("\u00b1")
+
+
+def test_the_picker_lists_every_reason_and_keys_the_first_nine(qtbot) -> None:
+    reasons = [f"reason {k}" for k in range(1, 12)]
+    dlg = ReasonPicker(reasons, ["reason 11"], "Reasons")
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    assert [b.text() for b in dlg.boxes][8:] == ["9  reason 9", "   reason 10", "   reason 11"]
+    qtbot.wait(SETTLE_MS + 150)
+    qtbot.keyClick(dlg, K.Key_9)
+    assert dlg.chosen() == ("reason 9", "reason 11")
