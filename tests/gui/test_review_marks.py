@@ -16,7 +16,7 @@ from citeview.core.corrections import CorrectionKind
 from citeview.gui.dialogs import SETTLE_MS, ReasonPicker, SummaryDialog
 from citeview.gui.help_menu import shortcut_rows
 from citeview.gui.main_window import MainWindow
-from citeview.gui.readback import is_settled, shown_dialog
+from citeview.gui.readback import is_settled, shown_dialog, view_state
 from citeview.session.model import DEFAULT_REASONS
 from tests.gui.conftest import BACKENDS, backend_named
 from tests.gui.test_review import make_settings
@@ -184,6 +184,7 @@ def test_evidence_selected_with_the_keyboard_then_e_is_kept_shown_and_undone(
     press(qtbot, win, K.Key_E)
     assert len(s.evidence("handbook-line-level")) == 2
     assert win.source.evidence_spans() == [line_span(win, 4), line_span(win, 5)]
+    assert view_state(win)["evidence"] == [list(line_span(win, 4)), list(line_span(win, 5))]
     assert "Evidence (turn0file0): L4, L5" in win.navigator.tooltip_for(1)
 
     press(qtbot, win, K.Key_Z, CTRL)  # undo the second
