@@ -537,3 +537,21 @@ def test_the_picker_lists_every_reason_and_keys_the_first_nine(qtbot) -> None:
     qtbot.wait(SETTLE_MS + 150)
     qtbot.keyClick(dlg, K.Key_9)
     assert dlg.chosen() == ("reason 9", "reason 11")
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_the_evidence_colour_reads_and_differs_from_the_cited_span(qapp, dark: bool) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QColor, QPalette
+
+    from citeview.gui.palette import color_roles, contrast
+
+    pal = QPalette()
+    base, text = ("#1e1e1e", "#dddddd") if dark else ("#ffffff", "#1f1f1f")
+    pal.setColor(QPalette.ColorRole.Base, QColor(base))
+    pal.setColor(QPalette.ColorRole.Text, QColor(text))
+    roles = color_roles(pal)
+    assert contrast(roles.text, roles.evidence) >= 4.5  # text on evidence reads
+    # Told apart from the cited span's highlight, the other citations' tint and the page.
+    for other in (roles.highlight, roles.tint, roles.base):
+        assert abs(other.hueF() - roles.evidence.hueF()) > 0.1 or other.hueF() < 0, other.name()
+    assert contrast(roles.evidence, roles.base) > 1.1
