@@ -33,6 +33,7 @@ from citeview.core.analysis import AnalysedCase, AnalysedCitation
 from citeview.core.errors import InputError
 from citeview.core.locators import parse_locator
 from citeview.core.markers import Citation, extract_citations
+from citeview.core.material import Source, SourceLine
 from citeview.core.placement import SENTENCE_PUNCTUATION, ChipPlaces, inline_spans
 from citeview.core.providers.convert import marker, marker_place, to_marker_case
 from citeview.core.resolution import Status, Target
@@ -191,20 +192,52 @@ class _Entry:
     keep: bool = True
 
 
-def _find(entries: list[_Entry], corr: Correction) -> _Entry:
+def _parts(entries: list[_Entry], corr: Correction) -> list[_Entry]:
+    """The entries of the citation ``corr`` corrects (a citation whose sources were split
+    apart by an earlier correction has several)."""
     found = [e for e in entries if e.number == corr.number and e.anchor == corr.anchor
              and e.keep]
     if not found:
         raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: citation "
                               f"{corr.number} is not in the answer (the answer changed?)")
-    return found[0]
+    return found
 
 
-def _locator_of_span(text: str, span: tuple[int, int]) -> str:
-    """The lines (1-based, split at line breaks) of ``text`` that ``span`` touches."""
+def _part_with(parts: list[_Entry], source_id: str, corr: Correction) -> _Entry:
+    for e in parts:
+        if source_id in e.ids:
+            return e
+    raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: citation "
+                          f"{corr.number} does not cite {source_id}")
+
+
+def lines_of_span(lines: Sequence[SourceLine], start: int, end: int) -> tuple[int, int]:
+    """The [L#] labels of the first and last citable line that the span ``start..end`` of a
+    source's text touches ((0, 0) when it touches none): what the GUI stores with evidence
+    and turns into a locator (:func:`locator_of`) when a selection relocates a citation."""
+    end = max(end, start + 1)
+    touched = [ln.label for ln in lines if ln.start < end and start < max(ln.end, ln.start + 1)]
+    if not touched:
+        return (0, 0)
+    return (touched[0], touched[-1])
+
+
+def locator_of(first: int, last: int) -> str | None:
+    """``L9`` or ``L9-L10`` for a line range (None for (0, 0): no lines)."""
+    if first <= 0:
+        return None
+    return f"L{first}" if first == last else f"L{first}-L{last}"
+
+
+def _locator_of_span(source: Source, span: tuple[int, int]) -> str | None:
+    """The lines of ``source`` that ``span`` touches: its [L#] labels, or for a source without
+    line labels its lines counted from 1 at line breaks."""
+    if source.lines:
+        return locator_of(*lines_of_span(source.lines, *span))
+    text = source.text
     first = text.count("\n", 0, span[0]) + 1
     last = text.count("\n", 0, max(span[0], span[1] - 1)) + 1
-    return f"L{first}" if first == last else f"L{first}-L{last}"
+    return locator_of(first, last)
 
 
 def _strip_markers(answer: str, citations: Sequence[AnalysedCitation]) -> tuple[str, list[int]]:
@@ -267,14 +300,21 @@ def apply_corrections(analysed: AnalysedCase,
             entries.append(_Entry(pos, (len(cits) + n, 0), [corr.source_id],
                                   _locator(analysed, corr)))
             continue
-        entry = _find(entries, corr)
+        parts = _parts(entries, corr)
         if corr.kind is CorrectionKind.REMOVE:
-            entry.keep = False
+            for part in parts:
+                part.keep = False
+        elif corr.kind is CorrectionKind.RELOCATE and not corr.source_id:
+            own = parts[0].ids[0] if parts[0].ids else ""
+            for part in parts:  # every source of it cites the new lines
+                part.locator = _locator(analysed, corr, own)
         elif corr.kind is CorrectionKind.RELOCATE:
-            _move(entries, entry, corr.source_id, corr.source_id, _locator(analysed, corr), n)
+            part = _part_with(parts, corr.source_id, corr)
+            _move(entries, part, corr.source_id, corr.source_id, _locator(analysed, corr), n)
         else:
-            old = corr.old_source_id or (entry.ids[0] if entry.ids else "")
-            _move(entries, entry, old, corr.source_id, _locator(analysed, corr), n)
+            old = corr.old_source_id or (parts[0].ids[0] if parts[0].ids else "")
+            part = _part_with(parts, old, corr)
+            _move(entries, part, old, corr.source_id, _locator(analysed, corr), n)
     kept = sorted((e for e in entries if e.keep and e.ids), key=lambda e: (e.pos, e.order))
     places = ChipPlaces(inline_spans(stripped))
     inserts = [(marker_place(stripped, places, set(), e.pos), k, e) for k, e in enumerate(kept)]
@@ -295,34 +335,33 @@ def apply_corrections(analysed: AnalysedCase,
                                  for _p, _k, e in inserts), len(corrections))
 
 
-def _locator(analysed: AnalysedCase, corr: Correction) -> str | None:
+def _locator(analysed: AnalysedCase, corr: Correction, source_id: str = "") -> str | None:
     """A correction's lines as a locator: its ``locator``, else its ``target`` span's lines in
-    the named source's text."""
+    the named source's text (``source_id`` when the correction names none: the citation's)."""
     if corr.locator is not None or corr.target is None:
         return corr.locator
-    source = _source(analysed, corr.source_id, corr)
+    source = _source(analysed, corr.source_id or source_id, corr)
     if corr.target[1] > len(source.text):
         raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: the target span "
                               f"runs past the end of {corr.source_id}")
-    return _locator_of_span(source.text, corr.target)
+    return _locator_of_span(source, corr.target)
 
 
 def _move(entries: list[_Entry], entry: _Entry, old: str, new: str, locator: str | None,
           n: int) -> None:
-    """``entry`` cites ``new`` at ``locator`` instead of ``old`` (all of its sources when
-    ``old`` is "" or its only one); a marker of several sources is split, as one locator
-    serves all of a marker's sources."""
-    if not old or entry.ids == [old]:
-        entry.ids = [new] if new else entry.ids
+    """``entry`` cites ``new`` at ``locator`` instead of ``old`` (one of its sources); when it
+    has others, ``new`` is split into a marker of its own (one locator serves all of a
+    marker's sources), standing where the citation stands."""
+    if entry.ids == [old]:
+        entry.ids = [new]
         entry.locator = locator
         return
-    if old not in entry.ids:
-        raise CorrectionError(f"citation {entry.number} does not cite {old}")
     entry.ids = [i for i in entry.ids if i != old]
-    entries.append(_Entry(entry.pos, (entry.order[0], n), [new or old], locator))
+    entries.append(_Entry(entry.pos, (entry.order[0], n), [new], locator, entry.number,
+                          entry.anchor))
 
 
-def _source(analysed: AnalysedCase, source_id: str, corr: Correction) -> Any:
+def _source(analysed: AnalysedCase, source_id: str, corr: Correction) -> Source:
     for s in analysed.material.sources:
         if s.id == source_id:
             return s
@@ -411,4 +450,4 @@ def _with_citations(analysed: AnalysedCase,
 
 
 __all__ = ["CorrectedAnswer", "Correction", "CorrectionError", "CorrectionKind",
-           "apply_corrections", "ordered"]
+           "apply_corrections", "lines_of_span", "locator_of", "ordered"]

@@ -20,6 +20,14 @@ Issue 30's gestures, each one edit made here and pushed by the GUI (nothing is w
   answer without a citation, and the source and lines picked in the source pane);
   :func:`remove_correction_edit` takes one back for good. The corrected answer is
   :func:`citeview.core.corrections.apply_corrections` of ``session.corrections(case_id)``.
+
+Reading back (views): ``session.evidence(key=...)`` for the second highlight colour of the
+active citation's source (offsets in ``Source.text``; convert to UTF-16 in ``gui/offsets.py``),
+``session.annotation(key).reasons`` for the picker's ticks, ``session.corrections(case_id,
+annotator=session.annotator)`` for the corrections of the case shown; redraw on
+:class:`~citeview.session.events.EvidenceChanged` / ``CorrectionChanged`` (undo sends them
+too). A selection becomes [L#] labels with
+:func:`citeview.core.corrections.lines_of_span` and a locator with ``locator_of``.
 """
 
 from __future__ import annotations

@@ -346,6 +346,10 @@ def render_html(s: Mapping[str, Any]) -> str:
              for k, v in s["unsupported_by_kind"].items()]
     examples = [(x["case_id"], x["citation"], x["source_id"], x["claim"], x["note"],
                  x["annotator"]) for x in s["unsupported_examples"]]
+    reasons = [(k, int(v["count"]),
+                ", ".join(f"{c} {n}" for c, n in v["by_lint_code"].items()),
+                ", ".join(f"{k2} {n}" for k2, n in v["by_source_kind"].items()))
+               for k, v in s.get("reasons", {}).items() if v["count"]]
     annotators = ", ".join(s["session"]["annotators"]) or "(none)"
     blind = " &middot; annotated blind" if s["session"]["blind"] else ""
     version = f"citeview {s['citeview']}"
@@ -379,6 +383,9 @@ def render_html(s: Mapping[str, Any]) -> str:
      else '<p class="empty">Nothing decided yet.</p>'}
 <h2>Lint findings</h2>
 {_bars(lint_items, "Lint findings by code", "#e15759")}
+<h2>Reasons</h2>
+{table(["reason", "count", "per lint code", "per source kind"], reasons) if reasons
+     else '<p class="empty">No reasons given.</p>'}
 <h2>Unsupported citations{" (first " + str(EXAMPLES) + ")"
                           if len(examples) >= EXAMPLES else ""}</h2>
 {table(["case", "citation", "source", "claim", "note", "annotator"], examples) if examples

@@ -61,6 +61,8 @@ def test_report_counts_reasons_per_lint_code_and_source_kind(tmp_path: Path) -> 
     assert reasons[OUTDATED]["count"] == 0  # every reason of the list is shown
     text = _cli("report", path)
     assert "right source, wrong lines" in text and "lint CV301 1" in text
+    page = _cli("report", "--format", "html", path)
+    assert "<td>right source, wrong lines</td><td class=\"n\">3</td><td>CV301 1</td>" in page
 
 
 def test_agree_compares_reasons_per_reason(tmp_path: Path) -> None:
