@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
@@ -555,3 +557,26 @@ def test_the_evidence_colour_reads_and_differs_from_the_cited_span(qapp, dark: b
     for other in (roles.highlight, roles.tint, roles.base):
         assert abs(other.hueF() - roles.evidence.hueF()) > 0.1 or other.hueF() < 0, other.name()
     assert contrast(roles.evidence, roles.base) > 1.1
+
+
+@given(st.lists(st.text(alphabet="ab \u00e9\U0001d517", max_size=6), min_size=1, max_size=12),
+       st.data())
+def test_the_lines_a_selection_touches_are_cores_answer(rows: list[str], data) -> None:  # type: ignore[no-untyped-def]
+    """The window asks core's ``lines_of_span`` about the lines near a selection only (a big
+    source): the same labels as asking it about every line, empty lines and spans at line
+    breaks included."""
+    from citeview.core.corrections import lines_of_span
+    from citeview.core.material import Source, SourceKind, SourceLine, SourceLines
+    from citeview.gui.review_marks import touched_lines
+
+    text = "\n".join(rows)
+    starts = [0]
+    for row in rows[:-1]:
+        starts.append(starts[-1] + len(row) + 1)
+    lines = SourceLines.of(SourceLine(k + 7, s, s + len(r))
+                           for k, (s, r) in enumerate(zip(starts, rows, strict=True)))
+    source = Source("s", SourceKind.LINE, text, lines)
+    a = data.draw(st.integers(0, len(text)))
+    b = data.draw(st.integers(a, len(text)))
+    whole = lines_of_span(lines, a, b)
+    assert touched_lines(source, (a, b)) == (None if whole == (0, 0) else whole)
