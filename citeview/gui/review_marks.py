@@ -342,16 +342,14 @@ class ReviewMarks(QObject):
             message.info(f"Citation {key.number} ({key.source_id}): "
                          + ("; ".join(chosen) if chosen else "reasons cleared"))
 
-    def _where(self, source: Source, span: tuple[int, int], lined: bool
-               ) -> tuple[str | None, tuple[int, int] | None] | None:
-        """``(locator, target)`` of a selection: lines for a marker, characters otherwise."""
-        if not lined:
-            return None, span
-        lines = touched_lines(source, span)
+    @staticmethod
+    def _where(source: Source, span: tuple[int, int], lined: bool
+               ) -> tuple[str | None, tuple[int, int] | None]:
+        """``(locator, target)`` of a selection: a marker's [L#] lines; a provider's citation,
+        or a source without labelled lines there, the characters (core counts their lines)."""
+        lines = touched_lines(source, span) if lined else None
         if lines is None:
-            message.warning(f"{source.id} has no [L#] lines to cite: a marker's locator "
-                            "needs them", 6000)
-            return None
+            return None, span
         return locator_of(*lines), None
 
     def relocate(self) -> None:
@@ -368,10 +366,7 @@ class ReviewMarks(QObject):
         if picked is None:
             return
         source, span = picked
-        where = self._where(source, span, cv.analysed.has_marker)
-        if where is None:
-            return
-        locator, target = where
+        locator, target = self._where(source, span, cv.analysed.has_marker)
         only = key.source_id if len(cv.citation.source_ids) > 1 else ""
         if self.review.record(lambda: relocate_edit(s, view.case.id, cv.analysed,
                                                     locator=locator, target=target,
@@ -394,10 +389,7 @@ class ReviewMarks(QObject):
         locator: str | None = None
         target: tuple[int, int] | None = None
         if span is not None and span[0] < span[1]:
-            where = self._where(shown, span, cv.analysed.has_marker)
-            if where is None:
-                return
-            locator, target = where
+            locator, target = self._where(shown, span, cv.analysed.has_marker)
         new_id = str(shown.id)
         if self.review.record(lambda: change_source_edit(
                 s, view.case.id, cv.analysed, new_id, old_source_id=key.source_id,
@@ -466,11 +458,7 @@ class ReviewMarks(QObject):
         locator: str | None = None
         target: tuple[int, int] | None = None
         if span is not None and span[0] < span[1]:
-            lines = touched_lines(shown, span)
-            if lines is not None:
-                locator = locator_of(*lines)
-            else:
-                target = span
+            locator, target = self._where(shown, span, True)
         sid = str(shown.id)
         if self.review.record(lambda: add_citation_edit(s, view.case.id, claim, sid,
                                                         locator=locator, target=target)):
