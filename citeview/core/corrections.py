@@ -36,7 +36,7 @@ from citeview.core.markers import Citation, extract_citations
 from citeview.core.material import Source, SourceLine
 from citeview.core.placement import SENTENCE_PUNCTUATION, ChipPlaces, inline_spans
 from citeview.core.providers.convert import marker, marker_place, to_marker_case
-from citeview.core.resolution import Status, Target
+from citeview.core.resolution import Resolution, Status, Target
 
 
 class CorrectionKind(StrEnum):
@@ -384,6 +384,9 @@ def _target(analysed: AnalysedCase, corr: Correction, source_id: str) -> Target:
     if span is not None and span[1] > len(source.text):
         raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: the target span "
                               f"runs past the end of {source_id}")
+    if span is not None and not source.text[span[0]:span[1]].strip():
+        raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: the target span "
+                              f"holds no text of {source_id} (only blanks)")
     if span is None:
         return Target(source_id, source, Status.OK, span=(0, len(source.text)), unit="whole")
     return Target(source_id, source, Status.OK, span=span, unit="chars")
@@ -402,11 +405,7 @@ def _apply_provider(analysed: AnalysedCase, corrections: Sequence[Correction]) -
             target = _target(analysed, corr, corr.source_id)
             end = corr.claim[1]
             citation = Citation("", "", (corr.source_id,), None, end, end)
-            first = cits[0].resolution if cits else None
-            resolution = (replace(first, citation=citation, targets=(target,))
-                          if first is not None else None)
-            if resolution is None:
-                raise CorrectionError(f"case {corr.case_id!r}: no citation to add beside")
+            resolution = Resolution(0, citation, (target,))
             cits.append(AnalysedCitation(0, citation, resolution, corr.claim, analysed.answer,
                                          f"added@{end}-{end}"))
             continue

@@ -30,6 +30,7 @@ from citeview.core.analysis import (
     span_anchor_kind,
 )
 from citeview.core.cases import Case
+from citeview.core.corrections import Correction
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.core.numbering import index_of
 from citeview.session.errors import SessionError
@@ -348,9 +349,9 @@ def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot], *
     return Reattached(placed, orphans)
 
 
-def reattach_marks(evidence: Sequence[Evidence], corrections: Sequence[Any],
+def reattach_marks(evidence: Sequence[Evidence], corrections: Sequence[Correction],
                    old: Sequence[CitationSlot], new: Sequence[CitationSlot], old_answer: str,
-                   new_answer: str) -> tuple[list[Evidence], list[Any]]:
+                   new_answer: str) -> tuple[list[Evidence], list[Correction]]:
     """Evidence and corrections (:class:`~citeview.core.corrections.Correction`) of a case
     whose answer changed, moved to their citations in the new answer as :func:`reattach`
     moves verdicts (same anchor, source and claim); an added citation's claim span follows

@@ -3,13 +3,14 @@ reason, checked against values worked out by hand (issue 30)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from citeview.cli import main
 from citeview.core.cases import Case
 from citeview.core.datasets import ListDataset
 from citeview.resource_files import resource_path
@@ -37,10 +38,12 @@ def _judge(s: ReviewStore, case_id: str, number: int, verdict: str,
 
 
 def _cli(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "citeview", *args], capture_output=True,
-                          text=True, encoding="utf-8", check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    """What ``citeview ARGS`` prints (run in this process: the same entry point)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    assert code == 0, err.getvalue()
+    return out.getvalue()
 
 
 def test_report_counts_reasons_per_lint_code_and_source_kind(tmp_path: Path) -> None:
