@@ -107,6 +107,8 @@ class ReviewMarks(QObject):
         self.state, self.panes, self.review = state, panes, review
         self.raw_mode = raw_mode  # whether the raw answer pane is the one shown
         self.window = window
+        # The view last decorated and the numbers of its citations that show marks.
+        self._decorated: tuple[CaseView | None, set[int]] = (None, set())
         # The reason picker (a dialog; tests drive it with keys, or replace it).
         self.prompt_reasons: Callable[[Sequence[str], Sequence[str], str],
                                       tuple[str, ...] | None] = (
@@ -207,16 +209,29 @@ class ReviewMarks(QObject):
             per = marked.setdefault((e.key.number, e.key.anchor), {})
             per.setdefault(e.key.source_id, []).append(
                 e.lines or f"characters {e.start}\u2013{e.end}")
-        for cv in view.citations:
+        # Only the citations that have marks now or had them (10,000 citations: not each).
+        touched = {n for n, _a in (*by_citation, *marked)}
+        if self._decorated[0] is view:
+            touched |= self._decorated[1]
+        else:  # another view: any of its citations may carry marks from before
+            touched |= {cv.number for cv in view.citations if cv.corrections or cv.evidence}
+        now: set[int] = set()
+        for number in sorted(touched):
+            found = view.analysed.citation(number) if view.analysed is not None else None
+            if found is None:
+                continue
+            cv = view.citations[found.index]
             lines = tuple(by_citation.get((cv.number, cv.analysed.anchor), ()))
             spans = marked.get((cv.number, cv.analysed.anchor), {})
-            evidence = tuple(f"({sid}): {', '.join(spans[sid])}"
-                             for sid in cv.citation.source_ids if sid in spans)
-            cv.evidence = evidence  # (the tooltip only: no chip changes)
+            cv.evidence = tuple(f"({sid}): {', '.join(spans[sid])}"  # (tooltips only)
+                                for sid in cv.citation.source_ids if sid in spans)
+            if lines or cv.evidence:
+                now.add(number)
             if lines != cv.corrections:
                 cv.corrections = lines
                 self.panes.answer.update_chips([cv.chip])
                 self.panes.citations_model.refresh_citation(cv.index)
+        self._decorated = (view, now)
 
     def corrections_text(self) -> list[str]:
         """This annotator's corrections of the shown case, one line each (the list)."""
