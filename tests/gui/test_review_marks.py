@@ -580,3 +580,20 @@ def test_the_lines_a_selection_touches_are_cores_answer(rows: list[str], data) -
     b = data.draw(st.integers(a, len(text)))
     whole = lines_of_span(lines, a, b)
     assert touched_lines(source, (a, b)) == (None if whole == (0, 0) else whole)
+
+
+def test_marks_come_back_with_the_case(qtbot, win: MainWindow) -> None:
+    """A case left and shown again (a new view of it) shows its corrections and evidence."""
+    press(qtbot, win, K.Key_J)
+    select_lines_with_keys(qtbot, win, 4, 4)
+    press(qtbot, win, K.Key_E)
+    press(qtbot, win, K.Key_Delete)
+    press(qtbot, win, K.Key_PageDown, CTRL)
+    qtbot.waitUntil(lambda: is_settled(win) and win.view.case.id == "contract-block-level")
+    assert not any(chip_text(win, i).endswith("\u00b1") for i in range(2))
+    press(qtbot, win, K.Key_PageUp, CTRL)
+    qtbot.waitUntil(lambda: is_settled(win) and win.view.case.id == "handbook-line-level")
+    assert chip_text(win, 1).endswith("\u00b1") and not chip_text(win, 0).endswith("\u00b1")
+    assert "Evidence (turn0file0): L4" in win.navigator.tooltip_for(1)
+    win.navigator.activate_citation(1)
+    assert win.source.evidence_spans() == [line_span(win, 4)]
