@@ -15,8 +15,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from citeview.core.cases import Case
 from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
 

@@ -166,6 +166,35 @@ class PgBackend:
                 copy_cases(conn, path, address.project, items, 0)
 
 
+def copy_session(source: ReviewStore, path: str, *, overwrite: bool = False,
+                 overlap: int | None = None, lease_seconds: int = 600,
+                 blind: bool | None = None) -> None:
+    """A new project at ``path`` holding everything of ``source`` (a file, another project):
+    settings, cases, counts, annotations and reviews (``citeview import``/``merge`` into a
+    project, ``team create`` from a session)."""
+    meta = dict(source.meta)
+    extra = source.document_extra
+    if extra:
+        meta[DOCUMENT_EXTRA] = extra
+    if blind is not None:
+        meta["blind"] = blind
+    cases = (Case.from_dict(source.case_data(cid), cid) for cid in source.case_ids())
+    PgBackend().create_file(path, cases, overwrite=overwrite, overlap=overlap,
+                            lease_seconds=lease_seconds, meta=meta)
+    with PgSession.open(path) as target, target._tx() as fresh:
+        assert fresh
+        sizes = source.sizes()
+        if sizes:
+            target.conn.cursor().executemany(
+                "INSERT INTO citeview.case_stats (project, case_id, sizes) VALUES (%s, %s, %s)",
+                [(target.project, cid, list(v)) for cid, v in sizes.items()])
+        for ann in source.iter_annotations():
+            target._insert_annotation(ann, None)
+        for review in source.reviews():
+            target._apply_one(RowChange("review", review.case_id, review.annotator, None, False,
+                                        review), None)
+
+
 def copy_cases(conn: Conn, path: str, project: str, cases: Iterable[Case], first: int,
                known: set[str] | None = None) -> list[str]:
     """Write ``cases`` (new ids only, in order from position ``first``) with COPY; their ids."""
