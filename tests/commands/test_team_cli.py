@@ -160,3 +160,13 @@ def test_a_password_in_the_address_is_refused_in_one_line(
         assert err.count("\n") == 1
     assert main(["report", "postgresql://db.example/qa"]) == 2
     assert "?project=NAME" in capsys.readouterr().err
+
+
+def test_upgrade_says_the_server_schema_is_up_to_date(
+        pg: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from citeview.session.pg.schema import SCHEMA_VERSION
+
+    assert main(["team", "create", pg.address("up"), DATASET]) == 0
+    capsys.readouterr()
+    assert main(["team", "upgrade", pg.address("up")]) == 0
+    assert capsys.readouterr().err == f"server schema {SCHEMA_VERSION}: up to date\n"

@@ -179,11 +179,12 @@ MIGRATION_1: list[str] = [
     """CREATE FUNCTION citeview.is_blind(p text) RETURNS boolean
         LANGUAGE sql STABLE SECURITY DEFINER SET search_path = citeview, pg_temp AS
         $$ SELECT coalesce((SELECT blind FROM citeview.projects WHERE name = p), true) $$""",
-    # Whether the login role may act for ``reviewer``: itself, a lead of the project, or a
-    # superuser (the admin, the tests' contract store).
+    # Whether the login role may act for ``reviewer``: itself when a member of the project, a
+    # lead of the project, or a superuser (the admin, the tests' contract store).
     """CREATE FUNCTION citeview.may_act(p text, reviewer text) RETURNS boolean
         LANGUAGE sql STABLE SECURITY DEFINER SET search_path = citeview, pg_temp AS
-        $$ SELECT reviewer = session_user::text OR citeview.is_lead(p, session_user)
+        $$ SELECT (reviewer = session_user::text AND citeview.is_member(p, session_user))
+                  OR citeview.is_lead(p, session_user)
                   OR (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) $$""",
     # -- routing: leases handed out under the case row's lock (SKIP LOCKED)
     """CREATE FUNCTION citeview.expire_leases(p text) RETURNS integer
