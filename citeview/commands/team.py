@@ -62,6 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     status.add_argument("project", metavar="PROJECT")
     status.add_argument("--follow", action="store_true",
                         help="show it again whenever reviewers change something (Ctrl+C ends)")
+    status.add_argument("--cases", action="store_true",
+                        help="list each case with its reviewers too")
     status.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -166,7 +168,7 @@ def _status(args: argparse.Namespace) -> int:
                     sys.stdout.write("\n")
             sys.stdout.flush()
         if args.follow:
-            follow(session, show)
+            follow(session, show, per_case=args.cases)
         else:
-            show(status(session))
+            show(status(session, per_case=args.cases))
     return 0

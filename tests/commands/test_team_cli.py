@@ -63,9 +63,11 @@ def test_a_lead_creates_a_project_adds_reviewers_and_follows_progress(
     assert found["cases_by_reviewers"] == {"0": 3, "1": 1, "2": 1}
     assert found["agreement"] == 100.0 and found["agreement_items"] == 1
     assert found["complete"] == 1
-    assert main(["team", "status", address]) == 0
+    assert main(["team", "status", address, "--cases"]) == 0
     text = capsys.readouterr().out
     assert "agreement so far: 100.0% over 1" in text and "ana" in text
+    assert "  handbook-line-level: 2 (ana, bob)\n" in text
+    assert "  transit-multi-turn: 0 (-)\n" in text
     # a reviewer taken off: their membership goes, their verdicts stay
     assert main(["team", "remove", address, "bob"]) == 0
     found = status_of(pg, "qa", capsys)

@@ -614,8 +614,9 @@ class PgSession:
     def get_case(self, case_id: str) -> Case:
         found = self._cases.get(case_id)
         if found is None:
+            data = self.case_data(case_id)  # a server that cannot be reached says so itself
             try:
-                found = Case.from_dict(self.case_data(case_id), case_id)
+                found = Case.from_dict(data, case_id)
             except InputError as err:
                 raise SessionError(f"{self.path}: case {case_id!r}: {err}") from None
             self._cases[case_id] = found
