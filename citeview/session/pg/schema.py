@@ -232,9 +232,11 @@ MIGRATION_1: list[str] = [
                 SELECT c.id, c.pos INTO picked FROM citeview.cases c
                     WHERE c.project = p AND NOT c.full_up
                       AND (cap IS NULL OR c.active < cap)
+                      -- one primary-key probe per case read (OFFSET 0: never an anti-join
+                      -- that reads all the reviewer's assignments for every case)
                       AND NOT EXISTS (SELECT 1 FROM citeview.assignments a
                                       WHERE a.project = p AND a.case_id = c.id
-                                        AND a.reviewer = next_cases.reviewer)
+                                        AND a.reviewer = next_cases.reviewer OFFSET 0)
                     ORDER BY c.pos LIMIT 1 FOR UPDATE SKIP LOCKED;
                 EXIT WHEN NOT FOUND;
                 INSERT INTO citeview.assignments (project, case_id, reviewer, state, lease_until)

@@ -900,13 +900,9 @@ class PgSession:
                 "raw = %s AND source_id = %s AND annotator = %s AND orphaned = %s "
                 "ORDER BY rowid LIMIT 1)",
                 (p, k.case_id, k.number, k.anchor, k.source_id, ch.annotator, int(ch.orphaned)))
-            if isinstance(ch.new, Annotation):
-                try:
-                    with self.conn.transaction():
-                        self._insert_annotation(ch.new, op)
-                except pgerrors.UniqueViolation:
-                    raise SessionError(f"{self.path}: cannot store the change (the annotation "
-                                       "exists)") from None
+            if isinstance(ch.new, Annotation) and not self._insert_annotation(ch.new, op):
+                raise SessionError(f"{self.path}: cannot store the change (the annotation "
+                                   "exists)")
         else:
             self.conn.execute("DELETE FROM citeview.reviews WHERE project = %s AND case_id = %s "
                               "AND annotator = %s", (p, ch.case_id, ch.annotator))
@@ -918,14 +914,17 @@ class PgSession:
                     (p, r.case_id, r.annotator, r.state.value, r.verdict, r.note, r.timestamp,
                      dumps_json(r.extra), _uuid(op)))
 
-    def _insert_annotation(self, a: Annotation, op: str | uuid.UUID | None) -> None:
+    def _insert_annotation(self, a: Annotation, op: str | uuid.UUID | None) -> bool:
+        """Insert ``a``; False (nothing written) when a placed annotation is at its key."""
         k = a.key
-        self.conn.execute(
+        return self.conn.execute(
             f"INSERT INTO citeview.annotations (project, {', '.join(ANNOTATION_FIELDS)}, op_id) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (project, case_id, number, raw, source_id, annotator) "
+            "WHERE orphaned = 0 DO NOTHING RETURNING 1",
             (self.project, k.case_id, k.number, k.anchor, k.source_id, a.annotator, a.verdict,
              a.note, a.timestamp, a.claim, int(a.recovered), int(a.orphaned),
-             dumps_json(a.extra), _uuid(op)))
+             dumps_json(a.extra), _uuid(op))).fetchone() is not None
 
     # ------------------------------------------------------------------ routing
 
