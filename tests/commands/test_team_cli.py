@@ -172,3 +172,29 @@ def test_upgrade_says_the_server_schema_is_up_to_date(
     capsys.readouterr()
     assert main(["team", "upgrade", pg.address("up")]) == 0
     assert capsys.readouterr().err == f"server schema {SCHEMA_VERSION}: up to date\n"
+
+
+def test_a_project_made_from_a_session_file_brings_its_verdicts_and_rubric(
+        pg: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from citeview.core.inputs import load_input
+    from citeview.session.pg import PgBackend
+    from citeview.session.store import Session
+
+    path = str(tmp_path / "mine.citeview")
+    with Session.create(path, load_input(DATASET), annotator="ana") as file:
+        file.set_labels(["ok", "wrong"])
+        cid = file.case_ids()[1]
+        key = citation_slots(file.analysed(cid))[0].keys(cid)[0]
+        file.put_annotation(Annotation(key, "ana", "ok", "checked"))
+        file.put_review(CaseReview(cid, "ana", ReviewState.DONE, "ok"))
+    address = pg.address("fromfile")
+    assert main(["team", "create", address, path, "--overlap", "none"]) == 0
+    assert "created " + address + ": 5 cases" in capsys.readouterr().err
+    with PgBackend().open(address, readonly=True) as s, \
+            Session.open(path, readonly=True) as file:
+        assert s.labels == ("ok", "wrong") and s.case_ids() == file.case_ids()
+        assert s.annotations() == file.annotations() and s.reviews() == file.reviews()
+        assert s.conn.execute("SELECT overlap FROM citeview.projects WHERE name = %s",
+                              (s.project,)).fetchone()[0] == 1
+    assert main(["team", "create", address, path]) == 2
+    assert "already exists" in capsys.readouterr().err
