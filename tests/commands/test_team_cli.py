@@ -198,3 +198,37 @@ def test_a_project_made_from_a_session_file_brings_its_verdicts_and_rubric(
                               (s.project,)).fetchone()[0] == 1
     assert main(["team", "create", address, path]) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+def test_a_lead_makes_and_runs_a_project_without_the_admin_and_an_annotator_cannot(
+        pg: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from citeview.core.cases import Case
+    from citeview.session.pg import PgBackend
+
+    seed = pg.address("seed")  # the admin provisions the roles once
+    assert main(["team", "create", seed, DATASET]) == 0
+    assert main(["team", "add", seed, "lee", "--lead"]) == 0
+    assert main(["team", "add", seed, "ana"]) == 0
+    mine = pg.address("lees", user="lee")
+    capsys.readouterr()
+    assert main(["team", "create", mine, DATASET, "--overlap", "2"]) == 0
+    assert main(["team", "add", mine, "ana"]) == 0
+    assert main(["team", "add", mine, "stranger"]) == 2  # making a role is the admin's
+    assert "refused by the server" in capsys.readouterr().err
+    with PgBackend().open(mine) as lead:
+        assert lead.add_cases([Case("extra", "More.")]) == ["extra"]
+        lead.set_labels(["yes", "no"])
+    found = status_of(pg, "lees", capsys)
+    assert {r["name"]: r["kind"] for r in found["reviewers"]} == {"ana": "annotator",
+                                                                 "lee": "lead"}
+    assert found["cases"] == 6
+    assert main(["team", "create", mine, DATASET, "--force"]) == 0  # a lead replaces their own
+    assert status_of(pg, "lees", capsys)["cases"] == 5  # members went with the old one
+    assert main(["team", "add", mine, "ana"]) == 0
+    assert main(["team", "create", pg.address("anas", user="ana"), DATASET]) == 2
+    assert "ana is not a lead" in capsys.readouterr().err
+    with PgBackend().open(pg.address("lees", user="ana")) as s:
+        with pytest.raises(Exception, match="refused by the server"):
+            s.add_cases([Case("sneaky", "Claim.")])
+        with pytest.raises(Exception, match="refused by the server"):
+            s.set_labels(["mine"])

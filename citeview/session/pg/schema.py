@@ -186,6 +186,36 @@ MIGRATION_1: list[str] = [
         $$ SELECT (reviewer = session_user::text AND citeview.is_member(p, session_user))
                   OR citeview.is_lead(p, session_user)
                   OR (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) $$""",
+    # A new project, made by the admin or by a lead (a member of citeview_lead), who becomes
+    # its lead; ``replace`` drops one of the same name the caller leads.
+    """CREATE FUNCTION citeview.create_project(p text, meta text, blind boolean,
+            overlap integer, lease integer, replace boolean) RETURNS void
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
+        DECLARE
+            admin boolean := (SELECT rolsuper FROM pg_roles WHERE rolname = session_user);
+        BEGIN
+            IF NOT admin AND NOT pg_has_role(session_user, 'citeview_lead', 'MEMBER') THEN
+                RAISE EXCEPTION 'citeview: % is not a lead (citeview_lead)', session_user
+                    USING ERRCODE = 'insufficient_privilege';
+            END IF;
+            IF EXISTS (SELECT 1 FROM citeview.projects WHERE name = p) THEN
+                IF NOT replace THEN
+                    RAISE EXCEPTION 'citeview: project % exists', p
+                        USING ERRCODE = 'unique_violation';
+                END IF;
+                IF NOT admin AND NOT citeview.is_lead(p, session_user) THEN
+                    RAISE EXCEPTION 'citeview: % may not replace project %', session_user, p
+                        USING ERRCODE = 'insufficient_privilege';
+                END IF;
+                DELETE FROM citeview.projects WHERE name = p;
+            END IF;
+            INSERT INTO citeview.projects (name, meta, blind, overlap, lease_seconds)
+                VALUES (p, meta, blind, overlap, lease);
+            IF NOT admin THEN
+                INSERT INTO citeview.members (project, role, kind)
+                    VALUES (p, session_user, 'lead');
+            END IF;
+        END $$""",
     # -- routing: leases handed out under the case row's lock (SKIP LOCKED)
     """CREATE FUNCTION citeview.expire_leases(p text) RETURNS integer
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$

@@ -97,11 +97,6 @@ def connect(address: Address, *, readonly: bool = False) -> Conn:
     return conn
 
 
-def _is_superuser(conn: Conn) -> bool:
-    row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
-    return bool(row and row[0])
-
-
 class PgBackend:
     """Projects on PostgreSQL servers, by address (:mod:`.address`); a
     :class:`~citeview.session.protocol.SessionBackend`."""
@@ -148,21 +143,14 @@ class PgBackend:
         with _guard(path), connect(address) as conn:
             migrate(conn)
             with conn.transaction():
-                have = conn.execute("SELECT 1 FROM citeview.projects WHERE name = %s",
-                                    (address.project,)).fetchone()
-                if have and not overwrite:
+                try:
+                    with conn.transaction():
+                        conn.execute("SELECT citeview.create_project(%s, %s, %s, %s, %s, %s)",
+                                     (address.project, dumps_json(meta), blind, overlap,
+                                      lease_seconds, overwrite))
+                except pgerrors.UniqueViolation:
                     raise SessionError(f"{path}: already exists (choose another name, or "
-                                       "--force to replace it)")
-                if have:
-                    conn.execute("DELETE FROM citeview.projects WHERE name = %s",
-                                 (address.project,))
-                conn.execute(
-                    "INSERT INTO citeview.projects (name, meta, blind, overlap, lease_seconds) "
-                    "VALUES (%s, %s, %s, %s, %s)",
-                    (address.project, dumps_json(meta), blind, overlap, lease_seconds))
-                if not _is_superuser(conn):
-                    conn.execute("INSERT INTO citeview.members (project, role, kind) "
-                                 "VALUES (%s, current_user, 'lead')", (address.project,))
+                                       "--force to replace it)") from None
                 copy_cases(conn, path, address.project, items, 0)
 
 
@@ -197,19 +185,25 @@ def copy_session(source: ReviewStore, path: str, *, overwrite: bool = False,
 
 def copy_cases(conn: Conn, path: str, project: str, cases: Iterable[Case], first: int,
                known: set[str] | None = None) -> list[str]:
-    """Write ``cases`` (new ids only, in order from position ``first``) with COPY; their ids."""
+    """Write ``cases`` (new ids only, in order from position ``first``); their ids. COPY into
+    a temporary table, then one INSERT: COPY FROM does not take a table under row-level
+    security, and a lead's rows must pass its policy (inside the caller's transaction)."""
     seen: set[str] = set() if known is None else known
     added: list[str] = []
-    with conn.cursor().copy(
-            "COPY citeview.cases (project, pos, id, data) FROM STDIN") as copy:
+    conn.execute("CREATE TEMPORARY TABLE IF NOT EXISTS citeview_new_cases "
+                 "(pos integer, id text, data text) ON COMMIT DROP")
+    with conn.cursor().copy("COPY citeview_new_cases (pos, id, data) FROM STDIN") as copy:
         for case in cases:
             if case.id in seen:
                 if known is None:
                     raise SessionError(f"{path}: duplicate case ids in the input")
                 continue
             seen.add(case.id)
-            copy.write_row((project, first + len(added), case.id, dumps_json(case.to_dict())))
+            copy.write_row((first + len(added), case.id, dumps_json(case.to_dict())))
             added.append(case.id)
+    conn.execute("INSERT INTO citeview.cases (project, pos, id, data) SELECT %s, pos, id, data "
+                 "FROM citeview_new_cases ORDER BY pos", (project,))
+    conn.execute("DROP TABLE citeview_new_cases")
     return added
 
 
@@ -406,11 +400,11 @@ class PgSession:
                 raise SessionError(f"{path}: already exists (choose another name)")
             p, q = self.project, target.project
             self.conn.execute(
-                "INSERT INTO citeview.projects (name, meta, blind, overlap, lease_seconds) "
-                "SELECT %s, meta, blind, overlap, lease_seconds FROM citeview.projects "
-                "WHERE name = %s", (q, p))
+                "SELECT citeview.create_project(%s, meta, blind, overlap, lease_seconds, false) "
+                "FROM citeview.projects WHERE name = %s", (q, p))
             self.conn.execute("INSERT INTO citeview.members SELECT %s, role, kind FROM "
-                              "citeview.members WHERE project = %s", (q, p))
+                              "citeview.members WHERE project = %s ON CONFLICT DO NOTHING",
+                              (q, p))
             self.conn.execute("INSERT INTO citeview.cases (project, pos, id, data) SELECT %s, "
                               "pos, id, data FROM citeview.cases WHERE project = %s", (q, p))
             self.conn.execute("INSERT INTO citeview.case_stats SELECT %s, case_id, sizes FROM "

@@ -47,8 +47,11 @@ def add_member(address_text: str, role: str, kind: Kind = "annotator") -> bool:
                     conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
                     created = True
                 group = LEAD if kind == "lead" else ANNOTATOR
-                conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(group),
-                                                             sql.Identifier(role)))
+                granted = conn.execute("SELECT pg_has_role(%s, %s, 'MEMBER')",
+                                       (role, group)).fetchone()
+                if not (granted and granted[0]):  # (granting needs the admin)
+                    conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(group),
+                                                                 sql.Identifier(role)))
                 conn.execute(
                     "INSERT INTO citeview.members (project, role, kind) VALUES (%s, %s, %s) "
                     "ON CONFLICT (project, role) DO UPDATE SET kind = EXCLUDED.kind",
