@@ -337,12 +337,39 @@ MIGRATION_1: list[str] = [
         BEGIN
             IF TG_OP = 'DELETE' THEN r := OLD; ELSE r := NEW; END IF;
             PERFORM pg_notify('citeview', json_build_object(
-                'project', r.project, 'table', TG_TABLE_NAME, 'case_id', r.case_id,
+                'project', r.project, 'table', TG_TABLE_NAME,
+                'case_id', coalesce(to_jsonb(r) ->> 'case_id', to_jsonb(r) ->> 'id'),
                 'who', CASE WHEN TG_TABLE_NAME = 'assignments' THEN to_jsonb(r) ->> 'reviewer'
                             ELSE to_jsonb(r) ->> 'annotator' END,
                 'pid', pg_backend_pid())::text);
             RETURN NULL;
         END $$""",
+    # A lead's changes to the project: its settings (table "projects"), cases added (one
+    # announcement a statement: a project of 100,000 cases is one) or a case's content changed.
+    """CREATE FUNCTION citeview.announce_project() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
+        BEGIN
+            PERFORM pg_notify('citeview', json_build_object(
+                'project', NEW.name, 'table', 'projects', 'pid', pg_backend_pid())::text);
+            RETURN NULL;
+        END $$""",
+    """CREATE FUNCTION citeview.announce_cases() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
+        DECLARE p text;
+        BEGIN
+            FOR p IN SELECT DISTINCT project FROM new_rows LOOP
+                PERFORM pg_notify('citeview', json_build_object(
+                    'project', p, 'table', 'cases', 'pid', pg_backend_pid())::text);
+            END LOOP;
+            RETURN NULL;
+        END $$""",
+    """CREATE TRIGGER projects_announce AFTER UPDATE ON citeview.projects
+        FOR EACH ROW EXECUTE FUNCTION citeview.announce_project()""",
+    """CREATE TRIGGER cases_added_announce AFTER INSERT ON citeview.cases
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION citeview.announce_cases()""",
+    """CREATE TRIGGER cases_changed_announce AFTER UPDATE OF data ON citeview.cases
+        FOR EACH ROW EXECUTE FUNCTION citeview.announce()""",
     """CREATE TRIGGER annotations_late BEFORE INSERT OR UPDATE ON citeview.annotations
         FOR EACH ROW EXECUTE FUNCTION citeview.mark_late()""",
     """CREATE TRIGGER reviews_late BEFORE INSERT OR UPDATE ON citeview.reviews

@@ -455,10 +455,11 @@ class PgSession:
         self._subscribers.notify(*changes)
 
     def poll(self, timeout: float = 0.0) -> list[Change]:
-        """Changes other clients committed since the last poll (``LISTEN citeview``), sent to
-        the subscribers too: a lead's window sees reviewers' verdicts, a reviewer's window the
-        lead's adjudications. Rows another reviewer may not read arrive as a case's change
-        only (the notification names no verdict)."""
+        """Changes other clients committed since the last poll (``LISTEN citeview``; the first
+        call starts listening and returns nothing), sent to the subscribers too: a lead's
+        window sees reviewers' verdicts, a reviewer's window the lead's adjudications, settings
+        and new cases. Rows another reviewer may not read arrive as a case's change only (the
+        notification names no verdict)."""
         if self._listener is None:
             self._listener = connect(self.address, readonly=True)
             self._listener.execute("LISTEN citeview")
@@ -469,6 +470,10 @@ class PgSession:
                 change = _change_of(note.payload, self.project, self._pid)
                 if change is not None and change not in found:
                     found.append(change)
+        if any(isinstance(c, MetaChanged | CasesAdded | CaseChanged) for c in found):
+            self._meta = self._ids = self._pos = self._sizes = None
+            self._cases.clear()
+            self._analyser = None
         if found:
             self._notify(*found)
         return found
@@ -954,6 +959,10 @@ def _change_of(payload: str, project: str, own_pid: int) -> Change | None:
         return AnnotationChanged(case_id)
     if table in ("reviews", "assignments"):
         return ReviewChanged(case_id)
+    if table == "projects":
+        return MetaChanged()
+    if table == "cases":
+        return CasesAdded() if note.get("case_id") is None else CaseChanged(case_id)
     return None
 
 

@@ -245,16 +245,21 @@ def status_json(found: Status) -> dict[str, Any]:
 def follow(session: PgSession, show: Callable[[Status], None], *,
            stop: Callable[[], bool] = lambda: False, quiet: float = 0.2,
            idle: float = 5.0, per_case: bool = False) -> None:
-    """Call ``show`` with the status now, then again after each burst of changes other
-    clients commit (``LISTEN citeview``; bursts within ``quiet`` seconds are shown once), and
-    at least every ``idle`` seconds (leases expire with no notification), until ``stop()``."""
+    """Call ``show`` with the status now, then again when it changed: looked at after each
+    burst of changes other clients commit (``LISTEN citeview``; bursts within ``quiet``
+    seconds are one) and every ``idle`` seconds (a lease expires without a notification),
+    until ``stop()``."""
     listener = connect(session.address, readonly=True)
     try:
         listener.execute("LISTEN citeview")
-        show(status(session, per_case=per_case))
+        last = status(session, per_case=per_case)
+        show(last)
         while not stop():
             _wait(listener, session.project, idle, quiet)
-            show(status(session, per_case=per_case))
+            now = status(session, per_case=per_case)
+            if status_json(now) != status_json(last):
+                show(now)
+            last = now
     except psycopg.Error as err:
         raise server_error(session.path, err) from None
     finally:
