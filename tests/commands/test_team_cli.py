@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -91,10 +92,14 @@ def test_status_follow_shows_each_change_as_reviewers_work(pg: Any) -> None:
                           cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}) as follower:
         try:
             assert follower.stdout is not None
-            first = json.loads(follower.stdout.readline())
-            assert first["reviewers"][0]["judged"] == 0
+
+            def line() -> dict[str, Any]:
+                ready, _w, _x = select.select([follower.stdout], [], [], 30)
+                assert ready, "team status --follow printed nothing"
+                return dict(json.loads(follower.stdout.readline()))  # type: ignore[union-attr]
+            assert line()["reviewers"][0]["judged"] == 0
             judge(pg, "live", "ana", "supported", 1)
-            second = json.loads(follower.stdout.readline())  # at once, not after the idle time
+            second = line()  # at once, not after the idle time
             assert second["reviewers"][0]["judged"] == 1
         finally:
             follower.kill()
