@@ -2,9 +2,10 @@
 
 Every change is one transaction, committed before the method returns, and recorded in
 ``citeview.ops`` under its op id (made by the caller, or here): the same op id applied again
-stores nothing (:meth:`PgSession.apply` returns False). The server decides who may write what
+stores nothing (:meth:`PgSession.send` returns False). The server decides who may write what
 (row-level security, :mod:`.schema`); a refusal is a one-line :class:`SessionError`, an
-unreachable server a :class:`ServerUnreachable`.
+unreachable server a :class:`ServerUnreachable` (:mod:`.connection`). Projects are made by
+:mod:`.projects`; :class:`PgBackend` and :func:`copy_session` are re-exported here.
 """
 
 from __future__ import annotations
@@ -45,11 +46,13 @@ from citeview.session.model import (
     Reattached,
     ReviewState,
     citation_slots,
-    now_iso,
     reattach,
     rubric_labels,
 )
 from citeview.session.pg.address import Address, is_address, parse_address
+from citeview.session.pg.connection import Conn, ServerUnreachable, connect, server_error
+from citeview.session.pg.connection import guard as _guard
+from citeview.session.pg.projects import PgBackend, copy_cases, copy_session
 from citeview.session.pg.schema import SCHEMA_VERSION, migrate, server_version
 from citeview.session.protocol import ReviewStore, RowChange, SessionDataset, row_event
 from citeview.session.records import (
@@ -61,158 +64,8 @@ from citeview.session.records import (
 )
 from citeview.session.store_file import DOCUMENT_EXTRA
 
-Conn = psycopg.Connection[Any]
-
 _A = columns(ANNOTATION_FIELDS, "a")
 _R = columns(REVIEW_FIELDS, "r")
-
-
-class ServerUnreachable(SessionError):
-    """The server cannot be reached (down, network, restart): nothing of the write was kept;
-    send it again (same op id) when it is back."""
-
-
-def _one_line(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return text[0] if text else type(err).__name__
-
-
-def server_error(where: str, err: psycopg.Error) -> SessionError:
-    """``err`` as one line: refused (privileges, policies), unreachable, or another failure."""
-    if isinstance(err, pgerrors.InsufficientPrivilege):
-        return SessionError(f"{where}: refused by the server: {_one_line(err)}")
-    if isinstance(err, psycopg.OperationalError):
-        return ServerUnreachable(f"{where}: the server cannot be reached: {_one_line(err)}")
-    return SessionError(f"{where}: {_one_line(err)}")
-
-
-def connect(address: Address, *, readonly: bool = False) -> Conn:
-    """A connection for ``address`` (autocommit; writes are explicit transactions)."""
-    try:
-        conn = psycopg.connect(address.conninfo, autocommit=True,
-                               application_name="citeview")
-    except psycopg.Error as err:
-        raise server_error(address.text, err) from None
-    conn.read_only = readonly
-    return conn
-
-
-class PgBackend:
-    """Projects on PostgreSQL servers, by address (:mod:`.address`); a
-    :class:`~citeview.session.protocol.SessionBackend`."""
-
-    def exists(self, path: str) -> bool:
-        address = parse_address(path)
-        with _guard(path), connect(address, readonly=True) as conn:
-            if server_version(conn) == 0:
-                return False
-            row = conn.execute("SELECT 1 FROM citeview.projects WHERE name = %s",
-                               (address.project,)).fetchone()
-            return row is not None
-
-    def open(self, path: str, *, annotator: str = "", readonly: bool = False,
-             force: bool = False) -> PgSession:
-        return PgSession.open(path, annotator=annotator, readonly=readonly, force=force)
-
-    def create(self, path: str, cases: Dataset | Iterable[Case], *, annotator: str = "",
-               source: str | None = None, labels: Sequence[str] = DEFAULT_LABELS,
-               families: Sequence[str] = DEFAULT_FAMILIES, name: str | None = None,
-               overwrite: bool = False, blind: bool = False, overlap: int | None = None,
-               lease_seconds: int = 600) -> PgSession:
-        self.create_file(path, cases, source=source, labels=labels, families=families,
-                         name=name, overwrite=overwrite, blind=blind, overlap=overlap,
-                         lease_seconds=lease_seconds)
-        return self.open(path, annotator=annotator)
-
-    def create_file(self, path: str, cases: Dataset | Iterable[Case], *,
-                    source: str | None = None, labels: Sequence[str] = DEFAULT_LABELS,
-                    families: Sequence[str] = DEFAULT_FAMILIES, name: str | None = None,
-                    overwrite: bool = False, blind: bool = False, overlap: int | None = None,
-                    lease_seconds: int = 600, meta: dict[str, Any] | None = None) -> None:
-        """A new project (the database's schema installed or migrated first: an admin's or a
-        lead's job). The creator, unless a superuser, becomes its lead."""
-        address = parse_address(path)
-        if meta is None:
-            meta = {"name": name or address.project, "labels": list(labels), "blind": blind,
-                    "families": list(families), "created": now_iso()}
-            if source is not None:
-                meta["source"] = source
-        else:
-            blind = bool(meta.get("blind", False))
-        items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
-        with _guard(path), connect(address) as conn:
-            migrate(conn)
-            with conn.transaction():
-                try:
-                    with conn.transaction():
-                        conn.execute("SELECT citeview.create_project(%s, %s, %s, %s, %s, %s)",
-                                     (address.project, dumps_json(meta), blind, overlap,
-                                      lease_seconds, overwrite))
-                except pgerrors.UniqueViolation:
-                    raise SessionError(f"{path}: already exists (choose another name, or "
-                                       "--force to replace it)") from None
-                copy_cases(conn, path, address.project, items, 0)
-
-
-def copy_session(source: ReviewStore, path: str, *, overwrite: bool = False,
-                 overlap: int | None = None, lease_seconds: int = 600,
-                 blind: bool | None = None) -> None:
-    """A new project at ``path`` holding everything of ``source`` (a file, another project):
-    settings, cases, counts, annotations and reviews (``citeview import``/``merge`` into a
-    project, ``team create`` from a session)."""
-    meta = dict(source.meta)
-    extra = source.document_extra
-    if extra:
-        meta[DOCUMENT_EXTRA] = extra
-    if blind is not None:
-        meta["blind"] = blind
-    cases = (Case.from_dict(source.case_data(cid), cid) for cid in source.case_ids())
-    PgBackend().create_file(path, cases, overwrite=overwrite, overlap=overlap,
-                            lease_seconds=lease_seconds, meta=meta)
-    with PgSession.open(path) as target, target._tx() as fresh:
-        assert fresh
-        sizes = source.sizes()
-        if sizes:
-            target.conn.cursor().executemany(
-                "INSERT INTO citeview.case_stats (project, case_id, sizes) VALUES (%s, %s, %s)",
-                [(target.project, cid, list(v)) for cid, v in sizes.items()])
-        for ann in source.iter_annotations():
-            target._insert_annotation(ann, None)
-        for review in source.reviews():
-            target._apply_one(RowChange("review", review.case_id, review.annotator, None, False,
-                                        review), None)
-
-
-def copy_cases(conn: Conn, path: str, project: str, cases: Iterable[Case], first: int,
-               known: set[str] | None = None) -> list[str]:
-    """Write ``cases`` (new ids only, in order from position ``first``); their ids. COPY into
-    a temporary table, then one INSERT: COPY FROM does not take a table under row-level
-    security, and a lead's rows must pass its policy (inside the caller's transaction)."""
-    seen: set[str] = set() if known is None else known
-    added: list[str] = []
-    conn.execute("CREATE TEMPORARY TABLE IF NOT EXISTS citeview_new_cases "
-                 "(pos integer, id text, data text) ON COMMIT DROP")
-    with conn.cursor().copy("COPY citeview_new_cases (pos, id, data) FROM STDIN") as copy:
-        for case in cases:
-            if case.id in seen:
-                if known is None:
-                    raise SessionError(f"{path}: duplicate case ids in the input")
-                continue
-            seen.add(case.id)
-            copy.write_row((first + len(added), case.id, dumps_json(case.to_dict())))
-            added.append(case.id)
-    conn.execute("INSERT INTO citeview.cases (project, pos, id, data) SELECT %s, pos, id, data "
-                 "FROM citeview_new_cases ORDER BY pos", (project,))
-    conn.execute("DROP TABLE citeview_new_cases")
-    return added
-
-
-@contextmanager
-def _guard(where: str) -> Iterator[None]:
-    try:
-        yield
-    except psycopg.Error as err:
-        raise server_error(where, err) from None
 
 
 class PgSession:
@@ -970,6 +823,7 @@ def _typed(session: PgSession) -> ReviewStore:
     return session  # mypy checks that a PgSession is a ReviewStore
 
 
-__all__ = ["PgBackend", "PgSession", "ServerUnreachable", "connect", "copy_cases",
-           "server_error"]
+# PgBackend, copy_session and the connection's names are re-exported: callers import them here.
+__all__ = ["Conn", "PgBackend", "PgSession", "ServerUnreachable", "connect", "copy_cases",
+           "copy_session", "server_error"]
 

@@ -20,8 +20,9 @@ from psycopg import sql
 
 from citeview.session.errors import SessionError
 from citeview.session.pg.address import parse_address
+from citeview.session.pg.connection import Conn, connect, server_error
 from citeview.session.pg.schema import ANNOTATOR, LEAD, migrate
-from citeview.session.pg.store import Conn, PgSession, connect, server_error
+from citeview.session.pg.store import PgSession
 
 Kind = Literal["annotator", "lead"]
 
