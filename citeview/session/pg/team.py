@@ -140,13 +140,13 @@ def status(session: PgSession, *, per_case: bool = False) -> Status:
                 "state = 'leased' AND lease_until >= now() GROUP BY reviewer", (p,)):
             who(str(name)).held = int(held)
         histogram: dict[int, int] = {}
-        for n, count in conn.execute(
-                "SELECT n, count(*) FROM (SELECT c.id, (SELECT count(DISTINCT x.annotator) "
-                "FROM (SELECT annotator FROM citeview.reviews r WHERE r.project = c.project "
-                "AND r.case_id = c.id AND NOT r.late UNION SELECT annotator FROM "
-                "citeview.annotations a WHERE a.project = c.project AND a.case_id = c.id AND "
-                "NOT a.late) x) AS n FROM citeview.cases c WHERE c.project = %s) t "
-                "GROUP BY n ORDER BY n", (p,)):
+        for n, count in conn.execute(  # one pass over each table (hash joins), not a case
+                "SELECT n, count(*) FROM (SELECT c.id, count(DISTINCT x.annotator) AS n "
+                "FROM citeview.cases c LEFT JOIN (SELECT case_id, annotator FROM "
+                "citeview.reviews WHERE project = %s AND NOT late UNION SELECT case_id, "
+                "annotator FROM citeview.annotations WHERE project = %s AND NOT late) x "
+                "ON x.case_id = c.id WHERE c.project = %s GROUP BY c.id) t "
+                "GROUP BY n ORDER BY n", (p, p, p)):
             histogram[int(n)] = int(count)
         overlap = head[0]
         need = overlap if overlap is not None else max(1, sum(
@@ -169,13 +169,14 @@ def status(session: PgSession, *, per_case: bool = False) -> Status:
 def _case_reviewers(session: PgSession) -> dict[str, list[str]]:
     """Every case's reviewers in input order: who reviewed or judged it (not late)."""
     try:
+        p = session.project
         rows = session.conn.execute(
-            "SELECT c.id, coalesce((SELECT array_agg(DISTINCT x.annotator ORDER BY x.annotator) "
-            "FROM (SELECT annotator FROM citeview.reviews r WHERE r.project = c.project AND "
-            "r.case_id = c.id AND NOT r.late UNION SELECT annotator FROM citeview.annotations a "
-            "WHERE a.project = c.project AND a.case_id = c.id AND NOT a.late) x), '{}') "
-            "FROM citeview.cases c WHERE c.project = %s ORDER BY c.pos",
-            (session.project,)).fetchall()
+            "SELECT c.id, coalesce(array_agg(DISTINCT x.annotator ORDER BY x.annotator) "
+            "FILTER (WHERE x.annotator IS NOT NULL), '{}') FROM citeview.cases c LEFT JOIN "
+            "(SELECT case_id, annotator FROM citeview.reviews WHERE project = %s AND NOT late "
+            "UNION SELECT case_id, annotator FROM citeview.annotations WHERE project = %s AND "
+            "NOT late) x ON x.case_id = c.id WHERE c.project = %s GROUP BY c.id, c.pos "
+            "ORDER BY c.pos", (p, p, p)).fetchall()
     except psycopg.Error as err:
         raise server_error(session.path, err) from None
     return {str(cid): [str(n) for n in names] for cid, names in rows}
@@ -244,7 +245,7 @@ def status_json(found: Status) -> dict[str, Any]:
 
 
 def follow(session: PgSession, show: Callable[[Status], None], *,
-           stop: Callable[[], bool] = lambda: False, quiet: float = 0.2,
+           stop: Callable[[], bool] = lambda: False, quiet: float = 0.5,
            idle: float = 5.0, per_case: bool = False) -> None:
     """Call ``show`` with the status now, then again when it changed: looked at after each
     burst of changes other clients commit (``LISTEN citeview``; bursts within ``quiet``
