@@ -107,3 +107,15 @@ def test_a_reviewer_hears_the_leads_adjudications_settings_and_new_cases(pg: Any
         assert seen[-3:] == heard[:3]  # the subscribers were told too
         assert ana.labels == ("yes", "no") and ana.case_ids() == ["c1", "c2", "c3"]
         assert ana.annotation(own, ADJUDICATED).verdict == "unsupported"  # type: ignore[union-attr]
+
+
+def test_without_postgresql_the_team_tests_skip_but_fail_when_it_is_required(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.pg_cluster import missing
+
+    monkeypatch.delenv("CITEVIEW_REQUIRE_POSTGRES", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no initdb"):
+        missing("no initdb")
+    monkeypatch.setenv("CITEVIEW_REQUIRE_POSTGRES", "1")
+    with pytest.raises(pytest.fail.Exception, match="CITEVIEW_REQUIRE_POSTGRES=1 but no initdb"):
+        missing("no initdb")
