@@ -310,14 +310,22 @@ MIGRATION_1: list[str] = [
                   AND a.state = 'leased';
             RETURN citeview.expire_leases(p);
         END $$""",
-    # A verdict or review written by a reviewer whose lease was handed on meanwhile is kept,
-    # flagged late; a review set done closes the reviewer's lease (counted toward N).
+    # ``late``: kept but not counted toward N. A verdict or review written by a reviewer whose
+    # lease was handed on meanwhile, or (a project routed to N reviewers) by an annotator who
+    # was never handed the case, which would make it N + 1. A lead's rows always count (an
+    # adjudication is no review). A review set done closes the reviewer's lease.
     """CREATE FUNCTION citeview.mark_late() RETURNS trigger
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
+        DECLARE held text;
         BEGIN
-            NEW.late := EXISTS (SELECT 1 FROM citeview.assignments a
+            SELECT a.state INTO held FROM citeview.assignments a
                 WHERE a.project = NEW.project AND a.case_id = NEW.case_id
-                  AND a.reviewer = NEW.annotator AND a.state = 'expired');
+                  AND a.reviewer = NEW.annotator;
+            NEW.late := coalesce(held = 'expired', false) OR (
+                held IS NULL
+                AND (SELECT overlap FROM citeview.projects WHERE name = NEW.project) IS NOT NULL
+                AND EXISTS (SELECT 1 FROM citeview.members m WHERE m.project = NEW.project
+                            AND m.role = NEW.annotator AND m.kind = 'annotator'));
             RETURN NEW;
         END $$""",
     """CREATE FUNCTION citeview.review_done() RETURNS trigger
