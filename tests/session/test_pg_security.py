@@ -195,3 +195,5 @@ def test_a_write_sent_twice_is_stored_once(pg: Any) -> None:
         assert s.annotation(KEY).verdict == "supported"  # type: ignore[union-attr]
         assert len(s.annotations()) == 1 and len(seen) == 1
         assert not s.applied(str(uuid.uuid4()))
+        with pytest.raises(SessionError, match="not a UUID"):
+            s.put_annotation(Annotation(KEY, "ana", "unsupported"), op_id="op-1")

@@ -342,7 +342,10 @@ class PgSession:
         """One write transaction recorded under ``op_id``; yields False (and writes nothing
         more) when that op was applied before."""
         self._write()
-        op = uuid.UUID(str(op_id)) if op_id is not None else uuid.uuid4()
+        try:
+            op = uuid.UUID(str(op_id)) if op_id is not None else uuid.uuid4()
+        except ValueError:
+            raise SessionError(f"{self.path}: op id {op_id!r} is not a UUID") from None
         try:
             with self.conn.transaction():
                 row = self.conn.execute(
@@ -710,9 +713,13 @@ class PgSession:
 
     def applied(self, op_id: str | uuid.UUID) -> bool:
         """Whether the write of ``op_id`` is stored (an outbox asks before it forgets one)."""
+        try:
+            op = uuid.UUID(str(op_id))
+        except ValueError:
+            return False  # never accepted, so never stored
         with _guard(self.path):
             return self.conn.execute("SELECT 1 FROM citeview.ops WHERE op_id = %s",
-                                     (uuid.UUID(str(op_id)),)).fetchone() is not None
+                                     (op,)).fetchone() is not None
 
     def apply(self, changes: Sequence[RowChange], op_id: str | uuid.UUID | None = None) -> None:
         """:meth:`send` (the protocol's name)."""
