@@ -19,7 +19,7 @@ from citeview.session.pg.address import parse_address
 from citeview.session.pg.connection import Conn, connect
 from citeview.session.pg.connection import guard as _guard
 from citeview.session.pg.schema import migrate, server_version
-from citeview.session.protocol import ReviewStore, RowChange
+from citeview.session.protocol import ReviewStore
 from citeview.session.store_file import DOCUMENT_EXTRA
 
 if TYPE_CHECKING:
@@ -102,18 +102,8 @@ def copy_session(source: ReviewStore, path: str, *, overwrite: bool = False,
 
     PgBackend().create_file(path, cases, overwrite=overwrite, overlap=overlap,
                             lease_seconds=lease_seconds, meta=meta)
-    with PgSession.open(path) as target, target._tx() as fresh:
-        assert fresh
-        sizes = source.sizes()
-        if sizes:
-            target.conn.cursor().executemany(
-                "INSERT INTO citeview.case_stats (project, case_id, sizes) VALUES (%s, %s, %s)",
-                [(target.project, cid, list(v)) for cid, v in sizes.items()])
-        for ann in source.iter_annotations():
-            target._insert_annotation(ann, None)
-        for review in source.reviews():
-            target._apply_one(RowChange("review", review.case_id, review.annotator, None, False,
-                                        review), None)
+    with PgSession.open(path) as target:
+        target.fill_from(source)
 
 
 def copy_cases(conn: Conn, path: str, project: str, cases: Iterable[Case], first: int,

@@ -203,6 +203,13 @@ class PgSession:
             self._listener.close()
             self._listener = None
 
+    def __del__(self) -> None:
+        # A read-only view read again after it was closed holds a connection nobody closes
+        # (a window showing a project it could not review): closed with the view.
+        for conn in (getattr(self, "_conn", None), getattr(self, "_listener", None)):
+            if conn is not None and not conn.closed:
+                conn.close()
+
     def __enter__(self) -> PgSession:
         return self
 
@@ -784,6 +791,23 @@ class PgSession:
             (self.project, k.case_id, k.number, k.anchor, k.source_id, a.annotator, a.verdict,
              a.note, a.timestamp, a.claim, int(a.recovered), int(a.orphaned),
              dumps_json(a.extra), _uuid(op))).fetchone() is not None
+
+    def fill_from(self, source: ReviewStore) -> None:
+        """Write ``source``'s item counts, annotations and reviews as they are (a copy made
+        by :func:`~citeview.session.pg.projects.copy_session`), in one transaction."""
+        with self._tx() as fresh:
+            assert fresh  # a new op id
+            sizes = source.sizes()
+            if sizes:
+                self.conn.cursor().executemany(
+                    "INSERT INTO citeview.case_stats (project, case_id, sizes) "
+                    "VALUES (%s, %s, %s)",
+                    [(self.project, cid, list(v)) for cid, v in sizes.items()])
+            for ann in source.iter_annotations():
+                self._insert_annotation(ann, None)
+            for review in source.reviews():
+                self._apply_one(RowChange("review", review.case_id, review.annotator, None,
+                                          False, review), None)
 
     # ------------------------------------------------------------------ routing
 
