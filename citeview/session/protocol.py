@@ -53,7 +53,9 @@ Row = Annotation | CaseReview | Evidence | Correction
 
 # One write of an edit: a row to set (or delete, when ``new`` is None). An annotation is found
 # by (key, annotator, orphaned), a review by (case, annotator), evidence and a correction by
-# (case, ``ident``: the row's id; evidence also gives its ``key``).
+# (case, ``ident``: the row's id; evidence also gives its ``key``). ``op_id`` (a UUID the client
+# made) names the write so that a store on a server keeps it once when it is sent again (an
+# outbox replaying); a file or memory store has no use for it.
 @dataclass(slots=True, frozen=True)
 class RowChange:
     kind: RowKind
@@ -63,6 +65,7 @@ class RowChange:
     orphaned: bool
     new: Row | None
     ident: str = ""
+    op_id: str | None = None
 
 
 def row_event(change: RowChange) -> Change:
