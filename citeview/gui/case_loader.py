@@ -13,6 +13,7 @@ and the document drawn is kept when the analysis numbers the same citations.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections.abc import Callable
@@ -142,12 +143,20 @@ def first_phase(case: Case, dark: bool, font: str, analyser: Analyser | None = N
 def answer_first(case: Case, dark: bool, font: str) -> AnswerFirst:
     """The answer of ``case`` drawn with its well-formed markers as chips (in a worker): what a
     big case shows first."""
+    # The objects made here (citations, tokens, chips: tens of thousands) would be scanned by a
+    # cycle collection every 700 of them, again as they survive; they make no cycles (freed by
+    # their counts), so collections wait until the drawing is done (10 ms of 100).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         spans = [(c.start, c.end) for c in extract_citations(case.answer)]
         return AnswerFirst(spans, prepare_document(render_parts(case.answer, spans), dark, font))
     except Exception as err:  # a bug must not leave the window stuck on "Loading"
         raise RuntimeError(
             f"cannot show case {case.id!r}: {type(err).__name__}: {err}") from err
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def prepare_first(case: Case, analyser: Analyser | None = None) -> SourceFirst:
