@@ -56,6 +56,7 @@ CASE_WORK = "case"  # the key of the ops building and linting the case shown
 AHEAD_WORK = "ahead"  # the key of the op building the next case ahead
 LOADING_DELAY_MS = 150  # a case not shown by then says "Loading"
 LEXER_WORK = "lexer"  # the key of the op choosing the shown source's lexer
+EARLY_WORK = "early"  # the key of the op drawing an input's answer before the input is read
 
 
 @dataclass(slots=True)
@@ -292,6 +293,13 @@ class CaseLoader(QObject):
         # case is built), and the rest of the case started once it is painted.
         self._drawn: list[tuple[int, int]] | None = None
         self._rest_later = AfterPaint(self._build_rest, self)
+        # An input's answer drawn before the input is read (see draw_early): what it was drawn
+        # from and as, the chip clicked meanwhile, and the opening of the input after its paint.
+        self._early: tuple[Build, AnswerFirst] | None = None
+        self._clicked: int | None = None
+        self._then: Callable[[], None] | None = None
+        self._open_later = AfterPaint(self._open_input, self)
+        self._shows = 0  # cases asked for so far (an answer drawn early is shown if none since)
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -309,6 +317,9 @@ class CaseLoader(QObject):
         self._ahead_later.cancel()  # (asked again once this case shows)
         self._rest_later.cancel()
         self._drawn = None
+        self._shows += 1
+        early, self._early = self._early, None
+        clicked, self._clicked = self._clicked, None
         self._release_lint()
         self.state.set_case_index(index)
         self.progress.show_case(case.id)
@@ -330,6 +341,16 @@ class CaseLoader(QObject):
         if inline and ahead is not None and ahead[0] == build:
             ops.cancel(self, CASE_WORK)  # nothing older lands after it
             self._on_first(ahead[1])  # built ahead, from the same case, policy and look
+            return
+        if (early is not None and not inline and case_size(case) >= SMALL_CASE
+                and early[0].case.answer == case.answer
+                and (early[0].dark, early[0].font) == (build.dark, build.font)):
+            # Its answer is drawn already (read ahead of the input): the rest of it now.
+            ops.cancel(self, CASE_WORK)
+            self._drawn = early[1].spans
+            if clicked is not None and self._pending == (0, 0):
+                self._pending = (clicked, 0)
+            self._build_rest()
             return
         if not inline and case_size(case) >= SMALL_CASE:
             # A big case: its answer first (reading and resolving its material takes seconds).
@@ -396,8 +417,51 @@ class CaseLoader(QObject):
     def chip_before_view(self, index: int) -> None:
         """A chip of an answer drawn first, clicked while its case is built: that citation is
         the one made active once it is (its source and span shown then)."""
-        if self.state.view is None and self._drawn is not None and self._pending is not None:
-            self._pending = (index, 0)
+        if self.state.view is None and self._drawn is not None:
+            self._clicked = index  # (drawn before the input was read: kept for its case)
+            if self._pending is not None:
+                self._pending = (index, 0)
+
+    def draw_early(self, answer: str, then: Callable[[], None]) -> None:
+        """Draw ``answer``, read ahead of the big input it is the answer of, before that input
+        is read and checked whole; ``then`` opens the input once the drawing is painted (or
+        at once if it cannot be drawn). The case shown next keeps the drawing when its answer
+        is this one."""
+        self._ahead_later.cancel()
+        self._rest_later.cancel()
+        self._release_lint()
+        self.state.set_view(None)
+        self.state.set_active(None, self.state.active_source)
+        build = self._build(Case("", answer))
+        shows = self._shows
+        self._then = then
+
+        def drawn(first: AnswerFirst) -> None:
+            if self._shows == shows:  # (no case asked for since)
+                self.panes.answer.set_prepared(first.prepared, [])
+                self._early = (build, first)
+                self._drawn = first.spans
+                self._pending = None
+            self._open_later.request()
+
+        # (its own key: a case asked for meanwhile must not drop the opening of the input)
+        (BackgroundOp(self, build.answer_first, key=EARLY_WORK)
+         .success(drawn).failure(lambda _err: self._open_input()).run())
+
+    def _open_input(self) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            then()
+
+    def forget_early(self) -> None:
+        """The input whose answer was drawn early could not be opened (told already): the case
+        shown before it again, or nothing."""
+        self._early = self._drawn = self._clicked = None
+        dataset = self.state.dataset
+        if dataset is not None and 0 <= self.state.case_index < len(dataset):
+            self.show_case(self.state.case_index)
+        else:
+            self.panes.answer.clear_content("")
 
     def _on_first(self, first: SourceFirst) -> None:
         """First phase: the source the first citation cites is shown (filled in pieces), then
@@ -451,6 +515,8 @@ class CaseLoader(QObject):
         """Nothing built or linted now may land (the window closes)."""
         self._ahead_later.cancel()
         self._rest_later.cancel()
+        self._open_later.cancel()
+        self._then = None
         self._release_lint()
         ops.cancel(self)
 

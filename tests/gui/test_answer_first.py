@@ -1,7 +1,8 @@
 """A big case's answer is drawn first (issue #24): its chips, placed by the marker parse, are
-painted before the material is read, the source shown or the tables filled. What follows keeps
-that answer (each chip taking the look its citation turns out to have), and a chip clicked
-meanwhile ends with its span highlighted and in view once the material is ready."""
+painted before the material is read, the source shown or the tables filled (a big case file's
+answer even before the file is read whole). What follows keeps that answer (each chip taking
+the look its citation turns out to have), and a chip clicked meanwhile ends with its span
+highlighted and in view once the material is ready."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import QTextCursor
 
 from citeview.core.markers import DELIMITER, START, STOP
-from citeview.gui import case_loader
+from citeview.gui import case_loader, opening
 from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled, view_state
 
@@ -88,6 +89,16 @@ class FirstAnswerPaint(QObject):
         return False
 
 
+@pytest.fixture(params=["read first", "answer read ahead"])
+def early(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Whether the case file counts as big enough to have its answer read ahead of the rest
+    and drawn before the file is read whole (the test files are smaller than real ones)."""
+    if request.param == "answer read ahead":
+        monkeypatch.setattr(opening, "EARLY_ANSWER_BYTES", 0)
+        return True
+    return False
+
+
 @pytest.fixture
 def held_material(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """The case's material is read only once the returned event is set (a slow disk, a big
@@ -105,7 +116,8 @@ def held_material(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 
 
 def test_the_answer_with_its_chips_paints_before_the_source_and_the_tables(
-        qtbot, tmp_path: Path, big_case: Path, held_material: threading.Event) -> None:
+        qtbot, tmp_path: Path, big_case: Path, held_material: threading.Event,
+        early: bool) -> None:
     win = window(qtbot, tmp_path)
     first = FirstAnswerPaint(win, CITATIONS)
     assert win.open_path(str(big_case))
@@ -149,7 +161,8 @@ def scroll_to_chip(qtbot, win: MainWindow, index: int) -> None:  # type: ignore[
 
 
 def test_a_chip_clicked_before_the_material_is_read_shows_its_span_once_it_is(
-        qtbot, tmp_path: Path, big_case: Path, held_material: threading.Event) -> None:
+        qtbot, tmp_path: Path, big_case: Path, held_material: threading.Event,
+        early: bool) -> None:
     win = window(qtbot, tmp_path)
     assert win.open_path(str(big_case))
     qtbot.waitUntil(lambda: win.answer.placed_chips() == CITATIONS, timeout=30_000)
@@ -173,7 +186,7 @@ def test_a_chip_clicked_before_the_material_is_read_shows_its_span_once_it_is(
 
 
 def test_a_citation_only_the_analysis_recovers_gets_its_chip_when_the_case_is_built(
-        qtbot, tmp_path: Path) -> None:
+        qtbot, tmp_path: Path, early: bool) -> None:
     # A marker written as literal escapes (\ue200...) is not a marker to the marker parse;
     # the analysis recovers it: the answer drawn first had no chip for it, the built one has.
     literal = r"\ue200cite\ue202turn0file0\ue202L7\ue201"
@@ -189,3 +202,24 @@ def test_a_citation_only_the_analysis_recovers_gets_its_chip_when_the_case_is_bu
     assert labels[:20] == [str(i + 1) for i in range(20)]
     assert labels[21:] == [str(i + 1) for i in range(21, 41)]
     assert len(win.view.citations) == 41
+
+
+def test_a_file_whose_answer_was_drawn_but_that_is_no_case_is_told_and_not_shown(
+        qtbot, tmp_path: Path, big_case: Path, messages, monkeypatch: pytest.MonkeyPatch,
+        ) -> None:
+    monkeypatch.setattr(opening, "EARLY_ANSWER_BYTES", 0)
+    # Its answer can be read ahead, but the file is no JSON (a value cut short at its end).
+    text = big_case.read_text(encoding="utf-8")
+    broken = tmp_path / "broken.case.json"
+    broken.write_text(text[:-1] + ', "n": tru}', encoding="utf-8")
+    win = window(qtbot, tmp_path)
+    assert win.open_path(str(big_case))  # a case shown before
+    qtbot.waitUntil(lambda: is_settled(win), timeout=60_000)
+    win.open_path(str(broken))
+    qtbot.waitUntil(lambda: bool(messages.errors), timeout=30_000)
+    assert "invalid JSON" in messages.errors[-1] and "broken.case.json" in messages.errors[-1]
+    # The case shown before is shown again, whole; nothing of the broken file stays.
+    qtbot.waitUntil(lambda: is_settled(win), timeout=60_000)
+    assert win.state.path == str(big_case)
+    assert win.answer.placed_chips() == CITATIONS and len(win.view.citations) == CITATIONS
+    assert view_state(win)["source_id"] == "turn0file0"
