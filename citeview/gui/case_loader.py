@@ -444,9 +444,12 @@ class CaseLoader(QObject):
                 self._pending = None
             self._open_later.request()
 
-        # (its own key: a case asked for meanwhile must not drop the opening of the input)
+        # Drawn here, now: the window has nothing else to do before it shows the new input (a
+        # worker's drawing took 4-6x its CPU time in wall time, handing the GIL to and fro with
+        # the event loop on a busy machine); read in a worker after the paint. (Its own key: a
+        # case asked for meanwhile must not drop the opening of the input.)
         (BackgroundOp(self, build.answer_first, key=EARLY_WORK)
-         .success(drawn).failure(lambda _err: self._open_input()).run())
+         .success(drawn).failure(lambda _err: self._open_later.request()).run(here=True))
 
     def _open_input(self) -> None:
         then, self._then = self._then, None
