@@ -142,8 +142,8 @@ def first_phase(case: Case, dark: bool, font: str, analyser: Analyser | None = N
 
 
 def answer_first(case: Case, dark: bool, font: str) -> AnswerFirst:
-    """The answer of ``case`` drawn with its well-formed markers as chips (in a worker): what a
-    big case shows first."""
+    """The answer of ``case`` drawn with its well-formed markers as chips (in a worker; on the
+    GUI thread for an input's answer read ahead): what a big case shows first."""
     # The objects made here (citations, tokens, chips: tens of thousands) would be scanned by a
     # cycle collection every 700 of them, again as they survive; they make no cycles (freed by
     # their counts), so collections wait until the drawing is done (10 ms of 100).
@@ -299,7 +299,6 @@ class CaseLoader(QObject):
         self._clicked: int | None = None
         self._then: Callable[[], None] | None = None
         self._open_later = AfterPaint(self._open_input, self)
-        self._shows = 0  # cases asked for so far (an answer drawn early is shown if none since)
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -317,7 +316,6 @@ class CaseLoader(QObject):
         self._ahead_later.cancel()  # (asked again once this case shows)
         self._rest_later.cancel()
         self._drawn = None
-        self._shows += 1
         early, self._early = self._early, None
         clicked, self._clicked = self._clicked, None
         self._release_lint()
@@ -433,21 +431,18 @@ class CaseLoader(QObject):
         self.state.set_view(None)
         self.state.set_active(None, self.state.active_source)
         build = self._build(Case("", answer))
-        shows = self._shows
         self._then = then
 
         def drawn(first: AnswerFirst) -> None:
-            if self._shows == shows:  # (no case asked for since)
-                self.panes.answer.set_prepared(first.prepared, [])
-                self._early = (build, first)
-                self._drawn = first.spans
-                self._pending = None
+            self.panes.answer.set_prepared(first.prepared, [])
+            self._early = (build, first)
+            self._drawn = first.spans
+            self._pending = None
             self._open_later.request()
 
         # Drawn here, now: the window has nothing else to do before it shows the new input (a
         # worker's drawing took 4-6x its CPU time in wall time, handing the GIL to and fro with
-        # the event loop on a busy machine); read in a worker after the paint. (Its own key: a
-        # case asked for meanwhile must not drop the opening of the input.)
+        # the event loop on a busy machine); read in a worker after the paint.
         (BackgroundOp(self, build.answer_first, key=EARLY_WORK)
          .success(drawn).failure(lambda _err: self._open_later.request()).run(here=True))
 
