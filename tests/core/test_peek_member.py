@@ -32,7 +32,7 @@ def expected(text: bytes) -> str | None:
     return answer if isinstance(answer, str) else None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(members=st.lists(st.tuples(KEYS, VALUES), max_size=6), ascii_only=st.booleans(),
        indent=st.sampled_from([None, 0, 2]))
 def test_the_member_is_what_the_whole_parse_gives(members: list[tuple[str, Any]],
@@ -51,7 +51,7 @@ def test_the_member_is_what_the_whole_parse_gives(members: list[tuple[str, Any]]
     assert peek_json_member(text, "answer") == expected(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(cut=st.integers(min_value=0, max_value=200), answer=TRICKY)
 def test_a_cut_or_followed_object_gives_nothing(cut: int, answer: str) -> None:
     whole = json.dumps({"id": "c", "answer": answer, "tool_outputs": ["x" * 50]}).encode()

@@ -35,7 +35,7 @@ def chips_of(n: int, looks: list[int]) -> list[Chip]:
     return out
 
 
-@settings(max_examples=120, deadline=None,
+@settings(max_examples=80, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(parts=st.lists(PIECES, max_size=25), looks=st.lists(st.integers(0, 3), max_size=5),
        neutral=st.booleans())
