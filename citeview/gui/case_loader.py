@@ -446,6 +446,15 @@ class CaseLoader(QObject):
         (BackgroundOp(self, build.answer_first, key=EARLY_WORK)
          .success(drawn).failure(lambda _err: self._open_later.request()).run(here=True))
 
+    def cancel_early(self) -> bool:
+        """Another input is opened: an input whose answer was drawn early is not opened after
+        its paint (its drawing gives way to what is shown next). Whether one was."""
+        dropped = self._then is not None or self._early is not None
+        self._open_later.cancel()
+        self._then = None
+        self._early = None
+        return dropped
+
     def _open_input(self) -> None:
         then, self._then = self._then, None
         if then is not None:

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.gui import message
+from citeview.gui import message, ops
 from citeview.gui.navigation import select_row
 from citeview.gui.ops import BackgroundOp
 from citeview.gui.tables import fit_columns
@@ -87,9 +87,15 @@ class InputOpener(QObject):
         """Open any input format; errors are told. Returns True on success (a big case file
         whose answer is drawn first: once drawn; the input is read after its paint, and a
         failure to open it then is told as any)."""
+        # A big file opened before and still being read is not opened over this one.
+        ops.cancel(self, READ_WORK)
+        dropped = self.loader.cancel_early()
         if case_id is None and self._answer_early(path):
             return True
-        return self._open_now(path, case_id)
+        opened = self._open_now(path, case_id)
+        if not opened and dropped:
+            self.loader.forget_early()  # (its answer drawn must not stay)
+        return opened
 
     def _answer_early(self, path: str) -> bool:
         """A big JSON case file opened for the first time: its answer, read ahead of the rest

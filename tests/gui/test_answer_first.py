@@ -223,3 +223,21 @@ def test_a_file_whose_answer_was_drawn_but_that_is_no_case_is_told_and_not_shown
     assert win.state.path == str(big_case)
     assert win.answer.placed_chips() == CITATIONS and len(win.view.citations) == CITATIONS
     assert view_state(win)["source_id"] == "turn0file0"
+
+
+def test_a_file_opened_while_a_big_one_is_read_is_the_one_shown(
+        qtbot, tmp_path: Path, big_case: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(opening, "EARLY_ANSWER_BYTES", 0)
+    small = tmp_path / "small.case.json"
+    small.write_text(json.dumps({"id": "small", "answer": "One claim" + cite("turn0file0", "L1")
+                                 + ".", "tool_outputs": [
+        f"Citation Marker: {START}cite{DELIMITER}turn0file0{STOP}\n\n[L1] remote work"]},
+        ensure_ascii=False), encoding="utf-8")
+    win = window(qtbot, tmp_path)
+    assert win.open_path(str(big_case))  # its answer drawn; the file read after that paint
+    assert win.answer.placed_chips() == CITATIONS
+    assert win.open_path(str(small))  # asked for next: the big one is not opened over it
+    qtbot.waitUntil(lambda: is_settled(win), timeout=60_000)
+    qtbot.wait(300)
+    assert win.state.path == str(small)
+    assert win.view.case.id == "small" and win.answer.placed_chips() == 1
