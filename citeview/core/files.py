@@ -366,6 +366,113 @@ def parse_json(text: str, where: str, *, syntax: SyntaxMessage | None = None) ->
     return value
 
 
+_WS_RE = re.compile(rb"[ \t\n\r]*")
+_SCALAR_RE = re.compile(rb"[^,}\]\s]*")
+_NESTING_RE = re.compile(rb'["{}\[\]]')
+
+
+def peek_json_member(data: bytes, key: str) -> str | None:
+    """The string a top-level member ``key`` of the one JSON object ``data`` holds (its last,
+    as :func:`json.loads` keeps), found without decoding the rest: a big case's answer read
+    ahead of its material. None when ``data`` is not one JSON object (an array, JSON lines,
+    anything else), has no such string member, or is found malformed on the way; a peek, not
+    a check: the whole input is still read and checked as it always is."""
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    n = len(data)
+    i = _ws_end(data, 0)
+    if i >= n or data[i] != 0x7B:  # {
+        return None
+    i = _ws_end(data, i + 1)
+    found: tuple[int, int] | None = None
+    if i < n and data[i] == 0x7D:  # } an empty object
+        i += 1
+    else:
+        while True:
+            end = _string_end(data, i)
+            if end is None:
+                return None
+            try:
+                name = json.loads(data[i:end])
+            except ValueError:
+                return None
+            i = _ws_end(data, end)
+            if i >= n or data[i] != 0x3A:  # :
+                return None
+            i = _ws_end(data, i + 1)
+            end = _value_end(data, i)
+            if end is None:
+                return None
+            if name == key:
+                found = (i, end) if data[i] == 0x22 else None  # a string, else none
+            i = _ws_end(data, end)
+            if i < n and data[i] == 0x2C:  # ,
+                i = _ws_end(data, i + 1)
+                continue
+            if i < n and data[i] == 0x7D:  # }
+                i += 1
+                break
+            return None
+    if found is None or _ws_end(data, i) != n:
+        return None
+    try:
+        value = json.loads(data[found[0]:found[1]])
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _ws_end(data: bytes, i: int) -> int:
+    m = _WS_RE.match(data, i)
+    return m.end() if m is not None else i
+
+
+def _string_end(data: bytes, i: int) -> int | None:
+    """Where the JSON string starting at ``data[i]`` ends (after its closing quote)."""
+    if i >= len(data) or data[i] != 0x22:
+        return None
+    j = i + 1
+    while True:
+        q = data.find(b'"', j)
+        if q < 0:
+            return None
+        k = q - 1
+        while data[k] == 0x5C:  # an escaped quote is preceded by an odd run of backslashes
+            k -= 1
+        if (q - 1 - k) % 2 == 0:
+            return q + 1
+        j = q + 1
+
+
+def _value_end(data: bytes, i: int) -> int | None:
+    """Where the JSON value starting at ``data[i]`` ends (strings skipped whole)."""
+    if i >= len(data):
+        return None
+    c = data[i]
+    if c == 0x22:
+        return _string_end(data, i)
+    if c not in (0x7B, 0x5B):  # a number, true, false, null
+        m = _SCALAR_RE.match(data, i)
+        return m.end() if m is not None and m.end() > i else None
+    depth = 0
+    j = i
+    while True:
+        found = _NESTING_RE.search(data, j)
+        if found is None:
+            return None
+        j = found.start()
+        c = data[j]
+        if c == 0x22:
+            end = _string_end(data, j)
+            if end is None:
+                return None
+            j = end
+            continue
+        depth += 1 if c in (0x7B, 0x5B) else -1
+        j += 1
+        if depth == 0:
+            return j
+
+
 def json_value_error(err: ValueError) -> str:
     """A parser's ValueError that is not a syntax error, in a few words."""
     msg = str(err)

@@ -30,10 +30,12 @@ from citeview.gui.answer_render import (
     CHIP_KEY,
     CHIP_SCHEME,
     FLAG_CLASS,
-    TAG_RE,
+    ChipFound,
+    RenderedAnswer,
     chip_colours,
     problem_colour,
     stylesheet,
+    text_spaces,
 )
 
 
@@ -87,12 +89,19 @@ class ChipPainter:
 
     def paint_block(self, block: QTextBlock) -> None:
         """Set the looks of the chips in ``block`` (the caller has Qt lay it out again)."""
+        chips, order = self.chips, self.order
+        k = bisect_left(order, block.position(), key=lambda i: chips[i][0])
+        self._paint(block, k)
+
+    def _paint(self, block: QTextBlock, k: int) -> int:
+        """Set the looks of the chips in ``block`` from ``order[k]`` (the first in it, if any
+        is); the order's position after them."""
         start = block.position()
         end = start + block.length()
         chips, order, styles = self.chips, self.order, self.styles
-        k = bisect_left(order, start, key=lambda i: chips[i][0])
         ranges = []
-        while k < len(order):
+        n = len(order)
+        while k < n:
             index = order[k]
             s, e = chips[index]
             if s >= end:
@@ -107,16 +116,15 @@ class ChipPainter:
                 ranges.append(_range(s - start + mark + 1, e - s - mark - 1, base))
             k += 1
         block.layout().setFormats(ranges)
+        return k
 
     def paint_all(self, document: QTextDocument) -> None:
-        """Every chip's look, block by block (a new document, or another palette)."""
+        """Every chip's look, block by block (a new document, or another palette): the chips
+        in reading order, each block found once."""
         chips, order = self.chips, self.order
         k = 0
         while k < len(order):
-            block = document.findBlock(chips[order[k]][0])
-            self.paint_block(block)
-            end = block.position() + block.length()
-            k = bisect_left(order, end, key=lambda i: chips[i][0])
+            k = self._paint(document.findBlock(chips[order[k]][0]), k)
 
 
 def _range(start: int, length: int, fmt: QTextCharFormat) -> QTextLayout.FormatRange:
@@ -149,7 +157,8 @@ class PreparedDocument:
         self.painter = painter
 
 
-def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedDocument:
+def prepare_document(body_html: str | RenderedAnswer, dark: bool, font: QFont | str
+                     ) -> PreparedDocument:
     """Parse the answer HTML into a document, find its chips and paint them. Safe in a worker
     thread (QTextDocument is reentrant): the costly parse of a huge answer stays off the GUI
     thread. The document is handed over to the GUI thread's ownership.
@@ -158,7 +167,9 @@ def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedD
     no-break spaces, so once the chips' anchors are taken out of the HTML, the n-th no-break
     space of the HTML's text is the n-th of the document's. Where the document does not bear
     that out (a model's own no-break spaces where Qt reads them otherwise), the anchors stay
-    in and the chips are found by them."""
+    in and the chips are found by them. ``body_html``: the HTML of
+    :func:`~citeview.gui.answer_render.render_answer`, or its pieces
+    (:func:`~citeview.gui.answer_render.render_parts`: the chips known without a search)."""
     doc = _SafeDocument()
     if isinstance(font, str):
         f = QFont()
@@ -168,15 +179,19 @@ def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedD
     doc.setDocumentMargin(12)
     doc.setUndoRedoEnabled(False)
     doc.setDefaultStyleSheet(stylesheet(dark))
-    stripped, found = _strip_chips(body_html)
+    if isinstance(body_html, RenderedAnswer):
+        stripped, found = body_html.html, body_html.found
+    else:
+        stripped, found = _strip_chips(body_html)
     doc.setHtml(stripped)
     chips = _chips_by_spaces(doc, found)
     if chips is None:
-        doc.setHtml(body_html)
+        doc.setHtml(body_html.anchored() if isinstance(body_html, RenderedAnswer)
+                    else body_html)
         chips = _find_chips(doc)
     styles = [(CHIP_KEY[""], -1)] * len(chips)
     for index, _, cls, text in found:
-        if index < len(styles):
+        if cls and index < len(styles):  # (no class: the default look)
             styles[index] = style_of(cls, text)
     painter = ChipPainter(chips, styles, dark)
     painter.paint_all(doc)  # no layout yet: the view's first layout takes them in
@@ -194,20 +209,15 @@ def prepare_document(body_html: str, dark: bool, font: QFont | str) -> PreparedD
 
 _CHIP_TAG_RE = re.compile(f'<a href="{CHIP_SCHEME}:(\\d+)"(?: class="([a-z]*)")?>([^<]*)</a>')
 
-# A chip found in the HTML: (index, ordinal of its first no-break space among the HTML text's,
-# class, label without its no-break spaces)
-_Found = tuple[int, int, str, str]
-
-
-def _strip_chips(body_html: str) -> tuple[str, list[_Found]]:
+def _strip_chips(body_html: str) -> tuple[str, list[ChipFound]]:
     """The HTML without the chips' anchors (their text kept), and the chips it held."""
-    found: list[_Found] = []
+    found: list[ChipFound] = []
     pieces: list[str] = []
     pos = 0
     spaces = 0  # no-break spaces in the HTML's text so far
     for m in _CHIP_TAG_RE.finditer(body_html):
         between = body_html[pos:m.start()]
-        spaces += _text_spaces(between)
+        spaces += text_spaces(between)
         inner = m.group(3)
         label = html.unescape(inner).strip("\u00a0")
         found.append((int(m.group(1)), spaces, m.group(2) or "", label))
@@ -219,28 +229,24 @@ def _strip_chips(body_html: str) -> tuple[str, list[_Found]]:
     return "".join(pieces), found
 
 
-def _text_spaces(fragment: str) -> int:
-    """No-break spaces in the text of an HTML fragment (not in its tags' attributes)."""
-    n = fragment.count("\u00a0")
-    if n and "<" in fragment:
-        n -= sum(tag.count("\u00a0") for tag in TAG_RE.findall(fragment))
-    return n
-
-
-def _chips_by_spaces(doc: QTextDocument, found: list[_Found]) -> list[tuple[int, int]] | None:
+def _chips_by_spaces(doc: QTextDocument, found: list[ChipFound]
+                     ) -> list[tuple[int, int]] | None:
     """Chip positions from the document's no-break spaces (see :func:`prepare_document`), or
-    None when the document's do not match the HTML's."""
+    None when the document's do not match the HTML's: a chip's two spaces must be there, in
+    order, around its label."""
     raw = doc.toRawText()
     spaces = [m.start() for m in _NBSP_RE.finditer(raw)]
-    chips = [(-1, -1)] * (max((f[0] for f in found), default=-1) + 1)
-    last = -1
-    for index, ordinal, _, text in found:
-        if ordinal + 1 >= len(spaces) or ordinal <= last:
-            return None
-        s, e = spaces[ordinal], spaces[ordinal + 1]
-        if raw[s + 1:e] != text or chips[index][0] >= 0:
-            return None
-        last = ordinal + 1
+    ordinals = [f[1] for f in found]
+    indices = [f[0] for f in found]
+    if ordinals and (ordinals[-1] + 1 >= len(spaces) or len(set(indices)) != len(indices)
+                     or any(b <= a + 1 for a, b in zip(ordinals, ordinals[1:], strict=False))):
+        return None
+    starts = [spaces[o] for o in ordinals]
+    ends = [spaces[o + 1] for o in ordinals]
+    if [raw[s + 1:e] for s, e in zip(starts, ends, strict=True)] != [f[3] for f in found]:
+        return None
+    chips = [(-1, -1)] * (max(indices, default=-1) + 1)
+    for index, s, e in zip(indices, starts, ends, strict=True):
         chips[index] = (s, e + 1)
     if not raw.isascii() and len(raw.encode("utf-16-le")) != 2 * len(raw):
         u16 = Utf16Map(raw)

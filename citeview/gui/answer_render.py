@@ -22,7 +22,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from citeview.core.markers import DELIMITER, START, STOP
-from citeview.core.numbering import index_of
+from citeview.core.numbering import index_of, number_at
 from citeview.lexers import VISIBLE_START, VISIBLE_STOP
 
 # Sentinels standing in for citations while markdown-it parses the answer. Private-use
@@ -204,11 +204,19 @@ def problem_colour(dark: bool = False) -> str:
 
 def chip_html(chip: Chip, dark: bool = False) -> str:
     """The chip's anchor: its label between two no-break spaces, its look named by its class."""
-    cls = chip_class(chip)
+    return chip_anchor(chip.index, chip_class(chip), chip_inner(chip.text))
+
+
+def chip_inner(label: str) -> str:
+    """A chip's text in the HTML: its label (escaped) between two no-break spaces."""
+    return f"\u00a0{label if label.isdigit() else html.escape(label)}\u00a0"
+
+
+def chip_anchor(index: int, cls: str, inner: str) -> str:
+    """Chip ``index``'s anchor around its text (:func:`chip_inner`), its look named by
+    ``cls``."""
     attr = f' class="{cls}"' if cls else ""
-    text = chip.text
-    return (f'<a href="{CHIP_SCHEME}:{chip.index}"{attr}>\u00a0'
-            f'{text if text.isdigit() else html.escape(text)}\u00a0</a>')
+    return f'<a href="{CHIP_SCHEME}:{index}"{attr}>{inner}</a>'
 
 
 def _markdown() -> MarkdownIt:
@@ -271,8 +279,91 @@ def render_answer(answer: str, spans: Sequence[tuple[int, int]], chips: Sequence
                   dark: bool = False) -> str:
     """HTML body for the answer pane: Markdown rendered, citation ``spans`` (code points, reading
     order) replaced by ``chips`` (same order)."""
+    return render_parts(answer, spans, chips, dark).anchored()
+
+
+# A chip in the rendered answer: (index, ordinal of its first no-break space among the no-break
+# spaces of the HTML's text, class (:func:`chip_class`), label).
+ChipFound = tuple[int, int, str, str]
+
+
+@dataclass(slots=True, frozen=True)
+class RenderedAnswer:
+    """The rendered answer in pieces: ``texts[k]`` is the HTML before chip slot ``k`` (and the
+    last one after the last slot); ``slots[k]`` is that chip's (index, class, label HTML between
+    its two no-break spaces), or None where its citation has no chip. ``found`` lists the chips
+    as the answer document finds them by their no-break spaces."""
+
+    texts: list[str]
+    slots: list[tuple[int, str, str] | None]
+    found: list[ChipFound]
+
+    @property
+    def html(self) -> str:
+        """The HTML with each chip's label bare (what the answer document imports)."""
+        out = [self.texts[0]]
+        for slot, text in zip(self.slots, self.texts[1:], strict=True):
+            if slot is not None:
+                out.append(slot[2])
+            out.append(text)
+        return "".join(out)
+
+    def anchored(self) -> str:
+        """The HTML with each chip as its anchor (:func:`chip_html`)."""
+        out = [self.texts[0]]
+        for slot, text in zip(self.slots, self.texts[1:], strict=True):
+            if slot is not None:
+                out.append(chip_anchor(*slot))
+            out.append(text)
+        return "".join(out)
+
+
+def render_parts(answer: str, spans: Sequence[tuple[int, int]],
+                 chips: Sequence[Chip] | None = None, dark: bool = False) -> RenderedAnswer:
+    """:func:`render_answer` in pieces, the chips found as it goes (no anchor is written to be
+    searched for again). ``chips`` None: every citation's chip as it first shows, its number
+    in the resolved look (the answer painted before its citations are resolved)."""
     body = _md().render(with_sentinels(answer, spans))
-    return _flatten_inline(_replace_sentinels(body, chips, dark))
+    # Only in text between tags: a sentinel that ended up in an attribute (a fence's info
+    # string) is dropped rather than injected into markup. (Text holds no "<": markdown-it
+    # escapes it, so every "<" starts a tag.)
+    if _SENTINEL_IN_TAG_RE.search(body) is not None:
+        body = _TAG_WITH_SENTINEL_RE.sub(lambda m: _SENTINEL_RE.sub("", m.group(0)), body)
+    # Adjacent chips get a thin space between them, or they read as one chip.
+    body = _ADJACENT_RE.sub(_CLOSE + "\u2009", body)
+    n = len(spans) if chips is None else len(chips)
+    pieces = _SENTINEL_RE.split(body)
+    indices = [int(i) for i in pieces[1::2]]
+    # (The chips' anchors count as tags of the HTML, as they are once written.)
+    flat = _flatten_inline(body, 2 * sum(1 for i in indices if i < n))
+    if flat is not body and flat != body:  # (sentinels are text: never dropped)
+        pieces = _SENTINEL_RE.split(flat)
+    texts = pieces[0::2]
+    slots: list[tuple[int, str, str] | None] = []
+    found: list[ChipFound] = []
+    spaces = text_spaces(texts[0])
+    for i, text in zip(indices, texts[1:], strict=True):
+        if i < n:
+            if chips is None:
+                cls, label = "", str(number_at(i))
+            else:
+                cls, label = chip_class(chips[i]), chips[i].text
+            inner = chip_inner(label)
+            found.append((i, spaces, cls, label))
+            slots.append((i, cls, inner))
+            spaces += 2 + label.count("\u00a0")
+        else:
+            slots.append(None)
+        spaces += text_spaces(text)
+    return RenderedAnswer(texts, slots, found)
+
+
+def text_spaces(fragment: str) -> int:
+    """No-break spaces in the text of an HTML fragment (not in its tags' attributes)."""
+    n = fragment.count("\u00a0")
+    if n and "<" in fragment:
+        n -= sum(tag.count("\u00a0") for tag in TAG_RE.findall(fragment))
+    return n
 
 
 # Inline formatting markdown-it nests as deep as the answer's emphasis runs go. Qt's HTML import
@@ -283,8 +374,10 @@ _INLINE_TAG_RE = re.compile(r"<(/?)(em|strong|s|del|code|span)\b[^>]*>")
 MAX_INLINE_DEPTH = 16
 
 
-def _flatten_inline(body: str) -> str:
-    if body.count("<") < 2 * MAX_INLINE_DEPTH:
+def _flatten_inline(body: str, more_tags: int = 0) -> str:
+    """``body`` with the inline tags past :data:`MAX_INLINE_DEPTH`, or inside the same tag,
+    dropped; ``more_tags``: tags the HTML will hold besides (the chips' anchors)."""
+    if body.count("<") + more_tags < 2 * MAX_INLINE_DEPTH:
         return body  # too few tags to nest deeply (the usual answer)
     stack: list[tuple[str, bool]] = []  # (tag, kept)
     open_kept: dict[str, int] = {}
@@ -310,21 +403,6 @@ def _flatten_inline(body: str) -> str:
         return ""
 
     return _INLINE_TAG_RE.sub(keep, body)
-
-
-def _replace_sentinels(body: str, chips: Sequence[Chip], dark: bool) -> str:
-    # Only in text between tags: a sentinel that ended up in an attribute (a fence's info
-    # string) is dropped rather than injected into markup. (Text holds no "<": markdown-it
-    # escapes it, so every "<" starts a tag.)
-    if _SENTINEL_IN_TAG_RE.search(body) is not None:
-        body = _TAG_WITH_SENTINEL_RE.sub(lambda m: _SENTINEL_RE.sub("", m.group(0)), body)
-    # Adjacent chips get a thin space between them, or they read as one chip.
-    pieces = _SENTINEL_RE.split(_ADJACENT_RE.sub(_CLOSE + "\u2009", body))
-    n = len(chips)
-    # text, index, text, index, ..., text: each index becomes its chip
-    pieces[1::2] = [chip_html(chips[i], dark) if i < n else ""
-                    for i in map(int, pieces[1::2])]
-    return "".join(pieces)
 
 
 TAG_RE = re.compile(r"<[^>]*>")  # any tag of rendered HTML

@@ -119,6 +119,17 @@ class AnswerView(QTextBrowser):
         self._claim_range = None
         self.setExtraSelections([])
 
+    def set_claims(self, claims: Sequence[tuple[str, object]]) -> None:
+        """The citations' claims (as :meth:`set_prepared` takes them) for the document shown:
+        an answer drawn before its citations were resolved keeps its document."""
+        self._claims = list(claims)
+        chips = self._chip_index()
+        chips += [(-1, -1)] * (len(self._claims) - len(chips))
+
+    def placed_chips(self) -> int:
+        """How many chips the document shows (read back: an answer painted with its chips)."""
+        return sum(1 for s, _ in self._chip_index() if s >= 0)
+
     def clear_content(self, message: str = "") -> None:
         self.set_content(f"<p><i>{html.escape(message)}</i></p>" if message else "", [])
 

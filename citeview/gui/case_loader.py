@@ -5,10 +5,15 @@ view-model (:func:`citeview.gui.state.build_case_view`) and answer document in a
 :class:`~citeview.gui.ops.BackgroundOp`; the panes and tables fill in when it arrives, and the
 linter's diagnostics join them in a second op. Asking for another case meanwhile drops both (the
 latest case asked for wins).
+
+A big case's answer is drawn first (:func:`answer_first`: its chips placed by the marker parse,
+no material read); its material, source, analysis, tables and lint follow once that is painted,
+and the document drawn is kept when the analysis numbers the same citations.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections.abc import Callable
@@ -27,6 +32,7 @@ from citeview.core.numbering import number_at
 from citeview.core.resolution import Target, resolve
 from citeview.gui import message, ops
 from citeview.gui.answer_document import PreparedDocument, prepare_document
+from citeview.gui.answer_render import Chip, render_parts
 from citeview.gui.elided import plural
 from citeview.gui.navigation import select_row
 from citeview.gui.ops import AfterPaint, BackgroundOp
@@ -50,6 +56,27 @@ CASE_WORK = "case"  # the key of the ops building and linting the case shown
 AHEAD_WORK = "ahead"  # the key of the op building the next case ahead
 LOADING_DELAY_MS = 150  # a case not shown by then says "Loading"
 LEXER_WORK = "lexer"  # the key of the op choosing the shown source's lexer
+EARLY_WORK = "early"  # the key of the op drawing an input's answer before the input is read
+
+
+@dataclass(slots=True)
+class BuiltView:
+    """A case's view-model and its answer document, or None where the answer drawn first
+    (:func:`answer_first`) stays: then ``restyle`` lists the chips whose look differs from the
+    one they were drawn with."""
+
+    view: CaseView
+    prepared: PreparedDocument | None
+    restyle: list[int]
+
+
+@dataclass(slots=True)
+class AnswerFirst:
+    """A big case's answer drawn before anything else of it: the citations' spans by the
+    marker parse, each chip its number in the resolved look until the case is built."""
+
+    spans: list[tuple[int, int]]
+    prepared: PreparedDocument
 
 
 @dataclass(slots=True)
@@ -62,7 +89,7 @@ class SourceFirst:
     # What the first citation cites in that source: highlighted with the source's first paint.
     target: Target | None = None
     # A small case is built (and linted) in the same op: one trip to the worker per case.
-    built: tuple[CaseView, PreparedDocument] | None = None
+    built: BuiltView | None = None
     linted: list[Diagnostic] | Exception | None = None
 
 
@@ -78,6 +105,9 @@ class Build:
 
     def first_phase(self) -> SourceFirst:
         return first_phase(self.case, self.dark, self.font, self.analyser)
+
+    def answer_first(self) -> AnswerFirst:
+        return answer_first(self.case, self.dark, self.font)
 
 
 # How long a big case's lint waits for its answer's first paint (see lint_and_support).
@@ -105,10 +135,29 @@ def first_phase(case: Case, dark: bool, font: str, analyser: Analyser | None = N
     if case_size(case) < SMALL_CASE:
         first.built = build_view(case, dark, font, analyser, first.material, first.source)
         try:
-            first.linted = lint(case, first.built[0].analysed)
+            first.linted = lint(case, first.built.view.analysed)
         except RuntimeError as err:
             first.linted = err
     return first
+
+
+def answer_first(case: Case, dark: bool, font: str) -> AnswerFirst:
+    """The answer of ``case`` drawn with its well-formed markers as chips (in a worker; on the
+    GUI thread for an input's answer read ahead): what a big case shows first."""
+    # The objects made here (citations, tokens, chips: tens of thousands) would be scanned by a
+    # cycle collection every 700 of them, again as they survive; they make no cycles (freed by
+    # their counts), so collections wait until the drawing is done (10 ms of 100).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        spans = [(c.start, c.end) for c in extract_citations(case.answer)]
+        return AnswerFirst(spans, prepare_document(render_parts(case.answer, spans), dark, font))
+    except Exception as err:  # a bug must not leave the window stuck on "Loading"
+        raise RuntimeError(
+            f"cannot show case {case.id!r}: {type(err).__name__}: {err}") from err
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def prepare_first(case: Case, analyser: Analyser | None = None) -> SourceFirst:
@@ -141,18 +190,28 @@ def prepare_first(case: Case, analyser: Analyser | None = None) -> SourceFirst:
 def build_view(case: Case, dark: bool, font: str, analyser: Analyser | None = None,
                material: Material | None = None,
                shown: PreparedSource | None = None,
-               support: bool = True) -> tuple[CaseView, PreparedDocument]:
+               support: bool = True,
+               drawn: list[tuple[int, int]] | None = None) -> BuiltView:
     """The view-model and the answer document of ``case`` (both safe to build in a worker),
     from its analysed case as ``analyser`` (the session's: what the window shows is what the
     session stores; a standalone one when None) has it. ``material``: already parsed
     (:func:`prepare_first`). ``support``: with the support hints (a big case gets them with
-    its lint, after the answer is painted: :func:`lint_and_support`)."""
+    its lint, after the answer is painted: :func:`lint_and_support`). ``drawn``: the spans of
+    the citations the answer shown was drawn with (:func:`answer_first`); when the analysis
+    has the same ones, that document stays (not rendered again) and only the chips that look
+    otherwise are listed."""
     try:
         analyser = Analyser() if analyser is None else analyser
         analysed = analyser.analysed(case, material=material)
+        if drawn is not None and drawn == [(c.citation.start, c.citation.end)
+                                           for c in analysed.citations]:
+            view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed,
+                                   render=False, support=False)
+            return BuiltView(view, None, [v.index for v in view.citations
+                                          if v.chip != Chip(v.number)])
         view = build_case_view(case, dark=dark, with_lint=False, analysed=analysed,
                                support=support)
-        return view, prepare_document(view.html, dark, font)
+        return BuiltView(view, prepare_document(view.html, dark, font), [])
     except InputError:
         raise
     except Exception as err:  # a bug must not leave the window stuck on "Loading"
@@ -230,6 +289,16 @@ class CaseLoader(QObject):
         # What a big case's lint waits for (its answer painted), and what sets it.
         self._lint_gate: threading.Event | None = None
         self._lint_after_paint = AfterPaint(self._release_lint, self)
+        # A big case's answer drawn first: the citations' spans it was drawn with (until the
+        # case is built), and the rest of the case started once it is painted.
+        self._drawn: list[tuple[int, int]] | None = None
+        self._rest_later = AfterPaint(self._build_rest, self)
+        # An input's answer drawn before the input is read (see draw_early): what it was drawn
+        # from and as, the chip clicked meanwhile, and the opening of the input after its paint.
+        self._early: tuple[Build, AnswerFirst] | None = None
+        self._clicked: int | None = None
+        self._then: Callable[[], None] | None = None
+        self._open_later = AfterPaint(self._open_input, self)
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -245,6 +314,10 @@ class CaseLoader(QObject):
         # built in the worker while the window finishes setting up beside it.
         inline = self.synchronous or (self.state.view is not None and case_size(case) < TINY_CASE)
         self._ahead_later.cancel()  # (asked again once this case shows)
+        self._rest_later.cancel()
+        self._drawn = None
+        early, self._early = self._early, None
+        clicked, self._clicked = self._clicked, None
         self._release_lint()
         self.state.set_case_index(index)
         self.progress.show_case(case.id)
@@ -266,6 +339,21 @@ class CaseLoader(QObject):
         if inline and ahead is not None and ahead[0] == build:
             ops.cancel(self, CASE_WORK)  # nothing older lands after it
             self._on_first(ahead[1])  # built ahead, from the same case, policy and look
+            return
+        if (early is not None and not inline and case_size(case) >= SMALL_CASE
+                and early[0].case.answer == case.answer
+                and (early[0].dark, early[0].font) == (build.dark, build.font)):
+            # Its answer is drawn already (read ahead of the input): the rest of it now.
+            ops.cancel(self, CASE_WORK)
+            self._drawn = early[1].spans
+            if clicked is not None and self._pending == (0, 0):
+                self._pending = (clicked, 0)
+            self._build_rest()
+            return
+        if not inline and case_size(case) >= SMALL_CASE:
+            # A big case: its answer first (reading and resolving its material takes seconds).
+            (BackgroundOp(self, build.answer_first, key=CASE_WORK)
+             .success(self._on_answer).failure(self._on_build_failed).run())
             return
         (BackgroundOp(self, build.first_phase, key=CASE_WORK)
          .success(self._on_first).failure(self._on_build_failed)
@@ -309,6 +397,79 @@ class CaseLoader(QObject):
         (BackgroundOp(self, build.first_phase, key=AHEAD_WORK)
          .success(keep).failure(lambda _err: None).run())
 
+    def _on_answer(self, first: AnswerFirst) -> None:
+        """A big case's answer drawn first: shown now; the rest of the case is built once it
+        is painted (a worker beside the paint takes the GIL from it)."""
+        if self._building is None:
+            return
+        self.panes.answer.set_prepared(first.prepared, [])
+        self._drawn = first.spans
+        self._rest_later.request()
+
+    def _build_rest(self) -> None:
+        """The first phase of the case whose answer was drawn first."""
+        if self._building is not None:
+            (BackgroundOp(self, self._building.first_phase, key=CASE_WORK)
+             .success(self._on_first).failure(self._on_build_failed).run())
+
+    def chip_before_view(self, index: int) -> None:
+        """A chip of an answer drawn first, clicked while its case is built: that citation is
+        the one made active once it is (its source and span shown then)."""
+        if self.state.view is None and self._drawn is not None:
+            self._clicked = index  # (drawn before the input was read: kept for its case)
+            if self._pending is not None:
+                self._pending = (index, 0)
+
+    def draw_early(self, answer: str, then: Callable[[], None]) -> None:
+        """Draw ``answer``, read ahead of the big input it is the answer of, before that input
+        is read and checked whole; ``then`` opens the input once the drawing is painted (or
+        at once if it cannot be drawn). The case shown next keeps the drawing when its answer
+        is this one."""
+        self._ahead_later.cancel()
+        self._rest_later.cancel()
+        self._release_lint()
+        self.state.set_view(None)
+        self.state.set_active(None, self.state.active_source)
+        build = self._build(Case("", answer))
+        self._then = then
+
+        def drawn(first: AnswerFirst) -> None:
+            self.panes.answer.set_prepared(first.prepared, [])
+            self._early = (build, first)
+            self._drawn = first.spans
+            self._pending = None
+            self._open_later.request()
+
+        # Drawn here, now: the window has nothing else to do before it shows the new input (a
+        # worker's drawing took 4-6x its CPU time in wall time, handing the GIL to and fro with
+        # the event loop on a busy machine); read in a worker after the paint.
+        (BackgroundOp(self, build.answer_first, key=EARLY_WORK)
+         .success(drawn).failure(lambda _err: self._open_later.request()).run(here=True))
+
+    def cancel_early(self) -> bool:
+        """Another input is opened: an input whose answer was drawn early is not opened after
+        its paint (its drawing gives way to what is shown next). Whether one was."""
+        dropped = self._then is not None or self._early is not None
+        self._open_later.cancel()
+        self._then = None
+        self._early = None
+        return dropped
+
+    def _open_input(self) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            then()
+
+    def forget_early(self) -> None:
+        """The input whose answer was drawn early could not be opened (told already): the case
+        shown before it again, or nothing."""
+        self._early = self._drawn = self._clicked = None
+        dataset = self.state.dataset
+        if dataset is not None and 0 <= self.state.case_index < len(dataset):
+            self.show_case(self.state.case_index)
+        else:
+            self.panes.answer.clear_content("")
+
     def _on_first(self, first: SourceFirst) -> None:
         """First phase: the source the first citation cites is shown (filled in pieces), then
         the view-model and the answer are built."""
@@ -325,9 +486,9 @@ class CaseLoader(QObject):
         if first.built is not None:
             self._on_built(first.built, first.linted)
             return
-        material, shown = first.material, first.source
+        material, shown, drawn = first.material, first.source, self._drawn
         (BackgroundOp(self, lambda: build_view(b.case, b.dark, b.font, b.analyser,
-                                               material, shown, support=False),
+                                               material, shown, support=False, drawn=drawn),
                       key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=self.synchronous))
@@ -360,6 +521,9 @@ class CaseLoader(QObject):
     def stop(self) -> None:
         """Nothing built or linted now may land (the window closes)."""
         self._ahead_later.cancel()
+        self._rest_later.cancel()
+        self._open_later.cancel()
+        self._then = None
         self._release_lint()
         ops.cancel(self)
 
@@ -393,7 +557,8 @@ class CaseLoader(QObject):
 
     def _show_loading(self) -> None:
         if self.state.view is None and self._building is not None:
-            self.panes.answer.clear_content("Loading\u2026")
+            if self._drawn is None:  # (an answer drawn first stays)
+                self.panes.answer.clear_content("Loading\u2026")
             message.info("Loading case\u2026", message.KEEP)
 
     def _on_build_failed(self, err: Exception) -> None:
@@ -403,9 +568,10 @@ class CaseLoader(QObject):
         message.error(str(err))
         self.review_session.start_making()  # the review need not wait for a broken case
 
-    def _on_built(self, result: tuple[CaseView, PreparedDocument],
+    def _on_built(self, result: BuiltView,
                   linted: list[Diagnostic] | Exception | None = None) -> None:
-        view, prepared = result
+        view = result.view
+        self._drawn = None
         self.state.set_view(view)
         self.navigator.hold_tables()  # the answer and source paint first
         # Lint already done (a small case): its findings join before the tables are filled,
@@ -414,7 +580,11 @@ class CaseLoader(QObject):
         claims = [(c.shown_claim if c.shown_claim is not None
                    else view.case.answer[c.claim[0]:c.claim[1]], c.claim)
                   for c in view.citations]
-        self.panes.answer.set_prepared(prepared, claims)
+        if result.prepared is not None:
+            self.panes.answer.set_prepared(result.prepared, claims)
+        else:  # the answer drawn first stays: its chips take their looks
+            self.panes.answer.set_claims(claims)
+            restyle.update(result.restyle)
         restyle.update(self.progress.decorate(view))
         if restyle:
             self.panes.answer.update_chips([view.citations[i].chip for i in sorted(restyle)])
@@ -538,5 +708,6 @@ class CaseLoader(QObject):
                                    cited)
 
 
-__all__ = ["CASE_WORK", "SMALL_CASE", "CaseLoader", "Linted", "SourceFirst", "build_view",
-           "first_phase", "lint", "lint_and_support", "prepare_first"]
+__all__ = ["CASE_WORK", "SMALL_CASE", "AnswerFirst", "BuiltView", "CaseLoader", "Linted",
+           "SourceFirst", "answer_first", "build_view", "first_phase", "lint",
+           "lint_and_support", "prepare_first"]

@@ -109,6 +109,8 @@ class MainWindow(QMainWindow):
                                   self.loaders, self)
         self.cases_model.question_of = self.opener.question_of  # the list's question column
         self.navigator.wire(self.find_bar, self.loader.show_case)
+        # A chip clicked while its case is built (its answer drawn first) is shown once it is.
+        self.answer.citationActivated.connect(self.loader.chip_before_view)
         self.case_actions = CaseActions(self.state, self.review_session, self.answer, self)
         self.menus = WindowMenus(self, self.opener, self.case_actions, self.review_session,
                                  self.watcher, self.find_bar, self.modes, self.source,

@@ -17,8 +17,9 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.gui import message
+from citeview.gui import message, ops
 from citeview.gui.navigation import select_row
+from citeview.gui.ops import BackgroundOp
 from citeview.gui.tables import fit_columns
 from citeview.gui.untrusted import menu_text, safe_title
 from citeview.session import location
@@ -36,11 +37,24 @@ if TYPE_CHECKING:
     from citeview.gui.window_state import WindowState
 
 MAX_RECENT = 10
+# A JSON case file this big, opened for the first time, has its answer drawn before it is read
+# whole (decoding and checking 17 MB of JSON took as long as drawing a 10,000-chip answer).
+EARLY_ANSWER_BYTES = 4 << 20
+READ_WORK = "read"  # the key of the op reading such a file after its answer is drawn
 FILE_FILTER = ("Cases, datasets, transcripts, sessions (*.json *.jsonl *.ndjson *.txt *.md "
                "*.citeview);;All files (*)")
 # The case list's id and state columns take at most these parts of it: its question (the last
 # column) stays readable in a narrow list.
 CASE_COLUMN_SHARES = {1: 0.24, 2: 0.24}
+
+
+def failure_message(path: str, err: Exception) -> str:
+    """What is told when ``path`` cannot be opened."""
+    if isinstance(err, InputError):
+        return str(err)
+    if isinstance(err, OSError):
+        return f"{path}: {err.strerror or err}"
+    return f"cannot open {path}: {type(err).__name__}: {err}"
 
 
 class InputOpener(QObject):
@@ -71,7 +85,62 @@ class InputOpener(QObject):
             self.open_path(path)
 
     def open_path(self, path: str, case_id: str | None = None) -> bool:
-        """Open any input format; errors are told. Returns True on success."""
+        """Open any input format; errors are told. Returns True on success (a big case file
+        whose answer is drawn first: once drawn; the input is read after its paint, and a
+        failure to open it then is told as any)."""
+        # A big file opened before and still being read is not opened over this one.
+        ops.cancel(self, READ_WORK)
+        dropped = self.loader.cancel_early()
+        if case_id is None and self._answer_early(path):
+            return True
+        opened = self._open_now(path, case_id)
+        if not opened and dropped:
+            self.loader.forget_early()  # (its answer drawn must not stay)
+        return opened
+
+    def _answer_early(self, path: str) -> bool:
+        """A big JSON case file opened for the first time: its answer, read ahead of the rest
+        (:func:`~citeview.core.files.peek_json_member`), drawn and painted before the file is
+        read and checked whole, then opened as any input. False when it is not such a file."""
+        from citeview.core.datasets import named_jsonl
+        from citeview.core.files import max_input_bytes, peek_json_member
+        from citeview.core.inputs import load_input
+
+        if self.synchronous or named_jsonl(path):  # (a JSONL file shows its first line first)
+            return False
+        try:
+            if (not os.path.isfile(path)
+                    or not EARLY_ANSWER_BYTES <= os.path.getsize(path) <= max_input_bytes()
+                    or self.sessions.exists(location.session_location(path)[0])):
+                return False
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return False
+        answer = peek_json_member(data, "answer")
+        if answer is None:
+            return False
+
+        def opened(dataset: Dataset) -> None:
+            if self.open_input(dataset, path):
+                self._add_recent(path)
+            else:
+                self.loader.forget_early()
+
+        def failed(err: Exception) -> None:
+            message.error(failure_message(path, err))
+            self.loader.forget_early()
+
+        def then() -> None:
+            # Read in the worker: the answer drawn stays on screen (and its window answers)
+            # while the file is decoded and checked.
+            (BackgroundOp(self, lambda: load_input(path, self.loaders), key=READ_WORK)
+             .success(opened).failure(failed).run())
+
+        self.loader.draw_early(answer, then)
+        return True
+
+    def _open_now(self, path: str, case_id: str | None) -> bool:
         from citeview.core.inputs import load_input
 
         if is_address(path):  # a project on a server: its cases, reviewed there
@@ -95,11 +164,8 @@ class InputOpener(QObject):
                 self._add_recent(path)
                 return True
             dataset = load_input(path, self.loaders)
-        except InputError as err:
-            message.error(str(err))
-            return False
-        except OSError as err:
-            message.error(f"{path}: {err.strerror or err}")
+        except (InputError, OSError) as err:
+            message.error(failure_message(path, err))
             return False
         if not self.open_input(dataset, path, case_id):
             return False

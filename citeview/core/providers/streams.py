@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,8 @@ from typing import Any
 from citeview.core.errors import InputError
 from citeview.core.numbering import number_at
 from citeview.core.providers.model import Problem, type_name
+
+_NON_SPACE_RE = re.compile(r"\S")
 
 _ANTHROPIC_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta",
                                "content_block_stop", "message_delta", "message_stop", "ping",
@@ -73,8 +76,12 @@ def looks_like_sse(text: str) -> bool:
     """Whether ``text`` is server-sent events: its first field line (comment lines ``:`` may
     come before) is ``event:`` or ``data:``, and its first ``data:`` value is JSON (an object
     or a list) or ``[DONE]``; an answer that happens to start with "data: " is not."""
+    text = text.lstrip("\ufeff")
+    first = _NON_SPACE_RE.search(text)
+    if first is None or not text.startswith((":", "event:", "data:"), first.start()):
+        return False  # (its first line that is not blank decides: a big input is not split)
     field_seen = False
-    for n, line in enumerate(text.lstrip("\ufeff").splitlines()):
+    for n, line in enumerate(text.splitlines()):
         stripped = line.strip()
         if not stripped or stripped.startswith(":"):
             continue
