@@ -33,7 +33,7 @@ from citeview.core.cases import Case
 from citeview.core.datasets import Dataset
 from citeview.core.policy import Policy
 from citeview.session.errors import ServerUnreachable, SessionError, SessionInUse, one_line
-from citeview.session.events import Listener, Subscribers
+from citeview.session.events import Change, Listener, Subscribers
 from citeview.session.jsonio import dumps_json
 from citeview.session.location import user_data_dir
 from citeview.session.memory import MemoryBackend, MemorySession
@@ -52,10 +52,12 @@ _T = TypeVar("_T")
 
 @runtime_checkable
 class IdempotentStore(Protocol):
-    """A store that keeps each op id once: :meth:`apply_op` of an op id it already stored
-    changes nothing (the server's side of "a verdict sent twice is stored once")."""
+    """A store that keeps each op id once: :meth:`apply` of an op id it already stored
+    changes nothing and returns False (the server's side of "a verdict sent twice is stored
+    once"); :meth:`applied` says whether an op id is stored."""
 
-    def apply_op(self, op_id: str, changes: Sequence[RowChange]) -> None: ...
+    def apply(self, changes: Sequence[RowChange], op_id: str | None = None) -> bool: ...
+    def applied(self, op_id: str) -> bool: ...
 
 
 def outbox_path(project: str, annotator: str) -> Path:
@@ -283,7 +285,7 @@ class OutboxStore:
                  reconnect: Callable[[], ReviewStore] | None = None,
                  offline_errors: tuple[type[BaseException], ...] = (ServerUnreachable,)) -> None:
         self.path = path
-        self.annotator = annotator
+        self._annotator = annotator
         self.readonly = False
         self.message: str | None = None
         self.closed = False
@@ -298,6 +300,8 @@ class OutboxStore:
         self._online = False
         self._reason = "" if server is not None else "the server could not be reached"
         self._kept_cases: set[str] = set()
+        # (libpq conninfo, project) of the server's announcements, for a live feed
+        self.live: tuple[str, str] | None = None
         self._mirror = self._load_mirror()
         if server is not None:
             self._attach(server)
@@ -305,6 +309,18 @@ class OutboxStore:
             self._refresh_copy()
             self._flush()
         self._status_changed()
+
+    @property
+    def annotator(self) -> str:
+        return self._annotator
+
+    @annotator.setter
+    def annotator(self, name: str) -> None:
+        """Whose rows are "own" (the window sets it): the server's and the copy's too."""
+        self._annotator = name
+        if self._server is not None:
+            self._server.annotator = name
+        self._mirror.annotator = name
 
     # ------------------------------------------------------------------ the copy
 
@@ -382,6 +398,15 @@ class OutboxStore:
             self.outbox.keep_rows(cid, self._mirror.annotations(cid, annotator=self.annotator),
                                   self._mirror.review(cid, self.annotator))
 
+    def _keep(self, case_id: str) -> None:
+        """:meth:`_keep_case` when online; an unreachable server is noted, not raised."""
+        if self._online and case_id not in self._kept_cases:
+            try:
+                self._keep_case(case_id)
+            except self._offline_errors as err:
+                self._went_offline(err)
+                self._status_changed()
+
     def prefetch(self, case_ids: Iterable[str]) -> None:
         """Copy these cases (those handed out ahead) so they can be reviewed offline."""
         for cid in case_ids:
@@ -392,6 +417,39 @@ class OutboxStore:
             except self._offline_errors as err:
                 self._went_offline(err)
 
+    def next_cases(self, ahead: int = 3) -> list[str]:
+        """The cases the server hands this reviewer (K ahead), fetched for offline work; the
+        ones fetched before while the server cannot be reached."""
+        server = self._server
+        take = getattr(server, "next_cases", None)
+        if self._online and take is not None:
+            try:
+                ids: list[str] = list(take(ahead))
+            except self._offline_errors as err:
+                self._went_offline(err)
+            else:
+                self.outbox.keep("leased", ids)
+                self.prefetch(ids)
+                return ids
+        return [cid for cid in self.outbox.kept("leased") or [] if cid in self._kept_cases]
+
+    def renew_leases(self) -> int:
+        """Keep this reviewer's leases while the window is open (0 when offline)."""
+        renew = getattr(self._server, "renew_leases", None)
+        if not self._online or renew is None:
+            return 0
+        try:
+            return int(renew())
+        except self._offline_errors as err:
+            self._went_offline(err)
+            self._status_changed()
+            return 0
+
+    def heard(self, *changes: Change) -> None:
+        """Changes committed by others (the live feed): told to the subscribers."""
+        if not self.closed:
+            self._subscribers.notify(*changes)
+
     def available_offline(self, case_id: str) -> bool:
         return case_id in self._kept_cases
 
@@ -399,6 +457,7 @@ class OutboxStore:
 
     def _attach(self, server: ReviewStore) -> None:
         self._server = server
+        server.annotator = self._annotator
         self._unsubscribe_server = server.subscribe(self._subscribers.notify)
 
     def _detach(self) -> None:
@@ -480,7 +539,7 @@ class OutboxStore:
 
     def _send(self, server: ReviewStore, op_id: str, changes: Sequence[RowChange]) -> None:
         if isinstance(server, IdempotentStore):
-            server.apply_op(op_id, changes)
+            server.apply(changes, op_id=op_id)
         else:
             server.apply(changes)  # a store without op ids: setting a row twice is harmless
 
@@ -648,6 +707,8 @@ class OutboxStore:
     def analysed(self, case: str | Case, policy: Policy | None = None) -> AnalysedCase:
         if isinstance(case, str):
             case = self.get_case(case)
+        else:
+            self._keep(case.id)  # a case the window shows: reviewable offline from now on
         found = self.analyser.analysed(case, policy)
         self.record_sizes(case.id, found.item_counts)
         return found
@@ -695,6 +756,7 @@ class OutboxStore:
                               None if ann.empty else ann)])
 
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
+        self._keep(case_id)
         return self._ask(lambda s: s.review(case_id, annotator),
                          lambda: self._mirror.review(case_id, annotator))
 

@@ -10,9 +10,8 @@ quit and a crash.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,7 +19,7 @@ from citeview.core.datasets import ListDataset
 from citeview.session import edits
 from citeview.session.errors import ServerUnreachable, SessionError, SessionInUse
 from citeview.session.events import AnnotationChanged, Change
-from citeview.session.memory import MemoryBackend, MemorySession
+from citeview.session.memory import MemoryBackend
 from citeview.session.model import AnnotationKey, ReviewState, citation_slots
 from citeview.session.outbox import (
     Outbox,
@@ -32,53 +31,14 @@ from citeview.session.outbox import (
 )
 from citeview.session.protocol import ReviewStore, RowChange
 from tests.session.conftest import sample_cases
-
-
-class Server:
-    """Memory sessions behind a switch: ``down`` makes every call fail as a lost server does;
-    ``drop_answer`` commits the next write and then fails (the answer lost on the way)."""
-
-    def __init__(self) -> None:
-        self.backend = MemoryBackend()
-        self.down = False
-        self.drop_answer = False
-        self.ops: list[str] = []  # op ids stored, in order
-        self.backend.create_file("project", ListDataset(sample_cases(), None, "jsonl"))
-
-    def open(self, annotator: str) -> FlakyStore:
-        if self.down:
-            raise ServerUnreachable("connection refused")
-        return FlakyStore(self, self.backend.open("project", annotator=annotator, force=True))
-
-
-class FlakyStore:
-    def __init__(self, server: Server, session: MemorySession) -> None:
-        self._server = server
-        self._session = session
-
-    def __getattr__(self, name: str) -> Any:
-        if self._server.down:
-            raise ServerUnreachable("server closed the connection unexpectedly")
-        return getattr(self._session, name)
-
-    def __len__(self) -> int:
-        return len(self.__getattr__("case_ids")())
-
-    def apply_op(self, op_id: str, changes: Sequence[RowChange]) -> None:
-        if self._server.down:
-            raise ServerUnreachable("server closed the connection unexpectedly")
-        if op_id not in self._server.ops:
-            self._session.apply(changes)
-            self._server.ops.append(op_id)
-        if self._server.drop_answer:
-            self._server.drop_answer = False
-            self._server.down = True
-            raise ServerUnreachable("server closed the connection unexpectedly")
+from tests.session.flaky_server import Server
 
 
 @pytest.fixture
 def server() -> Server:
-    return Server()
+    s = Server()
+    s.backend.create_file("project", ListDataset(sample_cases(), None, "jsonl"))
+    return s
 
 
 @pytest.fixture
@@ -88,11 +48,11 @@ def open_store(server: Server, tmp_path: Path) -> Iterator[Callable[..., OutboxS
     def open_(annotator: str = "ana") -> OutboxStore:
         box = Outbox(outbox_path("project", annotator))
         try:
-            first: ReviewStore | None = server.open(annotator)
+            first: ReviewStore | None = server.open("project", annotator)
         except ServerUnreachable:
             first = None
         store = OutboxStore(first, box, path="project", annotator=annotator,
-                            reconnect=lambda: server.open(annotator))
+                            reconnect=lambda: server.open("project", annotator))
         opened.append(store)
         return store
     yield open_
