@@ -101,3 +101,35 @@ def fifo_of(tmp_path: Path) -> Iterator[Callable[[bytes], str]]:
             thread.join(0.2)
             os.close(fd)
         thread.join(10)
+
+
+# --------------------------------------------------------------------------- PostgreSQL
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[object]:
+    """One throwaway PostgreSQL cluster for the whole run (tests/pg_cluster.py); skipped when
+    PostgreSQL or psycopg is missing, a failure with ``CITEVIEW_REQUIRE_POSTGRES=1``."""
+    from tests.pg_cluster import remove_cluster, start_cluster, unavailable
+
+    why = unavailable()
+    if why is not None:
+        if os.environ.get("CITEVIEW_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"CITEVIEW_REQUIRE_POSTGRES=1 but {why}")
+        pytest.skip(why)
+    cluster = start_cluster()
+    try:
+        yield cluster
+    finally:
+        remove_cluster(cluster)
+
+
+@pytest.fixture
+def pg(pg_cluster: object) -> Iterator[object]:
+    """The cluster, with every project dropped after the test (roles are kept: cluster-wide)."""
+    yield pg_cluster
+    import psycopg
+
+    with psycopg.connect(pg_cluster.conninfo(), autocommit=True) as conn:  # type: ignore[attr-defined]
+        if conn.execute("SELECT to_regclass('citeview.projects')").fetchone()[0]:  # type: ignore[index]
+            conn.execute("DELETE FROM citeview.projects")

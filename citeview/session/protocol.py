@@ -25,6 +25,8 @@ from citeview.session.model import Annotation, AnnotationKey, CaseReview, Reatta
 
 
 # One write of an edit: an annotation or review row to set (or delete, when ``new`` is None).
+# ``op_id`` (a UUID the client made) names the write so that a store on a server keeps it once
+# when it is sent again (an outbox replaying); a file or memory store has no use for it.
 @dataclass(slots=True, frozen=True)
 class RowChange:
     kind: Literal["annotation", "review"]
@@ -33,6 +35,7 @@ class RowChange:
     key: AnnotationKey | None
     orphaned: bool
     new: Annotation | CaseReview | None
+    op_id: str | None = None
 
 
 def row_event(change: RowChange) -> Change:

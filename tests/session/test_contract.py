@@ -1,11 +1,12 @@
 """The session interface (:class:`citeview.session.protocol.ReviewStore`): one contract, run
-against every implementation (the SQLite file and the session kept in memory), so the window
-and the commands can rely on the protocol and a server-backed store can be added to the list."""
+against every implementation (the SQLite file, the session kept in memory and a project on a
+PostgreSQL server: a throwaway cluster, skipped without PostgreSQL unless
+CITEVIEW_REQUIRE_POSTGRES=1), so the window and the commands can rely on the protocol."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,17 +31,37 @@ from citeview.session.protocol import ReviewStore, RowChange, SessionBackend
 from citeview.session.store import SQLITE
 from tests.session.conftest import sample_cases
 
-BACKENDS = ("sqlite", "memory")
+BACKENDS = ("sqlite", "memory", "postgresql")
+
+
+def make_backend(name: str) -> SessionBackend:
+    if name == "postgresql":
+        from citeview.session.pg import PgBackend
+
+        return PgBackend()
+    return SQLITE if name == "sqlite" else MemoryBackend()
 
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> SessionBackend:
-    return SQLITE if request.param == "sqlite" else MemoryBackend()
+    if request.param == "postgresql":
+        request.getfixturevalue("pg")
+    return make_backend(request.param)
 
 
 @pytest.fixture
-def path(tmp_path: Path) -> str:
-    return str(tmp_path / "s.citeview")
+def place(request: pytest.FixtureRequest, backend: SessionBackend,
+          tmp_path: Path) -> Callable[[str], str]:
+    """Where a session named ``name`` lives for ``backend``: a file, or a project."""
+    if type(backend).__name__ == "PgBackend":
+        cluster = request.getfixturevalue("pg")
+        return lambda name: str(cluster.address(name))
+    return lambda name: str(tmp_path / f"{name}.citeview")
+
+
+@pytest.fixture
+def path(place: Callable[[str], str]) -> str:
+    return place("s")
 
 
 @pytest.fixture
@@ -226,19 +247,20 @@ def test_a_failing_listener_does_not_stop_the_others(session: ReviewStore) -> No
 
 
 def test_save_as_continues_in_the_copy_and_keeps_the_original(
-        backend: SessionBackend, session: ReviewStore, path: str, tmp_path: Path) -> None:
+        backend: SessionBackend, session: ReviewStore, path: str,
+        place: Callable[[str], str]) -> None:
     key = key_of(session, "handbook-line-level")
     edits.set_verdict(session, key, "supported")
     seen: list[Change] = []
     session.subscribe(seen.append)
-    copy = str(tmp_path / "copy.citeview")
+    copy = place("copy")
     session.save_as(copy)
     assert session.path == copy and seen == [MetaChanged()]
     edits.set_verdict(session, key, "unsupported")
     with backend.open(path, readonly=True) as original:
         assert original.annotation(key, "ana").verdict == "supported"  # type: ignore[union-attr]
     assert backend.exists(copy) and backend.exists(path)
-    assert not backend.exists(str(tmp_path / "never.citeview"))
+    assert not backend.exists(place("never"))
     with pytest.raises(SessionError, match="already exists"):
         backend.create(copy, [Case("c", "Claim.")])
 
@@ -264,7 +286,18 @@ def _without_clock(doc: dict[str, object]) -> str:
     return re.sub(r'"(created|timestamp)": "[^"]*"', r'"\1": ""', text)
 
 
-def test_every_implementation_exports_and_reports_the_same(tmp_path: Path) -> None:
+def _available(request: pytest.FixtureRequest) -> list[str]:
+    """The implementations to compare: the server's when a cluster runs (a missing one is a
+    failure under CITEVIEW_REQUIRE_POSTGRES=1, through the fixture)."""
+    try:
+        request.getfixturevalue("pg")
+    except pytest.skip.Exception:
+        return [b for b in BACKENDS if b != "postgresql"]
+    return list(BACKENDS)
+
+
+def test_every_implementation_exports_and_reports_the_same(
+        tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """What the commands read of a session (export document, rows, report) does not depend on
     where the session lives."""
     from citeview.session.interchange import export_document
@@ -272,17 +305,22 @@ def test_every_implementation_exports_and_reports_the_same(tmp_path: Path) -> No
     from citeview.session.rows import iter_rows
 
     docs, rows, reports = [], [], []
-    for name in BACKENDS:
-        backend: SessionBackend = SQLITE if name == "sqlite" else MemoryBackend()
+    names = _available(request)
+    for name in names:
+        backend = make_backend(name)
         (tmp_path / name).mkdir()
-        with backend.create(str(tmp_path / name / "s.citeview"),
-                            ListDataset(sample_cases(), None, "jsonl"), annotator="ana") as s:
+        where = (request.getfixturevalue("pg").address("s") if name == "postgresql"
+                 else str(tmp_path / name / "s.citeview"))
+        with backend.create(where, ListDataset(sample_cases(), None, "jsonl"),
+                            annotator="ana") as s:
             _same_review_work(s)
             docs.append(_without_clock(export_document(s)))
             rows.append([(r.case_id, r.number, r.source_id, r.verdict, r.annotator, r.status)
                          for r in iter_rows(s)])
             reports.append(render_text(summarize(s)))
     assert docs[0] == docs[1] and rows[0] == rows[1] and reports[0] == reports[1]
+    assert all(d == docs[0] for d in docs) and all(r == rows[0] for r in rows)
+    assert all(r == reports[0] for r in reports) and len(docs) == len(names)
     assert any(r[3] == "unclear" and r[4] == "bob" for r in rows[0])
     assert "unclear                1" in reports[0]  # bob's verdict, the most recent
 

@@ -1,0 +1,914 @@
+"""A project on a PostgreSQL server as a :class:`~citeview.session.protocol.ReviewStore`.
+
+Every change is one transaction, committed before the method returns, and recorded in
+``citeview.ops`` under its op id (made by the caller, or here): the same op id applied again
+stores nothing (:meth:`PgSession.apply` returns False). The server decides who may write what
+(row-level security, :mod:`.schema`); a refusal is a one-line :class:`SessionError`, an
+unreachable server a :class:`ServerUnreachable`.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import errors as pgerrors
+
+from citeview.core.analysis import AnalysedCase, Analyser
+from citeview.core.cases import Case
+from citeview.core.datasets import Dataset
+from citeview.core.errors import InputError
+from citeview.core.markers import DEFAULT_FAMILIES
+from citeview.core.policy import Policy
+from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse, damaged
+from citeview.session.events import (
+    AnnotationChanged,
+    CaseChanged,
+    CasesAdded,
+    Change,
+    Listener,
+    MetaChanged,
+    ReviewChanged,
+    SizesKnown,
+    Subscribers,
+)
+from citeview.session.jsonio import dumps_json
+from citeview.session.model import (
+    DEFAULT_LABELS,
+    Annotation,
+    AnnotationKey,
+    CaseReview,
+    Reattached,
+    ReviewState,
+    citation_slots,
+    now_iso,
+    reattach,
+    rubric_labels,
+)
+from citeview.session.pg.address import Address, is_address, parse_address
+from citeview.session.pg.schema import SCHEMA_VERSION, migrate, server_version
+from citeview.session.protocol import ReviewStore, RowChange, SessionDataset, row_event
+from citeview.session.records import (
+    ANNOTATION_FIELDS,
+    REVIEW_FIELDS,
+    annotation_from_row,
+    columns,
+    review_from_row,
+)
+from citeview.session.store_file import DOCUMENT_EXTRA
+
+Conn = psycopg.Connection[Any]
+
+_A = columns(ANNOTATION_FIELDS, "a")
+_R = columns(REVIEW_FIELDS, "r")
+
+
+class ServerUnreachable(SessionError):
+    """The server cannot be reached (down, network, restart): nothing of the write was kept;
+    send it again (same op id) when it is back."""
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__
+
+
+def server_error(where: str, err: psycopg.Error) -> SessionError:
+    """``err`` as one line: refused (privileges, policies), unreachable, or another failure."""
+    if isinstance(err, pgerrors.InsufficientPrivilege):
+        return SessionError(f"{where}: refused by the server: {_one_line(err)}")
+    if isinstance(err, psycopg.OperationalError):
+        return ServerUnreachable(f"{where}: the server cannot be reached: {_one_line(err)}")
+    return SessionError(f"{where}: {_one_line(err)}")
+
+
+def connect(address: Address, *, readonly: bool = False) -> Conn:
+    """A connection for ``address`` (autocommit; writes are explicit transactions)."""
+    try:
+        conn = psycopg.connect(address.conninfo, autocommit=True,
+                               application_name="citeview")
+    except psycopg.Error as err:
+        raise server_error(address.text, err) from None
+    conn.read_only = readonly
+    return conn
+
+
+def _is_superuser(conn: Conn) -> bool:
+    row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+    return bool(row and row[0])
+
+
+class PgBackend:
+    """Projects on PostgreSQL servers, by address (:mod:`.address`); a
+    :class:`~citeview.session.protocol.SessionBackend`."""
+
+    def exists(self, path: str) -> bool:
+        address = parse_address(path)
+        with _guard(path), connect(address, readonly=True) as conn:
+            if server_version(conn) == 0:
+                return False
+            row = conn.execute("SELECT 1 FROM citeview.projects WHERE name = %s",
+                               (address.project,)).fetchone()
+            return row is not None
+
+    def open(self, path: str, *, annotator: str = "", readonly: bool = False,
+             force: bool = False) -> PgSession:
+        return PgSession.open(path, annotator=annotator, readonly=readonly, force=force)
+
+    def create(self, path: str, cases: Dataset | Iterable[Case], *, annotator: str = "",
+               source: str | None = None, labels: Sequence[str] = DEFAULT_LABELS,
+               families: Sequence[str] = DEFAULT_FAMILIES, name: str | None = None,
+               overwrite: bool = False, blind: bool = False, overlap: int | None = None,
+               lease_seconds: int = 600) -> PgSession:
+        self.create_file(path, cases, source=source, labels=labels, families=families,
+                         name=name, overwrite=overwrite, blind=blind, overlap=overlap,
+                         lease_seconds=lease_seconds)
+        return self.open(path, annotator=annotator)
+
+    def create_file(self, path: str, cases: Dataset | Iterable[Case], *,
+                    source: str | None = None, labels: Sequence[str] = DEFAULT_LABELS,
+                    families: Sequence[str] = DEFAULT_FAMILIES, name: str | None = None,
+                    overwrite: bool = False, blind: bool = False, overlap: int | None = None,
+                    lease_seconds: int = 600, meta: dict[str, Any] | None = None) -> None:
+        """A new project (the database's schema installed or migrated first: an admin's or a
+        lead's job). The creator, unless a superuser, becomes its lead."""
+        address = parse_address(path)
+        if meta is None:
+            meta = {"name": name or address.project, "labels": list(labels), "blind": blind,
+                    "families": list(families), "created": now_iso()}
+            if source is not None:
+                meta["source"] = source
+        else:
+            blind = bool(meta.get("blind", False))
+        items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
+        with _guard(path), connect(address) as conn:
+            migrate(conn)
+            with conn.transaction():
+                have = conn.execute("SELECT 1 FROM citeview.projects WHERE name = %s",
+                                    (address.project,)).fetchone()
+                if have and not overwrite:
+                    raise SessionError(f"{path}: already exists (choose another name, or "
+                                       "--force to replace it)")
+                if have:
+                    conn.execute("DELETE FROM citeview.projects WHERE name = %s",
+                                 (address.project,))
+                conn.execute(
+                    "INSERT INTO citeview.projects (name, meta, blind, overlap, lease_seconds) "
+                    "VALUES (%s, %s, %s, %s, %s)",
+                    (address.project, dumps_json(meta), blind, overlap, lease_seconds))
+                if not _is_superuser(conn):
+                    conn.execute("INSERT INTO citeview.members (project, role, kind) "
+                                 "VALUES (%s, current_user, 'lead')", (address.project,))
+                copy_cases(conn, path, address.project, items, 0)
+
+
+def copy_cases(conn: Conn, path: str, project: str, cases: Iterable[Case], first: int,
+               known: set[str] | None = None) -> list[str]:
+    """Write ``cases`` (new ids only, in order from position ``first``) with COPY; their ids."""
+    seen: set[str] = set() if known is None else known
+    added: list[str] = []
+    with conn.cursor().copy(
+            "COPY citeview.cases (project, pos, id, data) FROM STDIN") as copy:
+        for case in cases:
+            if case.id in seen:
+                if known is None:
+                    raise SessionError(f"{path}: duplicate case ids in the input")
+                continue
+            seen.add(case.id)
+            copy.write_row((project, first + len(added), case.id, dumps_json(case.to_dict())))
+            added.append(case.id)
+    return added
+
+
+@contextmanager
+def _guard(where: str) -> Iterator[None]:
+    try:
+        yield
+    except psycopg.Error as err:
+        raise server_error(where, err) from None
+
+
+class PgSession:
+    """An open project (see :class:`~citeview.session.protocol.ReviewStore`)."""
+
+    def __init__(self, conn: Conn, address: Address, *, annotator: str, readonly: bool,
+                 message: str | None) -> None:
+        self.conn = conn
+        self.address = address
+        self.project = address.project
+        self.path = address.text
+        self.readonly = readonly
+        self.message = message
+        self.role = str(conn.execute("SELECT current_user").fetchone()[0])  # type: ignore[index]
+        self.annotator = annotator or self.role
+        self.closed = False
+        self.unclean = False
+        self.token = uuid.uuid4().hex
+        self._subscribers = Subscribers()
+        self._analyser: Analyser | None = None
+        self._ids: list[str] | None = None
+        self._pos: dict[str, int] | None = None
+        self._cases: dict[str, Case] = {}
+        self._meta: dict[str, Any] | None = None
+        self._sizes: dict[str, tuple[int, ...]] | None = None
+        self._pending: dict[str, tuple[int, ...]] = {}
+        self._seen = 0
+        self._listener: Conn | None = None
+        self._pid = self.conn.info.backend_pid
+
+    # ------------------------------------------------------------------ lifetime
+
+    @classmethod
+    def open(cls, path: str, *, annotator: str = "", readonly: bool = False,
+             force: bool = False) -> PgSession:
+        """Open the project at ``path``. Read-only when asked, or when the server's schema is
+        newer than this citeview's (or older, and this role may not migrate it)."""
+        address = parse_address(path)
+        message = None
+        conn = connect(address)
+        try:
+            with _guard(path):
+                version = server_version(conn)
+                if version == 0:
+                    raise SessionError(f"{path}: no citeview projects on this server (create "
+                                       "one: citeview team create)")
+                if version > SCHEMA_VERSION:
+                    readonly = True
+                    message = (f"made by a newer citeview (server schema {version}, this one "
+                               f"knows up to {SCHEMA_VERSION}): opened read-only")
+                elif version < SCHEMA_VERSION:
+                    try:
+                        migrate(conn)
+                    except pgerrors.InsufficientPrivilege:
+                        readonly = True
+                        message = (f"the server's citeview schema is older ({version}); a lead "
+                                   "must upgrade it (citeview team upgrade): opened read-only")
+                row = conn.execute("SELECT 1 FROM citeview.projects WHERE name = %s",
+                                   (address.project,)).fetchone()
+                if row is None:
+                    raise SessionError(f"{path}: no such project, or you are not one of its "
+                                       "members")
+                conn.read_only = readonly
+                session = cls(conn, address, annotator=annotator, readonly=readonly,
+                              message=message)
+                session._seen = session._last_seq()
+                if not readonly:
+                    session._take_window(force)
+        except BaseException:
+            conn.close()
+            raise
+        return session
+
+    def _take_window(self, force: bool) -> None:
+        """One writing window per (project, role), as the file's lock row."""
+        with self.conn.transaction():
+            row = self.conn.execute(
+                "SELECT w.token, EXISTS (SELECT 1 FROM pg_stat_activity s WHERE s.pid = w.pid "
+                "AND s.backend_start <= w.since) FROM citeview.writers w "
+                "WHERE w.project = %s AND w.role = current_user FOR UPDATE",
+                (self.project,)).fetchone()
+            if row is not None:
+                if row[1] and not force:
+                    raise SessionInUse(f"{self.path}: already open in another citeview as "
+                                       f"{self.role}; close it there, or open it read-only")
+                self.unclean = not row[1]
+            self.conn.execute(
+                "INSERT INTO citeview.writers (project, token, pid) VALUES (%s, %s, "
+                "pg_backend_pid()) ON CONFLICT (project, role) DO UPDATE SET "
+                "token = EXCLUDED.token, pid = EXCLUDED.pid, since = now()",
+                (self.project, self.token))
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            if not self.readonly:
+                self.flush_sizes()
+                self.conn.execute("DELETE FROM citeview.writers WHERE project = %s AND "
+                                  "token = %s", (self.project, self.token))
+        except psycopg.Error:
+            pass  # the server went away: its row names a dead backend, taken over next time
+        finally:
+            self.conn.close()
+            if self._listener is not None:
+                self._listener.close()
+
+    def __enter__(self) -> PgSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _last_seq(self) -> int:
+        row = self.conn.execute("SELECT coalesce(max(seq), 0) FROM citeview.ops "
+                                "WHERE project = %s", (self.project,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def changed_elsewhere(self) -> bool:
+        with _guard(self.path):
+            row = self.conn.execute(
+                "SELECT max(seq) FILTER (WHERE token <> %s), max(seq) FROM citeview.ops "
+                "WHERE project = %s AND seq > %s", (self.token, self.project, self._seen)
+            ).fetchone()
+        if row is None or row[1] is None:
+            return False
+        self._seen = int(row[1])
+        if row[0] is not None:
+            self._ids = self._pos = self._meta = self._sizes = None
+            self._cases.clear()
+            return True
+        return False
+
+    def integrity_check(self) -> str:
+        with _guard(self.path):
+            self.conn.execute("SELECT 1")
+        return "ok"
+
+    def save_as(self, path: str, *, switch: bool = True) -> None:
+        """A copy of the project: another project on the same server (``switch``: this session
+        continues there), or a session file (this session stays on the server)."""
+        if path == self.path:
+            return
+        if not is_address(path):
+            self._save_file(path)
+            return
+        target = parse_address(path)
+        if target.conninfo != self.address.conninfo:
+            raise SessionError(f"{path}: Save As copies within one server; export and import "
+                               "to move a project to another")
+        op = uuid.uuid4()
+        with _guard(path), self.conn.transaction():
+            if self.conn.execute("SELECT 1 FROM citeview.projects WHERE name = %s",
+                                 (target.project,)).fetchone():
+                raise SessionError(f"{path}: already exists (choose another name)")
+            p, q = self.project, target.project
+            self.conn.execute(
+                "INSERT INTO citeview.projects (name, meta, blind, overlap, lease_seconds) "
+                "SELECT %s, meta, blind, overlap, lease_seconds FROM citeview.projects "
+                "WHERE name = %s", (q, p))
+            self.conn.execute("INSERT INTO citeview.members SELECT %s, role, kind FROM "
+                              "citeview.members WHERE project = %s", (q, p))
+            self.conn.execute("INSERT INTO citeview.cases (project, pos, id, data) SELECT %s, "
+                              "pos, id, data FROM citeview.cases WHERE project = %s", (q, p))
+            self.conn.execute("INSERT INTO citeview.case_stats SELECT %s, case_id, sizes FROM "
+                              "citeview.case_stats WHERE project = %s", (q, p))
+            fields = ", ".join(ANNOTATION_FIELDS[1:])
+            self.conn.execute(
+                f"INSERT INTO citeview.annotations (project, case_id, {fields}) "
+                f"SELECT %s, case_id, {fields} FROM citeview.annotations WHERE project = %s "
+                "ORDER BY rowid", (q, p))
+            rfields = ", ".join(REVIEW_FIELDS[1:])
+            self.conn.execute(
+                f"INSERT INTO citeview.reviews (project, case_id, {rfields}) "
+                f"SELECT %s, case_id, {rfields} FROM citeview.reviews WHERE project = %s",
+                (q, p))
+            self.conn.execute("INSERT INTO citeview.ops (op_id, project, token) VALUES "
+                              "(%s, %s, %s)", (op, q, self.token))
+        if switch:
+            if not self.readonly:
+                self.conn.execute("DELETE FROM citeview.writers WHERE project = %s AND "
+                                  "token = %s", (self.project, self.token))
+            self.address, self.project, self.path = target, target.project, target.text
+            self.readonly, self.message = False, None
+            self.conn.read_only = False
+            self._ids = self._pos = self._meta = self._sizes = None
+            self._take_window(False)
+            self._seen = self._last_seq()
+            self._notify(MetaChanged())
+
+    def _save_file(self, path: str) -> None:
+        from citeview.session.records import insert_annotation, insert_review
+        from citeview.session.store import Session
+
+        meta = dict(self._meta_all())
+
+        def fill(conn: Any) -> None:
+            for ann in self.iter_annotations():
+                insert_annotation(conn, ann)
+            for review in self.reviews():
+                insert_review(conn, review)
+
+        rows = [(cid, dumps_json(self.case_data(cid))) for cid in self.case_ids()]
+        Session.make_file(path, meta, rows, overwrite=False, fill=fill)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        return self._subscribers.subscribe(listener)
+
+    def _notify(self, *changes: Change) -> None:
+        self._subscribers.notify(*changes)
+
+    def poll(self, timeout: float = 0.0) -> list[Change]:
+        """Changes other clients committed since the last poll (``LISTEN citeview``), sent to
+        the subscribers too: a lead's window sees reviewers' verdicts, a reviewer's window the
+        lead's adjudications. Rows another reviewer may not read arrive as a case's change
+        only (the notification names no verdict)."""
+        if self._listener is None:
+            self._listener = connect(self.address, readonly=True)
+            self._listener.execute("LISTEN citeview")
+            return []
+        found: list[Change] = []
+        with _guard(self.path):
+            for note in self._listener.notifies(timeout=timeout, stop_after=None):
+                change = _change_of(note.payload, self.project, self._pid)
+                if change is not None and change not in found:
+                    found.append(change)
+        if found:
+            self._notify(*found)
+        return found
+
+    def _write(self) -> None:
+        if self.readonly:
+            raise ReadOnlySession(f"{self.path}: {self.message or 'opened read-only'}")
+        if self.closed:
+            raise SessionError(f"{self.path}: session is closed")
+
+    @contextmanager
+    def _tx(self, op_id: str | uuid.UUID | None = None) -> Iterator[bool]:
+        """One write transaction recorded under ``op_id``; yields False (and writes nothing
+        more) when that op was applied before."""
+        self._write()
+        op = uuid.UUID(str(op_id)) if op_id is not None else uuid.uuid4()
+        try:
+            with self.conn.transaction():
+                row = self.conn.execute(
+                    "INSERT INTO citeview.ops (op_id, project, token) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (op_id) DO NOTHING RETURNING seq",
+                    (op, self.project, self.token)).fetchone()
+                yield row is not None
+        except psycopg.Error as err:
+            raise server_error(self.path, err) from None
+
+    # ------------------------------------------------------------------ meta
+
+    def _meta_all(self) -> dict[str, Any]:
+        if self._meta is None:
+            with _guard(self.path):
+                row = self.conn.execute("SELECT meta, blind FROM citeview.projects WHERE "
+                                        "name = %s", (self.project,)).fetchone()
+            if row is None:
+                raise SessionError(f"{self.path}: the project is gone")
+            meta = json.loads(row[0])
+            if not isinstance(meta, dict):
+                raise damaged(self.path, "its settings are not a JSON object")
+            meta["blind"] = bool(row[1])
+            self._meta = meta
+        return self._meta
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return {k: v for k, v in self._meta_all().items() if k != DOCUMENT_EXTRA}
+
+    @property
+    def document_extra(self) -> dict[str, Any]:
+        extra = self._meta_all().get(DOCUMENT_EXTRA, {})
+        return dict(extra) if isinstance(extra, dict) else {}
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        labels = self._meta_all().get("labels")
+        if labels is None:
+            return DEFAULT_LABELS
+        if (not isinstance(labels, list) or not labels
+                or not all(isinstance(x, str) and x for x in labels)):
+            raise damaged(self.path, "the labels are not a list of names")
+        return tuple(labels)
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        fams = self._meta_all().get("families")
+        if fams is None:
+            return DEFAULT_FAMILIES
+        if not isinstance(fams, list) or not fams or not all(isinstance(x, str) for x in fams):
+            raise damaged(self.path, "the marker families are not a list of names")
+        return tuple(fams)
+
+    @property
+    def blind(self) -> bool:
+        return bool(self._meta_all().get("blind", False))
+
+    @property
+    def name(self) -> str:
+        return str(self._meta_all().get("name") or self.project)
+
+    def set_meta(self, key: str, value: Any) -> None:
+        meta = dict(self._meta_all())
+        meta[key] = json.loads(dumps_json(value))
+        with self._tx() as fresh:
+            if fresh:
+                self.conn.execute("UPDATE citeview.projects SET meta = %s, blind = %s WHERE "
+                                  "name = %s", (dumps_json(meta), bool(meta.get("blind")),
+                                                self.project))
+                if key == "families":
+                    self.conn.execute("DELETE FROM citeview.case_stats WHERE project = %s",
+                                      (self.project,))
+        self._meta = meta
+        if key == "families":
+            self._sizes, self._pending, self._analyser = {}, {}, None
+        self._notify(MetaChanged())
+
+    def set_blind(self, blind: bool) -> None:
+        self.set_meta("blind", bool(blind))
+
+    def set_labels(self, labels: Sequence[str]) -> None:
+        self.set_meta("labels", rubric_labels(labels))
+
+    # ------------------------------------------------------------------ cases
+
+    def case_ids(self) -> list[str]:
+        if self._ids is None:
+            with _guard(self.path):
+                self._ids = [str(r[0]) for r in self.conn.execute(
+                    "SELECT id FROM citeview.cases WHERE project = %s ORDER BY pos",
+                    (self.project,))]
+            self._pos = {cid: i for i, cid in enumerate(self._ids)}
+        return self._ids
+
+    def __len__(self) -> int:
+        return len(self.case_ids())
+
+    def _positions(self) -> dict[str, int]:
+        self.case_ids()
+        assert self._pos is not None
+        return self._pos
+
+    def index_of(self, case_id: str) -> int:
+        try:
+            return self._positions()[case_id]
+        except KeyError:
+            raise KeyError(case_id) from None
+
+    def case_data(self, case_id: str) -> dict[str, Any]:
+        with _guard(self.path):
+            row = self.conn.execute("SELECT data FROM citeview.cases WHERE project = %s AND "
+                                    "id = %s", (self.project, case_id)).fetchone()
+        if row is None:
+            raise KeyError(case_id)
+        data = json.loads(row[0])
+        if not isinstance(data, dict):
+            raise damaged(self.path, f"case {case_id!r} is not a JSON object")
+        return data
+
+    def get_case(self, case_id: str) -> Case:
+        found = self._cases.get(case_id)
+        if found is None:
+            try:
+                found = Case.from_dict(self.case_data(case_id), case_id)
+            except InputError as err:
+                raise SessionError(f"{self.path}: case {case_id!r}: {err}") from None
+            self._cases[case_id] = found
+        return found
+
+    def adopt_case(self, case: Case) -> None:
+        self._cases[case.id] = case
+
+    def case_at(self, index: int) -> Case:
+        return self.get_case(self.case_ids()[index])
+
+    def dataset(self) -> SessionDataset:
+        return SessionDataset(self)
+
+    def add_cases(self, cases: Iterable[Case]) -> list[str]:
+        have = set(self.case_ids())
+        new = [c for c in cases if c.id not in have]
+        if not new:
+            return []
+        with self._tx() as fresh:
+            if fresh:
+                row = self.conn.execute("SELECT coalesce(max(pos) + 1, 0) FROM citeview.cases "
+                                        "WHERE project = %s", (self.project,)).fetchone()
+                copy_cases(self.conn, self.path, self.project, new, int(row[0]) if row else 0,
+                           known=have)
+        self._ids = self._pos = None
+        self._notify(CasesAdded())
+        return [c.id for c in new]
+
+    def update_case(self, case: Case) -> Reattached:
+        old = self.get_case(case.id)
+        data = dumps_json(case.to_dict())
+        anns = self.annotations(case.id)
+        if old.answer == case.answer:
+            result = Reattached(anns, [])
+            if data != dumps_json(old.to_dict()):
+                with self._tx():
+                    self._set_case(case.id, data)
+        else:
+            result = reattach(anns, citation_slots(self.analysed(case)))
+            with self._tx():
+                self._set_case(case.id, data)
+                self.conn.execute("DELETE FROM citeview.annotations WHERE project = %s AND "
+                                  "case_id = %s", (self.project, case.id))
+                self.conn.execute("DELETE FROM citeview.case_stats WHERE project = %s AND "
+                                  "case_id = %s", (self.project, case.id))
+                for ann in [*result.placed, *result.orphaned]:
+                    self._insert_annotation(ann, None)
+            if self._sizes is not None:
+                self._sizes.pop(case.id, None)
+            self._pending.pop(case.id, None)
+        self._cases[case.id] = case
+        self._notify(CaseChanged(case.id))
+        return result
+
+    def _set_case(self, case_id: str, data: str) -> None:
+        self.conn.execute("UPDATE citeview.cases SET data = %s WHERE project = %s AND id = %s",
+                          (data, self.project, case_id))
+
+    def sync_from(self, dataset: Dataset) -> dict[str, Reattached]:
+        new: list[Case] = []
+        changed: dict[str, Reattached] = {}
+        have = set(self.case_ids())
+        for case in dataset.iter_cases():
+            if case.id not in have:
+                new.append(case)
+            elif dumps_json(case.to_dict()) != dumps_json(self.case_data(case.id)):
+                self._cases.pop(case.id, None)
+                answer_changed = self.get_case(case.id).answer != case.answer
+                result = self.update_case(case)
+                if answer_changed:
+                    changed[case.id] = result
+        self.add_cases(new)
+        return changed
+
+    # ------------------------------------------------------------------ analysis, counts
+
+    @property
+    def analyser(self) -> Analyser:
+        if self._analyser is None or self._analyser.families != self.families:
+            self._analyser = Analyser(self.families, 64)
+        return self._analyser
+
+    @property
+    def policy(self) -> Policy:
+        return self.analyser.policy
+
+    def analysed(self, case: str | Case, policy: Policy | None = None) -> AnalysedCase:
+        if isinstance(case, str):
+            case = self.get_case(case)
+        found = self.analyser.analysed(case, policy)
+        self.record_sizes(case.id, found.item_counts)
+        return found
+
+    def sizes(self) -> dict[str, tuple[int, ...]]:
+        if self._sizes is None:
+            with _guard(self.path):
+                self._sizes = {str(cid): tuple(sizes) for cid, sizes in self.conn.execute(
+                    "SELECT case_id, sizes FROM citeview.case_stats WHERE project = %s",
+                    (self.project,))}
+            self._sizes.update(self._pending)
+        return self._sizes
+
+    def record_sizes(self, case_id: str, sizes: Sequence[int]) -> None:
+        self.record_sizes_many({case_id: tuple(sizes)}, store=False)
+
+    def record_sizes_many(self, sizes: dict[str, tuple[int, ...]], store: bool = True) -> None:
+        known = self.sizes()
+        ids = self._positions()
+        new = {cid: tuple(v) for cid, v in sizes.items()
+               if known.get(cid) != tuple(v) and cid in ids}
+        known.update(new)
+        self._pending.update(new)
+        if store:
+            self.flush_sizes()
+        if new:
+            self._notify(*[SizesKnown(cid) for cid in new])
+
+    def flush_sizes(self) -> None:
+        """Write the counts kept back (not an op: counts are derived, any client may)."""
+        if not self._pending or self.readonly or self.closed:
+            return
+        pending, self._pending = self._pending, {}
+        with _guard(self.path), self.conn.transaction():
+            self.conn.cursor().executemany(
+                "INSERT INTO citeview.case_stats (project, case_id, sizes) VALUES (%s, %s, %s) "
+                "ON CONFLICT (project, case_id) DO UPDATE SET sizes = EXCLUDED.sizes",
+                [(self.project, cid, list(v)) for cid, v in pending.items()])
+
+    # ------------------------------------------------------------------ annotations
+
+    def annotation(self, key: AnnotationKey, annotator: str | None = None) -> Annotation | None:
+        who = self.annotator if annotator is None else annotator
+        with _guard(self.path):
+            row = self.conn.execute(
+                f"SELECT {_A} FROM citeview.annotations a WHERE a.project = %s AND "
+                "a.case_id = %s AND a.number = %s AND a.raw = %s AND a.source_id = %s AND "
+                "a.annotator = %s AND a.orphaned = 0",
+                (self.project, key.case_id, key.number, key.anchor, key.source_id, who)
+            ).fetchone()
+        return self._ann(row) if row else None
+
+    def _ann(self, row: Sequence[Any]) -> Annotation:
+        try:
+            return annotation_from_row(row)
+        except (ValueError, TypeError) as err:
+            raise damaged(self.path, str(err)) from None
+
+    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
+                    orphaned: bool | None = None) -> list[Annotation]:
+        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
+
+    def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
+                         orphaned: bool | None = None,
+                         number: int | None = None) -> Iterator[Annotation]:
+        where, args = ["a.project = %s"], [self.project]
+        for column, value in (("a.case_id", case_id), ("a.annotator", annotator),
+                              ("a.number", number),
+                              ("a.orphaned", None if orphaned is None else int(orphaned))):
+            if value is not None:
+                where.append(f"{column} = %s")
+                args.append(value)  # type: ignore[arg-type]
+        with _guard(self.path):
+            rows = self.conn.execute(
+                f"SELECT {_A} FROM citeview.annotations a JOIN citeview.cases c ON "
+                "c.project = a.project AND c.id = a.case_id WHERE " + " AND ".join(where)
+                + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid",
+                args).fetchall()
+        for row in rows:
+            yield self._ann(row)
+
+    def orphans(self, case_id: str | None = None) -> list[Annotation]:
+        return self.annotations(case_id, orphaned=True)
+
+    def put_annotation(self, ann: Annotation, op_id: str | uuid.UUID | None = None) -> None:
+        self.send([RowChange("annotation", ann.case_id, ann.annotator, ann.key,
+                                     ann.orphaned, None if ann.empty else ann)], op_id=op_id)
+
+    def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
+        who = self.annotator if annotator is None else annotator
+        return self._review(case_id, who) or CaseReview(case_id, who)
+
+    def _review(self, case_id: str, who: str) -> CaseReview | None:
+        with _guard(self.path):
+            row = self.conn.execute(
+                f"SELECT {_R} FROM citeview.reviews r WHERE r.project = %s AND r.case_id = %s "
+                "AND r.annotator = %s", (self.project, case_id, who)).fetchone()
+        return self._rev(row) if row else None
+
+    def _rev(self, row: Sequence[Any]) -> CaseReview:
+        try:
+            return review_from_row(row)
+        except (ValueError, TypeError) as err:
+            raise damaged(self.path, str(err)) from None
+
+    def reviews(self, case_id: str | None = None) -> list[CaseReview]:
+        where, args = "r.project = %s", [self.project]
+        if case_id is not None:
+            where += " AND r.case_id = %s"
+            args.append(case_id)
+        with _guard(self.path):
+            rows = self.conn.execute(
+                f"SELECT {_R} FROM citeview.reviews r JOIN citeview.cases c ON "
+                f"c.project = r.project AND c.id = r.case_id WHERE {where} "
+                "ORDER BY c.pos, r.annotator", args).fetchall()
+        return [self._rev(r) for r in rows]
+
+    def put_review(self, review: CaseReview, op_id: str | uuid.UUID | None = None) -> None:
+        self.send([RowChange("review", review.case_id, review.annotator, None, False,
+                                     None if review.empty else review)], op_id=op_id)
+
+    def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
+        who = self.annotator if annotator is None else annotator
+        with _guard(self.path):
+            rows = self.conn.execute("SELECT case_id, state FROM citeview.reviews WHERE "
+                                     "project = %s AND annotator = %s",
+                                     (self.project, who)).fetchall()
+        try:
+            return {str(cid): ReviewState(state) for cid, state in rows}
+        except ValueError as err:
+            raise damaged(self.path, str(err)) from None
+
+    def first_not_done(self, annotator: str | None = None) -> int | None:
+        states = self.states(annotator)
+        for i, cid in enumerate(self.case_ids()):
+            if states.get(cid) is not ReviewState.DONE:
+                return i
+        return None
+
+    def current_row(self, change: RowChange) -> Annotation | CaseReview | None:
+        if change.kind == "annotation":
+            assert change.key is not None
+            if change.orphaned:
+                found = [a for a in self.annotations(change.case_id, annotator=change.annotator,
+                                                     orphaned=True) if a.key == change.key]
+                return found[0] if found else None
+            return self.annotation(change.key, change.annotator)
+        return self._review(change.case_id, change.annotator)
+
+    def applied(self, op_id: str | uuid.UUID) -> bool:
+        """Whether the write of ``op_id`` is stored (an outbox asks before it forgets one)."""
+        with _guard(self.path):
+            return self.conn.execute("SELECT 1 FROM citeview.ops WHERE op_id = %s",
+                                     (uuid.UUID(str(op_id)),)).fetchone() is not None
+
+    def apply(self, changes: Sequence[RowChange], op_id: str | uuid.UUID | None = None) -> None:
+        """:meth:`send` (the protocol's name)."""
+        self.send(changes, op_id)
+
+    def send(self, changes: Sequence[RowChange], op_id: str | uuid.UUID | None = None) -> bool:
+        """All of ``changes`` in one transaction or none, then notify. ``op_id`` (else the
+        first change's, else a new one) makes it idempotent: False when it was stored before
+        (nothing written again, nobody notified)."""
+        op = op_id if op_id is not None else next(
+            (ch.op_id for ch in changes if ch.op_id is not None), None)
+        cases = sorted({ch.case_id for ch in changes})
+        with self._tx(op) as fresh:
+            if fresh:
+                found = {str(r[0]) for r in self.conn.execute(
+                    "SELECT id FROM citeview.cases WHERE project = %s AND id = ANY(%s)",
+                    (self.project, cases))}
+                missing = [c for c in cases if c not in found]
+                if missing:
+                    raise SessionError(f"{self.path}: cannot store the change (no case "
+                                       f"{missing[0]!r})")
+                for ch in changes:
+                    self._apply_one(ch, op)
+        if not fresh:
+            return False
+        self._notify(*[row_event(ch) for ch in changes])
+        return True
+
+    def _apply_one(self, ch: RowChange, op: str | uuid.UUID | None) -> None:
+        p = self.project
+        if ch.kind == "annotation":
+            k = ch.key
+            assert k is not None
+            self.conn.execute(
+                "DELETE FROM citeview.annotations WHERE rowid = (SELECT rowid FROM "
+                "citeview.annotations WHERE project = %s AND case_id = %s AND number = %s AND "
+                "raw = %s AND source_id = %s AND annotator = %s AND orphaned = %s "
+                "ORDER BY rowid LIMIT 1)",
+                (p, k.case_id, k.number, k.anchor, k.source_id, ch.annotator, int(ch.orphaned)))
+            if isinstance(ch.new, Annotation):
+                try:
+                    with self.conn.transaction():
+                        self._insert_annotation(ch.new, op)
+                except pgerrors.UniqueViolation:
+                    raise SessionError(f"{self.path}: cannot store the change (the annotation "
+                                       "exists)") from None
+        else:
+            self.conn.execute("DELETE FROM citeview.reviews WHERE project = %s AND case_id = %s "
+                              "AND annotator = %s", (p, ch.case_id, ch.annotator))
+            if isinstance(ch.new, CaseReview):
+                r = ch.new
+                self.conn.execute(
+                    f"INSERT INTO citeview.reviews (project, {', '.join(REVIEW_FIELDS)}, op_id) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    (p, r.case_id, r.annotator, r.state.value, r.verdict, r.note, r.timestamp,
+                     dumps_json(r.extra), _uuid(op)))
+
+    def _insert_annotation(self, a: Annotation, op: str | uuid.UUID | None) -> None:
+        k = a.key
+        self.conn.execute(
+            f"INSERT INTO citeview.annotations (project, {', '.join(ANNOTATION_FIELDS)}, op_id) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (self.project, k.case_id, k.number, k.anchor, k.source_id, a.annotator, a.verdict,
+             a.note, a.timestamp, a.claim, int(a.recovered), int(a.orphaned),
+             dumps_json(a.extra), _uuid(op)))
+
+    # ------------------------------------------------------------------ routing
+
+    def next_cases(self, ahead: int = 1) -> list[str]:
+        """The cases this reviewer holds, topped up to ``ahead`` (handed out by the server,
+        each at most once per reviewer, within the project's overlap); every lease renewed.
+        First the one where the reviewer stopped (input order)."""
+        from citeview.session.pg.routing import next_cases
+
+        return next_cases(self.conn, self.path, self.project, self.annotator, ahead)
+
+    def renew_leases(self) -> int:
+        """Keep this reviewer's leases (the window calls it while open); how many."""
+        from citeview.session.pg.routing import renew_leases
+
+        return renew_leases(self.conn, self.path, self.project, self.annotator)
+
+
+def _uuid(op: str | uuid.UUID | None) -> uuid.UUID | None:
+    return None if op is None else uuid.UUID(str(op))
+
+
+def _change_of(payload: str, project: str, own_pid: int) -> Change | None:
+    try:
+        note = json.loads(payload)
+    except ValueError:
+        return None
+    if not isinstance(note, dict) or note.get("project") != project or note.get("pid") == own_pid:
+        return None
+    case_id = str(note.get("case_id"))
+    table = note.get("table")
+    if table == "annotations":
+        return AnnotationChanged(case_id)
+    if table in ("reviews", "assignments"):
+        return ReviewChanged(case_id)
+    return None
+
+
+def _typed(session: PgSession) -> ReviewStore:
+    return session  # mypy checks that a PgSession is a ReviewStore
+
+
+__all__ = ["PgBackend", "PgSession", "ServerUnreachable", "connect", "copy_cases",
+           "server_error"]
+
