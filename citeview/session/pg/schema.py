@@ -257,6 +257,19 @@ MIGRATION_1: list[str] = [
             GET DIAGNOSTICS n = ROW_COUNT;
             RETURN n;
         END $$""",
+    # A member taken off the project: the cases they hold return to the queue at once.
+    """CREATE FUNCTION citeview.release_leases(p text, reviewer text) RETURNS integer
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
+        BEGIN
+            IF NOT citeview.may_act(p, reviewer) THEN
+                RAISE EXCEPTION 'citeview: % may not release leases of %', session_user,
+                    reviewer USING ERRCODE = 'insufficient_privilege';
+            END IF;
+            UPDATE citeview.assignments a SET lease_until = now() - interval '1 second'
+                WHERE a.project = p AND a.reviewer = release_leases.reviewer
+                  AND a.state = 'leased';
+            RETURN citeview.expire_leases(p);
+        END $$""",
     # A verdict or review written by a reviewer whose lease was handed on meanwhile is kept,
     # flagged late; a review set done closes the reviewer's lease (counted toward N).
     """CREATE FUNCTION citeview.mark_late() RETURNS trigger
@@ -307,7 +320,8 @@ MIGRATION_1: list[str] = [
     f"GRANT SELECT ON ALL TABLES IN SCHEMA citeview TO {ANNOTATOR}, {LEAD}",
     f"""GRANT INSERT, UPDATE, DELETE ON citeview.annotations, citeview.reviews,
         citeview.case_stats, citeview.ops, citeview.writers TO {ANNOTATOR}, {LEAD}""",
-    f"GRANT INSERT, UPDATE, DELETE ON citeview.projects, citeview.cases TO {LEAD}",
+    f"""GRANT INSERT, UPDATE, DELETE ON citeview.projects, citeview.cases, citeview.members
+        TO {LEAD}""",
     "REVOKE ALL ON ALL FUNCTIONS IN SCHEMA citeview FROM PUBLIC",
     f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA citeview TO {ANNOTATOR}, {LEAD}",
     # -- row-level security, forced (the owner too)
@@ -326,6 +340,9 @@ MIGRATION_1: list[str] = [
     f"""CREATE POLICY lead_changes ON citeview.projects FOR UPDATE TO {LEAD}
         USING (citeview.is_lead(name, CURRENT_USER))
         WITH CHECK (citeview.is_lead(name, CURRENT_USER))""",
+    f"""CREATE POLICY lead_manages ON citeview.members TO {LEAD}
+        USING (citeview.is_lead(project, CURRENT_USER))
+        WITH CHECK (citeview.is_lead(project, CURRENT_USER))""",
     f"""CREATE POLICY own_membership ON citeview.members FOR SELECT TO {ANNOTATOR}, {LEAD}
         USING (role = CURRENT_USER OR citeview.is_lead(project, CURRENT_USER))""",
     *[f"""CREATE POLICY member_reads ON citeview.{t} FOR SELECT TO {ANNOTATOR}, {LEAD}

@@ -1,0 +1,187 @@
+"""Security decided by the PostgreSQL server (issue 29), on a throwaway cluster: an annotator
+connected with raw SQL as their own role cannot change another annotator's verdicts, notes or
+reviews, nor (in a blind project) read them; a lead reads everything and adjudicates; the
+tables belong to a role nobody logs in as and row-level security is forced."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from citeview.core.cases import Case
+from citeview.session.errors import SessionError
+from citeview.session.merge import ADJUDICATED
+from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
+
+KEY = AnnotationKey("c1", 1, "\ue200cite\ue202turn0file0\ue201", "turn0file0")
+CASES = [Case("c1", "Claim. \ue200cite\ue202turn0file0\ue201", {"turn0file0": "Source."}),
+         Case("c2", "Other.")]
+
+
+def project(pg: Any, name: str, *, blind: bool) -> str:
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg.team import add_member
+
+    address = pg.address(name)
+    PgBackend().create_file(address, CASES, blind=blind)
+    add_member(address, "ana")
+    add_member(address, "bob")
+    add_member(address, "lee", "lead")
+    return address
+
+
+def as_role(pg: Any, name: str, role: str) -> str:
+    return str(pg.address(name, user=role))
+
+
+@pytest.fixture
+def raw(pg: Any) -> Iterator[Any]:
+    """Raw SQL connections as a role (autocommit), closed after the test."""
+    import psycopg
+
+    opened: list[Any] = []
+
+    def connect(role: str) -> Any:
+        conn = psycopg.connect(pg.conninfo(user=role), autocommit=True)
+        opened.append(conn)
+        return conn
+    yield connect
+    for conn in opened:
+        conn.close()
+
+
+def write_both(pg: Any, name: str) -> None:
+    from citeview.session.pg import PgBackend
+
+    for who, verdict in (("ana", "supported"), ("bob", "unsupported")):
+        with PgBackend().open(as_role(pg, name, who)) as s:
+            assert s.annotator == who
+            s.put_annotation(Annotation(KEY, who, verdict, f"{who}'s note"))
+            s.put_review(CaseReview("c1", who, ReviewState.DONE, verdict, f"{who} done"))
+
+
+def test_an_annotator_cannot_change_another_annotators_rows(pg: Any, raw: Any) -> None:
+    import psycopg
+
+    address = project(pg, "open", blind=False)
+    write_both(pg, "open")
+    ana = raw("ana")
+    for table in ("annotations", "reviews"):
+        # bob's rows are readable (not blind) but not changeable: no row is touched
+        assert ana.execute(f"SELECT count(*) FROM citeview.{table} WHERE annotator = 'bob'"
+                           ).fetchone()[0] == 1
+        cur = ana.execute(f"UPDATE citeview.{table} SET verdict = 'supported', note = 'forged' "
+                          "WHERE annotator = 'bob'")
+        assert cur.rowcount == 0
+        assert ana.execute(f"DELETE FROM citeview.{table} WHERE annotator = 'bob'").rowcount == 0
+        # and an own row cannot be handed to bob
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            ana.execute(f"UPDATE citeview.{table} SET annotator = 'bob' WHERE annotator = 'ana'")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+        ana.execute("INSERT INTO citeview.annotations (project, case_id, number, raw, "
+                    "source_id, annotator, verdict) VALUES ('open', 'c2', 1, 'x', 'y', 'bob', "
+                    "'supported')")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        ana.execute("UPDATE citeview.projects SET blind = false")  # settings are the lead's
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        ana.execute("DELETE FROM citeview.cases")
+    # bob's verdict, note and review are as bob left them
+    from citeview.session.pg import PgBackend
+
+    with PgBackend().open(address, readonly=True) as admin:
+        got = admin.annotation(KEY, "bob")
+        assert got is not None and (got.verdict, got.note) == ("unsupported", "bob's note")
+        assert admin.review("c1", "bob").note == "bob done"
+        assert {a.annotator for a in admin.annotations()} == {"ana", "bob"}
+    # through citeview: the server refuses a row in another's name, nothing of it is kept
+    with PgBackend().open(as_role(pg, "open", "ana")) as s:
+        with pytest.raises(SessionError, match="refused by the server"):
+            s.put_annotation(Annotation(KEY, "bob", "supported"))
+        s.annotator = "bob"  # a plain annotator writes as their own role whatever they ask
+        assert s.annotator == "ana"
+        assert s.annotation(KEY, "bob").verdict == "unsupported"  # type: ignore[union-attr]
+
+
+def test_a_blind_project_hides_other_annotators_verdicts_but_not_from_the_lead(
+        pg: Any, raw: Any) -> None:
+    from citeview.session.pg import PgBackend
+
+    project(pg, "blind", blind=True)
+    write_both(pg, "blind")
+    ana = raw("ana")
+    assert ana.execute("SELECT annotator, verdict FROM citeview.annotations").fetchall() == [
+        ("ana", "supported")]
+    assert ana.execute("SELECT count(*) FROM citeview.reviews WHERE annotator = 'bob'"
+                       ).fetchone()[0] == 0
+    with PgBackend().open(as_role(pg, "blind", "ana"), readonly=True) as s:
+        assert [a.annotator for a in s.annotations()] == ["ana"]
+        assert s.annotation(KEY, "bob") is None
+    # the lead reads everything and adjudicates; annotators cannot write the adjudication
+    with PgBackend().open(as_role(pg, "blind", "lee")) as lead:
+        assert {a.annotator for a in lead.annotations()} == {"ana", "bob"}
+        lead.put_annotation(Annotation(KEY, ADJUDICATED, "supported", "lead decides"))
+        assert lead.annotation(KEY, ADJUDICATED).verdict == "supported"  # type: ignore[union-attr]
+    import psycopg
+
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+        ana.execute("INSERT INTO citeview.annotations (project, case_id, number, raw, "
+                    "source_id, annotator, verdict) VALUES ('blind', 'c2', 1, 'x', 'y', "
+                    "%s, 'unsupported')", (ADJUDICATED,))
+    # switching blind off is the lead's: then ana sees bob's verdicts
+    with PgBackend().open(as_role(pg, "blind", "lee")) as lead:
+        lead.set_blind(False)
+    assert ana.execute("SELECT count(*) FROM citeview.annotations WHERE annotator = 'bob'"
+                       ).fetchone()[0] == 1
+
+
+def test_a_non_member_sees_no_project_and_the_tables_belong_to_a_role_nobody_logs_in_as(
+        pg: Any, raw: Any) -> None:
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg.team import add_member
+
+    project(pg, "p1", blind=False)
+    write_both(pg, "p1")
+    PgBackend().create_file(pg.address("p2"), CASES)
+    add_member(pg.address("p2"), "cat")
+    cat = raw("cat")
+    assert cat.execute("SELECT count(*) FROM citeview.annotations").fetchone()[0] == 0
+    assert cat.execute("SELECT name FROM citeview.projects").fetchall() == [("p2",)]
+    with pytest.raises(SessionError, match="no such project"):
+        PgBackend().open(as_role(pg, "p1", "cat"))
+    admin = raw("citeview_admin")
+    tables = admin.execute("SELECT c.relname, pg_get_userbyid(c.relowner), c.relrowsecurity, "
+                           "c.relforcerowsecurity FROM pg_class c JOIN pg_namespace n ON "
+                           "n.oid = c.relnamespace WHERE n.nspname = 'citeview' AND "
+                           "c.relkind = 'r'").fetchall()
+    assert len(tables) == 10
+    assert all(owner == "citeview_owner" and rls and forced for _n, owner, rls, forced in tables)
+    assert admin.execute("SELECT rolcanlogin FROM pg_roles WHERE rolname = 'citeview_owner'"
+                         ).fetchone()[0] is False
+    assert admin.execute("SELECT pg_has_role('ana', 'citeview_annotator', 'MEMBER'), "
+                         "pg_has_role('lee', 'citeview_lead', 'MEMBER')").fetchone() == (True,
+                                                                                         True)
+
+
+def test_a_write_sent_twice_is_stored_once(pg: Any) -> None:
+    import uuid
+
+    from citeview.session.pg import PgBackend
+    from citeview.session.protocol import RowChange
+
+    project(pg, "ops", blind=False)
+    seen: list[object] = []
+    with PgBackend().open(as_role(pg, "ops", "ana")) as s:
+        s.subscribe(seen.append)
+        op = str(uuid.uuid4())
+        first = Annotation(KEY, "ana", "supported", "n1")
+        change = RowChange("annotation", "c1", "ana", KEY, False, first, op)
+        assert s.send([change]) is True
+        assert s.applied(op)
+        # the replay of the same write (an outbox that never heard the commit) changes nothing
+        assert s.send([change]) is False
+        s.put_annotation(Annotation(KEY, "ana", "unsupported"), op_id=op)
+        assert s.annotation(KEY).verdict == "supported"  # type: ignore[union-attr]
+        assert len(s.annotations()) == 1 and len(seen) == 1
+        assert not s.applied(str(uuid.uuid4()))
