@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "prepare": "citeview.commands.prepare",
     "prompt": "citeview.commands.prompt",
     "convert": "citeview.commands.convert",
+    "team": "citeview.commands.team",
 }
 
 

@@ -11,7 +11,9 @@ from citeview.core.datasets import Dataset, case_id_from_path
 from citeview.core.errors import InputError
 from citeview.core.inputs import load_input, parse_document_option, plain_files
 from citeview.core.providers import RECORD_KINDS
+from citeview.session.backends import project_dataset
 from citeview.session.loader import SESSION_LOADERS
+from citeview.session.pg.address import is_address
 
 #: The readers of binary inputs every command passes to load_input (session files): named here,
 #: at the entry point, not registered by importing the session package.
@@ -20,7 +22,10 @@ LOADERS = SESSION_LOADERS
 
 def load_path(path: str) -> Dataset:
     """The dataset of the input ``path`` (``-``: standard input, read once like a pipe), any
-    format :func:`~citeview.core.inputs.load_input` reads, sessions included."""
+    format :func:`~citeview.core.inputs.load_input` reads, sessions included; a project on a
+    server by its address (opened read-only)."""
+    if is_address(path):
+        return project_dataset(path)
     return noted(load_input(path, LOADERS))
 
 

@@ -8,15 +8,37 @@ from __future__ import annotations
 
 import os
 import shlex
+import tempfile
+from collections.abc import Callable
 
 from citeview.core.inputs import starts_as_sqlite
+from citeview.session.backends import SESSIONS as ADDRESSED
+from citeview.session.backends import server_backend
 from citeview.session.errors import SessionError
 from citeview.session.location import session_location
+from citeview.session.pg.address import is_address, parse_address
 from citeview.session.protocol import ReviewStore, SessionBackend
-from citeview.session.store import SQLITE
 
-#: Where the commands' sessions live: files named on the command line.
-SESSIONS: SessionBackend = SQLITE
+#: Where the commands' sessions live: files named on the command line, or projects on a server
+#: named by address (``postgresql://...?project=NAME``, ``pg:SERVICE/NAME``).
+SESSIONS: SessionBackend = ADDRESSED
+
+
+def write_session(out: str, make: Callable[[str], ReviewStore], *,
+                  overwrite: bool = False) -> None:
+    """Run ``make`` (a command that writes a new session file at the path it is given) for
+    ``out``: a file directly; a project through a file in a temporary folder, copied into the
+    project whole (one transaction of rows) and removed."""
+    if not is_address(out):
+        make(out).close()
+        return
+    server_backend(out)  # psycopg present, before any work
+    from citeview.session.pg.store import copy_session
+
+    project = parse_address(out).project
+    with tempfile.TemporaryDirectory(prefix="citeview-") as tmp, \
+            make(os.path.join(tmp, project + ".citeview")) as made:
+        copy_session(made, out, overwrite=overwrite)
 
 
 def open_session(path: str) -> ReviewStore:
@@ -39,7 +61,8 @@ def open_readonly(path: str, command: str) -> ReviewStore:
 def session_hint(path: str, command: str) -> str | None:
     """Where the review session of the input at ``path`` is (``citeview COMMAND SESSION``), or
     how to make one; None when ``path`` is not a readable file of another kind."""
-    if not (os.path.isfile(path) and os.access(path, os.R_OK)) or starts_as_sqlite(path):
+    if is_address(path) or not (os.path.isfile(path) and os.access(path, os.R_OK)) \
+            or starts_as_sqlite(path):
         return None  # an SQLite file, a session or not: there is no input to point from
     where, _ = session_location(path)
     if os.path.exists(where):

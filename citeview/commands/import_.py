@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 
+from citeview.commands._sessions import write_session
 from citeview.core.errors import InputError
 from citeview.core.files import STDIN, input_name, is_regular_file
 from citeview.session.interchange import import_document, read_document
@@ -21,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a session exported with citeview export --format json "
                         "(- for standard input: then give -o)")
     parser.add_argument("-o", "--output", metavar="SESSION",
-                        help="the new session (default: FILE with .citeview instead of .json)")
+                        help="the new session (default: FILE with .citeview instead of .json), "
+                             "or a project on a server (postgresql://...?project=NAME)")
     parser.add_argument("--force", action="store_true", help="replace SESSION if it exists")
 
 
@@ -42,8 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.force and os.path.isfile(out):
         raise InputError(f"{out}: already exists (use --force to replace it)")
     doc = read_document(args.file)
-    with import_document(doc, out, overwrite=args.force) as session:
-        n_ann = len(doc.get("annotations", []))
-        print(f"imported {len(session.case_ids())} cases and {n_ann} annotations into {out}",
-              file=sys.stderr)
+    n_ann = len(doc.get("annotations", []))
+    write_session(out, lambda path: import_document(doc, path, overwrite=args.force),
+                  overwrite=args.force)
+    print(f"imported {len(doc.get('cases', []))} cases and {n_ann} annotations into {out}",
+          file=sys.stderr)
     return 0

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citeview.core.inputs import InputLoader
+from citeview.session.backends import SESSIONS as ADDRESSED
 from citeview.session.loader import SESSION_LOADERS
 from citeview.session.protocol import SessionBackend
-from citeview.session.store import SQLITE
 
 if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without it)
     from PySide6.QtCore import QCoreApplication, QMessageLogContext, QSettings, QtMsgType
@@ -22,9 +22,10 @@ if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without
     from citeview.gui.main_window import MainWindow
 
 #: Where the window keeps review sessions, and the readers of binary inputs it opens (session
-#: files): chosen here, at the GUI's entry point (a server-backed store is another backend here,
-#: nothing else in the GUI changes). Nothing is registered on import.
-SESSIONS: SessionBackend = SQLITE
+#: files): chosen here, at the GUI's entry point. Files, and projects on a PostgreSQL server by
+#: address (``citeview postgresql://...?project=NAME``): nothing else in the GUI changes.
+#: Nothing is registered on import.
+SESSIONS: SessionBackend = ADDRESSED
 LOADERS: tuple[InputLoader, ...] = SESSION_LOADERS
 
 

@@ -22,7 +22,8 @@ from citeview.gui.navigation import select_row
 from citeview.gui.tables import fit_columns
 from citeview.gui.untrusted import menu_text, safe_title
 from citeview.session import location
-from citeview.session.protocol import ReviewStore, SessionBackend
+from citeview.session.pg.address import is_address
+from citeview.session.protocol import ReviewStore, SessionBackend, SessionDataset
 
 if TYPE_CHECKING:
     from citeview.core.inputs import InputLoaders
@@ -73,6 +74,16 @@ class InputOpener(QObject):
         """Open any input format; errors are told. Returns True on success."""
         from citeview.core.inputs import load_input
 
+        if is_address(path):  # a project on a server: its cases, reviewed there
+            try:
+                project = SessionDataset(self.sessions.open(path, readonly=True))
+            except InputError as err:
+                message.error(str(err))
+                return False
+            if not self.open_input(project, path, case_id):
+                return False
+            self._add_recent(path)
+            return True
         try:
             first = self._first_record(path, case_id)
             if first is not None:

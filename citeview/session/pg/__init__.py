@@ -30,8 +30,23 @@ refuses others: a one-line :class:`~citeview.session.errors.SessionError`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from citeview.session.pg.address import Address, is_address, parse_address
-from citeview.session.pg.store import PgBackend, PgSession, ServerUnreachable
+
+if TYPE_CHECKING:
+    from citeview.session.pg.store import PgBackend, PgSession, ServerUnreachable
+
+
+def __getattr__(name: str) -> Any:
+    """The store's names load psycopg only when asked for: an address is told apart from a
+    file without the ``team`` extra installed."""
+    if name in ("PgBackend", "PgSession", "ServerUnreachable"):
+        from citeview.session.pg import store
+
+        return getattr(store, name)
+    raise AttributeError(name)
+
 
 __all__ = ["Address", "PgBackend", "PgSession", "ServerUnreachable", "is_address",
            "parse_address"]

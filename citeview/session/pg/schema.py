@@ -70,16 +70,20 @@ MIGRATION_1: list[str] = [
         PRIMARY KEY (project, role)
     )""",
     # Cases in input order; ``active`` counts the reviewers holding or done with the case (the
-    # routing's N), kept on the row so that a concurrent hand-out re-checks it under the lock.
+    # routing's N), kept on the row so that a concurrent hand-out re-checks it under the lock;
+    # ``full_up`` says it reached N (never, for full overlap).
     """CREATE TABLE citeview.cases (
         project text NOT NULL REFERENCES citeview.projects ON DELETE CASCADE,
         pos integer NOT NULL,
         id text NOT NULL,
         data text NOT NULL,
         active integer NOT NULL DEFAULT 0,
+        full_up boolean NOT NULL DEFAULT false,
         PRIMARY KEY (project, id),
         UNIQUE (project, pos)
     )""",
+    # The cases still open to hand out, in order: a hand-out reads past no finished case.
+    "CREATE INDEX cases_open ON citeview.cases (project, pos) WHERE NOT full_up",
     """CREATE TABLE citeview.case_stats (
         project text NOT NULL,
         case_id text NOT NULL,
@@ -195,7 +199,8 @@ MIGRATION_1: list[str] = [
                 RETURNING a.case_id),
             counted AS (SELECT case_id, count(*) AS n FROM gone GROUP BY case_id),
             fixed AS (
-                UPDATE citeview.cases c SET active = c.active - counted.n FROM counted
+                UPDATE citeview.cases c SET active = c.active - counted.n, full_up = false
+                FROM counted
                 WHERE c.project = p AND c.id = counted.case_id RETURNING 1)
             SELECT count(*) INTO n FROM fixed;
             RETURN n;
@@ -224,7 +229,8 @@ MIGRATION_1: list[str] = [
                 WHERE a.project = p AND a.reviewer = next_cases.reviewer AND a.state = 'leased';
             WHILE have < k LOOP
                 SELECT c.id, c.pos INTO picked FROM citeview.cases c
-                    WHERE c.project = p AND (cap IS NULL OR c.active < cap)
+                    WHERE c.project = p AND NOT c.full_up
+                      AND (cap IS NULL OR c.active < cap)
                       AND NOT EXISTS (SELECT 1 FROM citeview.assignments a
                                       WHERE a.project = p AND a.case_id = c.id
                                         AND a.reviewer = next_cases.reviewer)
@@ -233,7 +239,8 @@ MIGRATION_1: list[str] = [
                 INSERT INTO citeview.assignments (project, case_id, reviewer, state, lease_until)
                     VALUES (p, picked.id, next_cases.reviewer, 'leased',
                             now() + make_interval(secs => lease));
-                UPDATE citeview.cases c SET active = c.active + 1
+                UPDATE citeview.cases c SET active = c.active + 1,
+                        full_up = cap IS NOT NULL AND c.active + 1 >= cap
                     WHERE c.project = p AND c.id = picked.id;
                 have := have + 1;
             END LOOP;

@@ -166,6 +166,35 @@ class PgBackend:
                 copy_cases(conn, path, address.project, items, 0)
 
 
+def copy_session(source: ReviewStore, path: str, *, overwrite: bool = False,
+                 overlap: int | None = None, lease_seconds: int = 600,
+                 blind: bool | None = None) -> None:
+    """A new project at ``path`` holding everything of ``source`` (a file, another project):
+    settings, cases, counts, annotations and reviews (``citeview import``/``merge`` into a
+    project, ``team create`` from a session)."""
+    meta = dict(source.meta)
+    extra = source.document_extra
+    if extra:
+        meta[DOCUMENT_EXTRA] = extra
+    if blind is not None:
+        meta["blind"] = blind
+    cases = (Case.from_dict(source.case_data(cid), cid) for cid in source.case_ids())
+    PgBackend().create_file(path, cases, overwrite=overwrite, overlap=overlap,
+                            lease_seconds=lease_seconds, meta=meta)
+    with PgSession.open(path) as target, target._tx() as fresh:
+        assert fresh
+        sizes = source.sizes()
+        if sizes:
+            target.conn.cursor().executemany(
+                "INSERT INTO citeview.case_stats (project, case_id, sizes) VALUES (%s, %s, %s)",
+                [(target.project, cid, list(v)) for cid, v in sizes.items()])
+        for ann in source.iter_annotations():
+            target._insert_annotation(ann, None)
+        for review in source.reviews():
+            target._apply_one(RowChange("review", review.case_id, review.annotator, None, False,
+                                        review), None)
+
+
 def copy_cases(conn: Conn, path: str, project: str, cases: Iterable[Case], first: int,
                known: set[str] | None = None) -> list[str]:
     """Write ``cases`` (new ids only, in order from position ``first``) with COPY; their ids."""
@@ -197,7 +226,7 @@ class PgSession:
 
     def __init__(self, conn: Conn, address: Address, *, annotator: str, readonly: bool,
                  message: str | None) -> None:
-        self.conn = conn
+        self._conn = conn
         self.address = address
         self.project = address.project
         self.path = address.text
@@ -298,21 +327,34 @@ class PgSession:
                 "token = EXCLUDED.token, pid = EXCLUDED.pid, since = now()",
                 (self.project, self.token))
 
-    def close(self) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        try:
+    @property
+    def conn(self) -> Conn:
+        """The connection; made again when it was lost (the server restarted, the network
+        came back): a writer takes its window again (:class:`SessionInUse` if another did
+        meanwhile); a read-only view also reads again after it was closed (a window shows a
+        dataset it closed once it knew the project was in use)."""
+        conn = self._conn
+        if conn.closed and (self.readonly or not self.closed):
+            self._conn = conn = connect(self.address, readonly=self.readonly)
+            self._pid = conn.info.backend_pid
             if not self.readonly:
-                self.flush_sizes()
-                self.conn.execute("DELETE FROM citeview.writers WHERE project = %s AND "
-                                  "token = %s", (self.project, self.token))
-        except psycopg.Error:
-            pass  # the server went away: its row names a dead backend, taken over next time
-        finally:
-            self.conn.close()
-            if self._listener is not None:
-                self._listener.close()
+                self._take_window(False)
+        return conn
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            try:
+                if not self.readonly and not self._conn.closed:
+                    self.flush_sizes()
+                    self._conn.execute("DELETE FROM citeview.writers WHERE project = %s AND "
+                                       "token = %s", (self.project, self.token))
+            except psycopg.Error:
+                pass  # the server went away: its row names a dead backend, taken over later
+        self._conn.close()
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
 
     def __enter__(self) -> PgSession:
         return self
@@ -694,7 +736,7 @@ class PgSession:
 
     def flush_sizes(self) -> None:
         """Write the counts kept back (not an op: counts are derived, any client may)."""
-        if not self._pending or self.readonly or self.closed:
+        if not self._pending or self.readonly or self._conn.closed:
             return
         pending, self._pending = self._pending, {}
         with _guard(self.path), self.conn.transaction():
