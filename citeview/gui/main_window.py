@@ -61,7 +61,7 @@ from citeview.gui.view_modes import ViewModes
 from citeview.gui.watcher import InputWatcher
 from citeview.gui.window_state import WindowState
 from citeview.session.loader import session_loader
-from citeview.session.protocol import ReviewStore, SessionBackend
+from citeview.session.protocol import ReviewStore, SessionBackend, SessionDataset
 
 
 class MainWindow(QMainWindow):
@@ -287,6 +287,9 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.team.before_close()  # edits that could not reach the server: said, and kept
         self.review_session.close()  # every verdict is already committed; this releases the lock
+        for shown in {id(d): d for d in (self.state.input_dataset, self.state.dataset)
+                      if isinstance(d, SessionDataset)}.values():
+            shown.close()  # a project's cases, read over a connection of its own
         self.progress.start(None)
         self.watcher.stop()
         self.loader.stop()

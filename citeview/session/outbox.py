@@ -54,10 +54,10 @@ _T = TypeVar("_T")
 @runtime_checkable
 class IdempotentStore(Protocol):
     """A store that keeps each op id once: :meth:`apply` of an op id it already stored
-    changes nothing and returns False (the server's side of "a verdict sent twice is stored
+    changes nothing (the server's side of "a verdict sent twice is stored
     once"); :meth:`applied` says whether an op id is stored."""
 
-    def apply(self, changes: Sequence[RowChange], op_id: str | None = None) -> bool: ...
+    def apply(self, changes: Sequence[RowChange], op_id: str | None = None) -> object: ...
     def applied(self, op_id: str) -> bool: ...
 
 
@@ -321,7 +321,9 @@ class OutboxStore:
         self._annotator = name
         if self._server is not None:
             self._server.annotator = name
-        self._mirror.annotator = name
+            # A server may keep its own idea (an annotator writes as their role only).
+            self._annotator = self._server.annotator
+        self._mirror.annotator = self._annotator
 
     # ------------------------------------------------------------------ the copy
 
@@ -459,6 +461,7 @@ class OutboxStore:
     def _attach(self, server: ReviewStore) -> None:
         self._server = server
         server.annotator = self._annotator
+        self._annotator = server.annotator
         self._unsubscribe_server = server.subscribe(self._subscribers.notify)
 
     def _detach(self) -> None:

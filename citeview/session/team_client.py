@@ -16,7 +16,7 @@ from citeview.core.cases import Case
 from citeview.core.datasets import Dataset
 from citeview.session import errors
 from citeview.session.outbox import Outbox, OutboxStore, outbox_path
-from citeview.session.protocol import ReviewStore
+from citeview.session.protocol import ReviewStore, SessionBackend
 
 AHEAD = 3  # cases handed out ahead, reviewable while the server cannot be reached
 
@@ -46,8 +46,14 @@ def open_team_project(path: str, *, annotator: str = "", ahead: int = AHEAD,
         first = backend.open(path, annotator=annotator, force=force)
     except unreachable as err:
         first, why = None, errors.one_line(err)
-    who = annotator or (first.annotator if first is not None else "")
-    box = Outbox(outbox_path(path, who))
+    # (the server's name for the reviewer wins: an annotator writes as their role)
+    who = first.annotator if first is not None else annotator
+    try:
+        box = Outbox(outbox_path(path, who))
+    except BaseException:
+        if first is not None:
+            first.close()
+        raise
     if first is None and box.kept("meta") is None and not box.waiting():
         box.close()
         raise errors.ServerUnreachable(f"{path}: the server cannot be reached ({why}) and "
@@ -63,6 +69,15 @@ def open_team_project(path: str, *, annotator: str = "", ahead: int = AHEAD,
     if ahead:
         store.next_cases(ahead)
     return store
+
+
+def team_backend(path: str) -> SessionBackend:
+    """:class:`TeamBackend` for ``path`` (one line when psycopg is not installed): what the
+    window opens projects with (:class:`~citeview.session.backends.AddressBackend`)."""
+    from citeview.session.backends import server_backend
+
+    server_backend(path)  # psycopg is there, or the one-line message
+    return TeamBackend()
 
 
 class TeamBackend:
@@ -97,4 +112,4 @@ class TeamBackend:
         return open_team_project(path, annotator=annotator, ahead=self.ahead, force=force)
 
 
-__all__ = ["AHEAD", "TeamBackend", "offline_errors", "open_team_project"]
+__all__ = ["AHEAD", "TeamBackend", "offline_errors", "open_team_project", "team_backend"]
