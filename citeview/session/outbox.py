@@ -143,10 +143,18 @@ CREATE TABLE IF NOT EXISTS own_rows (case_id TEXT PRIMARY KEY, data TEXT NOT NUL
 """
 
 
+def _rows_json(annotations: Iterable[Annotation], review: CaseReview | None) -> str:
+    return dumps_json({"annotations": [_annotation_json(a) for a in annotations],
+                       "review": None if review is None else _review_json(review)})
+
+
 class Outbox:
     """The outbox file: writes waiting for the server (in order, by op id), writes the server
     refused (kept, never dropped), and the copy of what offline work needs. Every change is
-    committed at once (WAL, ``synchronous=FULL``), as the session file does."""
+    committed at once (WAL). A write is synced to disk (``synchronous=FULL``) when it is to
+    wait for the server (:meth:`add` ``durable``, :meth:`make_durable`); one sent at once is
+    not: lost with the machine before the server has it, it was never acknowledged, and sent
+    again after the server has it, it is stored once (its op id)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -158,7 +166,7 @@ class Outbox:
             # writes): the first holds the file's lock until it closes or dies.
             self.conn.execute("PRAGMA locking_mode=EXCLUSIVE")
             self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.executescript(_SCHEMA)
             self.conn.execute("BEGIN IMMEDIATE")
             self.conn.execute("COMMIT")
@@ -184,18 +192,40 @@ class Outbox:
         self.conn.execute("COMMIT")
 
     # -- writes waiting
-    def add(self, op_id: str, changes: Sequence[RowChange]) -> None:
-        with self._tx() as c:
-            c.execute("INSERT INTO pending (op_id, changes, created) VALUES (?, ?, ?)",
-                      (op_id, dumps_json([change_json(ch) for ch in changes]), now_iso()))
+    def add(self, op_id: str, changes: Sequence[RowChange], *, durable: bool = True) -> None:
+        if durable:
+            self.conn.execute("PRAGMA synchronous=FULL")
+        try:
+            with self._tx() as c:
+                c.execute("INSERT INTO pending (op_id, changes, created) VALUES (?, ?, ?)",
+                          (op_id, dumps_json([change_json(ch) for ch in changes]), now_iso()))
+        finally:
+            if durable:
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+
+    def make_durable(self) -> None:
+        """Sync what is written so far to disk (a write that was to be sent at once waits)."""
+        self.conn.execute("PRAGMA synchronous=FULL")
+        try:
+            with self._tx() as c:  # a commit under FULL syncs the log, earlier commits too
+                c.execute("INSERT OR REPLACE INTO kept VALUES ('synced', ?)",
+                          (dumps_json(now_iso()),))
+        finally:
+            self.conn.execute("PRAGMA synchronous=NORMAL")
 
     def pending(self) -> list[tuple[str, list[RowChange]]]:
         rows = self.conn.execute("SELECT op_id, changes FROM pending ORDER BY seq").fetchall()
         return [(op, [change_from_json(d) for d in json.loads(text)]) for op, text in rows]
 
-    def sent(self, op_id: str) -> None:
+    def sent(self, op_id: str,
+             rows: Sequence[tuple[str, Iterable[Annotation], CaseReview | None]] = ()) -> None:
+        """The server has ``op_id``: it leaves; ``rows`` (:meth:`keep_rows`) in the same
+        transaction."""
         with self._tx() as c:
             c.execute("DELETE FROM pending WHERE op_id = ?", (op_id,))
+            for case_id, annotations, review in rows:
+                c.execute("INSERT OR REPLACE INTO own_rows VALUES (?, ?)",
+                          (case_id, _rows_json(annotations, review)))
 
     def refuse(self, op_id: str, reason: str) -> None:
         """Move a write the server refused (not one it could not be reached for) aside."""
@@ -231,11 +261,9 @@ class Outbox:
 
     def keep_rows(self, case_id: str, annotations: Iterable[Annotation],
                   review: CaseReview | None) -> None:
-        data = {"annotations": [_annotation_json(a) for a in annotations],
-                "review": None if review is None else _review_json(review)}
         with self._tx() as c:
             c.execute("INSERT OR REPLACE INTO own_rows VALUES (?, ?)",
-                      (case_id, dumps_json(data)))
+                      (case_id, _rows_json(annotations, review)))
 
     def rows(self) -> list[tuple[str, list[Annotation], CaseReview | None]]:
         found = []
@@ -396,10 +424,15 @@ class OutboxStore:
             changes.append(RowChange("review", case_id, review.annotator, None, False, review))
         self._mirror_apply(self._mirror, changes)
 
+    def _own_rows(self, case_ids: Iterable[str]
+                  ) -> list[tuple[str, list[Annotation], CaseReview | None]]:
+        return [(cid, self._mirror.annotations(cid, annotator=self.annotator),
+                 self._mirror.review(cid, self.annotator))
+                for cid in sorted(set(case_ids) & self._kept_cases)]
+
     def _save_rows(self, case_ids: Iterable[str]) -> None:
-        for cid in set(case_ids) & self._kept_cases:
-            self.outbox.keep_rows(cid, self._mirror.annotations(cid, annotator=self.annotator),
-                                  self._mirror.review(cid, self.annotator))
+        for cid, anns, review in self._own_rows(case_ids):
+            self.outbox.keep_rows(cid, anns, review)
 
     def _keep(self, case_id: str) -> None:
         """:meth:`_keep_case` when online; an unreachable server is noted, not raised."""
@@ -818,20 +851,21 @@ class OutboxStore:
             self._server.apply(changes)  # not a case of this project: refused as it says
             return
         op_id = str(uuid.uuid4())
-        self.outbox.add(op_id, changes)
         server = self._server
-        if self._online and server is not None and self.outbox.waiting() == 1:
+        direct = self._online and server is not None and not self.outbox.waiting()
+        self.outbox.add(op_id, changes, durable=not direct)
+        if direct and server is not None:
             try:
                 self._send(server, op_id, changes)
             except self._offline_errors as err:
+                self.outbox.make_durable()  # it waits now: kept through a power cut too
                 self._went_offline(err)
             except BaseException:
                 self.outbox.sent(op_id)  # refused outright (a bad key, no right): not kept
                 raise
             else:
-                self.outbox.sent(op_id)
                 self._mirror_apply(self._mirror, changes)
-                self._save_rows(cases)
+                self.outbox.sent(op_id, self._own_rows(cases))
                 self._status_changed()
                 return
         # Waiting: the window shows it from the copy until the server has it.

@@ -53,6 +53,7 @@ class Team:
 
     address: str
     folder: Path
+    cluster: Any
     procs: dict[str, subprocess.Popen[str]] = field(default_factory=dict)
     seeds: dict[str, int] = field(default_factory=dict)
 
@@ -64,7 +65,7 @@ class Team:
         env = dict(os.environ, CITEVIEW_DATA_DIR=str(self.folder / f"data-{who}"),
                    PYTHONPATH=str(ROOT))
         self.procs[who] = subprocess.Popen(
-            [sys.executable, str(CLIENT), self.address, who, str(self.log(who)),
+            [sys.executable, str(CLIENT), self.cluster.address("faults", user=who), who, str(self.log(who)),
              str(hash((who, self.seeds[who])) & 0xFFFF), str(pause)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 
@@ -109,8 +110,12 @@ def team(pg: Any, tmp_path: Path) -> Iterator[Team]:
     from citeview.session.pg import PgBackend
 
     address: str = pg.address("faults")
+    from citeview.session.pg.team import add_member
+
     PgBackend().create_file(address, many_cases(N_CASES), overlap=1)
-    t = Team(address, tmp_path)
+    for who in REVIEWERS:
+        add_member(address, who)  # each reviewer connects as their own role
+    t = Team(address, tmp_path, pg)
     yield t
     t.stop_all()
 
