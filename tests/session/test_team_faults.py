@@ -65,8 +65,8 @@ class Team:
         env = dict(os.environ, CITEVIEW_DATA_DIR=str(self.folder / f"data-{who}"),
                    PYTHONPATH=str(ROOT))
         self.procs[who] = subprocess.Popen(
-            [sys.executable, str(CLIENT), self.cluster.address("faults", user=who), who, str(self.log(who)),
-             str(hash((who, self.seeds[who])) & 0xFFFF), str(pause)],
+            [sys.executable, str(CLIENT), self.cluster.address("faults", user=who), who,
+             str(self.log(who)), str(REVIEWERS.index(who) * 100 + self.seeds[who]), str(pause)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 
     def at_work(self, timeout: float = 20) -> None:
