@@ -110,13 +110,11 @@ def fifo_of(tmp_path: Path) -> Iterator[Callable[[bytes], str]]:
 def pg_cluster() -> Iterator[object]:
     """One throwaway PostgreSQL cluster for the whole run (tests/pg_cluster.py); skipped when
     PostgreSQL or psycopg is missing, a failure with ``CITEVIEW_REQUIRE_POSTGRES=1``."""
-    from tests.pg_cluster import remove_cluster, start_cluster, unavailable
+    from tests.pg_cluster import missing, remove_cluster, start_cluster, unavailable
 
     why = unavailable()
     if why is not None:
-        if os.environ.get("CITEVIEW_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"CITEVIEW_REQUIRE_POSTGRES=1 but {why}")
-        pytest.skip(why)
+        missing(why)
     cluster = start_cluster()
     try:
         yield cluster

@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 ADMIN = "citeview_admin"
 DATABASE = "citeview"
@@ -40,6 +41,16 @@ def bindir() -> str | None:
                 os.path.exists(os.path.join(folder, "pg_ctl")):
             return folder
     return None
+
+
+def missing(why: str) -> NoReturn:
+    """Skip the test for ``why``; fail it instead under ``CITEVIEW_REQUIRE_POSTGRES=1`` (CI,
+    where a skipped team test would hide that none ran)."""
+    import pytest
+
+    if os.environ.get("CITEVIEW_REQUIRE_POSTGRES") == "1":
+        pytest.fail(f"CITEVIEW_REQUIRE_POSTGRES=1 but {why}", pytrace=False)
+    pytest.skip(why)
 
 
 def unavailable() -> str | None:

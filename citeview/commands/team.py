@@ -2,9 +2,9 @@
 
 ``team create PROJECT INPUT`` (any input citeview reads; a session brings its verdicts),
 ``team add PROJECT ROLE...`` (``--lead``), ``team remove PROJECT ROLE...``, ``team status
-PROJECT [--follow]``. PROJECT is ``postgresql://[user@]host/db?project=NAME`` or
-``pg:SERVICE/NAME``; the password comes from libpq (PGPASSWORD, ~/.pgpass, a service file),
-never from the command line.
+PROJECT [--follow]``, ``team upgrade PROJECT`` (the server's schema). PROJECT is
+``postgresql://[user@]host/db?project=NAME`` or ``pg:SERVICE/NAME``; the password comes from
+libpq (PGPASSWORD, ~/.pgpass, a service file), never from the command line.
 """
 
 from __future__ import annotations
@@ -53,12 +53,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         if name == "add":
             p.add_argument("--lead", action="store_true",
                            help="as leads (read everything, adjudicate, manage members)")
+    upgrade = sub.add_parser("upgrade", help="bring the server's citeview schema up to this "
+                             "citeview's (the admin's job)")
+    upgrade.add_argument("project", metavar="PROJECT", help="any project address on the server")
     status = sub.add_parser("status", help="progress per reviewer and per case, agreement",
                             description="Progress: per reviewer verdicts given, cases done and "
                             "in progress; cases by number of reviewers; agreement so far.")
     status.add_argument("project", metavar="PROJECT")
     status.add_argument("--follow", action="store_true",
                         help="show it again whenever reviewers change something (Ctrl+C ends)")
+    status.add_argument("--cases", action="store_true",
+                        help="list each case with its reviewers too")
     status.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -95,7 +100,28 @@ def run(args: argparse.Namespace) -> int:
             remove_member(args.project, role)
             print(f"{role}: removed", file=sys.stderr)
         return 0
+    if args.action == "upgrade":
+        return _upgrade(args)
     return _status(args)
+
+
+def _upgrade(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from citeview.session.pg.address import parse_address
+    from citeview.session.pg.schema import migrate, server_version
+    from citeview.session.pg.store import connect, server_error
+
+    address = parse_address(args.project)
+    with connect(address) as conn:
+        try:
+            before = server_version(conn)
+            after = migrate(conn)
+        except psycopg.Error as err:
+            raise server_error(args.project, err) from None
+    print(f"server schema {before} -> {after}" if after != before
+          else f"server schema {after}: up to date", file=sys.stderr)
+    return 0
 
 
 def _create(args: argparse.Namespace) -> int:
@@ -142,7 +168,7 @@ def _status(args: argparse.Namespace) -> int:
                     sys.stdout.write("\n")
             sys.stdout.flush()
         if args.follow:
-            follow(session, show)
+            follow(session, show, per_case=args.cases)
         else:
-            show(status(session))
+            show(status(session, per_case=args.cases))
     return 0

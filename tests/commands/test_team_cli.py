@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,8 @@ def judge(pg: Any, project: str, role: str, verdict: str, n: int = 2) -> None:
     from citeview.session.pg import PgBackend
 
     with PgBackend().open(pg.address(project, user=role)) as s:
-        for cid in s.case_ids()[:n]:
+        for _ in range(n):  # the cases the server hands out, done one by one
+            cid = s.next_cases(1)[0]
             key = citation_slots(s.analysed(cid))[0].keys(cid)[0]
             s.put_annotation(Annotation(key, role, verdict))
             s.put_review(CaseReview(cid, role, ReviewState.DONE))
@@ -63,9 +65,11 @@ def test_a_lead_creates_a_project_adds_reviewers_and_follows_progress(
     assert found["cases_by_reviewers"] == {"0": 3, "1": 1, "2": 1}
     assert found["agreement"] == 100.0 and found["agreement_items"] == 1
     assert found["complete"] == 1
-    assert main(["team", "status", address]) == 0
+    assert main(["team", "status", address, "--cases"]) == 0
     text = capsys.readouterr().out
     assert "agreement so far: 100.0% over 1" in text and "ana" in text
+    assert "  handbook-line-level: 2 (ana, bob)\n" in text
+    assert "  transit-multi-turn: 0 (-)\n" in text
     # a reviewer taken off: their membership goes, their verdicts stay
     assert main(["team", "remove", address, "bob"]) == 0
     found = status_of(pg, "qa", capsys)
@@ -89,10 +93,14 @@ def test_status_follow_shows_each_change_as_reviewers_work(pg: Any) -> None:
                           cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}) as follower:
         try:
             assert follower.stdout is not None
-            first = json.loads(follower.stdout.readline())
-            assert first["reviewers"][0]["judged"] == 0
+
+            def line() -> dict[str, Any]:
+                ready, _w, _x = select.select([follower.stdout], [], [], 30)
+                assert ready, "team status --follow printed nothing"
+                return dict(json.loads(follower.stdout.readline()))  # type: ignore[union-attr]
+            assert line()["reviewers"][0]["judged"] == 0
             judge(pg, "live", "ana", "supported", 1)
-            second = json.loads(follower.stdout.readline())  # at once, not after the idle time
+            second = line()  # at once, not after the idle time
             assert second["reviewers"][0]["judged"] == 1
         finally:
             follower.kill()
@@ -160,3 +168,73 @@ def test_a_password_in_the_address_is_refused_in_one_line(
         assert err.count("\n") == 1
     assert main(["report", "postgresql://db.example/qa"]) == 2
     assert "?project=NAME" in capsys.readouterr().err
+
+
+def test_upgrade_says_the_server_schema_is_up_to_date(
+        pg: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from citeview.session.pg.schema import SCHEMA_VERSION
+
+    assert main(["team", "create", pg.address("up"), DATASET]) == 0
+    capsys.readouterr()
+    assert main(["team", "upgrade", pg.address("up")]) == 0
+    assert capsys.readouterr().err == f"server schema {SCHEMA_VERSION}: up to date\n"
+
+
+def test_a_project_made_from_a_session_file_brings_its_verdicts_and_rubric(
+        pg: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from citeview.core.inputs import load_input
+    from citeview.session.pg import PgBackend
+    from citeview.session.store import Session
+
+    path = str(tmp_path / "mine.citeview")
+    with Session.create(path, load_input(DATASET), annotator="ana") as file:
+        file.set_labels(["ok", "wrong"])
+        cid = file.case_ids()[1]
+        key = citation_slots(file.analysed(cid))[0].keys(cid)[0]
+        file.put_annotation(Annotation(key, "ana", "ok", "checked"))
+        file.put_review(CaseReview(cid, "ana", ReviewState.DONE, "ok"))
+    address = pg.address("fromfile")
+    assert main(["team", "create", address, path, "--overlap", "none"]) == 0
+    assert "created " + address + ": 5 cases" in capsys.readouterr().err
+    with PgBackend().open(address, readonly=True) as s, \
+            Session.open(path, readonly=True) as file:
+        assert s.labels == ("ok", "wrong") and s.case_ids() == file.case_ids()
+        assert s.annotations() == file.annotations() and s.reviews() == file.reviews()
+        assert s.conn.execute("SELECT overlap FROM citeview.projects WHERE name = %s",
+                              (s.project,)).fetchone()[0] == 1
+    assert main(["team", "create", address, path]) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_a_lead_makes_and_runs_a_project_without_the_admin_and_an_annotator_cannot(
+        pg: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from citeview.core.cases import Case
+    from citeview.session.pg import PgBackend
+
+    seed = pg.address("seed")  # the admin provisions the roles once
+    assert main(["team", "create", seed, DATASET]) == 0
+    assert main(["team", "add", seed, "lee", "--lead"]) == 0
+    assert main(["team", "add", seed, "ana"]) == 0
+    mine = pg.address("lees", user="lee")
+    capsys.readouterr()
+    assert main(["team", "create", mine, DATASET, "--overlap", "2"]) == 0
+    assert main(["team", "add", mine, "ana"]) == 0
+    assert main(["team", "add", mine, "stranger"]) == 2  # making a role is the admin's
+    assert "refused by the server" in capsys.readouterr().err
+    with PgBackend().open(mine) as lead:
+        assert lead.add_cases([Case("extra", "More.")]) == ["extra"]
+        lead.set_labels(["yes", "no"])
+    found = status_of(pg, "lees", capsys)
+    assert {r["name"]: r["kind"] for r in found["reviewers"]} == {"ana": "annotator",
+                                                                 "lee": "lead"}
+    assert found["cases"] == 6
+    assert main(["team", "create", mine, DATASET, "--force"]) == 0  # a lead replaces their own
+    assert status_of(pg, "lees", capsys)["cases"] == 5  # members went with the old one
+    assert main(["team", "add", mine, "ana"]) == 0
+    assert main(["team", "create", pg.address("anas", user="ana"), DATASET]) == 2
+    assert "ana is not a lead" in capsys.readouterr().err
+    with PgBackend().open(pg.address("lees", user="ana")) as s:
+        with pytest.raises(Exception, match="refused by the server"):
+            s.add_cases([Case("sneaky", "Claim.")])
+        with pytest.raises(Exception, match="refused by the server"):
+            s.set_labels(["mine"])

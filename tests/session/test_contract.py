@@ -31,20 +31,39 @@ from citeview.session.protocol import ReviewStore, RowChange, SessionBackend
 from citeview.session.store import SQLITE
 from tests.session.conftest import sample_cases
 
-BACKENDS = ("sqlite", "memory", "postgresql")
+# The server twice: as its admin (a superuser: row-level security does not apply) and as a lead
+# (a plain role granted citeview_lead: every write passes the policies).
+BACKENDS = ("sqlite", "memory", "postgresql", "postgresql-lead")
+LEAD = "contract_lead"
 
 
 def make_backend(name: str) -> SessionBackend:
-    if name == "postgresql":
+    if name.startswith("postgresql"):
         from citeview.session.pg import PgBackend
 
         return PgBackend()
     return SQLITE if name == "sqlite" else MemoryBackend()
 
 
+def server_user(request: pytest.FixtureRequest, name: str) -> str:
+    """The role the server's sessions of ``name`` connect as (a lead made when needed)."""
+    cluster = request.getfixturevalue("pg")
+    if name != "postgresql-lead":
+        return "citeview_admin"
+    import psycopg
+
+    from citeview.session.pg.schema import migrate
+
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as conn:
+        migrate(conn)
+        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (LEAD,)).fetchone():
+            conn.execute(f"CREATE ROLE {LEAD} LOGIN IN ROLE citeview_lead")
+    return LEAD
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> SessionBackend:
-    if request.param == "postgresql":
+    if request.param.startswith("postgresql"):
         request.getfixturevalue("pg")
     return make_backend(request.param)
 
@@ -53,9 +72,10 @@ def backend(request: pytest.FixtureRequest) -> SessionBackend:
 def place(request: pytest.FixtureRequest, backend: SessionBackend,
           tmp_path: Path) -> Callable[[str], str]:
     """Where a session named ``name`` lives for ``backend``: a file, or a project."""
-    if type(backend).__name__ == "PgBackend":
-        cluster = request.getfixturevalue("pg")
-        return lambda name: str(cluster.address(name))
+    kind = request.node.callspec.params["backend"]
+    if kind.startswith("postgresql"):
+        cluster, user = request.getfixturevalue("pg"), server_user(request, kind)
+        return lambda name: str(cluster.address(name, user=user))
     return lambda name: str(tmp_path / f"{name}.citeview")
 
 
@@ -292,7 +312,7 @@ def _available(request: pytest.FixtureRequest) -> list[str]:
     try:
         request.getfixturevalue("pg")
     except pytest.skip.Exception:
-        return [b for b in BACKENDS if b != "postgresql"]
+        return [b for b in BACKENDS if not b.startswith("postgresql")]
     return list(BACKENDS)
 
 
@@ -309,8 +329,8 @@ def test_every_implementation_exports_and_reports_the_same(
     for name in names:
         backend = make_backend(name)
         (tmp_path / name).mkdir()
-        where = (request.getfixturevalue("pg").address("s") if name == "postgresql"
-                 else str(tmp_path / name / "s.citeview"))
+        where = (request.getfixturevalue("pg").address("s", user=server_user(request, name))
+                 if name.startswith("postgresql") else str(tmp_path / name / "s.citeview"))
         with backend.create(where, ListDataset(sample_cases(), None, "jsonl"),
                             annotator="ana") as s:
             _same_review_work(s)
@@ -318,6 +338,11 @@ def test_every_implementation_exports_and_reports_the_same(
             rows.append([(r.case_id, r.number, r.source_id, r.verdict, r.annotator, r.status)
                          for r in iter_rows(s)])
             reports.append(render_text(summarize(s)))
+        if name.startswith("postgresql"):  # the next one makes project "s" again
+            import psycopg
+
+            with psycopg.connect(request.getfixturevalue("pg").conninfo()) as admin:
+                admin.execute("DELETE FROM citeview.projects")
     assert docs[0] == docs[1] and rows[0] == rows[1] and reports[0] == reports[1]
     assert all(d == docs[0] for d in docs) and all(r == rows[0] for r in rows)
     assert all(r == reports[0] for r in reports) and len(docs) == len(names)

@@ -86,7 +86,7 @@ def test_resume_lands_where_the_reviewer_stopped_and_leases_are_renewed(pg: Any)
 
 def test_a_dead_clients_lease_expires_and_a_late_verdict_is_kept_but_not_counted(
         pg: Any) -> None:
-    address = make(pg, "lease", 2, 1, ["r1", "r2"], lease=1)
+    address = make(pg, "lease", 2, 1, ["r1", "r2"])
     with subprocess.Popen([sys.executable, REVIEWER, pg.address("lease", user="r1"), "hold"],
                           stdout=subprocess.PIPE, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": ROOT}) as child:
@@ -99,7 +99,13 @@ def test_a_dead_clients_lease_expires_and_a_late_verdict_is_kept_but_not_counted
     with open_as(pg, "lease", "r2") as r2:
         assert r2.next_cases(1) == ["c001"]  # c000 is still r1's lease: not handed on yet
         done(r2, "c001")
-        time.sleep(1.2)  # r1 is dead and renews nothing: the lease runs out
+        assert r2.next_cases(1) == []
+        # r1 is dead and renews nothing: its lease runs out (the clock moved on by the lease)
+        import psycopg
+
+        with psycopg.connect(pg.conninfo(), autocommit=True) as admin:
+            admin.execute("UPDATE citeview.assignments SET lease_until = now() - "
+                          "interval '1 second' WHERE reviewer = 'r1'")
         assert r2.next_cases(1) == ["c000"]
     from citeview.session.pg import PgBackend
 
@@ -120,6 +126,27 @@ def test_a_dead_clients_lease_expires_and_a_late_verdict_is_kept_but_not_counted
         assert states == {"r1": "expired", "r2": "leased"}  # only r2 counts toward N
         assert admin.conn.execute("SELECT active FROM citeview.cases WHERE id = 'c000'"
                                   ).fetchone()[0] == 1
+
+
+def test_a_review_of_a_case_never_handed_out_is_kept_but_not_counted(pg: Any) -> None:
+    """In a project routed to N reviewers an annotator who goes to a case they were not handed
+    (it may have its N already) is not the N + 1st: their rows are kept, flagged late."""
+    from citeview.session.merge import ADJUDICATED
+    from citeview.session.pg.team import add_member
+
+    address = make(pg, "unasked", 2, 1, ["r1", "r2"])
+    add_member(address, "lee", "lead")
+    with open_as(pg, "unasked", "r1") as r1, open_as(pg, "unasked", "r2") as r2, \
+            open_as(pg, "unasked", "lee") as lead:
+        assert r1.next_cases(1) == ["c000"]
+        done(r1, "c000")
+        done(r2, "c000")  # never handed c000
+        key = AnnotationKey("c000", 1, "x", "y")
+        lead.put_annotation(Annotation(key, ADJUDICATED, "supported"))  # a lead's always count
+        rows = dict(lead.conn.execute("SELECT annotator, late FROM citeview.reviews").fetchall())
+        assert rows == {"r1": False, "r2": True}
+        assert lead.conn.execute("SELECT late FROM citeview.annotations").fetchone()[0] is False
+        assert r2.next_cases(1) == ["c001"]  # c000 has its one reviewer
 
 
 def test_eight_reviewer_processes_300_cases_exactly_two_each(pg: Any) -> None:

@@ -138,6 +138,8 @@ def test_a_blind_project_hides_other_annotators_verdicts_but_not_from_the_lead(
 
 def test_a_non_member_sees_no_project_and_the_tables_belong_to_a_role_nobody_logs_in_as(
         pg: Any, raw: Any) -> None:
+    import psycopg
+
     from citeview.session.pg import PgBackend
     from citeview.session.pg.team import add_member
 
@@ -150,6 +152,14 @@ def test_a_non_member_sees_no_project_and_the_tables_belong_to_a_role_nobody_log
     assert cat.execute("SELECT name FROM citeview.projects").fetchall() == [("p2",)]
     with pytest.raises(SessionError, match="no such project"):
         PgBackend().open(as_role(pg, "p1", "cat"))
+    # nor can it take (or renew) cases of a project it is not a member of
+    for call in ("SELECT * FROM citeview.next_cases('p1', 'cat', 1)",
+                 "SELECT citeview.renew_leases('p1', 'cat')",
+                 "SELECT * FROM citeview.next_cases('p2', 'ana', 1)"):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="may not"):
+            cat.execute(call)
+    assert [r[0] for r in cat.execute("SELECT * FROM citeview.next_cases('p2', 'cat', 2)")] == [
+        "c1", "c2"]
     admin = raw("citeview_admin")
     tables = admin.execute("SELECT c.relname, pg_get_userbyid(c.relowner), c.relrowsecurity, "
                            "c.relforcerowsecurity FROM pg_class c JOIN pg_namespace n ON "
@@ -185,3 +195,5 @@ def test_a_write_sent_twice_is_stored_once(pg: Any) -> None:
         assert s.annotation(KEY).verdict == "supported"  # type: ignore[union-attr]
         assert len(s.annotations()) == 1 and len(seen) == 1
         assert not s.applied(str(uuid.uuid4()))
+        with pytest.raises(SessionError, match="not a UUID"):
+            s.put_annotation(Annotation(KEY, "ana", "unsupported"), op_id="op-1")

@@ -75,3 +75,47 @@ def test_a_project_of_a_newer_citeview_opens_read_only_with_a_message(pg: Any) -
                     s.set_blind(True)
         finally:
             admin.execute("UPDATE citeview.version SET version = %s", (SCHEMA_VERSION,))
+
+
+def test_a_reviewer_hears_the_leads_adjudications_settings_and_new_cases(pg: Any) -> None:
+    from citeview.session.events import AnnotationChanged, CasesAdded, MetaChanged
+    from citeview.session.merge import ADJUDICATED
+    from citeview.session.model import Annotation, AnnotationKey
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg.team import add_member
+
+    address = pg.address("heard")
+    PgBackend().create_file(address, [Case("c1", "Claim.")])
+    add_member(address, "ana")
+    add_member(address, "lee", "lead")
+    with PgBackend().open(pg.address("heard", user="ana")) as ana, \
+            PgBackend().open(pg.address("heard", user="lee")) as lead:
+        seen: list[object] = []
+        ana.subscribe(seen.append)
+        assert ana.poll() == []  # listening from now on
+        own = AnnotationKey("c1", 1, "x", "y")
+        ana.put_annotation(Annotation(own, "ana", "supported"))
+        lead.put_annotation(Annotation(own, ADJUDICATED, "unsupported"))
+        lead.set_labels(["yes", "no"])
+        lead.add_cases([Case("c2", "More."), Case("c3", "Again.")])
+        heard = ana.poll(timeout=2.0)
+        while len(heard) < 3:
+            more = ana.poll(timeout=2.0)
+            assert more, heard
+            heard += more
+        assert heard[:3] == [AnnotationChanged("c1"), MetaChanged(), CasesAdded()]
+        assert seen[-3:] == heard[:3]  # the subscribers were told too
+        assert ana.labels == ("yes", "no") and ana.case_ids() == ["c1", "c2", "c3"]
+        assert ana.annotation(own, ADJUDICATED).verdict == "unsupported"  # type: ignore[union-attr]
+
+
+def test_without_postgresql_the_team_tests_skip_but_fail_when_it_is_required(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.pg_cluster import missing
+
+    monkeypatch.delenv("CITEVIEW_REQUIRE_POSTGRES", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no initdb"):
+        missing("no initdb")
+    monkeypatch.setenv("CITEVIEW_REQUIRE_POSTGRES", "1")
+    with pytest.raises(pytest.fail.Exception, match="CITEVIEW_REQUIRE_POSTGRES=1 but no initdb"):
+        missing("no initdb")

@@ -3,9 +3,10 @@ implementation of :class:`~citeview.session.protocol.ReviewStore` (psycopg 3, th
 extra). Nothing here imports Qt.
 
 Modules, one concept each: :mod:`.address` (naming a project), :mod:`.schema` (tables, roles,
-row-level security, versioned migrations), :mod:`.store` (:class:`PgBackend`,
-:class:`PgSession`), :mod:`.routing` (leases: who reviews which case), :mod:`.team` (what a lead
-does: members, status).
+row-level security, versioned migrations), :mod:`.connection` (connecting, errors in one line),
+:mod:`.projects` (:class:`PgBackend`: making projects, copying a session in), :mod:`.store`
+(:class:`PgSession`, the open project), :mod:`.routing` (leases: who reviews which case),
+:mod:`.team` (what a lead does: members, status).
 
 API for a client that replays writes (an outbox)::
 

@@ -18,7 +18,7 @@ import psycopg
 from psycopg import errors as pgerrors
 
 from citeview.session.errors import SessionError
-from citeview.session.pg.store import server_error
+from citeview.session.pg.connection import server_error
 
 _RETRIES = 5  # a deadlock between two expiries is retried (the server picks a victim)
 

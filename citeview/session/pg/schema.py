@@ -179,12 +179,43 @@ MIGRATION_1: list[str] = [
     """CREATE FUNCTION citeview.is_blind(p text) RETURNS boolean
         LANGUAGE sql STABLE SECURITY DEFINER SET search_path = citeview, pg_temp AS
         $$ SELECT coalesce((SELECT blind FROM citeview.projects WHERE name = p), true) $$""",
-    # Whether the login role may act for ``reviewer``: itself, a lead of the project, or a
-    # superuser (the admin, the tests' contract store).
+    # Whether the login role may act for ``reviewer``: itself when a member of the project, a
+    # lead of the project, or a superuser (the admin, the tests' contract store).
     """CREATE FUNCTION citeview.may_act(p text, reviewer text) RETURNS boolean
         LANGUAGE sql STABLE SECURITY DEFINER SET search_path = citeview, pg_temp AS
-        $$ SELECT reviewer = session_user::text OR citeview.is_lead(p, session_user)
+        $$ SELECT (reviewer = session_user::text AND citeview.is_member(p, session_user))
+                  OR citeview.is_lead(p, session_user)
                   OR (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) $$""",
+    # A new project, made by the admin or by a lead (a member of citeview_lead), who becomes
+    # its lead; ``replace`` drops one of the same name the caller leads.
+    """CREATE FUNCTION citeview.create_project(p text, meta text, blind boolean,
+            overlap integer, lease integer, replace boolean) RETURNS void
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
+        DECLARE
+            admin boolean := (SELECT rolsuper FROM pg_roles WHERE rolname = session_user);
+        BEGIN
+            IF NOT admin AND NOT pg_has_role(session_user, 'citeview_lead', 'MEMBER') THEN
+                RAISE EXCEPTION 'citeview: % is not a lead (citeview_lead)', session_user
+                    USING ERRCODE = 'insufficient_privilege';
+            END IF;
+            IF EXISTS (SELECT 1 FROM citeview.projects WHERE name = p) THEN
+                IF NOT replace THEN
+                    RAISE EXCEPTION 'citeview: project % exists', p
+                        USING ERRCODE = 'unique_violation';
+                END IF;
+                IF NOT admin AND NOT citeview.is_lead(p, session_user) THEN
+                    RAISE EXCEPTION 'citeview: % may not replace project %', session_user, p
+                        USING ERRCODE = 'insufficient_privilege';
+                END IF;
+                DELETE FROM citeview.projects WHERE name = p;
+            END IF;
+            INSERT INTO citeview.projects (name, meta, blind, overlap, lease_seconds)
+                VALUES (p, meta, blind, overlap, lease);
+            IF NOT admin THEN
+                INSERT INTO citeview.members (project, role, kind)
+                    VALUES (p, session_user, 'lead');
+            END IF;
+        END $$""",
     # -- routing: leases handed out under the case row's lock (SKIP LOCKED)
     """CREATE FUNCTION citeview.expire_leases(p text) RETURNS integer
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
@@ -231,9 +262,11 @@ MIGRATION_1: list[str] = [
                 SELECT c.id, c.pos INTO picked FROM citeview.cases c
                     WHERE c.project = p AND NOT c.full_up
                       AND (cap IS NULL OR c.active < cap)
+                      -- one primary-key probe per case read (OFFSET 0: never an anti-join
+                      -- that reads all the reviewer's assignments for every case)
                       AND NOT EXISTS (SELECT 1 FROM citeview.assignments a
                                       WHERE a.project = p AND a.case_id = c.id
-                                        AND a.reviewer = next_cases.reviewer)
+                                        AND a.reviewer = next_cases.reviewer OFFSET 0)
                     ORDER BY c.pos LIMIT 1 FOR UPDATE SKIP LOCKED;
                 EXIT WHEN NOT FOUND;
                 INSERT INTO citeview.assignments (project, case_id, reviewer, state, lease_until)
@@ -277,14 +310,22 @@ MIGRATION_1: list[str] = [
                   AND a.state = 'leased';
             RETURN citeview.expire_leases(p);
         END $$""",
-    # A verdict or review written by a reviewer whose lease was handed on meanwhile is kept,
-    # flagged late; a review set done closes the reviewer's lease (counted toward N).
+    # ``late``: kept but not counted toward N. A verdict or review written by a reviewer whose
+    # lease was handed on meanwhile, or (a project routed to N reviewers) by an annotator who
+    # was never handed the case, which would make it N + 1. A lead's rows always count (an
+    # adjudication is no review). A review set done closes the reviewer's lease.
     """CREATE FUNCTION citeview.mark_late() RETURNS trigger
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
+        DECLARE held text;
         BEGIN
-            NEW.late := EXISTS (SELECT 1 FROM citeview.assignments a
+            SELECT a.state INTO held FROM citeview.assignments a
                 WHERE a.project = NEW.project AND a.case_id = NEW.case_id
-                  AND a.reviewer = NEW.annotator AND a.state = 'expired');
+                  AND a.reviewer = NEW.annotator;
+            NEW.late := coalesce(held = 'expired', false) OR (
+                held IS NULL
+                AND (SELECT overlap FROM citeview.projects WHERE name = NEW.project) IS NOT NULL
+                AND EXISTS (SELECT 1 FROM citeview.members m WHERE m.project = NEW.project
+                            AND m.role = NEW.annotator AND m.kind = 'annotator'));
             RETURN NEW;
         END $$""",
     """CREATE FUNCTION citeview.review_done() RETURNS trigger
@@ -304,12 +345,39 @@ MIGRATION_1: list[str] = [
         BEGIN
             IF TG_OP = 'DELETE' THEN r := OLD; ELSE r := NEW; END IF;
             PERFORM pg_notify('citeview', json_build_object(
-                'project', r.project, 'table', TG_TABLE_NAME, 'case_id', r.case_id,
+                'project', r.project, 'table', TG_TABLE_NAME,
+                'case_id', coalesce(to_jsonb(r) ->> 'case_id', to_jsonb(r) ->> 'id'),
                 'who', CASE WHEN TG_TABLE_NAME = 'assignments' THEN to_jsonb(r) ->> 'reviewer'
                             ELSE to_jsonb(r) ->> 'annotator' END,
                 'pid', pg_backend_pid())::text);
             RETURN NULL;
         END $$""",
+    # A lead's changes to the project: its settings (table "projects"), cases added (one
+    # announcement a statement: a project of 100,000 cases is one) or a case's content changed.
+    """CREATE FUNCTION citeview.announce_project() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
+        BEGIN
+            PERFORM pg_notify('citeview', json_build_object(
+                'project', NEW.name, 'table', 'projects', 'pid', pg_backend_pid())::text);
+            RETURN NULL;
+        END $$""",
+    """CREATE FUNCTION citeview.announce_cases() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = citeview, pg_temp AS $$
+        DECLARE p text;
+        BEGIN
+            FOR p IN SELECT DISTINCT project FROM new_rows LOOP
+                PERFORM pg_notify('citeview', json_build_object(
+                    'project', p, 'table', 'cases', 'pid', pg_backend_pid())::text);
+            END LOOP;
+            RETURN NULL;
+        END $$""",
+    """CREATE TRIGGER projects_announce AFTER UPDATE ON citeview.projects
+        FOR EACH ROW EXECUTE FUNCTION citeview.announce_project()""",
+    """CREATE TRIGGER cases_added_announce AFTER INSERT ON citeview.cases
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION citeview.announce_cases()""",
+    """CREATE TRIGGER cases_changed_announce AFTER UPDATE OF data ON citeview.cases
+        FOR EACH ROW EXECUTE FUNCTION citeview.announce()""",
     """CREATE TRIGGER annotations_late BEFORE INSERT OR UPDATE ON citeview.annotations
         FOR EACH ROW EXECUTE FUNCTION citeview.mark_late()""",
     """CREATE TRIGGER reviews_late BEFORE INSERT OR UPDATE ON citeview.reviews

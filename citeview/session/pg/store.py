@@ -2,9 +2,10 @@
 
 Every change is one transaction, committed before the method returns, and recorded in
 ``citeview.ops`` under its op id (made by the caller, or here): the same op id applied again
-stores nothing (:meth:`PgSession.apply` returns False). The server decides who may write what
+stores nothing (:meth:`PgSession.send` returns False). The server decides who may write what
 (row-level security, :mod:`.schema`); a refusal is a one-line :class:`SessionError`, an
-unreachable server a :class:`ServerUnreachable`.
+unreachable server a :class:`ServerUnreachable` (:mod:`.connection`). Projects are made by
+:mod:`.projects`; :class:`PgBackend` and :func:`copy_session` are re-exported here.
 """
 
 from __future__ import annotations
@@ -45,11 +46,13 @@ from citeview.session.model import (
     Reattached,
     ReviewState,
     citation_slots,
-    now_iso,
     reattach,
     rubric_labels,
 )
 from citeview.session.pg.address import Address, is_address, parse_address
+from citeview.session.pg.connection import Conn, ServerUnreachable, connect, server_error
+from citeview.session.pg.connection import guard as _guard
+from citeview.session.pg.projects import PgBackend, copy_cases, copy_session
 from citeview.session.pg.schema import SCHEMA_VERSION, migrate, server_version
 from citeview.session.protocol import ReviewStore, RowChange, SessionDataset, row_event
 from citeview.session.records import (
@@ -61,164 +64,8 @@ from citeview.session.records import (
 )
 from citeview.session.store_file import DOCUMENT_EXTRA
 
-Conn = psycopg.Connection[Any]
-
 _A = columns(ANNOTATION_FIELDS, "a")
 _R = columns(REVIEW_FIELDS, "r")
-
-
-class ServerUnreachable(SessionError):
-    """The server cannot be reached (down, network, restart): nothing of the write was kept;
-    send it again (same op id) when it is back."""
-
-
-def _one_line(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return text[0] if text else type(err).__name__
-
-
-def server_error(where: str, err: psycopg.Error) -> SessionError:
-    """``err`` as one line: refused (privileges, policies), unreachable, or another failure."""
-    if isinstance(err, pgerrors.InsufficientPrivilege):
-        return SessionError(f"{where}: refused by the server: {_one_line(err)}")
-    if isinstance(err, psycopg.OperationalError):
-        return ServerUnreachable(f"{where}: the server cannot be reached: {_one_line(err)}")
-    return SessionError(f"{where}: {_one_line(err)}")
-
-
-def connect(address: Address, *, readonly: bool = False) -> Conn:
-    """A connection for ``address`` (autocommit; writes are explicit transactions)."""
-    try:
-        conn = psycopg.connect(address.conninfo, autocommit=True,
-                               application_name="citeview")
-    except psycopg.Error as err:
-        raise server_error(address.text, err) from None
-    conn.read_only = readonly
-    return conn
-
-
-def _is_superuser(conn: Conn) -> bool:
-    row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
-    return bool(row and row[0])
-
-
-class PgBackend:
-    """Projects on PostgreSQL servers, by address (:mod:`.address`); a
-    :class:`~citeview.session.protocol.SessionBackend`."""
-
-    def exists(self, path: str) -> bool:
-        address = parse_address(path)
-        with _guard(path), connect(address, readonly=True) as conn:
-            if server_version(conn) == 0:
-                return False
-            row = conn.execute("SELECT 1 FROM citeview.projects WHERE name = %s",
-                               (address.project,)).fetchone()
-            return row is not None
-
-    def open(self, path: str, *, annotator: str = "", readonly: bool = False,
-             force: bool = False) -> PgSession:
-        return PgSession.open(path, annotator=annotator, readonly=readonly, force=force)
-
-    def create(self, path: str, cases: Dataset | Iterable[Case], *, annotator: str = "",
-               source: str | None = None, labels: Sequence[str] = DEFAULT_LABELS,
-               families: Sequence[str] = DEFAULT_FAMILIES, name: str | None = None,
-               overwrite: bool = False, blind: bool = False, overlap: int | None = None,
-               lease_seconds: int = 600) -> PgSession:
-        self.create_file(path, cases, source=source, labels=labels, families=families,
-                         name=name, overwrite=overwrite, blind=blind, overlap=overlap,
-                         lease_seconds=lease_seconds)
-        return self.open(path, annotator=annotator)
-
-    def create_file(self, path: str, cases: Dataset | Iterable[Case], *,
-                    source: str | None = None, labels: Sequence[str] = DEFAULT_LABELS,
-                    families: Sequence[str] = DEFAULT_FAMILIES, name: str | None = None,
-                    overwrite: bool = False, blind: bool = False, overlap: int | None = None,
-                    lease_seconds: int = 600, meta: dict[str, Any] | None = None) -> None:
-        """A new project (the database's schema installed or migrated first: an admin's or a
-        lead's job). The creator, unless a superuser, becomes its lead."""
-        address = parse_address(path)
-        if meta is None:
-            meta = {"name": name or address.project, "labels": list(labels), "blind": blind,
-                    "families": list(families), "created": now_iso()}
-            if source is not None:
-                meta["source"] = source
-        else:
-            blind = bool(meta.get("blind", False))
-        items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
-        with _guard(path), connect(address) as conn:
-            migrate(conn)
-            with conn.transaction():
-                have = conn.execute("SELECT 1 FROM citeview.projects WHERE name = %s",
-                                    (address.project,)).fetchone()
-                if have and not overwrite:
-                    raise SessionError(f"{path}: already exists (choose another name, or "
-                                       "--force to replace it)")
-                if have:
-                    conn.execute("DELETE FROM citeview.projects WHERE name = %s",
-                                 (address.project,))
-                conn.execute(
-                    "INSERT INTO citeview.projects (name, meta, blind, overlap, lease_seconds) "
-                    "VALUES (%s, %s, %s, %s, %s)",
-                    (address.project, dumps_json(meta), blind, overlap, lease_seconds))
-                if not _is_superuser(conn):
-                    conn.execute("INSERT INTO citeview.members (project, role, kind) "
-                                 "VALUES (%s, current_user, 'lead')", (address.project,))
-                copy_cases(conn, path, address.project, items, 0)
-
-
-def copy_session(source: ReviewStore, path: str, *, overwrite: bool = False,
-                 overlap: int | None = None, lease_seconds: int = 600,
-                 blind: bool | None = None) -> None:
-    """A new project at ``path`` holding everything of ``source`` (a file, another project):
-    settings, cases, counts, annotations and reviews (``citeview import``/``merge`` into a
-    project, ``team create`` from a session)."""
-    meta = dict(source.meta)
-    extra = source.document_extra
-    if extra:
-        meta[DOCUMENT_EXTRA] = extra
-    if blind is not None:
-        meta["blind"] = blind
-    cases = (Case.from_dict(source.case_data(cid), cid) for cid in source.case_ids())
-    PgBackend().create_file(path, cases, overwrite=overwrite, overlap=overlap,
-                            lease_seconds=lease_seconds, meta=meta)
-    with PgSession.open(path) as target, target._tx() as fresh:
-        assert fresh
-        sizes = source.sizes()
-        if sizes:
-            target.conn.cursor().executemany(
-                "INSERT INTO citeview.case_stats (project, case_id, sizes) VALUES (%s, %s, %s)",
-                [(target.project, cid, list(v)) for cid, v in sizes.items()])
-        for ann in source.iter_annotations():
-            target._insert_annotation(ann, None)
-        for review in source.reviews():
-            target._apply_one(RowChange("review", review.case_id, review.annotator, None, False,
-                                        review), None)
-
-
-def copy_cases(conn: Conn, path: str, project: str, cases: Iterable[Case], first: int,
-               known: set[str] | None = None) -> list[str]:
-    """Write ``cases`` (new ids only, in order from position ``first``) with COPY; their ids."""
-    seen: set[str] = set() if known is None else known
-    added: list[str] = []
-    with conn.cursor().copy(
-            "COPY citeview.cases (project, pos, id, data) FROM STDIN") as copy:
-        for case in cases:
-            if case.id in seen:
-                if known is None:
-                    raise SessionError(f"{path}: duplicate case ids in the input")
-                continue
-            seen.add(case.id)
-            copy.write_row((project, first + len(added), case.id, dumps_json(case.to_dict())))
-            added.append(case.id)
-    return added
-
-
-@contextmanager
-def _guard(where: str) -> Iterator[None]:
-    try:
-        yield
-    except psycopg.Error as err:
-        raise server_error(where, err) from None
 
 
 class PgSession:
@@ -356,6 +203,13 @@ class PgSession:
             self._listener.close()
             self._listener = None
 
+    def __del__(self) -> None:
+        # A read-only view read again after it was closed holds a connection nobody closes
+        # (a window showing a project it could not review): closed with the view.
+        for conn in (getattr(self, "_conn", None), getattr(self, "_listener", None)):
+            if conn is not None and not conn.closed:
+                conn.close()
+
     def __enter__(self) -> PgSession:
         return self
 
@@ -406,11 +260,11 @@ class PgSession:
                 raise SessionError(f"{path}: already exists (choose another name)")
             p, q = self.project, target.project
             self.conn.execute(
-                "INSERT INTO citeview.projects (name, meta, blind, overlap, lease_seconds) "
-                "SELECT %s, meta, blind, overlap, lease_seconds FROM citeview.projects "
-                "WHERE name = %s", (q, p))
+                "SELECT citeview.create_project(%s, meta, blind, overlap, lease_seconds, false) "
+                "FROM citeview.projects WHERE name = %s", (q, p))
             self.conn.execute("INSERT INTO citeview.members SELECT %s, role, kind FROM "
-                              "citeview.members WHERE project = %s", (q, p))
+                              "citeview.members WHERE project = %s ON CONFLICT DO NOTHING",
+                              (q, p))
             self.conn.execute("INSERT INTO citeview.cases (project, pos, id, data) SELECT %s, "
                               "pos, id, data FROM citeview.cases WHERE project = %s", (q, p))
             self.conn.execute("INSERT INTO citeview.case_stats SELECT %s, case_id, sizes FROM "
@@ -461,10 +315,11 @@ class PgSession:
         self._subscribers.notify(*changes)
 
     def poll(self, timeout: float = 0.0) -> list[Change]:
-        """Changes other clients committed since the last poll (``LISTEN citeview``), sent to
-        the subscribers too: a lead's window sees reviewers' verdicts, a reviewer's window the
-        lead's adjudications. Rows another reviewer may not read arrive as a case's change
-        only (the notification names no verdict)."""
+        """Changes other clients committed since the last poll (``LISTEN citeview``; the first
+        call starts listening and returns nothing), sent to the subscribers too: a lead's
+        window sees reviewers' verdicts, a reviewer's window the lead's adjudications, settings
+        and new cases. Rows another reviewer may not read arrive as a case's change only (the
+        notification names no verdict)."""
         if self._listener is None:
             self._listener = connect(self.address, readonly=True)
             self._listener.execute("LISTEN citeview")
@@ -475,6 +330,10 @@ class PgSession:
                 change = _change_of(note.payload, self.project, self._pid)
                 if change is not None and change not in found:
                     found.append(change)
+        if any(isinstance(c, MetaChanged | CasesAdded | CaseChanged) for c in found):
+            self._meta = self._ids = self._pos = self._sizes = None
+            self._cases.clear()
+            self._analyser = None
         if found:
             self._notify(*found)
         return found
@@ -490,7 +349,10 @@ class PgSession:
         """One write transaction recorded under ``op_id``; yields False (and writes nothing
         more) when that op was applied before."""
         self._write()
-        op = uuid.UUID(str(op_id)) if op_id is not None else uuid.uuid4()
+        try:
+            op = uuid.UUID(str(op_id)) if op_id is not None else uuid.uuid4()
+        except ValueError:
+            raise SessionError(f"{self.path}: op id {op_id!r} is not a UUID") from None
         try:
             with self.conn.transaction():
                 row = self.conn.execute(
@@ -614,8 +476,9 @@ class PgSession:
     def get_case(self, case_id: str) -> Case:
         found = self._cases.get(case_id)
         if found is None:
+            data = self.case_data(case_id)  # a server that cannot be reached says so itself
             try:
-                found = Case.from_dict(self.case_data(case_id), case_id)
+                found = Case.from_dict(data, case_id)
             except InputError as err:
                 raise SessionError(f"{self.path}: case {case_id!r}: {err}") from None
             self._cases[case_id] = found
@@ -857,9 +720,13 @@ class PgSession:
 
     def applied(self, op_id: str | uuid.UUID) -> bool:
         """Whether the write of ``op_id`` is stored (an outbox asks before it forgets one)."""
+        try:
+            op = uuid.UUID(str(op_id))
+        except ValueError:
+            return False  # never accepted, so never stored
         with _guard(self.path):
             return self.conn.execute("SELECT 1 FROM citeview.ops WHERE op_id = %s",
-                                     (uuid.UUID(str(op_id)),)).fetchone() is not None
+                                     (op,)).fetchone() is not None
 
     def apply(self, changes: Sequence[RowChange], op_id: str | uuid.UUID | None = None) -> None:
         """:meth:`send` (the protocol's name)."""
@@ -899,13 +766,9 @@ class PgSession:
                 "raw = %s AND source_id = %s AND annotator = %s AND orphaned = %s "
                 "ORDER BY rowid LIMIT 1)",
                 (p, k.case_id, k.number, k.anchor, k.source_id, ch.annotator, int(ch.orphaned)))
-            if isinstance(ch.new, Annotation):
-                try:
-                    with self.conn.transaction():
-                        self._insert_annotation(ch.new, op)
-                except pgerrors.UniqueViolation:
-                    raise SessionError(f"{self.path}: cannot store the change (the annotation "
-                                       "exists)") from None
+            if isinstance(ch.new, Annotation) and not self._insert_annotation(ch.new, op):
+                raise SessionError(f"{self.path}: cannot store the change (the annotation "
+                                   "exists)")
         else:
             self.conn.execute("DELETE FROM citeview.reviews WHERE project = %s AND case_id = %s "
                               "AND annotator = %s", (p, ch.case_id, ch.annotator))
@@ -917,14 +780,34 @@ class PgSession:
                     (p, r.case_id, r.annotator, r.state.value, r.verdict, r.note, r.timestamp,
                      dumps_json(r.extra), _uuid(op)))
 
-    def _insert_annotation(self, a: Annotation, op: str | uuid.UUID | None) -> None:
+    def _insert_annotation(self, a: Annotation, op: str | uuid.UUID | None) -> bool:
+        """Insert ``a``; False (nothing written) when a placed annotation is at its key."""
         k = a.key
-        self.conn.execute(
+        return self.conn.execute(
             f"INSERT INTO citeview.annotations (project, {', '.join(ANNOTATION_FIELDS)}, op_id) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (project, case_id, number, raw, source_id, annotator) "
+            "WHERE orphaned = 0 DO NOTHING RETURNING 1",
             (self.project, k.case_id, k.number, k.anchor, k.source_id, a.annotator, a.verdict,
              a.note, a.timestamp, a.claim, int(a.recovered), int(a.orphaned),
-             dumps_json(a.extra), _uuid(op)))
+             dumps_json(a.extra), _uuid(op))).fetchone() is not None
+
+    def fill_from(self, source: ReviewStore) -> None:
+        """Write ``source``'s item counts, annotations and reviews as they are (a copy made
+        by :func:`~citeview.session.pg.projects.copy_session`), in one transaction."""
+        with self._tx() as fresh:
+            assert fresh  # a new op id
+            sizes = source.sizes()
+            if sizes:
+                self.conn.cursor().executemany(
+                    "INSERT INTO citeview.case_stats (project, case_id, sizes) "
+                    "VALUES (%s, %s, %s)",
+                    [(self.project, cid, list(v)) for cid, v in sizes.items()])
+            for ann in source.iter_annotations():
+                self._insert_annotation(ann, None)
+            for review in source.reviews():
+                self._apply_one(RowChange("review", review.case_id, review.annotator, None,
+                                          False, review), None)
 
     # ------------------------------------------------------------------ routing
 
@@ -960,6 +843,10 @@ def _change_of(payload: str, project: str, own_pid: int) -> Change | None:
         return AnnotationChanged(case_id)
     if table in ("reviews", "assignments"):
         return ReviewChanged(case_id)
+    if table == "projects":
+        return MetaChanged()
+    if table == "cases":
+        return CasesAdded() if note.get("case_id") is None else CaseChanged(case_id)
     return None
 
 
@@ -967,6 +854,7 @@ def _typed(session: PgSession) -> ReviewStore:
     return session  # mypy checks that a PgSession is a ReviewStore
 
 
-__all__ = ["PgBackend", "PgSession", "ServerUnreachable", "connect", "copy_cases",
-           "server_error"]
+# PgBackend, copy_session and the connection's names are re-exported: callers import them here.
+__all__ = ["Conn", "PgBackend", "PgSession", "ServerUnreachable", "connect", "copy_cases",
+           "copy_session", "server_error"]
 

@@ -20,8 +20,9 @@ from psycopg import sql
 
 from citeview.session.errors import SessionError
 from citeview.session.pg.address import parse_address
+from citeview.session.pg.connection import Conn, connect, server_error
 from citeview.session.pg.schema import ANNOTATOR, LEAD, migrate
-from citeview.session.pg.store import Conn, PgSession, connect, server_error
+from citeview.session.pg.store import PgSession
 
 Kind = Literal["annotator", "lead"]
 
@@ -47,8 +48,11 @@ def add_member(address_text: str, role: str, kind: Kind = "annotator") -> bool:
                     conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
                     created = True
                 group = LEAD if kind == "lead" else ANNOTATOR
-                conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(group),
-                                                             sql.Identifier(role)))
+                granted = conn.execute("SELECT pg_has_role(%s, %s, 'MEMBER')",
+                                       (role, group)).fetchone()
+                if not (granted and granted[0]):  # (granting needs the admin)
+                    conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(group),
+                                                                 sql.Identifier(role)))
                 conn.execute(
                     "INSERT INTO citeview.members (project, role, kind) VALUES (%s, %s, %s) "
                     "ON CONFLICT (project, role) DO UPDATE SET kind = EXCLUDED.kind",
@@ -99,10 +103,13 @@ class Status:
     agreement: float | None  # percent agreement over items two reviewers judged
     agreement_items: int = 0
     pairs: list[tuple[str, str, float | None, int]] = field(default_factory=list)
+    # case id -> reviewers (done or at work, late ones apart), when asked for
+    cases_reviewers: dict[str, list[str]] | None = None
 
 
-def status(session: PgSession) -> Status:
-    """The project's progress as the connected role may see it (a lead: everything)."""
+def status(session: PgSession, *, per_case: bool = False) -> Status:
+    """The project's progress as the connected role may see it (a lead: everything);
+    ``per_case``: each case's reviewers too."""
     conn, p = session.conn, session.project
     try:
         head = conn.execute("SELECT overlap, blind, (SELECT count(*) FROM citeview.cases WHERE "
@@ -132,15 +139,15 @@ def status(session: PgSession) -> Status:
                 "SELECT reviewer, count(*) FROM citeview.assignments WHERE project = %s AND "
                 "state = 'leased' AND lease_until >= now() GROUP BY reviewer", (p,)):
             who(str(name)).held = int(held)
-        per_case: dict[int, int] = {}
-        for n, count in conn.execute(
-                "SELECT n, count(*) FROM (SELECT c.id, (SELECT count(DISTINCT x.annotator) "
-                "FROM (SELECT annotator FROM citeview.reviews r WHERE r.project = c.project "
-                "AND r.case_id = c.id AND NOT r.late UNION SELECT annotator FROM "
-                "citeview.annotations a WHERE a.project = c.project AND a.case_id = c.id AND "
-                "NOT a.late) x) AS n FROM citeview.cases c WHERE c.project = %s) t "
-                "GROUP BY n ORDER BY n", (p,)):
-            per_case[int(n)] = int(count)
+        histogram: dict[int, int] = {}
+        for n, count in conn.execute(  # one pass over each table (hash joins), not a case
+                "SELECT n, count(*) FROM (SELECT c.id, count(DISTINCT x.annotator) AS n "
+                "FROM citeview.cases c LEFT JOIN (SELECT case_id, annotator FROM "
+                "citeview.reviews WHERE project = %s AND NOT late UNION SELECT case_id, "
+                "annotator FROM citeview.annotations WHERE project = %s AND NOT late) x "
+                "ON x.case_id = c.id WHERE c.project = %s GROUP BY c.id) t "
+                "GROUP BY n ORDER BY n", (p, p, p)):
+            histogram[int(n)] = int(count)
         overlap = head[0]
         need = overlap if overlap is not None else max(1, sum(
             1 for r in reviewers.values() if r.kind == "annotator"))
@@ -151,10 +158,28 @@ def status(session: PgSession) -> Status:
         complete = int(row[0]) if row else 0
     except psycopg.Error as err:
         raise server_error(session.path, err) from None
-    found = Status(p, int(head[2]), overlap, bool(head[1]), list(reviewers.values()), per_case,
-                   complete, None)
+    found = Status(p, int(head[2]), overlap, bool(head[1]), list(reviewers.values()),
+                   histogram, complete, None)
+    if per_case:
+        found.cases_reviewers = _case_reviewers(session)
     _agreement(session, found)
     return found
+
+
+def _case_reviewers(session: PgSession) -> dict[str, list[str]]:
+    """Every case's reviewers in input order: who reviewed or judged it (not late)."""
+    try:
+        p = session.project
+        rows = session.conn.execute(
+            "SELECT c.id, coalesce(array_agg(DISTINCT x.annotator ORDER BY x.annotator) "
+            "FILTER (WHERE x.annotator IS NOT NULL), '{}') FROM citeview.cases c LEFT JOIN "
+            "(SELECT case_id, annotator FROM citeview.reviews WHERE project = %s AND NOT late "
+            "UNION SELECT case_id, annotator FROM citeview.annotations WHERE project = %s AND "
+            "NOT late) x ON x.case_id = c.id WHERE c.project = %s GROUP BY c.id, c.pos "
+            "ORDER BY c.pos", (p, p, p)).fetchall()
+    except psycopg.Error as err:
+        raise server_error(session.path, err) from None
+    return {str(cid): [str(n) for n in names] for cid, names in rows}
 
 
 def _agreement(session: PgSession, found: Status) -> None:
@@ -198,6 +223,10 @@ def render_status(found: Status) -> str:
                      f"{found.agreement_items} items judged by two reviewers")
         for a, b, pct, n in found.pairs:
             lines.append(f"  {a} / {b}: {pct:.1f}% over {n}")
+    if found.cases_reviewers is not None:
+        lines.append("reviewers per case:")
+        for cid, names in found.cases_reviewers.items():
+            lines.append(f"  {cid}: {len(names)} ({', '.join(names) or '-'})")
     return "\n".join(lines) + "\n"
 
 
@@ -210,22 +239,29 @@ def status_json(found: Status) -> dict[str, Any]:
                       for r in found.reviewers],
         "cases_by_reviewers": {str(n): c for n, c in sorted(found.per_case.items())},
         "agreement": found.agreement, "agreement_items": found.agreement_items,
+        "pairs": [{"a": a, "b": b, "percent": pct, "items": n} for a, b, pct, n in found.pairs],
+        **({} if found.cases_reviewers is None else {"case_reviewers": found.cases_reviewers}),
     }
 
 
 def follow(session: PgSession, show: Callable[[Status], None], *,
-           stop: Callable[[], bool] = lambda: False, quiet: float = 0.2,
-           idle: float = 5.0) -> None:
-    """Call ``show`` with the status now, then again after each burst of changes other
-    clients commit (``LISTEN citeview``; bursts within ``quiet`` seconds are shown once), and
-    at least every ``idle`` seconds (leases expire with no notification), until ``stop()``."""
+           stop: Callable[[], bool] = lambda: False, quiet: float = 0.5,
+           idle: float = 5.0, per_case: bool = False) -> None:
+    """Call ``show`` with the status now, then again when it changed: looked at after each
+    burst of changes other clients commit (``LISTEN citeview``; bursts within ``quiet``
+    seconds are one) and every ``idle`` seconds (a lease expires without a notification),
+    until ``stop()``."""
     listener = connect(session.address, readonly=True)
     try:
         listener.execute("LISTEN citeview")
-        show(status(session))
+        last = status(session, per_case=per_case)
+        show(last)
         while not stop():
             _wait(listener, session.project, idle, quiet)
-            show(status(session))
+            now = status(session, per_case=per_case)
+            if status_json(now) != status_json(last):
+                show(now)
+            last = now
     except psycopg.Error as err:
         raise server_error(session.path, err) from None
     finally:
