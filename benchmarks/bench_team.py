@@ -5,8 +5,8 @@
 1. A project of ``--cases`` cases (the sample cases repeated with new ids) is created on the
    server (``PgBackend.create_file``: cases copied in with COPY), beside the file session made
    from the same cases in the same run (``Session.create_file``).
-2. ``--reviewers`` processes review at once, each through its outbox as the window does
-   (:func:`citeview.session.team_client.open_team_project`): take the next cases
+2. One reviewer alone (the baseline, same run), then ``--reviewers`` processes at once, each
+   through its outbox as the window does (:func:`citeview.session.team_client.open_team_project`): take the next cases
    (``next_cases``, 3 ahead: the hand-out), judge each citation of the first (``put_annotation``:
    into the outbox file, then committed on the server; timed until it is acknowledged), mark
    it done; ``--writes`` verdicts each. Reported: median and p99 of a verdict write and of a
@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -90,6 +91,43 @@ def ms(x: float) -> str:
     return f"{x * 1000:.2f} ms"
 
 
+def review_round(cluster: Any, address: str, tmp: Path, reviewers: int, writes: int,
+                 tag: str) -> tuple[list[float], list[float], float]:
+    """``reviewers`` processes (a role each, as a lead sets a team up) judging at once;
+    (hand-out times, verdict write times, wall time)."""
+    from citeview.session.pg.team import add_member
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CITEVIEW_DATA_DIR=str(tmp / "data"))
+    procs = []
+    for i in range(reviewers):
+        who = f"{tag}{i:02d}"
+        add_member(address, who)
+        procs.append(subprocess.Popen(
+            [sys.executable, "-c", REVIEWER, cluster.address("bench", user=who), who,
+             str(writes), str(tmp / f"{who}.json")], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, env=env))
+    for p in procs:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    t = time.perf_counter()
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    for p in procs:
+        assert p.wait(600) == 0
+        assert p.stdin is not None and p.stdout is not None
+        p.stdin.close()
+        p.stdout.close()
+    wall = time.perf_counter() - t
+    hand: list[float] = []
+    put: list[float] = []
+    for i in range(reviewers):
+        got = json.loads((tmp / f"{tag}{i:02d}.json").read_text())
+        hand += got["hand"]
+        put += got["put"]
+    return hand, put, wall
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=100_000)
@@ -119,37 +157,12 @@ def main() -> None:
         print(f"create a {args.cases:,}-case project: server {made_server:.2f} s, "
               f"file session {made_file:.2f} s (same run)")
 
-        from citeview.session.pg.team import add_member
-
-        env = dict(os.environ, PYTHONPATH=str(ROOT), CITEVIEW_DATA_DIR=str(tmp / "data"))
-        procs = []
-        for i in range(args.reviewers):
-            add_member(address, f"r{i:02d}")  # a role each, as a lead sets a team up
-            procs.append(subprocess.Popen(
-                [sys.executable, "-c", REVIEWER, cluster.address("bench", user=f"r{i:02d}"),
-                 f"r{i:02d}", str(args.writes),
-                 str(tmp / f"r{i:02d}.json")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                text=True, env=env))
-        for p in procs:
-            assert p.stdout is not None and p.stdout.readline().strip() == "ready"
-        t = time.perf_counter()
-        for p in procs:
-            assert p.stdin is not None
-            p.stdin.write("go\n")
-            p.stdin.flush()
-        for p in procs:
-            assert p.wait(600) == 0
-        wall = time.perf_counter() - t
-        hand: list[float] = []
-        put: list[float] = []
-        for i in range(args.reviewers):
-            got = json.loads((tmp / f"r{i:02d}.json").read_text())
-            hand += got["hand"]
-            put += got["put"]
-        print(f"{args.reviewers} reviewers at once, {len(put)} verdicts in {wall:.1f} s: "
-              f"verdict write median {ms(statistics.median(put))}, p99 {ms(pct(put, 99))} "
-              f"(targets < 10 ms, < 50 ms); next-case hand-out median "
-              f"{ms(statistics.median(hand))}, p99 {ms(pct(hand, 99))}")
+        for n in (1, args.reviewers):  # alone first: the baseline of the same run
+            hand, put, wall = review_round(cluster, address, tmp, n, args.writes, f"r{n}x")
+            print(f"{n} reviewer{'s' if n > 1 else ''} at once, {len(put)} verdicts in "
+                  f"{wall:.1f} s: verdict write median {ms(statistics.median(put))}, p99 "
+                  f"{ms(pct(put, 99))} (targets < 10 ms, < 50 ms); next-case hand-out median "
+                  f"{ms(statistics.median(hand))}, p99 {ms(pct(hand, 99))}")
 
         # The same verdicts in the file session, then both exported.
         with PgBackend().open(address, readonly=True) as project, \
