@@ -9,8 +9,8 @@
    through its outbox as the window does (``team_client.open_team_project``): take the next
    cases (``next_cases``, 3 ahead: the hand-out), judge each citation of the first
    (``put_annotation``: into the outbox file, then committed on the server; timed until it is
-   acknowledged), mark it done; ``--writes`` verdicts each. Reported: median and p99 of a verdict write and of a
-   hand-out. Targets: verdict write median < 10 ms, p99 < 50 ms.
+   acknowledged), mark it done; ``--writes`` verdicts each. Reported: median and p99 of a
+   verdict write and of a hand-out. Targets: verdict write median < 10 ms, p99 < 50 ms.
 3. The project is exported (``citeview export``'s writer, JSON) beside the file session's
    export of the same cases and verdicts.
 
