@@ -2,7 +2,8 @@
 
 - The status bar says whether the server answers and how many edits wait in the outbox; while
   it does not answer (or edits wait) the window tries again every :data:`RETRY_MS`.
-- The reviewer's leases are renewed while the window is open (:data:`RENEW_MS`).
+- The reviewer's leases are renewed while the window is open and topped up to K cases ahead,
+  fetched so they can be reviewed offline (:data:`RENEW_MS`).
 - Others' committed changes arrive live: :class:`QtLiveFeed` runs the server's ``LISTEN`` on a
   thread of its own (:class:`~citeview.session.live.LiveFeed`) and posts each change to the GUI
   thread through a queued signal, where the store tells its subscribers (views repaint). A
@@ -23,9 +24,10 @@ from citeview.session.live import Heard, LiveFeed
 from citeview.session.model import ReviewState
 from citeview.session.outbox import OutboxStatus, OutboxStore
 from citeview.session.protocol import ReviewStore
+from citeview.session.team_client import AHEAD
 
 RETRY_MS = 3000  # offline: how often the server is tried again
-RENEW_MS = 60_000  # how often the reviewer's leases are renewed
+RENEW_MS = 20_000  # how often the reviewer's leases are renewed and topped up to K ahead
 PROGRESS_MS = 500  # the lead's progress is counted at most this often
 
 
@@ -151,8 +153,9 @@ class QtTeamLink(QObject):
         return store.retry()
 
     def _renew_leases(self) -> None:
-        if self.store is not None and not self.store.closed:
-            self.store.renew_leases()
+        """Renew the leases and top them up to K ahead (fetched: reviewable offline)."""
+        if self.store is not None and not self.store.closed and self.store.online:
+            self.store.next_cases(AHEAD)
 
     def before_close(self) -> None:
         """The window closes: edits still waiting are said to stay in the outbox."""

@@ -93,3 +93,21 @@ def test_a_reviewers_window_hears_the_leads_adjudication_on_the_gui_thread(
                                          for a in ana.annotations(cid)]
     finally:
         link.detach()
+
+
+def test_the_window_tops_the_reviewers_leases_up_to_k_ahead_fetched_for_offline_work(
+        qtbot: Any, stores: dict[str, OutboxStore]) -> None:
+    from citeview.session.team_client import AHEAD
+
+    ana = stores["ana"]
+    link = window_on(qtbot, ana)
+    try:
+        held = ana.next_cases(AHEAD)
+        assert len(held) == AHEAD
+        edits.set_case(ana, held[0], state=ReviewState.DONE)  # finished: its lease ends
+        link._renew_leases()  # (the timer's job)
+        now = ana.next_cases(AHEAD)
+        assert held[0] not in now and len(now) == AHEAD
+        assert all(ana.available_offline(c) for c in now)
+    finally:
+        link.detach()
