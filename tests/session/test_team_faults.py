@@ -178,6 +178,8 @@ def test_reviewers_killed_at_random_moments_lose_nothing_acknowledged(
         team.start(who)
     team.finish(40)
     saved_lost, saved, queued_lost, queued = lost(team, tmp_path)
+    print(f"{kills} kills: {saved} acknowledged ({saved_lost} lost), {queued} queued "
+          f"({queued_lost} lost)")
     assert kills >= 5 and saved > 50
     assert (saved_lost, queued_lost) == (0, 0), (saved, queued)
 
@@ -191,6 +193,8 @@ def test_the_server_restarted_immediately_mid_run_loses_nothing_acknowledged(
     pg.pg_ctl("restart", "-m", "immediate", "-l", str(pg.folder / "log"))  # (-l: not our pipe)
     team.finish(45)
     saved_lost, saved, queued_lost, queued = lost(team, tmp_path)
+    print(f"restart: {saved} acknowledged ({saved_lost} lost), {queued} queued "
+          f"({queued_lost} lost)")
     assert saved > 50
     assert (saved_lost, queued_lost) == (0, 0), (saved, queued)
 
@@ -205,6 +209,8 @@ def test_the_server_stopped_10s_while_reviewers_work_on_loses_nothing(
     pg.start()
     team.finish(40)
     saved_lost, saved, queued_lost, queued = lost(team, tmp_path)
+    print(f"stopped 10 s: {saved} acknowledged ({saved_lost} lost), {queued} queued "
+          f"({queued_lost} lost)")
     assert queued > 0  # they kept working while the server was away
     assert saved > 50
     assert (saved_lost, queued_lost) == (0, 0), (saved, queued)
