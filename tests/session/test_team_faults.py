@@ -121,20 +121,14 @@ def team(pg: Any, tmp_path: Path) -> Iterator[Team]:
 
 
 def exported(address: str, tmp_path: Path) -> dict[str, Any]:
-    """``citeview export`` of the project (the library's export when the command does not
-    take a server's project yet)."""
+    """``citeview export`` of the project (JSON), as a lead runs it."""
     out = tmp_path / "export.json"
     run = subprocess.run([sys.executable, "-m", "citeview", "export", address, "-o", str(out)],
                          capture_output=True, text=True, cwd=ROOT,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    if run.returncode == 0:
-        doc: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-        return doc
-    from citeview.session.interchange import export_document
-    from citeview.session.pg import PgBackend
-
-    with PgBackend().open(address, readonly=True) as s:
-        return export_document(s)
+    assert run.returncode == 0, run.stderr
+    doc: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return doc
 
 
 def lost(team: Team, tmp_path: Path) -> tuple[int, int, int, int]:
