@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citeview.core.inputs import InputLoader
-from citeview.session.backends import SESSIONS as ADDRESSED
+from citeview.session.backends import AddressBackend
 from citeview.session.loader import SESSION_LOADERS
 from citeview.session.protocol import SessionBackend
+from citeview.session.team_client import team_backend
 
 if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without it)
     from PySide6.QtCore import QCoreApplication, QMessageLogContext, QSettings, QtMsgType
@@ -25,7 +26,9 @@ if TYPE_CHECKING:  # Qt loads only when a window is made (the CLI starts without
 #: files): chosen here, at the GUI's entry point. Files, and projects on a PostgreSQL server by
 #: address (``citeview postgresql://...?project=NAME``): nothing else in the GUI changes.
 #: Nothing is registered on import.
-SESSIONS: SessionBackend = ADDRESSED
+#: A reviewer's project opens behind its outbox (nothing acknowledged is lost while the server
+#: is away: citeview.session.outbox).
+SESSIONS: SessionBackend = AddressBackend(server=team_backend)
 LOADERS: tuple[InputLoader, ...] = SESSION_LOADERS
 
 

@@ -61,7 +61,7 @@ from citeview.gui.view_modes import ViewModes
 from citeview.gui.watcher import InputWatcher
 from citeview.gui.window_state import WindowState
 from citeview.session.loader import session_loader
-from citeview.session.protocol import ReviewStore, SessionBackend
+from citeview.session.protocol import ReviewStore, SessionBackend, SessionDataset
 
 
 class MainWindow(QMainWindow):
@@ -156,6 +156,11 @@ class MainWindow(QMainWindow):
         self.loader.lintReady.connect(self.filters.fill_case)
         self.loader.viewReady.connect(self.review_session.start_making_soon)
         self.review_session.attached.connect(self.review_views.session_attached)
+        from citeview.gui.team import QtTeamLink
+
+        # A team project: the outbox's status, retries, leases, live changes, team progress.
+        self.team = QtTeamLink(self)
+        self.review_session.attached.connect(self.team.attach)
         self.review_session.changed.connect(self.review_views.session_changed)
         self.review_session.followed.connect(self.review_views.refresh_review)
         self.review_session.recount.connect(self.review_views.refresh_review)
@@ -294,7 +299,11 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, ev: QCloseEvent) -> None:  # noqa: N802
         self.save_settings()
+        self.team.before_close()  # edits that could not reach the server: said, and kept
         self.review_session.close()  # every verdict is already committed; this releases the lock
+        for shown in {id(d): d for d in (self.state.input_dataset, self.state.dataset)
+                      if isinstance(d, SessionDataset)}.values():
+            shown.close()  # a project's cases, read over a connection of its own
         self.progress.start(None)
         self.watcher.stop()
         self.loader.stop()

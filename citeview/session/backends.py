@@ -8,7 +8,7 @@ everything that takes a session takes a project too. The server's store (and psy
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from citeview.core.cases import Case
@@ -33,11 +33,13 @@ class AddressBackend:
     """Files through ``files`` (the SQLite store), project addresses through the server's
     backend (:class:`~citeview.session.protocol.SessionBackend`)."""
 
-    def __init__(self, files: SessionBackend = SQLITE) -> None:
+    def __init__(self, files: SessionBackend = SQLITE,
+                 server: Callable[[str], SessionBackend] = server_backend) -> None:
         self.files = files
+        self.server = server  # the window's: the server's store behind an outbox
 
     def backend(self, path: str) -> SessionBackend:
-        return server_backend(path) if is_address(path) else self.files
+        return self.server(path) if is_address(path) else self.files
 
     def exists(self, path: str) -> bool:
         return self.backend(path).exists(path)

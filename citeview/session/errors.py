@@ -37,6 +37,11 @@ class SessionWriteError(SessionError):
     every earlier change is."""
 
 
+class ServerUnreachable(SessionError):
+    """The server holding a team project cannot be reached now (refused, dropped, timed out):
+    a change can wait in the outbox (:mod:`citeview.session.outbox`) and be sent later."""
+
+
 def damaged(path: str, what: str) -> DamagedSession:
     return DamagedSession(
         f"{path}: damaged session ({what}); open it read-only to look at it, or keep a copy "
@@ -121,6 +126,7 @@ def reading_by_id(method: Callable[..., _T]) -> Callable[..., _T]:
 
 
 __all__ = [
-    "DamagedSession", "ReadOnlySession", "SessionError", "SessionInUse", "SessionWriteError",
+    "DamagedSession", "ReadOnlySession", "ServerUnreachable", "SessionError", "SessionInUse",
+    "SessionWriteError",
     "damaged", "one_line", "read_errors", "reading", "reading_by_id", "surrogate",
 ]

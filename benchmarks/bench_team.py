@@ -1,0 +1,188 @@
+"""Benchmark: team review on a throwaway PostgreSQL cluster (issue 29).
+
+    python benchmarks/bench_team.py [--cases 100000] [--reviewers 20] [--writes 60]
+
+1. A project of ``--cases`` cases (the sample cases repeated with new ids) is created on the
+   server (``PgBackend.create_file``: cases copied in with COPY), beside the file session made
+   from the same cases in the same run (``Session.create_file``).
+2. One reviewer alone (the baseline, same run), then ``--reviewers`` processes at once, each
+   through its outbox as the window does (``team_client.open_team_project``): take the next
+   cases (``next_cases``, 3 ahead: the hand-out), judge each citation of the first
+   (``put_annotation``: into the outbox file, then committed on the server; timed until it is
+   acknowledged), mark it done; ``--writes`` verdicts each. Reported: median and p99 of a
+   verdict write and of a hand-out. Targets: verdict write median < 10 ms, p99 < 50 ms.
+3. The project is exported (``citeview export``'s writer, JSON) beside the file session's
+   export of the same cases and verdicts.
+
+The cluster is started by ``tests/pg_cluster.py`` (``initdb`` in a temporary folder, a Unix
+socket; as root it runs as ``nobody``) and removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from citeview.core.cases import Case  # noqa: E402
+from citeview.session.interchange import write_json  # noqa: E402
+from citeview.session.store import Session  # noqa: E402
+
+SAMPLES = ROOT / "tests" / "data" / "samples"
+
+
+def many_cases(n: int) -> list[Case]:
+    lines = [json.loads(x) for x in
+             (SAMPLES / "policies.dataset.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    found = []
+    for i in range(n):
+        data = dict(lines[i % len(lines)])
+        data["id"] = f"case-{i:06d}"
+        found.append(Case.from_dict(data))
+    return found
+
+
+REVIEWER = r"""
+import json, sys, time
+from citeview.session.model import Annotation, CaseReview, ReviewState, citation_slots, now_iso
+from citeview.session.team_client import open_team_project
+
+address, who, writes, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+store = open_team_project(address, annotator=who, ahead=0)
+labels = list(store.labels)
+hand, put = [], []
+sys.stdout.write("ready\n"); sys.stdout.flush()
+sys.stdin.readline()  # everyone starts together
+n = 0
+while n < writes:
+    t = time.perf_counter(); held = store.next_cases(3); hand.append(time.perf_counter() - t)
+    if not held:
+        break
+    cid = held[0]
+    for slot in citation_slots(store.analysed(cid)):
+        for key in slot.keys(cid):
+            t = time.perf_counter()
+            store.put_annotation(Annotation(key, who, labels[n % len(labels)], "", now_iso()))
+            put.append(time.perf_counter() - t)
+            assert store.waiting == 0  # acknowledged: committed on the server
+            n += 1
+    store.put_review(CaseReview(cid, who, ReviewState.DONE, None, "", now_iso()))
+store.close()
+json.dump({"hand": hand, "put": put}, open(out, "w"))
+"""
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def ms(x: float) -> str:
+    return f"{x * 1000:.2f} ms"
+
+
+def review_round(cluster: Any, address: str, tmp: Path, reviewers: int, writes: int,
+                 tag: str) -> tuple[list[float], list[float], float]:
+    """``reviewers`` processes (a role each, as a lead sets a team up) judging at once;
+    (hand-out times, verdict write times, wall time)."""
+    from citeview.session.pg.team import add_member
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CITEVIEW_DATA_DIR=str(tmp / "data"))
+    procs = []
+    for i in range(reviewers):
+        who = f"{tag}{i:02d}"
+        add_member(address, who)
+        procs.append(subprocess.Popen(
+            [sys.executable, "-c", REVIEWER, cluster.address("bench", user=who), who,
+             str(writes), str(tmp / f"{who}.json")], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, env=env))
+    for p in procs:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    t = time.perf_counter()
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    for p in procs:
+        assert p.wait(600) == 0
+        assert p.stdin is not None and p.stdout is not None
+        p.stdin.close()
+        p.stdout.close()
+    wall = time.perf_counter() - t
+    hand: list[float] = []
+    put: list[float] = []
+    for i in range(reviewers):
+        got = json.loads((tmp / f"{tag}{i:02d}.json").read_text())
+        hand += got["hand"]
+        put += got["put"]
+    return hand, put, wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--reviewers", type=int, default=20)
+    parser.add_argument("--writes", type=int, default=60, help="verdicts per reviewer")
+    args = parser.parse_args()
+
+    from tests.pg_cluster import remove_cluster, start_cluster, unavailable
+
+    why = unavailable()
+    if why:
+        sys.exit(f"bench_team: {why}")
+    from citeview.session.pg import PgBackend
+
+    cases = many_cases(args.cases)
+    tmp = Path(tempfile.mkdtemp(prefix="citeview-bench-team-"))
+    cluster = start_cluster()
+    try:
+        address = cluster.address("bench")
+        t = time.perf_counter()
+        PgBackend().create_file(address, cases, overlap=2)
+        made_server = time.perf_counter() - t
+        file_path = str(tmp / "bench.citeview")
+        t = time.perf_counter()
+        Session.create_file(file_path, cases)
+        made_file = time.perf_counter() - t
+        print(f"create a {args.cases:,}-case project: server {made_server:.2f} s, "
+              f"file session {made_file:.2f} s (same run)")
+
+        for n in (1, args.reviewers):  # alone first: the baseline of the same run
+            hand, put, wall = review_round(cluster, address, tmp, n, args.writes, f"r{n}x")
+            print(f"{n} reviewer{'s' if n > 1 else ''} at once, {len(put)} verdicts in "
+                  f"{wall:.1f} s: verdict write median {ms(statistics.median(put))}, p99 "
+                  f"{ms(pct(put, 99))} (targets < 10 ms, < 50 ms); next-case hand-out median "
+                  f"{ms(statistics.median(hand))}, p99 {ms(pct(hand, 99))}")
+
+        # The same verdicts in the file session, then both exported.
+        with PgBackend().open(address, readonly=True) as project, \
+                Session.open(file_path, annotator="") as file:
+            for ann in project.iter_annotations():
+                file.put_annotation(ann)
+            t = time.perf_counter()
+            with open(tmp / "server.json", "w", encoding="utf-8") as out:
+                write_json(project, out)
+            exp_server = time.perf_counter() - t
+            t = time.perf_counter()
+            with open(tmp / "file.json", "w", encoding="utf-8") as out:
+                write_json(file, out)
+            exp_file = time.perf_counter() - t
+        print(f"export (JSON) of the {args.cases:,}-case project: server {exp_server:.2f} s, "
+              f"file session {exp_file:.2f} s (same run)")
+    finally:
+        remove_cluster(cluster)
+        subprocess.run(["rm", "-rf", str(tmp)], check=False)
+
+
+if __name__ == "__main__":
+    main()

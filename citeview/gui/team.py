@@ -1,0 +1,203 @@
+"""The window's side of a team project (:class:`~citeview.session.outbox.OutboxStore`).
+
+- The status bar says whether the server answers and how many edits wait in the outbox; while
+  it does not answer (or edits wait) the window tries again every :data:`RETRY_MS`.
+- The reviewer's leases are renewed while the window is open and topped up to K cases ahead,
+  fetched so they can be reviewed offline (:data:`RENEW_MS`).
+- Others' committed changes arrive live: :class:`QtLiveFeed` runs the server's ``LISTEN`` on a
+  thread of its own (:class:`~citeview.session.live.LiveFeed`) and posts each change to the GUI
+  thread through a queued signal, where the store tells its subscribers (views repaint). A
+  lead's window shows each annotator's progress (:class:`QtTeamProgress`).
+- Closing with edits waiting says so; they stay in the outbox for the next start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QMainWindow
+
+from citeview.gui import dialogs, message
+from citeview.session.events import Change
+from citeview.session.live import Heard, LiveFeed
+from citeview.session.model import ReviewState
+from citeview.session.outbox import OutboxStatus, OutboxStore
+from citeview.session.protocol import ReviewStore
+from citeview.session.team_client import AHEAD
+
+RETRY_MS = 3000  # offline: how often the server is tried again
+RENEW_MS = 20_000  # how often the reviewer's leases are renewed and topped up to K ahead
+PROGRESS_MS = 500  # the lead's progress is counted at most this often
+
+
+class QtLiveFeed(QObject):
+    """A :class:`LiveFeed` whose announcements arrive on the GUI thread as :attr:`heard`."""
+
+    heard = Signal(object)  # a Heard, on the thread this object lives in
+    linked = Signal(bool)
+
+    def __init__(self, conninfo: str, project: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        # Emitted from the feed's thread: Qt queues them to this object's (the GUI) thread.
+        self.feed = LiveFeed(conninfo, project, self.heard.emit, on_link=self.linked.emit)
+
+    def start(self) -> None:
+        self.feed.start()
+
+    def stop(self) -> None:
+        self.feed.stop()
+
+
+def team_progress(store: ReviewStore) -> dict[str, tuple[int, int]]:
+    """Per annotator: (cases done, cases started), from the reviews the store lets one read
+    (a lead reads everyone's)."""
+    found: dict[str, tuple[int, int]] = {}
+    for r in store.reviews():
+        if not r.annotator:
+            continue
+        done, started = found.get(r.annotator, (0, 0))
+        found[r.annotator] = (done + (r.state is ReviewState.DONE),
+                              started + (r.state is ReviewState.IN_PROGRESS))
+    return found
+
+
+def progress_text(progress: dict[str, tuple[int, int]]) -> str:
+    return " · ".join(f"{who}: {done} done, {started} in progress"
+                      for who, (done, started) in sorted(progress.items()))
+
+
+class QtTeamLink(QObject):
+    """Status, retries, lease renewal, the live feed and the lead's progress of the team
+    project open in ``window`` (none of it when the session is a file)."""
+
+    statusShown = Signal(str)  # the outbox status text, as the status bar shows it
+
+    def __init__(self, window: QMainWindow,
+                 feed_factory: Callable[[str, str, QObject], QtLiveFeed] | None = None) -> None:
+        super().__init__(window)
+        self._window = window
+        self.store: OutboxStore | None = None
+        self.status_label = QLabel()
+        self.status_label.setObjectName("teamStatus")
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label.hide()
+        self.progress_label = QLabel()
+        self.progress_label.setObjectName("teamProgress")
+        self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.progress_label.hide()
+        window.statusBar().addPermanentWidget(self.progress_label)
+        window.statusBar().addPermanentWidget(self.status_label)
+        self._unsubscribe: list[Callable[[], None]] = []
+        self._retry = QTimer(self)
+        self._retry.setInterval(RETRY_MS)
+        self._retry.timeout.connect(self.retry_now)
+        self._renew = QTimer(self)
+        self._renew.setInterval(RENEW_MS)
+        self._renew.timeout.connect(self._renew_leases)
+        self._count = QTimer(self)
+        self._count.setSingleShot(True)
+        self._count.setInterval(PROGRESS_MS)
+        self._count.timeout.connect(self.show_progress)
+        self._feed_factory = feed_factory or (lambda c, p, parent: QtLiveFeed(c, p, parent))
+        self.feed: QtLiveFeed | None = None
+        self.closing_note: str | None = None  # what closing with edits waiting said
+
+    def attach(self, session: object | None) -> None:
+        self.detach()
+        if not isinstance(session, OutboxStore):
+            return
+        self.store = session
+        self._unsubscribe = [session.subscribe_status(self._show_status),
+                             session.subscribe(self._changed)]
+        self._show_status(session.status())
+        self.status_label.show()
+        self._retry.start()
+        self._renew.start()
+        if session.live is not None:
+            self.feed = self._feed_factory(*session.live, self)
+            self.feed.heard.connect(self._heard)
+            self.feed.start()
+        self.show_progress()
+
+    def detach(self) -> None:
+        for stop in self._unsubscribe:
+            stop()
+        self._unsubscribe = []
+        self._retry.stop()
+        self._renew.stop()
+        self._count.stop()
+        if self.feed is not None:
+            self.feed.stop()
+            self.feed.deleteLater()
+            self.feed = None
+        self.store = None
+        self.status_label.hide()
+        self.progress_label.hide()
+
+    # ------------------------------------------------------------------ outbox
+
+    def _show_status(self, status: OutboxStatus) -> None:
+        text = status.text()
+        self.status_label.setText(text)
+        self.status_label.setToolTip(status.reason)
+        self.statusShown.emit(text)
+
+    def retry_now(self) -> bool:
+        """Offline, or edits waiting: try the server again (the timer's job)."""
+        store = self.store
+        if store is None or store.closed:
+            return False
+        if store.online and not store.waiting:
+            return True
+        return store.retry()
+
+    def _renew_leases(self) -> None:
+        """Renew the leases and top them up to K ahead (fetched: reviewable offline)."""
+        if self.store is not None and not self.store.closed and self.store.online:
+            self.store.next_cases(AHEAD)
+
+    def before_close(self) -> None:
+        """The window closes: edits still waiting are said to stay in the outbox."""
+        store = self.store
+        if store is None or store.closed:
+            return
+        if store.waiting:
+            store.retry()  # one last try
+        n = store.waiting
+        if n:
+            self.closing_note = (
+                f"{n} edit{'s' if n != 1 else ''} could not reach the server and "
+                f"{'are' if n != 1 else 'is'} kept in the outbox ({store.outbox.path}); "
+                "sent when this project is opened again")
+            if dialogs.can_ask():
+                dialogs.show_error(self._window, self.closing_note)
+            else:
+                message.warning(self.closing_note)
+        self.detach()
+
+    # ------------------------------------------------------------------ live
+
+    def _heard(self, heard: Heard) -> None:
+        if self.store is not None and not self.store.closed:
+            self.store.heard(heard.change)
+
+    def _changed(self, change: Change) -> None:
+        if not self._count.isActive():
+            self._count.start()
+
+    def show_progress(self) -> None:
+        """Each annotator's progress, as far as this window may read it (a lead: everyone)."""
+        store = self.store
+        if store is None or store.closed:
+            return
+        progress = team_progress(store)
+        others = {who for who in progress if who != store.annotator}
+        if not others:
+            self.progress_label.hide()
+            return
+        self.progress_label.setText(progress_text(progress))
+        self.progress_label.show()
+
+
+__all__ = ["QtLiveFeed", "QtTeamLink", "progress_text", "team_progress"]
