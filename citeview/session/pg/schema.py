@@ -554,5 +554,5 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
             conn.execute("RESET ROLE")
 
 
-__all__ = ["ANNOTATOR", "LEAD", "MIGRATION_1", "MIGRATION_2", "MIGRATIONS", "OWNER", "SCHEMA_VERSION", "migrate",
-           "server_version"]
+__all__ = ["ANNOTATOR", "LEAD", "MIGRATIONS", "MIGRATION_1", "MIGRATION_2", "OWNER",
+           "SCHEMA_VERSION", "migrate", "server_version"]
