@@ -1,7 +1,8 @@
 """Security decided by the PostgreSQL server (issue 29), on a throwaway cluster: an annotator
-connected with raw SQL as their own role cannot change another annotator's verdicts, notes or
-reviews, evidence spans or corrections, nor (in a blind project) read them; a lead reads everything and adjudicates; the
-tables belong to a role nobody logs in as and row-level security is forced."""
+connected with raw SQL as their own role cannot change another annotator's verdicts, notes,
+reviews, evidence spans or corrections (issue 30), nor (in a blind project) read them; a lead
+reads everything and adjudicates; the tables belong to a role nobody logs in as and row-level
+security is forced."""
 
 from __future__ import annotations
 
