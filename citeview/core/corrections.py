@@ -154,6 +154,22 @@ def _span(case_id: str, value: object) -> tuple[int, int] | None:
     raise CorrectionError(f"case {case_id!r}: {str(value)[:40]} is not a span [start, end]")
 
 
+#: ``extra`` key set on an added citation whose claim was not found again when its case's
+#: answer changed (:func:`citeview.session.model.reattach_marks`); dropped once it is.
+ORPHANED_CLAIM = "orphaned"
+
+
+def fits(analysed: AnalysedCase, corr: Correction) -> bool:
+    """Whether ``corr`` still has its place in the case: the citation it corrects is there
+    (number and anchor), or the claim it adds a citation to is in the answer. One that does
+    not is kept in the session and exported as an orphaned row, as an orphaned verdict is."""
+    if corr.kind is CorrectionKind.ADD:
+        return (corr.claim is not None and corr.claim[1] <= len(analysed.answer)
+                and not corr.extra.get(ORPHANED_CLAIM))
+    found = analysed.citation(corr.number)
+    return found is not None and found.anchor == corr.anchor
+
+
 def ordered(corrections: Sequence[Correction]) -> list[Correction]:
     """``corrections`` in the order they apply: as made (timestamp, then id)."""
     return sorted(corrections, key=lambda c: (c.timestamp, c.id))
@@ -448,5 +464,6 @@ def _with_citations(analysed: AnalysedCase,
                         cits, analysed.provider_diagnostics)
 
 
-__all__ = ["CorrectedAnswer", "Correction", "CorrectionError", "CorrectionKind",
-           "apply_corrections", "lines_of_span", "locator_of", "ordered"]
+__all__ = ["ORPHANED_CLAIM", "CorrectedAnswer", "Correction", "CorrectionError",
+           "CorrectionKind", "apply_corrections", "fits", "lines_of_span", "locator_of",
+           "ordered"]
