@@ -123,7 +123,8 @@ def _answer_changed(tmp_path: Path, verdict: bool = True) -> str:
     with Session.open(path) as s:
         if not verdict:  # evidence alone
             for a in s.annotations("demo-file"):
-                edits.annotation_edit(s, a.key, verdict=None, reasons=[]).do()
+                edits.annotation_edit(s, a.key, verdict=None, reasons=[],
+                                      annotator=a.annotator).do()
         block = s.analysed("demo-block-level")
         edits.remove_citation_edit(s, "demo-block-level", block.citations[0]).do()
         analysed = s.analysed("demo-file")
