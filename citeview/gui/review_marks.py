@@ -115,24 +115,34 @@ class ReviewMarks(QObject):
             lambda reasons, chosen, title: dialogs.back_to(
                 window, dialogs.pick_reasons(window, reasons, chosen, title)))
         act = self._act
-        self.evidence_action = act("Mark Selection as &Evidence", self.mark_evidence,
-                                   EVIDENCE_KEY, "The text selected in the source supports "
-                                   "the claim: keep it as evidence (E)")
+        # Keys pressed while a case loads: R and Delete act on the active citation, as the
+        # verdict keys do, so they are kept for the case (run once it shows, in order); E,
+        # Shift+E, L, S and A act on a selection made in the shown case, which a loading case
+        # does not have yet: the status bar says so (nothing is lost silently).
+        held, selection = self._kept, self._needs_selection
+        self.evidence_action = act("Mark Selection as &Evidence",
+                                   selection(EVIDENCE_KEY, self.mark_evidence), EVIDENCE_KEY,
+                                   "The text selected in the source supports the claim: keep "
+                                   "it as evidence (E)")
         self.remove_evidence_action = act(
-            "Remove E&vidence", self.remove_evidence, REMOVE_EVIDENCE_KEY,
+            "Remove E&vidence", selection(REMOVE_EVIDENCE_KEY, self.remove_evidence),
+            REMOVE_EVIDENCE_KEY,
             "Remove the evidence at the source's caret, else the last marked (Shift+E)")
-        self.reasons_action = act("&Reasons\u2026", self.pick_reasons, REASONS_KEY,
+        self.reasons_action = act("&Reasons\u2026", held(self.pick_reasons), REASONS_KEY,
                                   "Why the shown source fails the claim: number keys tick "
                                   "reasons (R)")
-        self.relocate_action = act("Cite Selected &Lines Instead", self.relocate,
-                                   RELOCATE_KEY, "The citation should cite the lines selected "
-                                   "in the source (L)")
-        self.source_action = act("Cite Shown &Source Instead", self.change_source, SOURCE_KEY,
+        self.relocate_action = act("Cite Selected &Lines Instead",
+                                   selection(RELOCATE_KEY, self.relocate), RELOCATE_KEY,
+                                   "The citation should cite the lines selected in the source "
+                                   "(L)")
+        self.source_action = act("Cite Shown &Source Instead",
+                                 selection(SOURCE_KEY, self.change_source), SOURCE_KEY,
                                  "The citation should cite the source shown (chosen in the "
                                  "sources list), its selected lines (S)")
-        self.remove_action = act("Remo&ve Citation", self.remove_citation, REMOVE_KEY,
+        self.remove_action = act("Remo&ve Citation", held(self.remove_citation), REMOVE_KEY,
                                  "The citation should not be there (Delete)")
-        self.add_action = act("&Add Citation to Selected Claim", self.add_citation, ADD_KEY,
+        self.add_action = act("&Add Citation to Selected Claim",
+                              selection(ADD_KEY, self.add_citation), ADD_KEY,
                               "Cite the source shown, its selected lines, for the claim "
                               "selected in the answer (A)")
         self.list_action = act("Corrections of This &Case\u2026", self.show_corrections, None,
@@ -152,6 +162,23 @@ class ReviewMarks(QObject):
         act.triggered.connect(lambda _=False: slot())
         self.window.addAction(act)
         return act
+
+    def _kept(self, slot: Callable[[], None]) -> Callable[[], None]:
+        """``slot``, or while a case loads, ``slot`` kept for it (see ``__init__``)."""
+        def run() -> None:
+            if not self.review.hold(run):
+                slot()
+        return run
+
+    def _needs_selection(self, key: str, slot: Callable[[], None]) -> Callable[[], None]:
+        """``slot``, or while a case loads, a status bar message that ``key`` was not used."""
+        def run() -> None:
+            if self.review.loading():
+                message.warning(f"{key} not applied: the case is still loading (select in it "
+                                f"once it shows, then press {key} again)", 8000)
+                return
+            slot()
+        return run
 
     @property
     def session(self) -> ReviewStore | None:

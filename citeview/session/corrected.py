@@ -90,5 +90,5 @@ def write_corrections(session: ReviewStore, out: IO[str], shape: Shape = "sft", 
         out.write(dumps_json(correction_record(who, result, shape)) + "\n")
 
 
-__all__ = ["SHAPES", "Shape", "Skipped", "corrected_answers", "correction_record", "prompt_messages",
-           "write_corrections"]
+__all__ = ["SHAPES", "Shape", "Skipped", "corrected_answers", "correction_record",
+           "prompt_messages", "write_corrections"]

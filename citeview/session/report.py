@@ -7,9 +7,9 @@ id): with ``annotator`` given, that annotator's; otherwise an adjudicated verdic
 Recall is computed over the cases reviewed so far (a verdict on any citation, or marked done):
 cases nobody opened would only say "not yet". Annotations whose citation is gone (orphaned)
 are counted, not judged; so are evidence spans and corrections whose citation (an added
-citation's claim) is gone, in the same ``orphaned_annotations`` count. The summary is built case by case, and each case's annotations are
-read from a live cursor keeping one row per citation source: memory grows with neither the
-session nor a case's annotations.
+citation's claim) is gone, in the same ``orphaned_annotations`` count. The summary is built
+case by case, and each case's annotations are read from a live cursor keeping one row per
+citation source: memory grows with neither the session nor a case's annotations.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from citeview import __version__
-from citeview.core.diagnostics import RULES
 from citeview.core.corrections import fits
+from citeview.core.diagnostics import RULES
 from citeview.core.metrics import (
     UNSUPPORTED,
     Recall,

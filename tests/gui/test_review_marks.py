@@ -597,3 +597,38 @@ def test_marks_come_back_with_the_case(qtbot, win: MainWindow) -> None:
     assert "Evidence (turn0file0): L4" in win.navigator.tooltip_for(1)
     win.navigator.activate_citation(1)
     assert win.source.evidence_spans() == [line_span(win, 4)]
+
+
+def test_keys_pressed_while_a_case_loads_are_kept_or_the_reviewer_is_told(
+        qtbot, win: MainWindow, messages, monkeypatch) -> None:
+    """Delete and R act on the active citation, as verdict keys do: kept for the case being
+    built and done once it shows. E, Shift+E, L, S, A need a selection in the case, which a
+    loading case cannot have: the status bar says the key was not applied."""
+    import citeview.gui.case_loader as case_loader
+
+    monkeypatch.setattr(case_loader, "TINY_CASE", 0)  # built in the worker, as a big case is
+    s = session(win)
+    picked: list[str] = []
+
+    def pick(reasons, chosen, title):  # type: ignore[no-untyped-def]
+        picked.append(title)
+        return (reasons[0],)
+
+    win.marks.prompt_reasons = pick
+    win.loader.show_case(1)  # asked for, not built yet
+    assert win.view is None
+    press(qtbot, win, K.Key_Delete)
+    press(qtbot, win, K.Key_R)
+    for key, mod, name in ((K.Key_E, NOMOD, "E"), (K.Key_E, SHIFT, "Shift+E"),
+                           (K.Key_L, NOMOD, "L"), (K.Key_S, NOMOD, "S"),
+                           (K.Key_A, NOMOD, "A")):
+        press(qtbot, win, key, mod)
+        assert messages.texts[-1].startswith(f"{name} not applied: the case is still loading")
+    assert s.corrections("contract-block-level") == [] and picked == []
+    qtbot.waitUntil(lambda: len(s.corrections("contract-block-level")) == 1, timeout=5000)
+    [c] = s.corrections("contract-block-level")
+    assert (c.kind, c.number) == (CorrectionKind.REMOVE, 1)
+    assert picked == ["Reasons: citation 1, " + win.view.citations[0].citation.source_ids[0]]
+    [ann] = s.annotations("contract-block-level")
+    assert ann.reasons == (DEFAULT_REASONS[0],)
+    assert s.evidence("contract-block-level") == []
