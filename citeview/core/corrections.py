@@ -36,7 +36,7 @@ from citeview.core.markers import Citation, extract_citations
 from citeview.core.material import Source, SourceLine
 from citeview.core.placement import SENTENCE_PUNCTUATION, ChipPlaces, inline_spans
 from citeview.core.providers.convert import marker, marker_place, to_marker_case
-from citeview.core.resolution import Resolution, Status, Target
+from citeview.core.resolution import Resolution, Status, Target, resolve
 
 
 class CorrectionKind(StrEnum):
@@ -168,6 +168,16 @@ def fits(analysed: AnalysedCase, corr: Correction) -> bool:
                 and not corr.extra.get(ORPHANED_CLAIM))
     found = analysed.citation(corr.number)
     return found is not None and found.anchor == corr.anchor
+
+
+def added_target(analysed: AnalysedCase, corr: Correction) -> Target:
+    """What an added citation (``corr``, of kind ``add``) points at in ``analysed``'s
+    material, resolved as a citation is (its [L#] lines; a provider case's ``target`` span):
+    what the source pane highlights when its chip is clicked."""
+    if corr.target is not None:
+        return _target(analysed, corr, corr.source_id)
+    citation = Citation("", "", (corr.source_id,), corr.locator, 0, 0)
+    return resolve([citation], analysed.material)[0].targets[0]
 
 
 def ordered(corrections: Sequence[Correction]) -> list[Correction]:
@@ -464,6 +474,6 @@ def _with_citations(analysed: AnalysedCase,
                         cits, analysed.provider_diagnostics)
 
 
-__all__ = ["ORPHANED_CLAIM", "CorrectedAnswer", "Correction", "CorrectionError",
+__all__ = ["ORPHANED_CLAIM", "CorrectedAnswer", "added_target", "Correction", "CorrectionError",
            "CorrectionKind", "apply_corrections", "fits", "lines_of_span", "locator_of",
            "ordered"]
