@@ -295,7 +295,8 @@ class ReviewMarks(QObject):
             # The claim's end in the rendered text: its last words found nearest the map's
             # guess (Markdown syntax the rendering took out moves it a little).
             tail = " ".join(claim.split()[-4:])
-            hits, at = [], rendered.find(tail) if tail else -1
+            hits: list[int] = []
+            at = rendered.find(tail) if tail else -1
             while at >= 0 and len(hits) < 1000:
                 hits.append(at + len(tail))
                 at = rendered.find(tail, at + 1)
