@@ -16,6 +16,13 @@ With a citation active:
 
 Corrections are stored beside the case (never by changing the answer); a corrected chip
 carries a mark and its tooltip says what changed; Review > Corrections of This Case lists them.
+A citation added with A is a chip of its own in the rendered answer (plain text, "+ id L9",
+pale green, dashed underline) at the end of its claim; clicking it shows its source with its
+lines highlighted; undo takes it away (:meth:`ReviewMarks.show_added`).
+
+Keys pressed while a case is still loading: R and Delete (the active citation's, as verdict
+keys) are kept for it; E, Shift+E, L, S and A need a selection in the shown case, so the status
+bar says they were not applied.
 """
 
 from __future__ import annotations

@@ -188,3 +188,31 @@ def test_corrections_that_no_longer_fit_skip_their_case_with_a_warning(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("citeview: warning: case 'demo-file'")
     assert "annotator ana" in err[0] and "not in the answer" in err[0]
+
+
+def test_an_orphaned_added_citation_is_placed_again_when_the_answer_changes_back(
+        tmp_path: Path) -> None:
+    import jsonschema
+
+    from citeview.session.interchange import schema
+
+    path = _session(tmp_path)
+    with Session.open(path, readonly=True) as s:
+        original = s.get_case("demo-file")
+        [added] = [c for c in s.corrections("demo-file") if c.claim is not None]
+    (tmp_path / "changed").mkdir()
+    path = _answer_changed(tmp_path / "changed")
+    doc = tmp_path / "s.json"
+    assert main(["export", path, "-o", str(doc)]) == 0
+    exported = json.loads(doc.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema()).validate(exported)
+    [flagged] = [c for c in exported["corrections"] if c["kind"] == "add"]
+    assert flagged["orphaned"] is True and flagged["claim_text"] == "| Retries | 3 |"
+    with Session.open(path) as s:
+        s.update_case(original)  # the answer as it was: the claim is found again
+        [back] = [c for c in s.corrections("demo-file") if c.claim is not None]
+        assert back.claim == added.claim and back.extra == {}
+    out = tmp_path / "rows.jsonl"
+    assert main(["export", path, "--format", "jsonl", "-o", str(out)]) == 0
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [r for r in rows if r["correction"] is not None] == []
