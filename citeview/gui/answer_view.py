@@ -107,6 +107,17 @@ class AnswerView(QTextBrowser):
         self.document().setDefaultStyleSheet(stylesheet(dark))
         if self._painter is not None and self._painter.dark != dark:
             self._repaint_chips()
+        ranges = self.added_ranges()
+        if ranges:  # the added chips' look in the new palette (their text stays)
+            c = QTextCursor(self.document())
+            c.beginEditBlock()
+            for start, end, cid in ranges:
+                fmt = added_format(dark)
+                fmt.setProperty(ADDED_PROPERTY, cid)
+                c.setPosition(start)
+                c.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+                c.setCharFormat(fmt)
+            c.endEditBlock()
 
     def _repaint_chips(self) -> None:
         """Every chip's look again (another palette), laid out again."""
@@ -281,8 +292,10 @@ class AnswerView(QTextBrowser):
         holding chips painted again at their new places."""
         known = self._chip_index()
         known[:] = [(s + by, e + by) if s >= at else (s, e) for s, e in known]
-        if self._painter is not None:
-            self._painter.paint_block(self.document().findBlock(max(0, at)))
+        doc = self.document()
+        block = doc.findBlock(max(0, min(at, doc.characterCount() - 1)))
+        if self._painter is not None and block.isValid() and block.layout() is not None:
+            self._painter.paint_block(block)
 
     def clear_added(self) -> None:
         """Take every added chip out of the document (the answer as rendered again)."""
