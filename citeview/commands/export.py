@@ -5,6 +5,10 @@ pairs`` preference pairs, see :mod:`citeview.session.corrected`), or its review 
 (``--format jsonl|csv``: one row per citation and source id, see
 :mod:`citeview.session.rows`).
 
+A case whose corrections no longer fit its answer (the input changed under them) is left out
+of ``--format corrections`` with a one-line warning on standard error naming it; the rest is
+written and the exit status stays 0.
+
 Formats are writers in :data:`WRITERS` (name -> ``write(session, out)``); add one there. Row
 formats are in :data:`ROW_WRITERS` too: they also take the lint policy (for the ``lint_codes``
 column: ``--config``, else the configuration found from the current directory upward, as for
@@ -14,11 +18,13 @@ column: ``--config``, else the configuration found from the current directory up
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import IO, Protocol
 
 from citeview.commands._atomic import write_output
 from citeview.commands._sessions import open_readonly
+from citeview.core.corrections import CorrectionError
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
 from citeview.session.corrected import SHAPES, Shape, write_corrections
@@ -60,6 +66,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "1 below 2,000 cases, else up to 4)")
 
 
+def _skipped(case_id: str, annotator: str, err: CorrectionError) -> None:
+    """A case whose corrections no longer fit its answer (it changed under them): its pair is
+    left out, the rest still written, exit 0. One bad case must not cost a team the whole
+    export; the warning names the case so it can be looked at (its corrections are kept in
+    the session, and in ``--format json``)."""
+    why = str(err).split(": ", 1)[-1] if str(err).startswith("case ") else str(err)
+    print(f"citeview: warning: case {case_id!r} (annotator {annotator or '-'}): corrections "
+          f"skipped: {why}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
@@ -71,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
                              "not corrections")
         shape: Shape = "pairs" if args.shape == "pairs" else "sft"
         with open_readonly(args.session, "export") as session:
-            write_output(args.output, lambda out: write_corrections(session, out, shape))
+            write_output(args.output, lambda out: write_corrections(session, out, shape,
+                                                                    skipped=_skipped))
         return 0
     rows = ROW_WRITERS.get(args.format)
     if rows is None:

@@ -36,7 +36,7 @@ from citeview.core.markers import Citation, extract_citations
 from citeview.core.material import Source, SourceLine
 from citeview.core.placement import SENTENCE_PUNCTUATION, ChipPlaces, inline_spans
 from citeview.core.providers.convert import marker, marker_place, to_marker_case
-from citeview.core.resolution import Resolution, Status, Target
+from citeview.core.resolution import Resolution, Status, Target, resolve
 
 
 class CorrectionKind(StrEnum):
@@ -152,6 +152,32 @@ def _span(case_id: str, value: object) -> tuple[int, int] | None:
             and all(type(v) is int and v >= 0 for v in value) and value[0] <= value[1]):
         return (value[0], value[1])
     raise CorrectionError(f"case {case_id!r}: {str(value)[:40]} is not a span [start, end]")
+
+
+#: ``extra`` key set on an added citation whose claim was not found again when its case's
+#: answer changed (:func:`citeview.session.model.reattach_marks`); dropped once it is.
+ORPHANED_CLAIM = "orphaned"
+
+
+def fits(analysed: AnalysedCase, corr: Correction) -> bool:
+    """Whether ``corr`` still has its place in the case: the citation it corrects is there
+    (number and anchor), or the claim it adds a citation to is in the answer. One that does
+    not is kept in the session and exported as an orphaned row, as an orphaned verdict is."""
+    if corr.kind is CorrectionKind.ADD:
+        return (corr.claim is not None and corr.claim[1] <= len(analysed.answer)
+                and not corr.extra.get(ORPHANED_CLAIM))
+    found = analysed.citation(corr.number)
+    return found is not None and found.anchor == corr.anchor
+
+
+def added_target(analysed: AnalysedCase, corr: Correction) -> Target:
+    """What an added citation (``corr``, of kind ``add``) points at in ``analysed``'s
+    material, resolved as a citation is (its [L#] lines; a provider case's ``target`` span):
+    what the source pane highlights when its chip is clicked."""
+    if corr.target is not None:
+        return _target(analysed, corr, corr.source_id)
+    citation = Citation("", "", (corr.source_id,), corr.locator, 0, 0)
+    return resolve([citation], analysed.material)[0].targets[0]
 
 
 def ordered(corrections: Sequence[Correction]) -> list[Correction]:
@@ -448,5 +474,6 @@ def _with_citations(analysed: AnalysedCase,
                         cits, analysed.provider_diagnostics)
 
 
-__all__ = ["CorrectedAnswer", "Correction", "CorrectionError", "CorrectionKind",
-           "apply_corrections", "lines_of_span", "locator_of", "ordered"]
+__all__ = ["ORPHANED_CLAIM", "CorrectedAnswer", "added_target", "Correction", "CorrectionError",
+           "CorrectionKind", "apply_corrections", "fits", "lines_of_span", "locator_of",
+           "ordered"]

@@ -31,6 +31,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextFormat,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -50,6 +51,23 @@ from citeview.gui.answer_render import (
 )
 from citeview.gui.palette import color_roles
 
+#: The character property naming an added citation's chip (its correction's id): an added
+#: chip is text of its own in the document (see :meth:`AnswerView.set_added`).
+ADDED_PROPERTY = QTextFormat.Property.UserProperty + 2
+
+
+def added_format(dark: bool) -> QTextCharFormat:
+    """An added citation's chip: its own look beside the answer's chips (a pale green with a
+    dashed underline and a "+" in its label), never taken for one the model wrote."""
+    fmt = QTextCharFormat()
+    fmt.setBackground(QBrush(QColor("#e3f4e1" if not dark else "#1f3a22")))
+    fmt.setForeground(QBrush(QColor("#1d5e23" if not dark else "#b8e6bb")))
+    fmt.setFontWeight(600)
+    fmt.setFontUnderline(True)
+    fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DashUnderline)
+    fmt.setFontItalic(True)
+    return fmt
+
 
 class AnswerView(QTextBrowser):
     """Read-only answer pane. Emits :attr:`citationActivated` (0-based index) when a chip is
@@ -57,6 +75,7 @@ class AnswerView(QTextBrowser):
     on a right click on a chip."""
 
     citationActivated = Signal(int)
+    addedActivated = Signal(str)  # an added citation's chip clicked: its correction's id
     chipMenuRequested = Signal(int, QPoint)
     chipStep = Signal(int)  # Left/Right: the previous (-1) or next (+1) chip
 
@@ -75,6 +94,7 @@ class AnswerView(QTextBrowser):
         self._active: int | None = None
         self._claim_range: tuple[int, int] | None = None
         self.tooltip_for: Callable[[int], Sequence[str]] | None = None
+        self._added_tips: dict[str, str] = {}  # the added chips shown: id -> tooltip
 
     # -- content ---------------------------------------------------------------------------------
 
@@ -87,6 +107,17 @@ class AnswerView(QTextBrowser):
         self.document().setDefaultStyleSheet(stylesheet(dark))
         if self._painter is not None and self._painter.dark != dark:
             self._repaint_chips()
+        ranges = self.added_ranges()
+        if ranges:  # the added chips' look in the new palette (their text stays)
+            c = QTextCursor(self.document())
+            c.beginEditBlock()
+            for start, end, cid in ranges:
+                fmt = added_format(dark)
+                fmt.setProperty(ADDED_PROPERTY, cid)
+                c.setPosition(start)
+                c.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+                c.setCharFormat(fmt)
+            c.endEditBlock()
 
     def _repaint_chips(self) -> None:
         """Every chip's look again (another palette), laid out again."""
@@ -117,6 +148,7 @@ class AnswerView(QTextBrowser):
             self._repaint_chips()
         self._active = None
         self._claim_range = None
+        self._added_tips = {}
         self.setExtraSelections([])
 
     def set_claims(self, claims: Sequence[tuple[str, object]]) -> None:
@@ -241,6 +273,105 @@ class AnswerView(QTextBrowser):
             doc.markContentsDirty(block.position(), block.length())
         if self._active is not None:
             self.set_active(self._active, scroll=False)
+
+    # -- added citations (a reviewer's corrections) -------------------------------------------
+
+    def added_ranges(self) -> list[tuple[int, int, str]]:
+        """Qt (start, end) and correction id of each added chip in the document, in order
+        (found by their character property: edits of the chips before them move them)."""
+        if not self._added_tips:
+            return []
+        out: list[tuple[int, int, str]] = []
+        block = self.document().begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                cid = frag.charFormat().property(ADDED_PROPERTY)
+                if frag.isValid() and isinstance(cid, str) and cid:
+                    start, end = frag.position(), frag.position() + frag.length()
+                    if out and out[-1][2] == cid and out[-1][1] == start:
+                        out[-1] = (out[-1][0], end, cid)  # one chip in several fragments
+                    else:
+                        out.append((start, end, cid))
+                it += 1
+            block = block.next()
+        return out
+
+    def _shift_chips(self, at: int, by: int) -> None:
+        """The model's chips at or after Qt position ``at`` moved by ``by`` units; the blocks
+        holding chips painted again at their new places."""
+        known = self._chip_index()
+        known[:] = [(s + by, e + by) if s >= at else (s, e) for s, e in known]
+        doc = self.document()
+        block = doc.findBlock(max(0, min(at, doc.characterCount() - 1)))
+        if self._painter is not None and block.isValid() and block.layout() is not None:
+            self._painter.paint_block(block)
+
+    def clear_added(self) -> None:
+        """Take every added chip out of the document (the answer as rendered again)."""
+        ranges = self.added_ranges()
+        self._added_tips = {}
+        if not ranges:
+            return
+        c = QTextCursor(self.document())
+        c.beginEditBlock()
+        for start, end, _cid in reversed(ranges):
+            c.setPosition(start)
+            c.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            c.removeSelectedText()
+            self._shift_chips(end, start - end)
+        c.endEditBlock()
+        if self._active is not None:
+            self.set_active(self._active, scroll=False)
+
+    def set_added(self, added: Sequence[tuple[int, str, str, str]]) -> None:
+        """Show citations a reviewer added as chips of their own: (Qt position, label,
+        correction id, tooltip) each, placed at that position as plain text (never markup),
+        in :func:`added_format`'s look. Replaces the added chips shown before; the model's
+        chips after each move along (their positions kept up to date)."""
+        self.clear_added()
+        if not added:
+            return
+        c = QTextCursor(self.document())
+        c.beginEditBlock()
+        for pos, label, cid, tip in sorted(added, key=lambda a: a[0], reverse=True):
+            fmt = added_format(self._dark)
+            fmt.setProperty(ADDED_PROPERTY, cid)
+            text = f"\u00a0+\u00a0{label}\u00a0"
+            c.setPosition(pos)
+            c.insertText(text, fmt)
+            self._shift_chips(pos, len(text.encode("utf-16-le")) // 2)
+            self._added_tips[cid] = tip
+        c.endEditBlock()
+        if self._active is not None:
+            self.set_active(self._active, scroll=False)
+
+    def added_center(self, cid: str) -> QPoint | None:
+        """Viewport position of the middle of the added chip of correction ``cid``."""
+        r = next(((s, e) for s, e, c in self.added_ranges() if c == cid), None)
+        if r is None:
+            return None
+        c = QTextCursor(self.document())
+        c.setPosition(r[0] + 1)
+        left = self.cursorRect(c)
+        c.setPosition(r[0] + 2)
+        right = self.cursorRect(c)
+        return QPoint((left.left() + right.left()) // 2, left.center().y())
+
+    def _added_at(self, pos: QPoint) -> str | None:
+        """The correction id of the added chip under viewport point ``pos``, or None."""
+        if not self._added_tips:
+            return None
+        offset = QPointF(self.horizontalScrollBar().value(), self.verticalScrollBar().value())
+        hit = self.document().documentLayout().hitTest(QPointF(pos) + offset,
+                                                       Qt.HitTestAccuracy.ExactHit)
+        if hit < 0:
+            return None
+        c = QTextCursor(self.document())
+        c.setPosition(min(hit + 1, self.document().characterCount() - 1))
+        cid = c.charFormat().property(ADDED_PROPERTY)
+        return cid if isinstance(cid, str) and cid in self._added_tips else None
 
     def _chip_label(self, r: tuple[int, int]) -> str:
         c = QTextCursor(self.document())
@@ -384,6 +515,11 @@ class AnswerView(QTextBrowser):
         # Tooltips arrive at the viewport, in viewport coordinates (what anchorAt expects).
         if ev.type() == QEvent.Type.ToolTip:
             pos = ev.pos()  # type: ignore[attr-defined]
+            added = self._added_at(pos)
+            if added is not None:
+                QToolTip.showText(ev.globalPos(), plain_tooltip([self._added_tips[added]]),  # type: ignore[attr-defined]
+                                  self)
+                return True
             index = self._chip_at(pos)
             if index is not None and self.tooltip_for is not None:
                 QToolTip.showText(ev.globalPos(), plain_tooltip(self.tooltip_for(index)),  # type: ignore[attr-defined]
@@ -475,6 +611,10 @@ class AnswerView(QTextBrowser):
                 or (pos - pressed).manhattanLength() > QApplication.startDragDistance() \
                 or cursor.hasSelection():
             return  # a drag selects text; only a click activates
+        added = self._added_at(pos)
+        if added is not None:
+            self.addedActivated.emit(added)
+            return
         index = self._chip_at(pos)
         if index is not None:
             self.citationActivated.emit(index)

@@ -438,6 +438,18 @@ class ReviewController(QObject):
         state = self.state
         return state.view is None and self.session is not None and state.dataset is not None
 
+    def loading(self) -> bool:
+        """A case is being built (asked for, not shown yet): keys pressed now are for it."""
+        return self._loading()
+
+    def hold(self, again: Callable[[], None]) -> bool:
+        """While a case is being built, keep ``again`` to run once it shows (after the keys
+        typed before it) and say True; else False (run it now)."""
+        if not self._loading():
+            return False
+        self._typed_ahead.append(again)
+        return True
+
     def _apply_typed_ahead(self) -> None:
         """The case is shown: the keys typed while it loaded, in order (one that opens the
         next case leaves the rest for that one)."""

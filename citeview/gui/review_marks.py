@@ -16,6 +16,13 @@ With a citation active:
 
 Corrections are stored beside the case (never by changing the answer); a corrected chip
 carries a mark and its tooltip says what changed; Review > Corrections of This Case lists them.
+A citation added with A is a chip of its own in the rendered answer (plain text, "+ id L9",
+pale green, dashed underline) at the end of its claim; clicking it shows its source with its
+lines highlighted; undo takes it away (:meth:`ReviewMarks.show_added`).
+
+Keys pressed while a case is still loading: R and Delete (the active citation's, as verdict
+keys) are kept for it; E, Shift+E, L, S and A need a selection in the shown case, so the status
+bar says they were not applied.
 """
 
 from __future__ import annotations
@@ -31,12 +38,15 @@ from PySide6.QtWidgets import QMainWindow
 from citeview.core.corrections import (
     Correction,
     CorrectionKind,
+    added_target,
     apply_corrections,
+    fits,
     lines_of_span,
     locator_of,
 )
 from citeview.core.errors import InputError
 from citeview.core.material import SourceLines
+from citeview.core.placement import SENTENCE_PUNCTUATION
 from citeview.gui import dialogs, message
 from citeview.gui.side_by_side import build_map
 from citeview.session.edits import (
@@ -115,28 +125,39 @@ class ReviewMarks(QObject):
             lambda reasons, chosen, title: dialogs.back_to(
                 window, dialogs.pick_reasons(window, reasons, chosen, title)))
         act = self._act
-        self.evidence_action = act("Mark Selection as &Evidence", self.mark_evidence,
-                                   EVIDENCE_KEY, "The text selected in the source supports "
-                                   "the claim: keep it as evidence (E)")
+        # Keys pressed while a case loads: R and Delete act on the active citation, as the
+        # verdict keys do, so they are kept for the case (run once it shows, in order); E,
+        # Shift+E, L, S and A act on a selection made in the shown case, which a loading case
+        # does not have yet: the status bar says so (nothing is lost silently).
+        held, selection = self._kept, self._needs_selection
+        self.evidence_action = act("Mark Selection as &Evidence",
+                                   selection(EVIDENCE_KEY, self.mark_evidence), EVIDENCE_KEY,
+                                   "The text selected in the source supports the claim: keep "
+                                   "it as evidence (E)")
         self.remove_evidence_action = act(
-            "Remove E&vidence", self.remove_evidence, REMOVE_EVIDENCE_KEY,
+            "Remove E&vidence", selection(REMOVE_EVIDENCE_KEY, self.remove_evidence),
+            REMOVE_EVIDENCE_KEY,
             "Remove the evidence at the source's caret, else the last marked (Shift+E)")
-        self.reasons_action = act("&Reasons\u2026", self.pick_reasons, REASONS_KEY,
+        self.reasons_action = act("&Reasons\u2026", held(self.pick_reasons), REASONS_KEY,
                                   "Why the shown source fails the claim: number keys tick "
                                   "reasons (R)")
-        self.relocate_action = act("Cite Selected &Lines Instead", self.relocate,
-                                   RELOCATE_KEY, "The citation should cite the lines selected "
-                                   "in the source (L)")
-        self.source_action = act("Cite Shown &Source Instead", self.change_source, SOURCE_KEY,
+        self.relocate_action = act("Cite Selected &Lines Instead",
+                                   selection(RELOCATE_KEY, self.relocate), RELOCATE_KEY,
+                                   "The citation should cite the lines selected in the source "
+                                   "(L)")
+        self.source_action = act("Cite Shown &Source Instead",
+                                 selection(SOURCE_KEY, self.change_source), SOURCE_KEY,
                                  "The citation should cite the source shown (chosen in the "
                                  "sources list), its selected lines (S)")
-        self.remove_action = act("Remo&ve Citation", self.remove_citation, REMOVE_KEY,
+        self.remove_action = act("Remo&ve Citation", held(self.remove_citation), REMOVE_KEY,
                                  "The citation should not be there (Delete)")
-        self.add_action = act("&Add Citation to Selected Claim", self.add_citation, ADD_KEY,
+        self.add_action = act("&Add Citation to Selected Claim",
+                              selection(ADD_KEY, self.add_citation), ADD_KEY,
                               "Cite the source shown, its selected lines, for the claim "
                               "selected in the answer (A)")
         self.list_action = act("Corrections of This &Case\u2026", self.show_corrections, None,
                                "What you corrected in this case's citations")
+        panes.answer.addedActivated.connect(self.show_added_source)
         review.add_actions([None, self.evidence_action, self.remove_evidence_action,
                             self.reasons_action, None, self.relocate_action,
                             self.source_action, self.remove_action, self.add_action,
@@ -153,6 +174,23 @@ class ReviewMarks(QObject):
         self.window.addAction(act)
         return act
 
+    def _kept(self, slot: Callable[[], None]) -> Callable[[], None]:
+        """``slot``, or while a case loads, ``slot`` kept for it (see ``__init__``)."""
+        def run() -> None:
+            if not self.review.hold(run):
+                slot()
+        return run
+
+    def _needs_selection(self, key: str, slot: Callable[[], None]) -> Callable[[], None]:
+        """``slot``, or while a case loads, a status bar message that ``key`` was not used."""
+        def run() -> None:
+            if self.review.loading():
+                message.warning(f"{key} not applied: the case is still loading (select in it "
+                                f"once it shows, then press {key} again)", 8000)
+                return
+            slot()
+        return run
+
     @property
     def session(self) -> ReviewStore | None:
         return self.review.session
@@ -166,6 +204,7 @@ class ReviewMarks(QObject):
     def case_shown(self) -> None:
         """A case was shown: its corrections on the chips, the active citation's evidence."""
         self.decorate()
+        self.show_added()
         self.show_evidence()
 
     def session_changed(self, change: Change) -> None:
@@ -177,6 +216,8 @@ class ReviewMarks(QObject):
         if isinstance(change, EvidenceChanged):
             self.show_evidence()
         self.decorate()
+        if isinstance(change, CorrectionChanged):
+            self.show_added()
 
     def _my_evidence(self, key: AnnotationKey) -> list[Evidence]:
         s = self.session
@@ -232,6 +273,68 @@ class ReviewMarks(QObject):
                 self.panes.answer.update_chips([cv.chip])
                 self.panes.citations_model.refresh_citation(cv.index)
         self._decorated = (view, now)
+
+    def _added(self) -> list[Correction]:
+        """This annotator's added citations of the shown case that still fit its answer."""
+        view, s = self.state.view, self.session
+        if view is None or s is None or view.analysed is None:
+            return []
+        return [c for c in s.corrections(view.case.id, annotator=s.annotator)
+                if c.kind is CorrectionKind.ADD and fits(view.analysed, c)]
+
+    def show_added(self) -> None:
+        """The citations this annotator added, as chips of their own in the rendered answer,
+        each at the end of its claim (after the sentence's punctuation, where the guide puts
+        a marker)."""
+        view, answer = self.state.view, self.panes.answer
+        added = self._added()
+        answer.clear_added()  # (before mapping: the map reads the document's text)
+        if view is None or not added:
+            return
+        pmap, u16 = build_map(view, answer)
+        rendered = answer.document().toRawText()
+        items = []
+        for corr in added:
+            assert corr.claim is not None
+            a, b = corr.claim
+            claim = view.case.answer[a:b].rstrip()
+            guess = pmap.to_rendered(a + len(claim))
+            # The claim's end in the rendered text: its last words found nearest the map's
+            # guess (Markdown syntax the rendering took out moves it a little).
+            tail = " ".join(claim.split()[-4:])
+            hits: list[int] = []
+            at = rendered.find(tail) if tail else -1
+            while at >= 0 and len(hits) < 1000:
+                hits.append(at + len(tail))
+                at = rendered.find(tail, at + 1)
+            end = min(hits, key=lambda h: abs(h - guess)) if hits else guess
+            while end < len(rendered) and rendered[end] in SENTENCE_PUNCTUATION:
+                end += 1
+            where = corr.locator or (f"{corr.target[0]}\u2013{corr.target[1]}"
+                                     if corr.target else "")
+            label = f"{corr.source_id} {where}".strip()
+            tip = (f"Added by you: {describe(corr).removeprefix('add ')} "
+                   "(a correction; click to show its source)")
+            items.append((u16.to_utf16(end), label, corr.id, tip))
+        answer.set_added(items)
+
+    def show_added_source(self, correction_id: str) -> None:
+        """An added chip was clicked: its source in the source pane, its lines highlighted
+        and scrolled into view, as a chip's are."""
+        view = self.state.view
+        corr = next((c for c in self._added() if c.id == correction_id), None)
+        if view is None or corr is None or view.analysed is None:
+            return
+        try:
+            target = added_target(view.analysed, corr)
+        except InputError as err:
+            message.warning(str(err), 6000)
+            return
+        self.panes.source.highlight(target)
+        self.show_evidence()
+        where = f" {corr.locator}" if corr.locator else ""
+        message.info(f"Added citation: {corr.source_id}{where} (your correction; Ctrl+Z "
+                     "takes it back)")
 
     def corrections_text(self) -> list[str]:
         """This annotator's corrections of the shown case, one line each (the list)."""

@@ -14,17 +14,25 @@ case, so the source ids of the corrected markers are the material's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any, Literal
 
 from citeview.core.cases import Case
-from citeview.core.corrections import CorrectedAnswer, Correction, apply_corrections
+from citeview.core.corrections import (
+    CorrectedAnswer,
+    Correction,
+    CorrectionError,
+    apply_corrections,
+)
 from citeview.core.model_input import model_input
 from citeview.session.jsonio import dumps_json
 from citeview.session.protocol import ReviewStore
 
 Shape = Literal["sft", "pairs"]
 SHAPES: tuple[Shape, ...] = ("sft", "pairs")
+
+#: Told of a case whose corrections no longer fit it: (case id, annotator, why).
+Skipped = Callable[[str, str, CorrectionError], None]
 
 
 def prompt_messages(case: Case) -> list[dict[str, str]]:
@@ -40,16 +48,24 @@ def prompt_messages(case: Case) -> list[dict[str, str]]:
     return messages
 
 
-def corrected_answers(session: ReviewStore, *, annotator: str | None = None
-                      ) -> Iterator[tuple[str, CorrectedAnswer]]:
+def corrected_answers(session: ReviewStore, *, annotator: str | None = None,
+                      skipped: Skipped | None = None) -> Iterator[tuple[str, CorrectedAnswer]]:
     """(annotator, corrected answer) per case and annotator with corrections, in case
-    order."""
+    order. A case whose corrections no longer fit it (its answer changed under them) raises
+    :class:`CorrectionError`, or with ``skipped`` is left out and ``skipped`` told why."""
     by_case: dict[str, dict[str, list[Correction]]] = {}
     for corr in session.corrections(annotator=annotator):
         by_case.setdefault(corr.case_id, {}).setdefault(corr.annotator, []).append(corr)
     for case_id in session.case_ids():
         for who, made in sorted(by_case.get(case_id, {}).items()):
-            yield who, apply_corrections(session.analysed(case_id), made)
+            try:
+                result = apply_corrections(session.analysed(case_id), made)
+            except CorrectionError as err:
+                if skipped is None:
+                    raise
+                skipped(case_id, who, err)
+                continue
+            yield who, result
 
 
 def correction_record(who: str, result: CorrectedAnswer, shape: Shape) -> dict[str, Any]:
@@ -65,14 +81,14 @@ def correction_record(who: str, result: CorrectedAnswer, shape: Shape) -> dict[s
 
 
 def write_corrections(session: ReviewStore, out: IO[str], shape: Shape = "sft", *,
-                      annotator: str | None = None) -> None:
+                      annotator: str | None = None, skipped: Skipped | None = None) -> None:
     """Write the corrected answers of ``session`` as JSONL of ``shape`` (a pair only where the
-    corrected answer differs from the original)."""
-    for who, result in corrected_answers(session, annotator=annotator):
+    corrected answer differs from the original); ``skipped``: see :func:`corrected_answers`."""
+    for who, result in corrected_answers(session, annotator=annotator, skipped=skipped):
         if shape == "pairs" and not result.changed:
             continue
         out.write(dumps_json(correction_record(who, result, shape)) + "\n")
 
 
-__all__ = ["SHAPES", "Shape", "corrected_answers", "correction_record", "prompt_messages",
-           "write_corrections"]
+__all__ = ["SHAPES", "Shape", "Skipped", "corrected_answers", "correction_record",
+           "prompt_messages", "write_corrections"]

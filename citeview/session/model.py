@@ -30,7 +30,7 @@ from citeview.core.analysis import (
     span_anchor_kind,
 )
 from citeview.core.cases import Case
-from citeview.core.corrections import Correction
+from citeview.core.corrections import ORPHANED_CLAIM, Correction
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.core.numbering import index_of
 from citeview.session.errors import SessionError
@@ -380,9 +380,18 @@ def reattach_marks(evidence: Sequence[Evidence], corrections: Sequence[Correctio
             out_corr.append(replace(corr, number=key.number, anchor=key.anchor)
                             if key is not None else corr)
         elif corr.claim is not None:
-            text = old_answer[corr.claim[0]:corr.claim[1]]
+            if corr.extra.get(ORPHANED_CLAIM):  # its claim text, kept from when it was placed
+                text = str(corr.extra.get("claim_text", ""))
+            else:
+                text = old_answer[corr.claim[0]:corr.claim[1]]
             at = new_answer.find(text) if text else -1
-            out_corr.append(replace(corr, claim=(at, at + len(text))) if at >= 0 else corr)
+            if at >= 0:
+                rest = {k: v for k, v in corr.extra.items()
+                        if k not in (ORPHANED_CLAIM, "claim_text")}
+                out_corr.append(replace(corr, claim=(at, at + len(text)), extra=rest))
+            else:  # kept, flagged (exported as an orphaned row), with the text to find later
+                out_corr.append(replace(corr, extra={**corr.extra, ORPHANED_CLAIM: True,
+                                                     "claim_text": text}))
         else:
             out_corr.append(corr)
     return out_ev, out_corr

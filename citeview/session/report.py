@@ -6,9 +6,10 @@ id): with ``annotator`` given, that annotator's; otherwise an adjudicated verdic
 (:data:`~citeview.session.merge.ADJUDICATED`) when there is one, else the most recent verdict.
 Recall is computed over the cases reviewed so far (a verdict on any citation, or marked done):
 cases nobody opened would only say "not yet". Annotations whose citation is gone (orphaned)
-are counted, not judged. The summary is built case by case, and each case's annotations are
-read from a live cursor keeping one row per citation source: memory grows with neither the
-session nor a case's annotations.
+are counted, not judged; so are evidence spans and corrections whose citation (an added
+citation's claim) is gone, in the same ``orphaned_annotations`` count. The summary is built
+case by case, and each case's annotations are read from a live cursor keeping one row per
+citation source: memory grows with neither the session nor a case's annotations.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from citeview import __version__
+from citeview.core.corrections import fits
 from citeview.core.diagnostics import RULES
 from citeview.core.metrics import (
     UNSUPPORTED,
@@ -131,6 +133,14 @@ def case_tally(session: ReviewStore, case_id: str, policy: Policy | None = None,
             orphaned += 1
         else:
             pick.add(a)
+    # Evidence and corrections whose citation (an added one's claim) is gone count as orphans
+    # too: they are the orphaned rows of the exports (:func:`~citeview.session.rows.case_rows`).
+    for ev in session.evidence(case_id, annotator=annotator):
+        k = ev.key
+        if (k.number, k.anchor, k.source_id) not in picks:
+            orphaned += 1
+    orphaned += sum(1 for corr in session.corrections(case_id, annotator=annotator)
+                    if not fits(analysed, corr))
     states = [r.state for r in session.reviews(case_id)
               if annotator is None or r.annotator == annotator]
     state = (ReviewState.DONE if ReviewState.DONE in states else ReviewState.IN_PROGRESS

@@ -6,7 +6,9 @@ lint found on it, the claim and the cited text, the lexical support score (a tri
 :mod:`citeview.core.support`) and the judgement (verdict, note, annotator, timestamp). Citations
 nobody judged get one row with an empty verdict; several annotators' judgements of the same
 source get one row each. Annotations left orphaned by a changed answer get a row with status
-``orphaned`` (never dropped).
+``orphaned`` (never dropped); so do evidence and corrections whose citation (or, for an added
+citation, whose claim) is not in the answer any more (the ``correction`` column holds such a
+correction, as ``citeview export --format json`` writes it; empty on every other row).
 
 Rows are produced case by case (:func:`iter_case_rows`), so memory stays bounded by the largest
 case, whatever the session's size; a large session is worked out in several processes
@@ -23,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
+from citeview.core.corrections import Correction, fits
 from citeview.core.metrics import answer_sentences
 from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
@@ -41,7 +44,7 @@ ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
 COLUMNS: tuple[str, ...] = (
     "case_id", "citation", "source_id", "locator", "status", "lint_codes", "claim", "cited_text",
     "support", "verdict", "note", "annotator", "timestamp", "source_kind", "recovered", "raw",
-    "reasons", "evidence",
+    "reasons", "evidence", "correction",
 )
 _RESOLUTION_CODES = frozenset({"CV201", "CV202", "CV203", "CV204", "CV205"})
 
@@ -66,6 +69,7 @@ class Row:
     anchor: str = ""  # the citation's anchor: the ``raw`` column of export files
     reasons: tuple[str, ...] = ()  # why the verdict fails (issue 30)
     evidence: tuple[Evidence, ...] = ()  # the annotator's evidence spans of this source
+    correction: Correction | None = None  # an orphaned correction's own row
 
     def to_dict(self) -> dict[str, Any]:
         """The row under :data:`COLUMNS` names (``lint_codes`` a list, ``support`` rounded)."""
@@ -79,6 +83,7 @@ class Row:
             "recovered": self.recovered, "raw": self.anchor, "reasons": list(self.reasons),
             "evidence": [{"start": e.start, "end": e.end, "lines": e.lines, "text": e.text}
                          for e in self.evidence],
+            "correction": None if self.correction is None else self.correction.to_dict(),
         }
 
 
@@ -158,21 +163,42 @@ def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, 
             for who in unjudged:
                 spans = marked[(c.number, c.anchor, target.source_id, who)]
                 rows.append(replace(base, annotator=who, evidence=tuple(spans)))
-    # Annotations whose citation is gone (orphaned, or keys the answer no longer has).
+    # Annotations whose citation is gone (orphaned, or keys the answer no longer has), with
+    # their evidence; then evidence and corrections whose citation is gone without one.
     for group in placed.values():
         loose.extend(group)
     loose.sort(key=lambda a: (a.key.number, a.key.source_id, a.annotator))
+    placed_keys = {(c.number, c.anchor, t.source_id) for c in analysed.citations
+                   for t in c.targets}
     for a in loose:
-        rows.append(Row(case_id, a.key.number, a.key.source_id, None, ORPHANED, (), a.claim, "",
+        k = a.key
+        spans = marked.pop((k.number, k.anchor, k.source_id, a.annotator), [])
+        rows.append(Row(case_id, k.number, k.source_id, None, ORPHANED, (), a.claim, "",
                         None, a.verdict, a.note, a.annotator, a.timestamp, None,
-                        "recovered" if a.recovered else None, a.key.anchor, a.reasons))
+                        "recovered" if a.recovered else None, k.anchor, a.reasons,
+                        tuple(spans)))
+    lost = sorted(((n, sid, who, an), spans) for (n, an, sid, who), spans in marked.items()
+                  if (n, an, sid) not in placed_keys)
+    for (n, sid, who, an), spans in lost:
+        rows.append(Row(case_id, n, sid, None, ORPHANED, (), "", "", None, annotator=who,
+                        timestamp=max(e.timestamp for e in spans), anchor=an,
+                        evidence=tuple(spans)))
+    orphans = len(loose) + len(lost)
+    for corr in session.corrections(case_id, annotator=annotator):
+        if fits(analysed, corr):
+            continue
+        orphans += 1
+        claim = str(corr.extra.get("claim_text", "")) if corr.claim is not None else ""
+        rows.append(Row(case_id, corr.number, corr.source_id or corr.old_source_id,
+                        corr.locator, ORPHANED, (), claim, "", None, annotator=corr.annotator,
+                        timestamp=corr.timestamp, anchor=corr.anchor, correction=corr))
     sents = None
     if sentences:
         cits = [c.citation for c in analysed.citations]
         sents = [tuple(number_at(i) for i in s.citations)
                  for s in answer_sentences(analysed.answer, cits)]
     return CaseRows(case_id, rows, [d.code for d in lint.all], session.reviews(case_id),
-                    len(analysed.citations), sents, len(loose), bool(anns))
+                    len(analysed.citations), sents, orphans, bool(anns))
 
 
 # Below this many cases a worker pool costs more than it saves.
@@ -278,6 +304,7 @@ def _csv_values(row: Row) -> list[str]:
     d["reasons"] = "; ".join(row.reasons)
     d["evidence"] = "; ".join(f"{e.lines or f'{e.start}-{e.end}'}: {e.text}"
                               for e in row.evidence)
+    d["correction"] = "" if row.correction is None else dumps_json(d["correction"])
     return [csv_cell(d[c]) for c in COLUMNS]
 
 

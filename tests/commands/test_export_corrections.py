@@ -113,3 +113,106 @@ def test_json_export_and_import_keep_reasons_evidence_and_corrections(tmp_path: 
     data["corrections"][0]["kind"] = "teleport"
     doc.write_text(json.dumps(data), encoding="utf-8")
     assert main(["import", str(doc), "-o", str(tmp_path / "bad.citeview")]) == 2
+
+
+def _answer_changed(tmp_path: Path, verdict: bool = True) -> str:
+    """:func:`_session`, then demo-file's answer changed under its first citation (its marker
+    and claim gone) and under the table row a citation was added to; demo-block-level gets a
+    correction of its own that still fits."""
+    path = _session(tmp_path)
+    with Session.open(path) as s:
+        if not verdict:  # evidence alone
+            for a in s.annotations("demo-file"):
+                edits.annotation_edit(s, a.key, verdict=None, reasons=[],
+                                      annotator=a.annotator).do()
+        block = s.analysed("demo-block-level")
+        edits.remove_citation_edit(s, "demo-block-level", block.citations[0]).do()
+        analysed = s.analysed("demo-file")
+        first = analysed.citations[0].citation
+        answer = analysed.answer
+        dot = answer.rfind(".", 0, first.start)
+        answer = (answer[:dot + 1] + " Something else entirely." + answer[first.end:]).replace(
+            "| Retries | 3 |", "| Attempts | 3 |")
+        case = Case.from_dict({**s.get_case("demo-file").to_dict(), "answer": answer},
+                              "demo-file")
+        s.update_case(case)
+        assert len(s.evidence("demo-file")) == 1 and len(s.corrections("demo-file")) == 2
+    return path
+
+
+def test_evidence_and_corrections_of_a_changed_answer_are_orphaned_rows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _answer_changed(tmp_path)
+    out = tmp_path / "rows.jsonl"
+    assert main(["export", path, "--format", "jsonl", "-o", str(out)]) == 0
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    orphans = [r for r in rows if r["case_id"] == "demo-file" and r["status"] == "orphaned"]
+    # The verdict (with its evidence), then the relocation and the added citation.
+    assert [(r["citation"], r["verdict"], [e["text"] for e in r["evidence"]],
+             (r["correction"] or {}).get("kind")) for r in orphans] == [
+        (1, "partially supported", ["def deploy"], None), (1, None, [], "relocate"),
+        (0, None, [], "add")]
+    assert orphans[1]["correction"]["locator"] == "L8-L10"
+    assert orphans[2]["claim"] == "| Retries | 3 |"
+    assert all(r["correction"] is None for r in rows if r["status"] != "orphaned")
+    csv_out = tmp_path / "rows.csv"
+    assert main(["export", path, "--format", "csv", "-o", str(csv_out)]) == 0
+    text = csv_out.read_text(encoding="utf-8-sig")
+    assert text.count("orphaned") >= 3 and '""kind"":""add""' in text
+    assert main(["report", path, "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # 1 verdict + 1 evidence span + 2 corrections whose citation (claim) is gone.
+    assert report["citations"]["orphaned_annotations"] == 4
+
+
+def test_evidence_without_a_verdict_is_an_orphaned_row_when_its_citation_goes(
+        tmp_path: Path) -> None:
+    path = _answer_changed(tmp_path, verdict=False)
+    out = tmp_path / "rows.jsonl"
+    assert main(["export", path, "--format", "jsonl", "-o", str(out)]) == 0
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    [lone] = [r for r in rows if r["status"] == "orphaned" and r["evidence"]]
+    assert (lone["citation"], lone["source_id"], lone["annotator"], lone["verdict"]) == (
+        1, "deploy_py", "ana", None)
+    assert lone["evidence"][0]["lines"] == "L8"
+
+
+def test_corrections_that_no_longer_fit_skip_their_case_with_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _answer_changed(tmp_path)
+    out = tmp_path / "pairs.jsonl"
+    assert main(["export", path, "--format", "corrections", "--shape", "pairs",
+                 "-o", str(out)]) == 0
+    pairs = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [p["case_id"] for p in pairs] == ["demo-block-level"]  # the rest is written
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("citeview: warning: case 'demo-file'")
+    assert "annotator ana" in err[0] and "not in the answer" in err[0]
+
+
+def test_an_orphaned_added_citation_is_placed_again_when_the_answer_changes_back(
+        tmp_path: Path) -> None:
+    import jsonschema
+
+    from citeview.session.interchange import schema
+
+    path = _session(tmp_path)
+    with Session.open(path, readonly=True) as s:
+        original = s.get_case("demo-file")
+        [added] = [c for c in s.corrections("demo-file") if c.claim is not None]
+    (tmp_path / "changed").mkdir()
+    path = _answer_changed(tmp_path / "changed")
+    doc = tmp_path / "s.json"
+    assert main(["export", path, "-o", str(doc)]) == 0
+    exported = json.loads(doc.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema()).validate(exported)
+    [flagged] = [c for c in exported["corrections"] if c["kind"] == "add"]
+    assert flagged["orphaned"] is True and flagged["claim_text"] == "| Retries | 3 |"
+    with Session.open(path) as s:
+        s.update_case(original)  # the answer as it was: the claim is found again
+        [back] = [c for c in s.corrections("demo-file") if c.claim is not None]
+        assert back.claim == added.claim and back.extra == {}
+    out = tmp_path / "rows.jsonl"
+    assert main(["export", path, "--format", "jsonl", "-o", str(out)]) == 0
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [r for r in rows if r["correction"] is not None] == []

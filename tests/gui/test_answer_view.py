@@ -305,3 +305,57 @@ def test_every_chip_is_found_painted_and_clickable_whatever_the_text_around(
             with qtbot.assertNotEmitted(view.citationActivated):
                 qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
                                  pos=QPoint(rect.left(), rect.center().y()))
+
+
+def units(text: str, a: int, b: int | None) -> str:
+    """``text`` from UTF-16 unit ``a`` to ``b`` (Qt positions)."""
+    raw = text.encode("utf-16-le")
+    return raw[2 * a:None if b is None else 2 * b].decode("utf-16-le")
+
+
+def test_an_added_chip_is_plain_text_of_its_own_look_and_the_chips_after_it_keep_theirs(
+        view) -> None:
+    from citeview.gui.answer_view import added_format
+
+    chips = [Chip(1), Chip(2, ChipState.PROBLEM), Chip(3)]
+    answer = " ".join(f"Claim {i}.{cite('a')}" for i in range(3)) + " Uncited claim."
+    spans = [(c.start, c.end) for c in extract_citations(answer)]
+    view.set_content(render_answer(answer, spans, chips, False), [])
+    before = view.document().toRawText()
+    ranges = [view.chip_range(i) for i in range(3)]
+    first_end = ranges[0][1]
+    looks = [view.chip_format(i, 1).background().color().name() for i in range(3)]
+    labels = [view.chip_text(i) for i in range(3)]
+    assert labels == ["1", "2!", "3"]
+    untrusted = "<b>x</b>&amp;\U0001f600"
+    view.set_added([(first_end, untrusted, "c1", "tip"), (len(before), "s L2", "c2", "tip")])
+    text = view.document().toRawText()
+    [(s1, e1, id1), (s2, e2, id2)] = view.added_ranges()
+    assert (id1, id2) == ("c1", "c2") and s1 == first_end
+    assert units(text, s1, e1).replace("\u00a0", " ").strip() == f"+ {untrusted}"  # as text
+    assert units(text, s2, e2).replace("\u00a0", " ").strip() == "+ s L2"
+    fmt = view.document().find("+", s1).charFormat()
+    assert fmt.underlineStyle() == QTextCharFormat.UnderlineStyle.DashUnderline
+    assert fmt.background().color().name() == added_format(False).background().color().name()
+    # The chips after it moved along and are still painted as they were.
+    shift = e1 - s1
+    assert [view.chip_range(i) for i in range(3)] == [
+        ranges[0], *[(a + shift, b + shift) for a, b in ranges[1:]]]
+    assert [view.chip_text(i) for i in range(3)] == labels
+    assert [view.chip_format(i, 1).background().color().name() for i in range(3)] == looks
+    # A verdict relabels a chip before it: the added chips stay, the chips stay right.
+    view.update_chips([Chip(1, ChipState.ANNOTATED, marks="\u2713", tone="good")])
+    assert [x[2] for x in view.added_ranges()] == ["c1", "c2"]
+    assert [view.chip_text(i) for i in range(3)] == ["1\u2713", "2!", "3"]
+    view.set_dark(True)
+    dark_bg = added_format(True).background().color().name()
+    assert view.document().find("+", view.added_ranges()[0][0]).charFormat().background(
+        ).color().name() == dark_bg
+    view.set_dark(False)
+    expected = view.document().toRawText()
+    for start, end, _cid in reversed(view.added_ranges()):  # (Qt positions: UTF-16 units)
+        expected = units(expected, 0, start) + units(expected, end, None)
+    view.clear_added()
+    assert view.added_ranges() == [] and view.document().toRawText() == expected
+    assert "+" not in expected and len(expected) == len(before) + 1  # (the verdict's mark)
+    assert [view.chip_text(i) for i in range(3)] == ["1\u2713", "2!", "3"]

@@ -597,3 +597,112 @@ def test_marks_come_back_with_the_case(qtbot, win: MainWindow) -> None:
     assert "Evidence (turn0file0): L4" in win.navigator.tooltip_for(1)
     win.navigator.activate_citation(1)
     assert win.source.evidence_spans() == [line_span(win, 4)]
+
+
+def test_keys_pressed_while_a_case_loads_are_kept_or_the_reviewer_is_told(
+        qtbot, win: MainWindow, messages, monkeypatch) -> None:
+    """Delete and R act on the active citation, as verdict keys do: kept for the case being
+    built and done once it shows. E, Shift+E, L, S, A need a selection in the case, which a
+    loading case cannot have: the status bar says the key was not applied."""
+    import citeview.gui.case_loader as case_loader
+
+    monkeypatch.setattr(case_loader, "TINY_CASE", 0)  # built in the worker, as a big case is
+    s = session(win)
+    picked: list[str] = []
+
+    def pick(reasons, chosen, title):  # type: ignore[no-untyped-def]
+        picked.append(title)
+        return (reasons[0],)
+
+    win.marks.prompt_reasons = pick
+    win.loader.show_case(1)  # asked for, not built yet
+    assert win.view is None
+    press(qtbot, win, K.Key_Delete)
+    press(qtbot, win, K.Key_R)
+    for key, mod, name in ((K.Key_E, NOMOD, "E"), (K.Key_E, SHIFT, "Shift+E"),
+                           (K.Key_L, NOMOD, "L"), (K.Key_S, NOMOD, "S"),
+                           (K.Key_A, NOMOD, "A")):
+        press(qtbot, win, key, mod)
+        assert messages.texts[-1].startswith(f"{name} not applied: the case is still loading")
+    assert s.corrections("contract-block-level") == [] and picked == []
+    qtbot.waitUntil(lambda: len(s.corrections("contract-block-level")) == 1, timeout=5000)
+    [c] = s.corrections("contract-block-level")
+    assert (c.kind, c.number) == (CorrectionKind.REMOVE, 1)
+    assert picked == ["Reasons: citation 1, " + win.view.citations[0].citation.source_ids[0]]
+    [ann] = s.annotations("contract-block-level")
+    assert ann.reasons == (DEFAULT_REASONS[0],)
+    assert s.evidence("contract-block-level") == []
+
+
+def _add_citation(qtbot, win: MainWindow, claim: str, first: int, last: int) -> None:
+    """Select ``claim`` in the rendered answer and lines ``first..last`` of turn0file0, A."""
+    select_in_answer(win, claim)
+    show_source_in_pane(qtbot, win, "turn0file0")
+    select_lines_with_keys(qtbot, win, first, last)
+    win.activateWindow()
+    press(qtbot, win, K.Key_A)
+
+
+def test_an_added_citation_is_a_chip_of_its_own_that_shows_its_source(
+        qtbot, win: MainWindow) -> None:
+    claim = "Anything beyond that needs your manager's approval"
+    answer = win.answer
+    chips_before = [answer.chip_text(i) for i in range(answer.chip_count())]
+    text_before = answer.document().toRawText()
+    _add_citation(qtbot, win, claim, 3, 4)
+    [c] = session(win).corrections("handbook-line-level")
+    [(start, end, cid)] = answer.added_ranges()
+    assert cid == c.id
+    doc_text = answer.document().toRawText()
+    label = doc_text[start:end]
+    assert label.replace("\u00a0", " ").strip() == "+ turn0file0 L3-L4"
+    # At the end of its claim, after the punctuation that ends it (as the guide places a
+    # marker); never live markup.
+    assert doc_text[:start].rstrip("\u00a0 ").endswith("approval,")
+    fmt = QTextCursor(answer.document())
+    fmt.setPosition(start + 2)
+    look = fmt.charFormat()
+    assert look.underlineStyle() == look.UnderlineStyle.DashUnderline and not look.isAnchor()
+    # The model's chips still read and sit where they did (their positions moved along).
+    assert [answer.chip_text(i) for i in range(answer.chip_count())] == chips_before
+    for i in range(answer.chip_count()):
+        r = answer.chip_range(i)
+        assert r is not None and doc_text[r[0]:r[1]].strip("\u00a0 ") == chips_before[i]
+    # Another citation shown first, its source scrolled away; then the added chip clicked.
+    win.navigator.activate_citation(0, 0)
+    qtbot.waitUntil(lambda: win.source.highlighted_labels() == ("L1", "L1"))
+    win.source.text_view().verticalScrollBar().setValue(
+        win.source.text_view().verticalScrollBar().maximum())
+    at = answer.added_center(cid)
+    assert at is not None
+    qtbot.mouseClick(answer.viewport(), Qt.MouseButton.LeftButton, NOMOD, at)
+    qtbot.waitUntil(lambda: win.source.highlighted_labels() == ("L3", "L4"))
+    assert win.source.shown_source_id() == "turn0file0"
+    assert win.source.span_in_view() is True
+    source = win.source.shown_source()
+    assert source is not None
+    assert win.source.highlighted_text().strip() == source.text[
+        line_span(win, 3)[0]:line_span(win, 4)[1]].strip()
+    # A click on a model's chip still activates that chip.
+    one = answer.chip_center(1)
+    assert one is not None
+    qtbot.mouseClick(answer.viewport(), Qt.MouseButton.LeftButton, NOMOD, one)
+    qtbot.waitUntil(lambda: win.active == 1)
+    # Undo takes the chip away, the answer as it was; redo brings it back.
+    press(qtbot, win, K.Key_Z, CTRL)
+    assert answer.added_ranges() == [] and answer.document().toRawText() == text_before
+    assert [answer.chip_text(i) for i in range(answer.chip_count())] == chips_before
+    press(qtbot, win, K.Key_Z, CTRL | SHIFT)
+    assert [x[2] for x in answer.added_ranges()] == [cid]
+
+
+def test_an_added_chip_comes_back_with_the_case_and_only_for_its_annotator(
+        qtbot, win: MainWindow) -> None:
+    _add_citation(qtbot, win, "Anything beyond that needs your manager's approval", 2, 2)
+    [c] = session(win).corrections("handbook-line-level")
+    win.loader.show_case(1)
+    qtbot.waitUntil(lambda: win.view is not None and win.view.case.id != "handbook-line-level")
+    assert win.answer.added_ranges() == []
+    win.loader.show_case(0)
+    qtbot.waitUntil(lambda: win.view is not None and win.view.case.id == "handbook-line-level")
+    qtbot.waitUntil(lambda: [x[2] for x in win.answer.added_ranges()] == [c.id])
