@@ -191,3 +191,122 @@ def test_the_window_and_core_agree_on_each_citation(name) -> None:
             assert cv.chip.label.lstrip("~").split("+")[0] == str(cv.number)
             assert cv.problem == analysed.problem(cv.number)
         assert view.material_diagnostics == list(analysed.lint.material_diagnostics)
+
+
+# One input of each kind for the issue-30 marks (a picker per input costs its settle time):
+# a tool output, a transcript dataset, messages, a degraded marker, every material shape,
+# blocks, injected context, a dataset, and provider citations of each family and a stream.
+MARK_INPUTS = [
+    "formats/handbook.output.json", "formats/policies.chat.jsonl",
+    "formats/transit.messages.json", "lint/CV107-degraded.case.json",
+    "material/all-shapes.case.json", "samples/contract-block-level.case.json",
+    "samples/opinion-injected-context.case.json", "samples/policies.dataset.jsonl",
+    "providers/anthropic-char.json", "providers/anthropic-pages.json",
+    "providers/anthropic-web.json", "providers/chat-completion.json",
+    "providers/responses-url.json", "providers/gemini.grounding.json",
+    "providers/bedrock-converse-citations.json", "streams/anthropic-messages.sse",
+]
+
+
+@pytest.mark.parametrize("name", MARK_INPUTS)
+def test_reasons_evidence_and_a_relocation_stay_on_their_citation(qtbot, window, tmp_path,
+                                                                   name) -> None:
+    """Issue 30's marks where they meet issue 21's identity: on citation 1 of the first case
+    of each kind of input, key 3, a reason from the picker (R, 1, Enter), evidence (select,
+    E) and a relocation to the same selection (L). Every export puts them on citation 1's
+    row by its anchor, none orphaned; the window opened again shows them on citation 1."""
+    from citeview.cli import main
+    from citeview.session import Session
+    from citeview.session.model import DEFAULT_REASONS
+    from tests.gui.test_review_marks import picker_keys
+
+    win = window
+    open_input(qtbot, win, DATA / name)
+    show_case(qtbot, win, 0)
+    assert win.view is not None and win.active == 0
+    case_id = win.view.case.id
+    first = win.view.citations[0]
+    source_id = first.citation.source_ids[0]
+    qtbot.keyClick(win, K.Key_3)
+    picker_keys(qtbot, early=[], late=[K.Key_1])
+    qtbot.keyClick(win, K.Key_R)
+    from PySide6.QtWidgets import QApplication
+
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)  # the picker has closed
+    shown = win.source.shown_source()
+    assert shown is not None and win.source.shown_source_id() == source_id
+    text = shown.text
+    # The source's last 24 characters: another place than citation 1 cites (a relocation that
+    # changes the answer, so the pair is written).
+    start, end = len(text) - len(text.lstrip()), len(text.rstrip())
+    span = (max(start, end - 24), end)
+    if span[0] == start:  # a short text (a provider's cited text alone): its first half
+        span = (start, start + (end - start) // 2)
+    marked = span[1] > span[0]  # (a source with no text of its own: no evidence to mark)
+    if marked:
+        win.source.select_span(span)
+        assert win.source.selected_span() == span
+        qtbot.keyClick(win, K.Key_E)
+        win.source.select_span(span)
+        qtbot.keyClick(win, K.Key_L)
+    session = win.review.session
+    assert session is not None
+    path = session.path
+    anchor = session.analysed(case_id).citation(1).anchor
+    assert anchor == first.analysed.anchor
+    assert not session.orphans()
+    win.review_session.close()
+
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["export", path, "--format", "json", "-o", str(out / "s.json")]) == 0
+    doc = json.loads((out / "s.json").read_text(encoding="utf-8"))
+    [ann] = [a for a in doc["annotations"] if a["verdict"]]
+    assert (ann["case_id"], ann["number"], ann["raw"], ann["source_id"], ann["verdict"],
+            ann["reasons"], ann["orphaned"]) == (case_id, 1, anchor, source_id,
+                                                 "unsupported", [DEFAULT_REASONS[0]], False)
+    evidence, corrections = doc.get("evidence", []), doc.get("corrections", [])
+    if marked:
+        [ev] = evidence
+        assert (ev["case_id"], ev["number"], ev["source_id"], ev["start"], ev["end"]) == (
+            case_id, 1, source_id, *span)
+        assert ev["text"] == text[span[0]:span[1]]
+        [corr] = corrections
+        assert (corr["case_id"], corr["number"], corr["kind"]) == (case_id, 1, "relocate")
+        assert corr.get("anchor", anchor) == anchor
+    assert main(["export", path, "--format", "jsonl", "-o", str(out / "rows.jsonl")]) == 0
+    rows = [json.loads(line) for line in (out / "rows.jsonl").read_text(
+        encoding="utf-8").splitlines() if line.strip()]
+    assert [r for r in rows if r["status"] == "orphaned"] == []
+    [row] = [r for r in rows if r["verdict"]]
+    assert (row["case_id"], row["citation"], row["raw"], row["reasons"]) == (
+        case_id, 1, anchor, [DEFAULT_REASONS[0]])
+    assert [(e["start"], e["end"]) for e in row["evidence"]] == ([span] if marked else [])
+    if marked:  # the corrected answer is written, for this case
+        assert main(["export", path, "--format", "corrections", "--shape", "pairs",
+                     "-o", str(out / "pairs.jsonl")]) == 0
+        pairs = [json.loads(line) for line in (out / "pairs.jsonl").read_text(
+            encoding="utf-8").splitlines()]
+        # (a pair only where the answer changed: a provider citation relocated inside the one
+        # line its converted marker names keeps that marker)
+        from citeview.session.corrected import corrected_answers
+
+        with Session.open(path, readonly=True) as s:
+            [(_who, result)] = list(corrected_answers(s))
+        assert [p["case_id"] for p in pairs] == ([case_id] if result.changed else [])
+        assert result.changed or first.analysed.anchor.startswith(("char_location", "stream"))
+    with Session.open(path, readonly=True) as s:
+        assert [e.key.number for e in s.evidence(case_id)] == ([1] if marked else [])
+
+    open_input(qtbot, win, DATA / name)  # reopened: the marks are on citation 1 again
+    show_case(qtbot, win, 0)
+    if win.active != 0:  # (it resumes at the first citation not judged): click chip 1
+        from tests.gui.test_main_window import click_chip
+
+        win.answer.verticalScrollBar().setValue(0)
+        click_chip(qtbot, win, 1)
+    assert list(win.view.citations[0].verdicts)[0] == "unsupported"
+    if marked:
+        assert win.source.evidence_spans() == [span]
+        assert win.answer.chip_text(0).endswith("\u00b1")
+    win.review_session.close()
