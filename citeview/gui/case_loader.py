@@ -425,7 +425,8 @@ class CaseLoader(QObject):
         if loaded is not None and loaded.lexer_later and not loaded.lexer_done:
             # The lexer after the first paint: the first guess imports Pygments' lexers.
             (BackgroundOp(self, loaded.guess_lexer, key=LEXER_WORK)
-             .success(lambda _: self.panes.source.colour_later()).run(here=self.synchronous))
+             .success(lambda _: self.panes.source.colour_later())
+             .run(here=self.synchronous, after_paint=True))
         self.panes.sources_model.set_rows(view.sources)
         self.panes.citations_model.set_view(view)
         self.fit_tables()
@@ -479,7 +480,7 @@ class CaseLoader(QObject):
             self._lint_after_paint.request()
         (BackgroundOp(self, lambda: lint_and_support(case, analysed, painted), key=CASE_WORK)
          .success(self._on_linted).failure(lambda err: message.error(str(err)))
-         .run(here=self.synchronous))
+         .run(here=self.synchronous, after_paint=True))
 
     def _on_linted(self, linted: Linted) -> None:
         """Second phase: lint diagnostics join the tables, chips and raw view (and the support

@@ -227,6 +227,7 @@ class ReviewController(QObject):
         tb = self.toolbar
         tb.clear()  # deletes the labels too: make them again
         self.citation_label = QLabel()
+        self._label_fitted = ""  # the text the label's width was fitted to
         self.citation_label.setTextFormat(Qt.TextFormat.PlainText)
         self.case_label = QLabel()
         self.case_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -291,6 +292,7 @@ class ReviewController(QObject):
             sid = cv.citation.source_ids[k] if n else ""
             more = f" ({k + 1}/{n})" if n > 1 else ""
             self.citation_label.setText(f" {cv.number}/{len(view.citations)}{more}: ")
+            self._fit_citation_label(len(view.citations), n)
             self.citation_label.setToolTip(f"Citation {cv.number} of {len(view.citations)}, "
                                            f"source {sid}: its verdict (1\u2013"
                                            f"{len(self._labels())}, 0 clears)")
@@ -311,6 +313,15 @@ class ReviewController(QObject):
                                        "Shift+0 clears it, Shift+N note, Ctrl+Enter done")
         else:
             self.case_label.setText("")
+
+    def _fit_citation_label(self, count: int, sources: int) -> None:
+        """The citation label as wide as its widest text in this case: a number of another
+        width does not lay the bar out again (every button of it repainted at each click)."""
+        widest = f" {count}/{count}" + (f" ({sources}/{sources})" if sources > 1 else "") + ": "
+        if widest != self._label_fitted:
+            self._label_fitted = widest
+            self.citation_label.setMinimumWidth(
+                self.citation_label.fontMetrics().horizontalAdvance(widest))
 
     def _labels(self) -> tuple[str, ...]:
         return self.session.labels if self.session is not None else ()
