@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from citeview.gui.review_session import ReviewSession
     from citeview.gui.view_modes import ViewModes
     from citeview.gui.window_state import WindowState
+    from citeview.session.protocol import ReviewStore
 
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
 AHEAD_WORK = "ahead"  # the key of the op building the next case ahead
@@ -230,6 +231,9 @@ class CaseLoader(QObject):
         # What a big case's lint waits for (its answer painted), and what sets it.
         self._lint_gate: threading.Event | None = None
         self._lint_after_paint = AfterPaint(self._release_lint, self)
+        # The item counts of the case shown, stored once it is painted (see _on_built).
+        self._sizes: list[tuple[ReviewStore, str, tuple[int, ...]]] = []
+        self._sizes_later = AfterPaint(self._record_sizes, self)
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -331,6 +335,17 @@ class CaseLoader(QObject):
                       key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=self.synchronous))
+
+    def sizes_pending(self) -> bool:
+        """Whether item counts of a case shown wait for its paint to join the progress."""
+        return bool(self._sizes)
+
+    def _record_sizes(self) -> None:
+        """The item counts put off by :meth:`_on_built`, into the session (if still open)."""
+        sizes, self._sizes = self._sizes, []
+        for session, case_id, counts in sizes:
+            if session is self.review_session.session and not session.closed:
+                session.record_sizes(case_id, counts)
 
     def _release_lint(self) -> None:
         """Let the lint waiting for the answer's paint start (painted, or another case asked
@@ -456,8 +471,11 @@ class CaseLoader(QObject):
             self.navigator.show_source_row(view.sources[0])
         session = self.review_session.session
         if session is not None and view.analysed is not None and not session.closed:
-            # First analysis of this case: its counts join the progress (stored once).
-            session.record_sizes(view.case.id, view.analysed.item_counts)
+            # First analysis of this case: its counts join the progress (stored once), after
+            # the case's first paint (a write to the session file, and the progress it
+            # repaints, took 2 ms of each case switch).
+            self._sizes.append((session, view.case.id, view.analysed.item_counts))
+            self._sizes_later.request()
         message.clear()
         self.viewReady.emit()
         if case_size(view.case) < TINY_CASE:  # (a big case's next is not built ahead)

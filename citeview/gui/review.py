@@ -293,9 +293,10 @@ class ReviewController(QObject):
             more = f" ({k + 1}/{n})" if n > 1 else ""
             self.citation_label.setText(f" {cv.number}/{len(view.citations)}{more}: ")
             self._fit_citation_label(len(view.citations), n)
-            self.citation_label.setToolTip(f"Citation {cv.number} of {len(view.citations)}, "
-                                           f"source {sid}: its verdict (1\u2013"
-                                           f"{len(self._labels())}, 0 clears)")
+            tip = (f"Citation {cv.number} of {len(view.citations)}, source {sid}: its verdict "
+                   f"(1\u2013{len(self._labels())}, 0 clears)")
+            if tip != self.citation_label.toolTip():  # (setting one costs an event)
+                self.citation_label.setToolTip(tip)
             verdict = cv.verdicts[k] if k < len(cv.verdicts) else None
             for a, label in zip(self.verdict_actions, self._labels(), strict=False):
                 a.setChecked(label == verdict)
@@ -309,8 +310,10 @@ class ReviewController(QObject):
             note = " \u270e" if self.session is not None and self.session.review(cid).note else ""
             self.case_label.setText(f" Case: {state}"
                                     + (f", {verdict}" if verdict else "") + note + " ")
-            self.case_label.setToolTip("The whole case: Shift+1\u2026Shift+4 overall verdict, "
-                                       "Shift+0 clears it, Shift+N note, Ctrl+Enter done")
+            if not self.case_label.toolTip():
+                self.case_label.setToolTip("The whole case: Shift+1\u2026Shift+4 overall "
+                                           "verdict, Shift+0 clears it, Shift+N note, "
+                                           "Ctrl+Enter done")
         else:
             self.case_label.setText("")
 
