@@ -4,7 +4,10 @@ baseline.
 Figures end where the user looks: from a real event (a mouse click sent to the chip, a key
 press sent to the window, the open request) until the first paint at which the result is on
 screen, checked in the widgets at paint time (the cited span's rows inside the source viewport;
-the new case's answer and source painted). Every figure is measured in fresh child processes,
+the new case's answer and source painted). The click and next-case figures (ours and the
+baseline alike) end with the frame that painted it (its widgets painted and the backing store
+flushed); what the window queued behind that frame is kept as a breakdown (until control is back
+from the event loop). Every figure is measured in fresh child processes,
 ours and its baseline interleaved in the same run (median of ``--runs``; the maximum too where
 the target names one):
 
