@@ -222,6 +222,11 @@ class CaseLoader(QObject):
         # The case likely asked for next, built ahead in the worker while the reviewer reads:
         # what it was built from, and its first phase; see prefetch().
         self._ahead: tuple[Build, SourceFirst] | None = None
+        # The case being built ahead now, and the one shown as soon as that lands (asked for
+        # while it was being built: not built a second time behind it).
+        self._ahead_building: Build | None = None
+        self._ahead_started = threading.Event()  # set once the worker began that build
+        self._awaiting: Build | None = None
         # Built ahead once the case shown is painted: a worker building beside the paint took
         # the GIL from it (each case switch took 4 ms longer).
         self._ahead_later = AfterPaint(self.prefetch_next, self)
@@ -267,10 +272,19 @@ class CaseLoader(QObject):
         self.caseChanged.emit(index)
         build = self._building = self._build(case)
         ahead, self._ahead = self._ahead, None
+        self._awaiting = None
         if inline and ahead is not None and ahead[0] == build:
             ops.cancel(self, CASE_WORK)  # nothing older lands after it
             self._on_first(ahead[1])  # built ahead, from the same case, policy and look
             return
+        if inline and self._ahead_building == build and ops.pending(self, AHEAD_WORK):
+            if self._ahead_started.is_set():
+                # Being built ahead right now (a key pressed soon after the last case showed):
+                # shown when that lands, not built again here beside it (both taking the GIL).
+                ops.cancel(self, CASE_WORK)
+                self._awaiting = build
+                return
+            ops.cancel(self, AHEAD_WORK)  # not begun: built here, now, and not again there
         (BackgroundOp(self, build.first_phase, key=CASE_WORK)
          .success(self._on_first).failure(self._on_build_failed)
          .run(here=inline))
@@ -305,13 +319,30 @@ class CaseLoader(QObject):
             return  # told when it is opened
         if case_size(case) >= TINY_CASE:
             return
-        build = self._build(case)
+        build = self._ahead_building = self._build(case)
+        started = self._ahead_started = threading.Event()
+
+        def work() -> SourceFirst:
+            started.set()
+            return build.first_phase()
 
         def keep(first: SourceFirst) -> None:
-            self._ahead = (build, first)
+            self._ahead_building = None
+            if self._awaiting == build and self._building == build:
+                self._awaiting = None
+                self._on_first(first)  # asked for while it was built
+            else:
+                self._ahead = (build, first)
 
-        (BackgroundOp(self, build.first_phase, key=AHEAD_WORK)
-         .success(keep).failure(lambda _err: None).run())
+        def failed(_err: Exception) -> None:
+            self._ahead_building = None
+            if self._awaiting == build and self._building == build:
+                self._awaiting = None  # built again, its failure told as usual
+                (BackgroundOp(self, build.first_phase, key=CASE_WORK)
+                 .success(self._on_first).failure(self._on_build_failed).run())
+
+        (BackgroundOp(self, work, key=AHEAD_WORK)
+         .success(keep).failure(failed).run())
 
     def _on_first(self, first: SourceFirst) -> None:
         """First phase: the source the first citation cites is shown (filled in pieces), then
