@@ -506,7 +506,10 @@ class CaseLoader(QObject):
             # the case's first paint (a write to the session file, and the progress it
             # repaints, took 2 ms of each case switch).
             self._sizes.append((session, view.case.id, view.analysed.item_counts))
-            self._sizes_later.request()
+            if self.synchronous:
+                self._record_sizes()  # (a snapshot: no frame to wait for)
+            else:
+                self._sizes_later.request()
         message.clear()
         self.viewReady.emit()
         if case_size(view.case) < TINY_CASE:  # (a big case's next is not built ahead)
