@@ -236,7 +236,7 @@ def test_100_random_citations_of_10000_show_their_span_on_the_real_screen(
         tmp_path: Path) -> None:
     """Issue #24 on the X server: 100 random chips of a 10,000-citation answer over a
     200,000-line source (every fifth line wraps), clicked with the X mouse at the narrowest
-    width zoomed in and the widest unzoomed; each span read back from the screen."""
+    width zoomed in; each span read back from the screen."""
     from tests.gui.xserver import skip_without_x
 
     skip_without_x()
@@ -267,5 +267,6 @@ def test_100_random_citations_of_10000_show_their_span_on_the_real_screen(
         env = {**{k: v for k, v in os.environ.items() if k != "XAUTHORITY"},
                "DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "HOME": str(tmp_path),
                "CITEVIEW_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": os.pathsep.join(sys.path)}
-        for width, zoom in ((1024, 3), (1920, 0)):
-            check_spans_on_screen(env, case, width, zoom, [locs[i] for i in picks], picks)
+        # (The narrowest width zoomed in, where most lines wrap: the whole width and zoom
+        # matrix of these clicks runs offscreen, test_span_in_view.py; the suite's time.)
+        check_spans_on_screen(env, case, 1024, 3, [locs[i] for i in picks], picks)
