@@ -432,7 +432,9 @@ class AnswerView(QTextBrowser):
         return base + u16.to_utf16(start), base + u16.to_utf16(end)
 
     def set_active(self, index: int | None, scroll: bool = True) -> None:
-        """Highlight citation ``index``'s claim and chip; scroll the chip to the middle."""
+        """Highlight citation ``index``'s claim and chip; scroll the chip to the middle when it
+        is not wholly in view (a chip clicked, or the next one on screen, stays where it is:
+        the pane does not jump under the pointer, nor repaint whole)."""
         self._active = index
         selections: list[QTextEdit.ExtraSelection] = []
         self._claim_range = None
@@ -448,7 +450,7 @@ class AnswerView(QTextBrowser):
                 sel.format.setForeground(QBrush(QColor("#ffffff" if not self._dark else
                                                        "#10213f")))
                 selections.append(sel)
-                if scroll:
+                if scroll and not self._in_view(chip):
                     self._centre(chip[0])
         self.setExtraSelections(selections)
 
@@ -476,6 +478,15 @@ class AnswerView(QTextBrowser):
             fmt.setProperty(QTextCharFormat.Property.UserProperty, "claim")
         sel.format = fmt
         return sel
+
+    def _in_view(self, r: tuple[int, int]) -> bool:
+        """Whether Qt range ``r`` (a chip) shows whole inside the viewport."""
+        c = QTextCursor(self.document())
+        c.setPosition(r[0])
+        first = self.cursorRect(c)
+        c.setPosition(r[1])
+        last = self.cursorRect(c)
+        return first.top() >= 0 and last.bottom() < self.viewport().height()
 
     def _centre(self, position: int) -> None:
         c = QTextCursor(self.document())

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from citeview.gui.review_session import ReviewSession
     from citeview.gui.view_modes import ViewModes
     from citeview.gui.window_state import WindowState
+    from citeview.session.protocol import ReviewStore
 
 CASE_WORK = "case"  # the key of the ops building and linting the case shown
 AHEAD_WORK = "ahead"  # the key of the op building the next case ahead
@@ -280,6 +281,11 @@ class CaseLoader(QObject):
         # The case likely asked for next, built ahead in the worker while the reviewer reads:
         # what it was built from, and its first phase; see prefetch().
         self._ahead: tuple[Build, SourceFirst] | None = None
+        # The case being built ahead now, and the one shown as soon as that lands (asked for
+        # while it was being built: not built a second time behind it).
+        self._ahead_building: Build | None = None
+        self._ahead_started = threading.Event()  # set once the worker began that build
+        self._awaiting: Build | None = None
         # Built ahead once the case shown is painted: a worker building beside the paint took
         # the GIL from it (each case switch took 4 ms longer).
         self._ahead_later = AfterPaint(self.prefetch_next, self)
@@ -299,6 +305,9 @@ class CaseLoader(QObject):
         self._clicked: int | None = None
         self._then: Callable[[], None] | None = None
         self._open_later = AfterPaint(self._open_input, self)
+        # The item counts of the case shown, stored once it is painted (see _on_built).
+        self._sizes: list[tuple[ReviewStore, str, tuple[int, ...]]] = []
+        self._sizes_later = AfterPaint(self._record_sizes, self)
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -336,6 +345,7 @@ class CaseLoader(QObject):
         self.caseChanged.emit(index)
         build = self._building = self._build(case)
         ahead, self._ahead = self._ahead, None
+        self._awaiting = None
         if inline and ahead is not None and ahead[0] == build:
             ops.cancel(self, CASE_WORK)  # nothing older lands after it
             self._on_first(ahead[1])  # built ahead, from the same case, policy and look
@@ -355,6 +365,14 @@ class CaseLoader(QObject):
             (BackgroundOp(self, build.answer_first, key=CASE_WORK)
              .success(self._on_answer).failure(self._on_build_failed).run())
             return
+        if inline and self._ahead_building == build and ops.pending(self, AHEAD_WORK):
+            if self._ahead_started.is_set():
+                # Being built ahead right now (a key pressed soon after the last case showed):
+                # shown when that lands, not built again here beside it (both taking the GIL).
+                ops.cancel(self, CASE_WORK)
+                self._awaiting = build
+                return
+            ops.cancel(self, AHEAD_WORK)  # not begun: built here, now, and not again there
         (BackgroundOp(self, build.first_phase, key=CASE_WORK)
          .success(self._on_first).failure(self._on_build_failed)
          .run(here=inline))
@@ -389,13 +407,30 @@ class CaseLoader(QObject):
             return  # told when it is opened
         if case_size(case) >= TINY_CASE:
             return
-        build = self._build(case)
+        build = self._ahead_building = self._build(case)
+        started = self._ahead_started = threading.Event()
+
+        def work() -> SourceFirst:
+            started.set()
+            return build.first_phase()
 
         def keep(first: SourceFirst) -> None:
-            self._ahead = (build, first)
+            self._ahead_building = None
+            if self._awaiting == build and self._building == build:
+                self._awaiting = None
+                self._on_first(first)  # asked for while it was built
+            else:
+                self._ahead = (build, first)
 
-        (BackgroundOp(self, build.first_phase, key=AHEAD_WORK)
-         .success(keep).failure(lambda _err: None).run())
+        def failed(_err: Exception) -> None:
+            self._ahead_building = None
+            if self._awaiting == build and self._building == build:
+                self._awaiting = None  # built again, its failure told as usual
+                (BackgroundOp(self, build.first_phase, key=CASE_WORK)
+                 .success(self._on_first).failure(self._on_build_failed).run())
+
+        (BackgroundOp(self, work, key=AHEAD_WORK)
+         .success(keep).failure(failed).run())
 
     def _on_answer(self, first: AnswerFirst) -> None:
         """A big case's answer drawn first: shown now; the rest of the case is built once it
@@ -492,6 +527,17 @@ class CaseLoader(QObject):
                       key=CASE_WORK)
          .success(self._on_built).failure(self._on_build_failed)
          .run(here=self.synchronous))
+
+    def sizes_pending(self) -> bool:
+        """Whether item counts of a case shown wait for its paint to join the progress."""
+        return bool(self._sizes)
+
+    def _record_sizes(self) -> None:
+        """The item counts put off by :meth:`_on_built`, into the session (if still open)."""
+        sizes, self._sizes = self._sizes, []
+        for session, case_id, counts in sizes:
+            if session is self.review_session.session and not session.closed:
+                session.record_sizes(case_id, counts)
 
     def _release_lint(self) -> None:
         """Let the lint waiting for the answer's paint start (painted, or another case asked
@@ -595,7 +641,8 @@ class CaseLoader(QObject):
         if loaded is not None and loaded.lexer_later and not loaded.lexer_done:
             # The lexer after the first paint: the first guess imports Pygments' lexers.
             (BackgroundOp(self, loaded.guess_lexer, key=LEXER_WORK)
-             .success(lambda _: self.panes.source.colour_later()).run(here=self.synchronous))
+             .success(lambda _: self.panes.source.colour_later())
+             .run(here=self.synchronous, after_paint=True))
         self.panes.sources_model.set_rows(view.sources)
         self.panes.citations_model.set_view(view)
         self.fit_tables()
@@ -625,8 +672,14 @@ class CaseLoader(QObject):
             self.navigator.show_source_row(view.sources[0])
         session = self.review_session.session
         if session is not None and view.analysed is not None and not session.closed:
-            # First analysis of this case: its counts join the progress (stored once).
-            session.record_sizes(view.case.id, view.analysed.item_counts)
+            # First analysis of this case: its counts join the progress (stored once), after
+            # the case's first paint (a write to the session file, and the progress it
+            # repaints, took 2 ms of each case switch).
+            self._sizes.append((session, view.case.id, view.analysed.item_counts))
+            if self.synchronous:
+                self._record_sizes()  # (a snapshot: no frame to wait for)
+            else:
+                self._sizes_later.request()
         message.clear()
         self.viewReady.emit()
         if case_size(view.case) < TINY_CASE:  # (a big case's next is not built ahead)
@@ -649,7 +702,7 @@ class CaseLoader(QObject):
             self._lint_after_paint.request()
         (BackgroundOp(self, lambda: lint_and_support(case, analysed, painted), key=CASE_WORK)
          .success(self._on_linted).failure(lambda err: message.error(str(err)))
-         .run(here=self.synchronous))
+         .run(here=self.synchronous, after_paint=True))
 
     def _on_linted(self, linted: Linted) -> None:
         """Second phase: lint diagnostics join the tables, chips and raw view (and the support

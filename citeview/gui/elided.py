@@ -42,6 +42,8 @@ class QtElidedLabel(QLabel):
         self.share = share
         self.detail = ""  # said on hover below the whole text
         self.forms: tuple[str, ...] = ()  # shorter texts, painted when the whole one is cut
+        self._tip = ""  # the tooltip set (setting an equal one again costs an event)
+        self._tip_later = False  # set_full_text sets the tooltip itself, once
         self.setTextFormat(Qt.TextFormat.PlainText)
         policy = QSizePolicy.Policy.Ignored if share is None else QSizePolicy.Policy.Maximum
         self.setSizePolicy(policy, QSizePolicy.Policy.Preferred)
@@ -53,7 +55,8 @@ class QtElidedLabel(QLabel):
             return  # (a new size asked for lays out the status bar, and the window, again)
         self.forms = ()
         super().setText(text)
-        self.set_detail(self.detail)  # the whole text on hover
+        if not self._tip_later:
+            self.set_detail(self.detail)  # the whole text on hover
         if self.share is not None:
             self._fit()
         else:
@@ -108,9 +111,19 @@ class QtElidedLabel(QLabel):
     def set_full_text(self, text: str, tooltip: str | None = None) -> None:
         """Untrusted text: one line (model text may hold breaks and tabs), no bidi controls;
         ``tooltip`` (default: the text) is shown as plain text."""
-        self.setText(" ".join(text.translate(BIDI_CONTROLS).split()))
+        self._tip_later = True
+        try:
+            self.setText(" ".join(text.translate(BIDI_CONTROLS).split()))
+        finally:
+            self._tip_later = False
         tip = text if tooltip is None else tooltip
         self.setToolTip(plain_tooltip(tip.splitlines()) if tip else "")
+
+    def setToolTip(self, tip: str) -> None:  # noqa: N802
+        # Each source and case shown sets every header label's tooltip, mostly to the same.
+        if tip != self._tip or tip != self.toolTip():
+            self._tip = tip
+            super().setToolTip(tip)
 
     def full_text(self) -> str:
         return self.text()

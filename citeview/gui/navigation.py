@@ -106,7 +106,7 @@ class Navigator(QObject):
             return
         for table in (self.panes.citations_table, self.panes.sources_table, self.panes.cases_table):
             for w in (table.viewport(), table.verticalScrollBar(),
-                      table.verticalHeader().viewport()):
+                      table.verticalHeader().viewport(), table.horizontalHeader().viewport()):
                 if w.updatesEnabled() and w.isVisible():
                     w.setUpdatesEnabled(False)
                     self._held.append(w)

@@ -51,14 +51,19 @@ class BackgroundOp(Generic[T]):
         self._on_failure = callback
         return self
 
-    def run(self, *, here: bool = False, lane: str = "") -> None:
+    def run(self, *, here: bool = False, lane: str = "", after_paint: bool = False) -> None:
         """Start the op (from the GUI thread). ``here``: run ``fn`` now in this thread and call
         back before returning (snapshots, which must not wait for an event loop). ``lane``: the
-        worker thread (ops of one lane run one at a time, in order)."""
+        worker thread (ops of one lane run one at a time, in order). ``after_paint``: pending
+        (and superseding) at once, handed to the worker once the paints asked for so far are
+        done: a worker woken beside a paint takes the GIL from it (a case switch's paint
+        waited 5 ms a submitted op)."""
         _REGISTRY.start(self)
         if here:
             self._work()
             _REGISTRY.finish(self)
+        elif after_paint:
+            _later().hold(self, lane)
         else:
             self._future = _submit(self, lane)
 
@@ -206,6 +211,40 @@ def _nothing() -> None:
 
 
 _AFTER_PAINT = QEvent.Type(QEvent.registerEventType())
+
+
+class _SubmitLater(QObject):
+    """Ops handed to their worker after the paints asked for so far (see ``run``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held: list[tuple[BackgroundOp[Any], str]] = []
+
+    def hold(self, op: BackgroundOp[Any], lane: str) -> None:
+        if not self._held:
+            QCoreApplication.postEvent(self, QEvent(_AFTER_PAINT),
+                                       Qt.EventPriority.LowEventPriority.value)
+        self._held.append((op, lane))
+
+    def customEvent(self, ev: QEvent) -> None:  # noqa: N802
+        if ev.type() != _AFTER_PAINT:
+            return
+        held, self._held = self._held, []
+        for op, lane in held:
+            if op._dropped:  # superseded or cancelled meanwhile: never run
+                _REGISTRY.finish(op)  # (forgotten; it calls nothing back)
+            else:
+                op._future = _submit(op, lane)
+
+
+_submit_later: _SubmitLater | None = None
+
+
+def _later() -> _SubmitLater:
+    global _submit_later
+    if _submit_later is None:
+        _submit_later = _SubmitLater()
+    return _submit_later
 
 
 class AfterPaint(QObject):

@@ -91,10 +91,10 @@ def is_ready(shown: ShownWindow) -> bool:
 
 
 def is_settled(shown: ShownWindow) -> bool:
-    """The shown case is in the panes and its lint diagnostics too (or lint failed), and the
-    source shown holds all its text."""
+    """The shown case is in the panes and its lint diagnostics too (or lint failed), the
+    source shown holds all its text, and its item counts joined the progress."""
     return (is_ready(shown) and not ops.pending(shown.loader, CASE_WORK)
-            and not shown.panes.source.is_loading())
+            and not shown.panes.source.is_loading() and not shown.loader.sizes_pending())
 
 
 def chip_menu(window: QWidget) -> QMenu | None:

@@ -235,6 +235,7 @@ class ReviewController(QObject):
         tb = self.toolbar
         tb.clear()  # deletes the labels too: make them again
         self.citation_label = QLabel()
+        self._label_fitted = ""  # the text the label's width was fitted to
         self.citation_label.setTextFormat(Qt.TextFormat.PlainText)
         self.case_label = QLabel()
         self.case_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -299,9 +300,11 @@ class ReviewController(QObject):
             sid = cv.citation.source_ids[k] if n else ""
             more = f" ({k + 1}/{n})" if n > 1 else ""
             self.citation_label.setText(f" {cv.number}/{len(view.citations)}{more}: ")
-            self.citation_label.setToolTip(f"Citation {cv.number} of {len(view.citations)}, "
-                                           f"source {sid}: its verdict (1\u2013"
-                                           f"{len(self._labels())}, 0 clears)")
+            self._fit_citation_label(len(view.citations), n)
+            tip = (f"Citation {cv.number} of {len(view.citations)}, source {sid}: its verdict "
+                   f"(1\u2013{len(self._labels())}, 0 clears)")
+            if tip != self.citation_label.toolTip():  # (setting one costs an event)
+                self.citation_label.setToolTip(tip)
             verdict = cv.verdicts[k] if k < len(cv.verdicts) else None
             for a, label in zip(self.verdict_actions, self._labels(), strict=False):
                 a.setChecked(label == verdict)
@@ -315,10 +318,21 @@ class ReviewController(QObject):
             note = " \u270e" if self.session is not None and self.session.review(cid).note else ""
             self.case_label.setText(f" Case: {state}"
                                     + (f", {verdict}" if verdict else "") + note + " ")
-            self.case_label.setToolTip("The whole case: Shift+1\u2026Shift+4 overall verdict, "
-                                       "Shift+0 clears it, Shift+N note, Ctrl+Enter done")
+            if not self.case_label.toolTip():
+                self.case_label.setToolTip("The whole case: Shift+1\u2026Shift+4 overall "
+                                           "verdict, Shift+0 clears it, Shift+N note, "
+                                           "Ctrl+Enter done")
         else:
             self.case_label.setText("")
+
+    def _fit_citation_label(self, count: int, sources: int) -> None:
+        """The citation label as wide as its widest text in this case: a number of another
+        width does not lay the bar out again (every button of it repainted at each click)."""
+        widest = f" {count}/{count}" + (f" ({sources}/{sources})" if sources > 1 else "") + ": "
+        if widest != self._label_fitted:
+            self._label_fitted = widest
+            self.citation_label.setMinimumWidth(
+                self.citation_label.fontMetrics().horizontalAdvance(widest))
 
     def _labels(self) -> tuple[str, ...]:
         return self.session.labels if self.session is not None else ()

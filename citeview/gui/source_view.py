@@ -781,6 +781,13 @@ class QtSourceView(QWidget):
     def _set_strong(self, loaded: PreparedSource, span: tuple[int, int], top: bool,
                     last_line_start: int | None = None) -> None:
         a, b = loaded.dtext.span_to_qt(span)
+        strong = self._text.strong_blocks
+        if (self._strong_span == (a, b) and strong is not None
+                and self._keep_centred == ((0, -1) if top else strong)
+                and (top or self._text.span_in_view(*strong))):
+            # Highlighted and in view already (the first phase showed the case's first
+            # citation; activating it again when the case is built changes nothing).
+            return
         doc = loaded.doc
         assert doc is not None  # highlighted once shown and filled
         cursor = QTextCursor(doc)

@@ -384,6 +384,36 @@ def test_keys_pressed_while_the_next_case_loads_are_kept_for_it(
     qtbot.waitUntil(lambda: s.review("transit-multi-turn").state is ReviewState.DONE)
 
 
+def test_the_next_case_asked_for_while_it_is_built_ahead_shows_once_built_and_is_not_built_again(
+        qtbot, tmp_path, dataset, open_window, monkeypatch) -> None:
+    import threading
+
+    import citeview.gui.case_loader as case_loader
+
+    built: list[str] = []
+    gate = threading.Event()
+    real = case_loader.first_phase
+
+    def gated(case, *args):  # type: ignore[no-untyped-def]
+        built.append(case.id)
+        if case.id == THREE[2]:
+            gate.wait(10)
+        return real(case, *args)
+
+    monkeypatch.setattr(case_loader, "first_phase", gated)
+    win = open_window(settings(tmp_path), dataset)
+    press(qtbot, win, K.Key_PageDown, CTRL)
+    ready(qtbot, win)
+    # The reviewer reads the second case while the third is built ahead...
+    qtbot.waitUntil(lambda: THREE[2] in built)
+    press(qtbot, win, K.Key_PageDown, CTRL)  # ...and asks for it before it is ready
+    assert win.view is None
+    gate.set()
+    qtbot.waitUntil(lambda: win.view is not None and is_settled(win))
+    assert win.view.case.id == THREE[2] and win.active == 0
+    assert built.count(THREE[2]) == 1  # shown from the build ahead, not built again
+
+
 def test_walking_round_a_case_visits_every_item_once_in_reading_order() -> None:
     from types import SimpleNamespace
 

@@ -64,3 +64,29 @@ def test_a_failure_goes_to_its_callback_or_to_the_message_bridge(qtbot, messages
     BackgroundOp(owner, boom).run()
     qtbot.waitUntil(lambda: bool(messages.errors), timeout=5000)
     assert messages.errors == ["ValueError: bad input"]
+
+
+def test_an_op_started_after_the_paint_is_pending_at_once_and_runs_once_the_loop_turns(
+        qtbot) -> None:
+    owner = QObject()
+    ran: list[str] = []
+    got: list[str] = []
+
+    def work(name: str) -> str:
+        ran.append(name)
+        return name
+
+    BackgroundOp(owner, lambda: work("first"), key="k").success(got.append).run(
+        after_paint=True)
+    assert ops.pending(owner, "k") and ran == []  # nothing woken beside the paint
+    # Superseded before the loop turned: never run, never called back.
+    BackgroundOp(owner, lambda: work("second"), key="k").success(got.append).run(
+        after_paint=True)
+    cancelled: list[str] = []
+    other = QObject()
+    BackgroundOp(other, lambda: work("cancelled")).success(cancelled.append).run(
+        after_paint=True)
+    ops.cancel(other)
+    qtbot.waitUntil(lambda: not ops.pending(owner, "k"), timeout=5000)
+    qtbot.wait(50)
+    assert got == ["second"] and ran == ["second"] and cancelled == []

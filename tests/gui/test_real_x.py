@@ -184,30 +184,89 @@ def test_a_clicked_citations_span_shows_on_the_real_screen_whatever_the_width_an
     long = " ".join(["the line goes on about the policy and its appendix"] * 6)
     material = f"Citation Marker: {marker}\nTitle: Wrapped\n\n" + "\n".join(
         f"[L{k}] line {k}: {long}" for k in range(1, 301))
-    cites = [("L300", 300, 300), ("L150-L151", 150, 151), ("L2", 2, 2), ("L40-L200", 40, 200)]
-    answer = " ".join(f"Claim {loc}\ue200cite\ue202turn0file0\ue202{loc}\ue201."
-                      for loc, _, _ in cites)
+    # A long source too (every fifth line wraps): its last lines, at the bottom of the pane.
+    marker1 = "\ue200cite\ue202turn0file1\ue201"
+    long_source = f"Citation Marker: {marker1}\nTitle: Long\n\n" + "\n".join(
+        f"[L{k}] line {k}" + (f": {long}" if k % 5 == 0 else "") for k in range(1, 5001))
+    cites = [("L300", 300, 300), ("L150-L151", 150, 151), ("L2", 2, 2), ("L40-L200", 40, 200),
+             ("L4997-L5000", 4997, 5000), ("L5000", 5000, 5000)]
+    answer = " ".join(f"Claim {loc}\ue200cite\ue202turn0file{0 if a <= 300 else 1}"
+                      f"\ue202{loc}\ue201." for loc, a, _ in cites)
     case = tmp_path / "wrapped.case.json"
-    case.write_text(json.dumps({"id": "wrapped", "answer": answer, "tool_outputs": [material]}),
-                    encoding="utf-8")
+    case.write_text(json.dumps({"id": "wrapped", "answer": answer,
+                                "tool_outputs": [material, long_source]}), encoding="utf-8")
     with xvfb("1920x1080") as display:
         env = {**{k: v for k, v in os.environ.items() if k != "XAUTHORITY"},
                "DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "HOME": str(tmp_path),
                "CITEVIEW_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": os.pathsep.join(sys.path)}
-        for width, zoom in ((1024, 0), (1280, 2), (1920, 0)):
-            run = subprocess.run(
-                [sys.executable, "-m", "tests.gui.x_span_on_screen", str(case), str(width),
-                 str(zoom), "0", "1", "2", "3"], env=env, capture_output=True, text=True,
-                timeout=120, cwd=Path(__file__).parent.parent.parent)
-            assert run.returncode == 0, run.stdout + run.stderr
-            for got, (loc, a, b) in zip(json.loads(run.stdout.splitlines()[-1]), cites,
-                                        strict=True):
-                what = (width, zoom, loc, got)
-                assert got["lines"] == [f"L{a}", f"L{b}"], what
-                assert got["span_in_view"] is True, what
-                if got["bottom"] - got["top"] <= got["height"]:
-                    assert got["top"] > -1 and got["bottom"] < got["height"] + 1, what
-                else:
-                    assert abs(got["top"]) < 1, what
-                # The highlight colour on every row of the span the screen shows.
-                assert got["rows"] > 0 and got["lit"] == got["rows"], what
+        # Each of the three widths at both zoom levels of the offscreen tests.
+        for width in (1024, 1280, 1920):
+            for zoom in (0, 3):
+                check_spans_on_screen(env, case, width, zoom, cites)
+
+
+def check_spans_on_screen(env: dict[str, str], case: Path, width: int, zoom: int,
+                          cites: list[tuple[str, int, int]],
+                          chips: list[int] | None = None) -> None:
+    """Click chips ``chips`` of ``case`` (all, in order, when None) with the X mouse
+    (``cites``: each one's locator, first and last line); each span whole on the X server's
+    screen, its rows lit."""
+    chips = list(range(len(cites))) if chips is None else chips
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.gui.x_span_on_screen", str(case), str(width),
+         str(zoom), *(str(i) for i in chips)], env=env,
+        capture_output=True, text=True, timeout=600,
+        cwd=Path(__file__).parent.parent.parent)
+    assert run.returncode == 0, run.stdout + run.stderr
+    for got, (loc, a, b) in zip(json.loads(run.stdout.splitlines()[-1]), cites,
+                                strict=True):
+        what = (width, zoom, loc, got)
+        assert got["active"] == got["chip"], what  # the click landed on its chip
+        assert got["lines"] == [f"L{a}", f"L{b}"], what
+        assert got["span_in_view"] is True, what
+        if got["bottom"] - got["top"] <= got["height"]:
+            assert got["top"] > -1 and got["bottom"] < got["height"] + 1, what
+        else:
+            assert abs(got["top"]) < 1, what
+        # The highlight colour on every row of the span the screen shows.
+        assert got["rows"] > 0 and got["lit"] == got["rows"], what
+
+
+def test_100_random_citations_of_10000_show_their_span_on_the_real_screen(
+        tmp_path: Path) -> None:
+    """Issue #24 on the X server: 100 random chips of a 10,000-citation answer over a
+    200,000-line source (every fifth line wraps), clicked with the X mouse at the narrowest
+    width zoomed in; each span read back from the screen."""
+    from tests.gui.xserver import skip_without_x
+
+    skip_without_x()
+    import random
+
+    long = " ".join(["and the line goes on about the policy and its appendix"] * 6)
+    n_lines, n_cites = 200_000, 10_000
+    body = "\n".join(f"[L{k}] line {k} of the log" + (f": {long}" if k % 5 == 0 else "")
+                     for k in range(1, n_lines + 1))
+    locs = []
+    parts = []
+    for i in range(n_cites):
+        line = 1 + i * 19 if i < n_cites - 1 else n_lines - 1
+        a, b = (line, line) if i % 3 else (line, min(line + 2, n_lines))
+        if i == n_cites - 1:
+            a, b = n_lines - 1, n_lines
+        loc = f"L{a}" if a == b else f"L{a}-L{b}"
+        locs.append((loc, a, b))
+        parts.append(f"Claim {i + 1}\ue200cite\ue202turn0file0\ue202{loc}\ue201."
+                     + ("\n\n" if i % 10 == 9 else " "))
+    material = "Citation Marker: \ue200cite\ue202turn0file0\ue201\nTitle: Big\n\n" + body
+    case = tmp_path / "big.case.json"
+    case.write_text(json.dumps({"id": "big", "answer": "".join(parts),
+                                "tool_outputs": [material]}), encoding="utf-8")
+    rnd = random.Random(24)
+    picks = [n_cites - 1] + rnd.sample(range(n_cites - 1), 99)
+    with xvfb("1920x1080") as display:
+        env = {**{k: v for k, v in os.environ.items() if k != "XAUTHORITY"},
+               "DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "HOME": str(tmp_path),
+               "CITEVIEW_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": os.pathsep.join(sys.path)}
+        # (The narrowest width zoomed in, where most lines wrap: the whole width and zoom
+        # matrix of these clicks runs offscreen, test_span_in_view.py; the suite's time.)
+        check_spans_on_screen(env, case, 1024, 3, [locs[i] for i in picks], picks)

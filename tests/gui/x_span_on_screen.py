@@ -68,7 +68,12 @@ def main() -> None:
         centre = answer.viewport().mapToGlobal(answer.chip_center(index))
         subprocess.run(["xdotool", "mousemove", str(centre.x()), str(centre.y()), "click", "1"],
                        check=True)
-        settle(app, 0.6)
+        # The click lands through the X server: wait for it (and a source's lines to go in),
+        # then for the frame to reach the screen.
+        end = time.monotonic() + 10
+        while (win.active != index or win.source.is_loading()) and time.monotonic() < end:
+            settle(app, 0.02)
+        settle(app, 0.25)
         text = win.source.text_view()
         (sel,) = text.extraSelections()
         doc = text.document()
