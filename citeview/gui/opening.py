@@ -73,6 +73,14 @@ class InputOpener(QObject):
         """Open any input format; errors are told. Returns True on success."""
         from citeview.core.inputs import load_input
 
+        if not self.synchronous:
+            session = self.review_session.open_unchanged(path)
+            if session is not None:
+                # Its session holds the input as it is: reviewed at once, the input not read.
+                self.state.input_dataset = None
+                self.open_session(session, path=path, case_id=case_id)
+                self._add_recent(path)
+                return True
         try:
             first = self._first_record(path, case_id)
             if first is not None:

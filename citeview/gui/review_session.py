@@ -76,7 +76,7 @@ class ReviewSession(QObject):
         self.in_use: str | None = None  # why the last open found no session to review
         self.label = QtElidedLabel(share=0.12)  # the session's file name; where it is on hover
         # Making a session, until started.
-        self._start_later: BackgroundOp[tuple[str, Dataset]] | None = None
+        self._start_later: BackgroundOp[tuple[str, Dataset, list[int] | None]] | None = None
         self._after_paint = AfterPaint(self.start_making, self)
 
     # ------------------------------------------------------------------ the annotator
@@ -158,6 +158,22 @@ class ReviewSession(QObject):
         self.where = where
         return session
 
+    def open_unchanged(self, input_path: str) -> ReviewStore | None:
+        """The session of ``input_path`` when its input is as it was when they last matched
+        (reopening a million cases reads none of them); None when there is none, the input
+        changed, or it cannot be opened here as it is (:meth:`open_for` then says why)."""
+        try:
+            found = location.open_unchanged(input_path, self.annotator, backend=self.sessions)
+        except (InputError, OSError):
+            return None
+        if found is None:
+            return None
+        session, where = found
+        if not usable(session):
+            return None
+        self.where = where
+        return session
+
     def make_later(self, input_path: str, dataset: Dataset,
                    ready: Callable[[ReviewStore, Dataset], None],
                    whole: Callable[[], Dataset] | None = None) -> bool:
@@ -173,16 +189,18 @@ class ReviewSession(QObject):
             return False
         source = os.path.abspath(input_path)
 
-        def make() -> tuple[str, Dataset]:
+        def make() -> tuple[str, Dataset, list[int] | None]:
+            stamp = location.input_stamp(input_path)  # before reading: a change after is seen
             cases = whole() if whole is not None else dataset
             os.makedirs(os.path.dirname(path), exist_ok=True)
             self.sessions.create_file(path, cases, source=source)
-            return path, cases
+            return path, cases, stamp
 
-        def made(result: tuple[str, Dataset]) -> None:
-            made_path, cases = result
+        def made(result: tuple[str, Dataset, list[int] | None]) -> None:
+            made_path, cases, stamp = result
             try:
                 session = self.sessions.open(made_path, annotator=self.annotator)
+                location.stamp_session(session, stamp)
             except InputError as err:
                 message.error(str(err))
                 return

@@ -194,10 +194,10 @@ class SessionFile:
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany("INSERT INTO meta VALUES (?, ?)",
                                  [(k, _dumps(v)) for k, v in meta.items()])
-                rows = iter(case_rows)
                 try:
                     # In batches: each C call is short (a window's thread keeps the GIL
                     # moving) and memory is one batch, whatever the case count.
+                    rows = iter(case_rows)
                     while batch := list(itertools.islice(rows, CASE_BATCH)):
                         conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)", batch)
                 except sqlite3.IntegrityError:
