@@ -112,6 +112,13 @@ class Dataset:
             self._ids_cache = cached
         return cached
 
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` case ids that start with ``prefix`` (any case of letters), in id
+        order: what Go to Case lists as a key is typed. A scan here; a session answers from
+        its index of ids."""
+        low = prefix.casefold()
+        return sorted(cid for cid in self.case_ids() if cid.casefold().startswith(low))[:limit]
+
     def close(self) -> None:
         """Release what the dataset holds open (a session's database); nothing by default."""
 

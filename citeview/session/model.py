@@ -264,3 +264,9 @@ def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot], *
         else:
             orphans.append(replace(ann, orphaned=True))
     return Reattached(placed, orphans)
+
+
+def prefix_forms(prefix: str) -> list[str]:
+    """The forms of a typed id prefix a store looks up in its ordered ids (as typed, lower,
+    upper, capitalised): Go to Case ignores the case of letters as far as an index can."""
+    return list(dict.fromkeys([prefix, prefix.lower(), prefix.upper(), prefix.capitalize()]))

@@ -19,6 +19,7 @@ from citeview.session.events import (
     CasesAdded,
 )
 from citeview.session.jsonio import dumps_json as _dumps
+from citeview.session.model import prefix_forms
 from citeview.session.store_file import SessionFile
 
 
@@ -44,6 +45,17 @@ class SessionCases(SessionFile):
 
     def index_of(self, case_id: str) -> int:
         return self._positions_or_load()[case_id]
+
+    @reading
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` ids that start with ``prefix`` (as typed, lower case, upper case or
+        capitalised), in id order: ranges of the ids' index, never a scan of every case."""
+        found: set[str] = set()
+        for form in prefix_forms(prefix):
+            found.update(r[0] for r in self.conn.execute(
+                "SELECT id FROM cases WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                (form, form + "\U0010ffff", limit)))
+        return sorted(found)[:limit]
 
     @reading_by_id
     def case_data(self, case_id: str) -> dict[str, Any]:
