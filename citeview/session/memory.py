@@ -282,6 +282,9 @@ class MemorySession:
         except ValueError:
             raise KeyError(case_id) from None
 
+    def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
+        """Nothing to keep: the ids are in memory already."""
+
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         ordered = sorted(self._rows.cases)
         found: set[str] = set()

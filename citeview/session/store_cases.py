@@ -89,6 +89,18 @@ class SessionCases(SessionFile):
         if case.id in self._positions_or_load():
             self._case_cache[case.id] = case
 
+    @reading
+    def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
+        """Keep ``ids`` (and each one's position) as this session's case ids in order: the
+        caller made the session from them just now (another thread listed them), so the window
+        does not read a million ids back on its own thread. Ignored unless the session holds
+        exactly that many cases, numbered from the first."""
+        if self._ids is not None or len(ids) != len(positions):
+            return
+        row = self.conn.execute("SELECT min(pos), max(pos) FROM cases").fetchone()
+        if ids and tuple(row) == (1, len(ids)):
+            self._ids, self._positions = ids, positions
+
     def _positions_or_load(self) -> dict[str, int]:
         self._id_list()
         assert self._positions is not None
