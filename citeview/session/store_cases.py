@@ -36,7 +36,18 @@ class SessionCases(SessionFile):
     def _id_list(self) -> list[str]:
         """The case ids in order, read once (not copied: 10,000 ids per case switch were)."""
         if self._ids is None:
-            self._ids = [r[0] for r in self.conn.execute("SELECT id FROM cases ORDER BY pos")]
+            count, low, high = self.conn.execute(
+                "SELECT count(*), min(pos), max(pos) FROM cases").fetchone()
+            if count and (low, high) == (1, count):
+                # Positions 1..N (a session made whole): the ids come from their index, which
+                # holds each id with its position (tens of MB for a million cases), not from
+                # the table, whose rows hold every case's JSON (a GB).
+                ids = [""] * count
+                for pos, cid in self.conn.execute("SELECT pos, id FROM cases ORDER BY id"):
+                    ids[pos - 1] = cid
+                self._ids = ids
+            else:
+                self._ids = [r[0] for r in self.conn.execute("SELECT id FROM cases ORDER BY pos")]
             self._positions = {cid: i for i, cid in enumerate(self._ids)}
         return self._ids
 
