@@ -227,7 +227,9 @@ class InputOpener(QObject):
             select_row(self.panes.cases_table, self.panes.cases_proxy, self.state.case_index)
             self.loader.update_counts()
         self.panes.cases_table.setColumnHidden(2, False)
-        self.panes.cases_model.palette_changed()  # the review column fills in
+        # The review column fills in: painted again. (A dataChanged over every row made the
+        # sort proxy filter and sort a million rows again, in Python, on this thread.)
+        self.panes.cases_table.viewport().update()
         view = self.state.view
         if view is not None:
             session.adopt_case(view.case)
