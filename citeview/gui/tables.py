@@ -473,6 +473,7 @@ class FilterProxy(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(-1)
         self.row_filter: Callable[[Any], bool] | None = None
+        self._text_filter = False  # a text filter is set (through the setters below)
 
     def index_of_key(self, key: Any) -> QModelIndex:
         """The proxy index of the first row whose key is ``key`` (invalid when it is not there
@@ -504,7 +505,21 @@ class FilterProxy(QSortFilterProxyModel):
         else:  # pragma: no cover - Qt before 6.10
             self.invalidateFilter()
 
+    def setFilterFixedString(self, pattern: str) -> None:  # noqa: N802
+        self._text_filter = bool(pattern)
+        super().setFilterFixedString(pattern)
+
+    def setFilterRegularExpression(self, pattern: Any) -> None:  # noqa: N802
+        self._text_filter = bool(pattern if isinstance(pattern, str) else pattern.pattern())
+        super().setFilterRegularExpression(pattern)
+
+    def setFilterWildcard(self, pattern: str) -> None:  # noqa: N802
+        self._text_filter = bool(pattern)
+        super().setFilterWildcard(pattern)
+
     def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
+        if self.row_filter is None and not self._text_filter:
+            return True  # (asked once per row on a reset: a million-case list stays cheap)
         model = self.sourceModel()
         if (self.row_filter is not None and isinstance(model, _RowsModel)
                 and not self.row_filter(model.row(source_row))):
