@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -291,7 +292,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-million-") as tmp:
         folder = Path(tmp)
         link = folder / data.name
-        os.symlink(data, link)  # the session is made beside it, in the temporary folder
+        try:  # the session is made beside it, in the temporary folder (a symbolic link's
+            os.link(data, link)  # session would go beside its target)
+        except OSError:
+            shutil.copy(data, link)
         first, first_rss = run_child([*me, "--child", "first", "--data", str(link),
                                       "--folder", str(folder)], args.cases)
         again, again_rss = run_child([*me, "--child", "reopen", "--data", str(link),
