@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -20,14 +21,18 @@ from typing import TypeVar
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
 from citeview.core.files import (
+    MAX_JSON_DEPTH,
     STDIN,
     STDIN_NAME,
     decode_text,
+    max_input_bytes,
     parse_json,
     printable,
     read_input,
+    too_large,
 )
 from citeview.core.providers import RECORD_KINDS
+from citeview.core.text import may_hold_surrogates
 from citeview.core.transcripts import describe_value, detect_kind, record_id, record_to_case
 
 # Suffixes dropped from a file name to make a case id ("handbook.chat.json" -> "handbook").
@@ -54,6 +59,11 @@ _FAST_ID_RE = re.compile(rb'\A[ \t]*\{[ \t]*"id"[ \t]*:[ \t]*"([^"\\\x00-\x1f]+)
 _T = TypeVar("_T")
 # A JSONL file at least this big may be shown from its first record (jsonl_first_record).
 FIRST_RECORD_BYTES = 4 << 20
+# A JSONL file at least this big (or past the size limit) is indexed as it is read in pieces of
+# INDEX_CHUNK bytes, never held whole: memory follows the record count, not the file's size,
+# and the size limit applies to each record (issue 26).
+INDEXED_BYTES = 64 << 20
+INDEX_CHUNK = 8 << 20
 
 
 class Dataset:
@@ -101,6 +111,13 @@ class Dataset:
             cached = {cid: i for i, cid in enumerate(self.case_ids())}
             self._ids_cache = cached
         return cached
+
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` case ids that start with ``prefix`` (any case of letters), in id
+        order: what Go to Case lists as a key is typed. A scan here; a session answers from
+        its index of ids."""
+        low = prefix.casefold()
+        return sorted(cid for cid in self.case_ids() if cid.casefold().startswith(low))[:limit]
 
     def close(self) -> None:
         """Release what the dataset holds open (a session's database); nothing by default."""
@@ -154,35 +171,71 @@ class JsonlDataset(Dataset):
 
     _CACHE = 64
 
-    def __init__(self, path: str, data: bytes | None = None, *, stream: bool = False) -> None:
+    def __init__(self, path: str, data: bytes | None = None, *, stream: bool = False,
+                 indexed: bool = False) -> None:
         self.path = None if stream else path
         self.name = path
         self.kind = "jsonl"
         self._stem = case_id_from_path(path)
-        self._offsets: list[int] = []
-        self._lines: list[int] = []  # 1-based line number of each record (for messages)
+        # Offsets and line numbers as machine integers (8 bytes a record, not 36).
+        self._offsets: array[int] = array("q")
+        self._lines: array[int] = array("q")  # 1-based line number of each record (messages)
         self._ids: list[str] = []
+        self._lineno = 0
         self._cache: OrderedDict[int, Case] = OrderedDict()
-        if data is None:
-            data = read_input(path)
-        self._data = data if stream else None
-        self._index(data)
+        if indexed and not stream:
+            self._data = None
+            self._index_file(path)
+        else:
+            if data is None:
+                data = read_input(path)
+            self._data = data if stream else None
+            self._index(data)
         self._ids_cache = _unique_index(self._ids, path, self._lines)
 
-    def _index(self, data: bytes) -> None:
+    def _index_file(self, path: str) -> None:
+        """Index the file ``path`` read in pieces (never whole); a record longer than the size
+        limit is refused."""
+        limit = max_input_bytes()
+        base = 0
+        carry = b""
+        try:
+            with open(path, "rb") as fh:
+                while True:
+                    chunk = fh.read(INDEX_CHUNK)
+                    if not chunk:
+                        break
+                    buf = carry + chunk if carry else chunk
+                    last = buf.rfind(b"\n")
+                    if last < 0:
+                        carry = buf
+                    else:
+                        self._index(buf[:last + 1], base)
+                        base += last + 1
+                        carry = buf[last + 1:]
+                    if len(carry) > limit:
+                        raise too_large(f"{self.name} line {self._lineno + 1}", limit)
+        except OSError as err:
+            raise InputError(f"{path}: cannot read ({err.strerror or err})") from None
+        if carry:
+            self._index(carry, base)
+
+    def _index(self, data: bytes, base: int = 0) -> None:
+        """Index the whole lines of ``data``, which starts at byte ``base`` of the input."""
         pos = 0
-        lineno = 0
+        lineno = self._lineno
         size = len(data)
-        if data.startswith(b"\xef\xbb\xbf"):
+        if base == 0 and data.startswith(b"\xef\xbb\xbf"):
             pos = 3
         fast = _FAST_ID_RE.match
+        offsets, lines, ids = self._offsets, self._lines, self._ids
         while pos < size:
             nl = data.find(b"\n", pos)
             end = size if nl < 0 else nl
             lineno += 1
             line = data[pos:end]
             if line and not line.isspace():
-                number = len(self._offsets) + 1
+                number = len(offsets) + 1
                 m = fast(line)
                 if m is not None and (line.endswith((b"}", b"}\r"))
                                       or line.rstrip().endswith(b"}")):
@@ -194,10 +247,11 @@ class JsonlDataset(Dataset):
                     obj = parse_jsonl_line(line, self.name, lineno)
                     cid = _with_context(f"{self.name} line {lineno}", record_id, obj,
                                         f"{self._stem}#{number}")
-                self._offsets.append(pos)
-                self._lines.append(lineno)
-                self._ids.append(cid)
+                offsets.append(base + pos)
+                lines.append(lineno)
+                ids.append(cid)
             pos = end + 1
+        self._lineno = lineno
 
     def __len__(self) -> int:
         return len(self._offsets)
@@ -227,6 +281,67 @@ class JsonlDataset(Dataset):
                     yield self._build(index, fh.readline())
         except OSError as err:
             raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
+
+    def iter_case_texts(self) -> Iterator[tuple[str, str | Case]]:
+        """Every record in order as ``(case id, its case JSON text)`` when the line already is
+        the JSON a case gives back (``Case.to_dict`` would write the same object: keys in its
+        order, nothing to normalise or check), else ``(case id, Case)``: a session copies a
+        million plain case lines with one JSON parse each, never a build and a dump. Read in
+        order, in pieces (one seek per piece, not per record); errors as :meth:`get`'s."""
+        if self._data is not None:
+            for index, offset in enumerate(self._offsets):
+                yield self._case_text(index, self._line_in_memory(offset))
+            return
+        assert self.path is not None
+        offsets = self._offsets
+        count = len(offsets)
+        try:
+            with open(self.path, "rb") as fh:
+                index = 0
+                while index < count:
+                    start = offsets[index]
+                    fh.seek(start)
+                    buf = fh.read(INDEX_CHUNK)
+                    nl = buf.find(b"\n")
+                    if nl < 0 or not buf:  # a record longer than a piece, or the last one
+                        fh.seek(start)
+                        yield self._case_text(index, fh.readline())
+                        index += 1
+                        continue
+                    end = len(buf)
+                    while index < count:
+                        pos = offsets[index] - start
+                        if pos >= end:
+                            break
+                        stop = buf.find(b"\n", pos)
+                        if stop < 0:
+                            break  # cut by the piece: read again from its start
+                        yield self._case_text(index, buf[pos:stop + 1])
+                        index += 1
+        except OSError as err:
+            raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
+
+    def _case_text(self, index: int, line: bytes) -> tuple[str, str | Case]:
+        cid = self._ids[index]
+        obj: object = _NOT_READ
+        if b"\x00" not in line and (line.count(b"{") + line.count(b"[")) < MAX_JSON_DEPTH:
+            # Too few brackets to nest too deeply: parsed at once (a failure is read again
+            # below for its message).
+            try:
+                text = line.decode("utf-8")
+                obj = _loads(text)
+            except ValueError:
+                pass
+            else:
+                if (_plain_case_json(obj, cid) and b"\\ud" not in line
+                        and b"\\uD" not in line):  # (a lone surrogate is scrubbed: not plain)
+                    return cid, text.strip().removeprefix("\ufeff")
+        lineno = self._lines[index]
+        if obj is _NOT_READ or may_hold_surrogates(line.decode("utf-8", "replace")):
+            obj = parse_jsonl_line(line, self.name, lineno)
+        case = _with_context(f"{self.name} line {lineno}", record_to_case, obj, cid)
+        case.id = cid
+        return cid, case
 
     def _build(self, index: int, line: bytes) -> Case:
         lineno = self._lines[index]
@@ -258,6 +373,55 @@ class JsonlDataset(Dataset):
         return case
 
 
+# The keys of a case's JSON in the order ``Case.to_dict`` writes them; and keys of an extra
+# that reading checks (a provider's response) or that a case reads itself.
+_CASE_KEY_ORDER = {"id": 0, "question": 1, "tool_outputs": 2, "context": 3, "documents": 4,
+                   "answer": 5}
+_CHECKED_EXTRAS = frozenset({"response", "request", "stream", "claims"})
+
+
+def _plain_case_json(obj: object, cid: str) -> bool:
+    """Whether ``obj`` is a case JSON that ``Case.from_dict(obj).to_dict()`` gives back as it
+    is (same keys, order and values) with id ``cid``: then its text can be stored unchanged."""
+    if type(obj) is not dict or obj.get("id") != cid:
+        return False
+    keys = tuple(obj)
+    if keys in _PLAIN_CASE_KEYS:  # the usual shape: no extra keys
+        return all(_plain_value(key, value) for key, value in obj.items())
+    last = -1
+    for key, value in obj.items():
+        rank = _CASE_KEY_ORDER.get(key, 6)
+        if rank < last or (rank == 6 and key in _CHECKED_EXTRAS):
+            return False
+        last = rank
+        if rank < 6 and not _plain_value(key, value):
+            return False
+    return "answer" in obj
+
+
+def _plain_value(key: str, value: object) -> bool:
+    if key == "tool_outputs":
+        return type(value) is list and bool(value) and all(type(v) is str for v in value)
+    if key == "documents":
+        return (type(value) is dict and bool(value)
+                and all(type(v) is str for v in value.values()))
+    return type(value) is str
+
+
+def _plain_keys() -> frozenset[tuple[str, ...]]:
+    middle = ("question", "tool_outputs", "context", "documents")
+    found = set()
+    for mask in range(1 << len(middle)):
+        picked = tuple(k for i, k in enumerate(middle) if mask >> i & 1)
+        found.add(("id", *picked, "answer"))
+    return frozenset(found)
+
+
+_PLAIN_CASE_KEYS = _plain_keys()
+_NOT_READ = object()
+_loads = json.JSONDecoder().decode
+
+
 def jsonl_first_record(path: str) -> JsonlDataset | None:
     """The first record of the big JSONL file ``path`` as a one-case dataset, reading only up
     to it (a viewer shows it while the whole file is read elsewhere); None when ``path`` is
@@ -280,6 +444,43 @@ def jsonl_first_record(path: str) -> JsonlDataset | None:
     if b"\x00" in prefix or not prefix.lstrip().removeprefix(b"\xef\xbb\xbf").startswith(b"{"):
         return None
     return JsonlDataset(path, prefix)
+
+
+def indexed_jsonl(path: str) -> JsonlDataset | None:
+    """The JSONL file ``path`` indexed in pieces when it is a regular file of at least
+    :data:`INDEXED_BYTES` (or past the size limit, which then applies to each record), whose
+    first line is one JSON object followed by more lines (or that is named ``.jsonl``); None
+    otherwise (``load_input`` reads it whole, or refuses it as too large: a JSON document or
+    array, a pipe, a device)."""
+    try:
+        if not os.path.isfile(path):
+            return None
+        size = os.path.getsize(path)
+        if size < min(INDEXED_BYTES, max_input_bytes() + 1):
+            return None
+        with open(path, "rb") as fh:
+            first = fh.readline(max_input_bytes() + 1)
+            second = b""
+            while not second.strip():
+                second = fh.readline(64)
+                if not second:
+                    break
+    except OSError:
+        return None  # load_input says what is wrong
+    text = first.removeprefix(b"\xef\xbb\xbf")
+    if not first.endswith(b"\n") or b"\x00" in text or not text.lstrip().startswith(b"{"):
+        return None
+    if not (second.lstrip().startswith(b"{") or named_jsonl(path)):
+        return None
+    try:
+        obj = parse_jsonl_line(text, path, 1)
+    except InputError:
+        return None
+    from citeview.core.providers import streams
+
+    if streams.event_provider(obj) is not None:
+        return None  # a recorded stream's events: one case, read whole
+    return JsonlDataset(path, indexed=True)
 
 
 def document_dataset(obj: object, path: str) -> Dataset:

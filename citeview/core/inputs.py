@@ -30,6 +30,7 @@ from citeview.core.datasets import (
     ListDataset,
     case_id_from_path,
     document_dataset,
+    indexed_jsonl,
     named_json,
     named_jsonl,
 )
@@ -191,6 +192,11 @@ def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None =
     no session loader is an InputError that says how to get one. The dataset's
     :meth:`~Dataset.reload` reads the file again with the same loaders."""
     registry = as_loaders(loaders)
+    if not plain_text:
+        big = indexed_jsonl(path)
+        if big is not None:
+            big.reader = lambda: load_input(path, registry)
+            return big
     with InputSource(path) as src:
         if not src.head(SNIFF_BYTES) and not plain_text:
             raise InputError(f"{src.name}: file is empty (0 bytes)")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import TypeVar
 
-from PySide6.QtCore import QElapsedTimer, QEvent, QMimeData, QObject, Qt
+from PySide6.QtCore import QElapsedTimer, QEvent, QMimeData, QObject, QStringListModel, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from citeview.core.datasets import Dataset
 
 T = TypeVar("T")
 
@@ -209,26 +211,42 @@ def pick_reasons(parent: QWidget, reasons: Sequence[str], chosen: Sequence[str],
     return dlg.chosen() if dlg.exec() == QDialog.DialogCode.Accepted else None
 
 
-def ask_case(parent: QWidget, ids: Sequence[str]) -> str | None:
-    """Ask for a case: an id, completed as it is typed (any part of it), or a row number."""
-    dlg = case_dialog(parent, ids)
+#: Up to this many cases, Go to Case completes any part of an id (Qt filters the list);
+#: past it, ids that start with what is typed, looked up in the dataset's index per key.
+CONTAINS_CASES = 20_000
+#: Completions listed per key past :data:`CONTAINS_CASES`.
+INDEXED_COMPLETIONS = 50
+
+
+def ask_case(parent: QWidget, cases: Dataset | Sequence[str]) -> str | None:
+    """Ask for a case: an id, completed as it is typed, or a row number."""
+    dlg = case_dialog(parent, cases)
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return None
     return dlg.textValue()
 
 
-def case_dialog(parent: QWidget | None, ids: Sequence[str]) -> QInputDialog:
+def case_dialog(parent: QWidget | None, cases: Dataset | Sequence[str]) -> QInputDialog:
     """The Go to Case dialog (see :func:`ask_case`). Choosing a completion (Enter or a click
-    in its list) goes there: one Enter, not one to close the list and another for the box."""
+    in its list) goes there: one Enter, not one to close the list and another for the box.
+
+    A dataset of up to :data:`CONTAINS_CASES` cases completes any part of an id; a bigger one
+    lists the ids that start with the text (``Dataset.ids_starting``: a session's index), each
+    key answered from a query of :data:`INDEXED_COMPLETIONS` ids, never a pass over them all."""
+    count = len(cases)
     dlg = QInputDialog(parent)
     dlg.setWindowTitle("Go to case")
-    dlg.setLabelText(f"Case id, its beginning, or a number (1\u2013{len(ids)}):")
+    dlg.setLabelText(f"Case id, its beginning, or a number (1\u2013{count}):")
     dlg.setInputMode(QInputDialog.InputMode.TextInput)
     edit = dlg.findChild(QLineEdit)
     if edit is not None:
-        completer = QCompleter(list(ids), dlg)
-        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        if count <= CONTAINS_CASES:
+            ids = cases.case_ids() if isinstance(cases, Dataset) else list(cases)
+            completer = QCompleter(ids, dlg)
+            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+            completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        else:
+            completer = _indexed_completer(dlg, edit, cases)
         completer.setMaxVisibleItems(12)
         edit.setCompleter(completer)
 
@@ -239,6 +257,31 @@ def case_dialog(parent: QWidget | None, ids: Sequence[str]) -> QInputDialog:
 
         completer.activated.connect(chosen)
     return dlg
+
+
+def _indexed_completer(dlg: QWidget, edit: QLineEdit,
+                       cases: Dataset | Sequence[str]) -> QCompleter:
+    """A completer whose list is the ids that start with the text, asked of ``cases`` per key
+    (Qt filters nothing: the list is already the answer)."""
+    model = QStringListModel(dlg)
+    completer = QCompleter(model, dlg)
+    completer.setCompletionMode(QCompleter.CompletionMode.UnfilteredPopupCompletion)
+
+    def starting(prefix: str) -> list[str]:
+        if isinstance(cases, Dataset):
+            return cases.ids_starting(prefix, INDEXED_COMPLETIONS)
+        low = prefix.casefold()
+        return sorted(c for c in cases if c.casefold().startswith(low))[:INDEXED_COMPLETIONS]
+
+    def typed(text: str) -> None:
+        model.setStringList(starting(text) if text.strip() else [])
+        if model.rowCount():
+            completer.complete()
+        elif (popup := completer.popup()) is not None:
+            popup.hide()
+
+    edit.textEdited.connect(typed)
+    return completer
 
 
 class InUse(Enum):

@@ -338,7 +338,7 @@ class Navigator(QObject):
         number."""
         if self.state.dataset is None:
             return
-        text = dialogs.ask_case(self.window, self.state.dataset.case_ids())
+        text = dialogs.ask_case(self.window, self.state.dataset)
         if text is not None and text.strip():
             self.goto_case(text.strip())
 
@@ -346,7 +346,11 @@ class Navigator(QObject):
         """Show the case ``text`` names (:func:`resolve_case`); say why when none."""
         if self.state.dataset is None:
             return False
-        index, why = resolve_case(self.state.dataset.case_ids(), text)
+        try:  # an exact id: the dataset's index, not a pass over every id
+            index: int | None = self.state.dataset.index_of(text)
+            why = ""
+        except KeyError:
+            index, why = resolve_case(self.state.dataset.case_ids(), text)
         if index is None:
             message.error(why)
             return False

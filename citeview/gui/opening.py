@@ -153,6 +153,14 @@ class InputOpener(QObject):
                 return False
             self._add_recent(path)
             return True
+        if not self.synchronous:
+            session = self.review_session.open_unchanged(path)
+            if session is not None:
+                # Its session holds the input as it is: reviewed at once, the input not read.
+                self.state.input_dataset = None
+                self.open_session(session, path=path, case_id=case_id)
+                self._add_recent(path)
+                return True
         try:
             first = self._first_record(path, case_id)
             if first is not None:
@@ -296,7 +304,9 @@ class InputOpener(QObject):
             select_row(self.panes.cases_table, self.panes.cases_proxy, self.state.case_index)
             self.loader.update_counts()
         self.panes.cases_table.setColumnHidden(2, False)
-        self.panes.cases_model.palette_changed()  # the review column fills in
+        # The review column fills in: painted again. (A dataChanged over every row made the
+        # sort proxy filter and sort a million rows again, in Python, on this thread.)
+        self.panes.cases_table.viewport().update()
         view = self.state.view
         if view is not None:
             session.adopt_case(view.case)

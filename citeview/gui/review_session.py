@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QWidget
@@ -47,6 +48,18 @@ def usable(session: ReviewStore) -> bool:
         return False
     return True
 
+@dataclass(slots=True)
+class Made:
+    """A session made in the worker: where, from which cases, the input's stamp when read,
+    and the case ids in order with each one's position."""
+
+    path: str
+    cases: Dataset
+    stamp: list[int] | None
+    ids: list[str]
+    positions: dict[str, int]
+
+
 class ReviewSession(QObject):
     attached = Signal(object)  # the Session now reviewed, or None
     changed = Signal(object)  # a citeview.session.events.Change, after it was committed
@@ -76,7 +89,7 @@ class ReviewSession(QObject):
         self.in_use: str | None = None  # why the last open found no session to review
         self.label = QtElidedLabel(share=0.12)  # the session's file name; where it is on hover
         # Making a session, until started.
-        self._start_later: BackgroundOp[tuple[str, Dataset]] | None = None
+        self._start_later: BackgroundOp[Made] | None = None
         self._after_paint = AfterPaint(self.start_making, self)
 
     # ------------------------------------------------------------------ the annotator
@@ -158,6 +171,22 @@ class ReviewSession(QObject):
         self.where = where
         return session
 
+    def open_unchanged(self, input_path: str) -> ReviewStore | None:
+        """The session of ``input_path`` when its input is as it was when they last matched
+        (reopening a million cases reads none of them); None when there is none, the input
+        changed, or it cannot be opened here as it is (:meth:`open_for` then says why)."""
+        try:
+            found = location.open_unchanged(input_path, self.annotator, backend=self.sessions)
+        except (InputError, OSError):
+            return None
+        if found is None:
+            return None
+        session, where = found
+        if not usable(session):
+            return None
+        self.where = where
+        return session
+
     def make_later(self, input_path: str, dataset: Dataset,
                    ready: Callable[[ReviewStore, Dataset], None],
                    whole: Callable[[], Dataset] | None = None) -> bool:
@@ -173,16 +202,21 @@ class ReviewSession(QObject):
             return False
         source = os.path.abspath(input_path)
 
-        def make() -> tuple[str, Dataset]:
+        def make() -> Made:
+            stamp = location.input_stamp(input_path)  # before reading: a change after is seen
             cases = whole() if whole is not None else dataset
             os.makedirs(os.path.dirname(path), exist_ok=True)
             self.sessions.create_file(path, cases, source=source)
-            return path, cases
+            # The ids in order, and each one's position, listed here: not on the GUI thread.
+            ids = cases.case_ids()
+            return Made(path, cases, stamp, ids, {cid: i for i, cid in enumerate(ids)})
 
-        def made(result: tuple[str, Dataset]) -> None:
-            made_path, cases = result
+        def made(result: Made) -> None:
+            cases = result.cases
             try:
-                session = self.sessions.open(made_path, annotator=self.annotator)
+                session = self.sessions.open(result.path, annotator=self.annotator)
+                session.adopt_case_ids(result.ids, result.positions)
+                location.stamp_session(session, result.stamp)
             except InputError as err:
                 message.error(str(err))
                 return

@@ -8,7 +8,7 @@ filter through a :class:`QSortFilterProxyModel` on the raw values (:data:`SORT_R
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, overload
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -64,7 +64,7 @@ class _RowsModel(QStandardItemModel):
             if self.HEADER_TIPS:
                 item.setToolTip(self.HEADER_TIPS[col])
             self.setHorizontalHeaderItem(col, item)
-        self._rows: list[Any] = []
+        self._rows: Sequence[Any] = []
         self._roles: ColorRoles | None = None
         self._key_rows: dict[Any, int] | None = None  # key -> first row, built on first use
 
@@ -300,6 +300,30 @@ class CitationsModel(_RowsModel):
             self.dataChanged.emit(self.index(r, 0), self.index(r, self.columnCount() - 1))
 
 
+class _NumberedIds(Sequence[tuple[int, str]]):
+    """``(row, id)`` of a list of ids, made when a row is read."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self, ids: Sequence[str]) -> None:
+        self._ids = ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, str]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, str]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[int, str] | list[tuple[int, str]]:
+        if isinstance(index, slice):
+            return [(i, self._ids[i]) for i in range(*index.indices(len(self._ids)))]
+        if index < 0:
+            index += len(self._ids)
+        return index, self._ids[index]
+
+
 class CasesModel(_RowsModel):
     """Cases of a dataset: id, question (loaded lazily), review state."""
 
@@ -312,8 +336,22 @@ class CasesModel(_RowsModel):
         self._questions: dict[int, str] = {}
 
     def set_ids(self, ids: Sequence[str]) -> None:
+        """List ``ids``: rows are made when read (a million-case list is no million tuples
+        made on the GUI thread), the ids' own list kept, not copied."""
         self._questions = {}
-        self.set_rows(list(enumerate(ids)))
+        self.beginResetModel()
+        self._rows = _NumberedIds(ids)
+        self._key_rows = None
+        blocked = self.blockSignals(True)
+        try:
+            self.setRowCount(len(self._rows))
+        finally:
+            self.blockSignals(blocked)
+        self.endResetModel()
+
+    def row_of_key(self, key: Any) -> int:
+        """A case's key is its row (no table of every row to build)."""
+        return key if isinstance(key, int) and 0 <= key < len(self._rows) else -1
 
     def cell(self, row: tuple[int, str], column: int) -> tuple[str, Any]:
         i, cid = row
@@ -435,6 +473,7 @@ class FilterProxy(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(-1)
         self.row_filter: Callable[[Any], bool] | None = None
+        self._text_filter = False  # a text filter is set (through the setters below)
 
     def index_of_key(self, key: Any) -> QModelIndex:
         """The proxy index of the first row whose key is ``key`` (invalid when it is not there
@@ -466,7 +505,21 @@ class FilterProxy(QSortFilterProxyModel):
         else:  # pragma: no cover - Qt before 6.10
             self.invalidateFilter()
 
+    def setFilterFixedString(self, pattern: str) -> None:  # noqa: N802
+        self._text_filter = bool(pattern)
+        super().setFilterFixedString(pattern)
+
+    def setFilterRegularExpression(self, pattern: Any) -> None:  # noqa: N802
+        self._text_filter = bool(pattern if isinstance(pattern, str) else pattern.pattern())
+        super().setFilterRegularExpression(pattern)
+
+    def setFilterWildcard(self, pattern: str) -> None:  # noqa: N802
+        self._text_filter = bool(pattern)
+        super().setFilterWildcard(pattern)
+
     def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
+        if self.row_filter is None and not self._text_filter:
+            return True  # (asked once per row on a reset: a million-case list stays cheap)
         model = self.sourceModel()
         if (self.row_filter is not None and isinstance(model, _RowsModel)
                 and not self.row_filter(model.row(source_row))):

@@ -75,17 +75,58 @@ def session_location(input_path: str) -> tuple[str, str]:
     return path_s, "beside the input"
 
 
+#: The meta key of the input's size and modification time when the session last matched it:
+#: an input that still has them is not read again to reopen its session (issue 26).
+SOURCE_STAMP = "source_stamp"
+
+
+def input_stamp(input_path: str) -> list[int] | None:
+    """The input's size and modification time (ns), or None when it cannot be read."""
+    try:
+        st = os.stat(input_path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
+def stamp_session(session: ReviewStore, stamp: list[int] | None) -> None:
+    """Remember that ``session`` holds its input as it was at ``stamp``."""
+    if stamp is not None and not session.readonly and session.meta.get(SOURCE_STAMP) != stamp:
+        session.set_meta(SOURCE_STAMP, stamp)
+
+
+def open_unchanged(input_path: str, annotator: str, *,
+                   backend: SessionBackend = SQLITE) -> tuple[ReviewStore, str] | None:
+    """The session of ``input_path`` when it exists and its input has not changed since it
+    last matched it (size and modification time): no need to read the input again. None
+    otherwise (then the input is read and compared). Errors are the backend's."""
+    path, where = session_location(input_path)
+    stamp = input_stamp(input_path)
+    if stamp is None or not backend.exists(path):
+        return None
+    session = backend.open(path, annotator=annotator)
+    if session.meta.get(SOURCE_STAMP) != stamp or session.readonly:
+        session.close()
+        return None
+    return session, where
+
+
 def _open_or_create(path: str, input_path: str, dataset: Dataset, annotator: str, *,
                     readonly: bool = False, backend: SessionBackend = SQLITE) -> ReviewStore:
     """The session at ``path`` brought up to date with ``dataset`` (read from ``input_path``),
     or a new one there holding copies of its cases."""
+    stamp = input_stamp(input_path)
     if backend.exists(path):
         session = backend.open(path, annotator=annotator, readonly=readonly)
         if not session.readonly:
             session.sync_from(dataset)
+            stamp_session(session, stamp)
         return session
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    return backend.create(path, dataset, annotator=annotator, source=os.path.abspath(input_path))
+    session = backend.create(path, dataset, annotator=annotator,
+                             source=os.path.abspath(input_path))
+    stamp_session(session, stamp)
+    return session
 
 
 def open_for_input(input_path: str, dataset: Dataset, *, annotator: str = "",
@@ -117,6 +158,7 @@ def open_review_session(input_path: str, dataset: Dataset, annotator: str, *,
 
 
 __all__ = [
+    "SOURCE_STAMP", "input_stamp", "open_unchanged", "stamp_session",
     "open_for_input", "open_review_session", "session_location", "session_path_for",
     "sessions_dir", "user_data_dir",
 ]

@@ -11,6 +11,7 @@ A path the backend does not hold but where a session file exists is read from th
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import uuid
@@ -47,6 +48,7 @@ from citeview.session.model import (
     ReviewState,
     citation_slots,
     now_iso,
+    prefix_forms,
     reattach,
     reattach_marks,
     rubric_labels,
@@ -306,6 +308,17 @@ class MemorySession:
             return list(self._rows.cases).index(case_id)
         except ValueError:
             raise KeyError(case_id) from None
+
+    def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
+        """Nothing to keep: the ids are in memory already."""
+
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        ordered = sorted(self._rows.cases)
+        found: set[str] = set()
+        for form in prefix_forms(prefix):
+            at = bisect.bisect_left(ordered, form)
+            found.update(cid for cid in ordered[at:at + limit] if cid.startswith(form))
+        return sorted(found)[:limit]
 
     def case_data(self, case_id: str) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(self._rows.cases[case_id])

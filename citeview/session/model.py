@@ -395,3 +395,9 @@ def reattach_marks(evidence: Sequence[Evidence], corrections: Sequence[Correctio
         else:
             out_corr.append(corr)
     return out_ev, out_corr
+
+
+def prefix_forms(prefix: str) -> list[str]:
+    """The forms of a typed id prefix a store looks up in its ordered ids (as typed, lower,
+    upper, capitalised): Go to Case ignores the case of letters as far as an index can."""
+    return list(dict.fromkeys([prefix, prefix.lower(), prefix.upper(), prefix.capitalize()]))

@@ -194,13 +194,20 @@ class SessionAnnotations(SessionStats):
         return {cid: ReviewState(state) for cid, state in self.conn.execute(
             "SELECT case_id, state FROM reviews WHERE annotator = ?", (who,))}
 
+    @reading
     def first_not_done(self, annotator: str | None = None) -> int | None:
-        """Index of the first case not done by ``annotator`` (where to resume)."""
-        states = self.states(annotator)
-        for i, cid in enumerate(self.case_ids()):
-            if states.get(cid) is not ReviewState.DONE:
-                return i
-        return None
+        """Index of the first case not done by ``annotator`` (where to resume): one query
+        that walks the cases in order until one is not done (each review found by its key),
+        then counts the cases before it; no list of every case or state is read."""
+        who = self.annotator if annotator is None else annotator
+        row = self.conn.execute(
+            "SELECT c.pos FROM cases c WHERE NOT EXISTS (SELECT 1 FROM reviews r WHERE "
+            "r.case_id = c.id AND r.annotator = ? AND r.state = ?) ORDER BY c.pos LIMIT 1",
+            (who, ReviewState.DONE.value)).fetchone()
+        if row is None:
+            return None
+        before = self.conn.execute("SELECT count(*) FROM cases WHERE pos < ?", row).fetchone()
+        return int(before[0])
 
     # ------------------------------------------------------------------ evidence, corrections
 

@@ -19,6 +19,7 @@ from citeview.session.events import (
     CasesAdded,
 )
 from citeview.session.jsonio import dumps_json as _dumps
+from citeview.session.model import prefix_forms
 from citeview.session.store_file import SessionFile
 
 
@@ -35,7 +36,18 @@ class SessionCases(SessionFile):
     def _id_list(self) -> list[str]:
         """The case ids in order, read once (not copied: 10,000 ids per case switch were)."""
         if self._ids is None:
-            self._ids = [r[0] for r in self.conn.execute("SELECT id FROM cases ORDER BY pos")]
+            count, low, high = self.conn.execute(
+                "SELECT count(*), min(pos), max(pos) FROM cases").fetchone()
+            if count and (low, high) == (1, count):
+                # Positions 1..N (a session made whole): the ids come from their index, which
+                # holds each id with its position (tens of MB for a million cases), not from
+                # the table, whose rows hold every case's JSON (a GB).
+                ids = [""] * count
+                for pos, cid in self.conn.execute("SELECT pos, id FROM cases ORDER BY id"):
+                    ids[pos - 1] = cid
+                self._ids = ids
+            else:
+                self._ids = [r[0] for r in self.conn.execute("SELECT id FROM cases ORDER BY pos")]
             self._positions = {cid: i for i, cid in enumerate(self._ids)}
         return self._ids
 
@@ -44,6 +56,17 @@ class SessionCases(SessionFile):
 
     def index_of(self, case_id: str) -> int:
         return self._positions_or_load()[case_id]
+
+    @reading
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` ids that start with ``prefix`` (as typed, lower case, upper case or
+        capitalised), in id order: ranges of the ids' index, never a scan of every case."""
+        found: set[str] = set()
+        for form in prefix_forms(prefix):
+            found.update(r[0] for r in self.conn.execute(
+                "SELECT id FROM cases WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                (form, form + "\U0010ffff", limit)))
+        return sorted(found)[:limit]
 
     @reading_by_id
     def case_data(self, case_id: str) -> dict[str, Any]:
@@ -76,6 +99,18 @@ class SessionCases(SessionFile):
         read and parsed again."""
         if case.id in self._positions_or_load():
             self._case_cache[case.id] = case
+
+    @reading
+    def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
+        """Keep ``ids`` (and each one's position) as this session's case ids in order: the
+        caller made the session from them just now (another thread listed them), so the window
+        does not read a million ids back on its own thread. Ignored unless the session holds
+        exactly that many cases, numbered from the first."""
+        if self._ids is not None or len(ids) != len(positions):
+            return
+        row = self.conn.execute("SELECT min(pos), max(pos) FROM cases").fetchone()
+        if ids and tuple(row) == (1, len(ids)):
+            self._ids, self._positions = ids, positions
 
     def _positions_or_load(self) -> dict[str, int]:
         self._id_list()

@@ -16,6 +16,7 @@ SQLite :class:`~citeview.session.store.Session` (its other jobs are :mod:`.store
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import socket
@@ -27,7 +28,7 @@ from typing import Any, Self
 
 from citeview.core.analysis import Analyser
 from citeview.core.cases import Case
-from citeview.core.datasets import Dataset
+from citeview.core.datasets import Dataset, JsonlDataset
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.session.errors import (
     ReadOnlySession,
@@ -71,6 +72,7 @@ from citeview.session.model import (
 from citeview.session.schema import harden
 
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
+CASE_BATCH = 2000  # case rows a statement inserts when a session is made
 KNOWN_META = ("name", "labels", "blind", "families", "created", "source", "reasons")
 DOCUMENT_EXTRA = "_document_extra"  # meta key: unknown top-level keys of an imported document
 
@@ -147,8 +149,14 @@ class SessionFile:
         }
         if source is not None:
             meta["source"] = source
-        items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
-        rows = ((c.id, _dumps(c.to_dict())) for c in items)
+        rows: Iterable[tuple[str, str]]
+        if isinstance(cases, JsonlDataset):
+            # A case line is stored as it is (one parse, no build and dump: issue 26).
+            rows = ((cid, c if isinstance(c, str) else _dumps(c.to_dict()))
+                    for cid, c in cases.iter_case_texts())
+        else:
+            items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
+            rows = ((c.id, _dumps(c.to_dict())) for c in items)
         cls.make_file(path, meta, rows, overwrite=overwrite)
 
     @classmethod
@@ -178,19 +186,27 @@ class SessionFile:
         with replacing(path, "create session") as tmp:
             conn = sqlite3.connect(tmp, isolation_level=None)
             try:
+                # A file nobody sees until it is moved in whole: no syncs while it is filled
+                # (a crash leaves a temporary file, never a half-made session).
                 conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = OFF")
                 conn.execute("PRAGMA foreign_keys = ON")
                 migrate(conn)
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany("INSERT INTO meta VALUES (?, ?)",
                                  [(k, _dumps(v)) for k, v in meta.items()])
                 try:
-                    conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)", case_rows)
+                    # In batches: each C call is short (a window's thread keeps the GIL
+                    # moving) and memory is one batch, whatever the case count.
+                    rows = iter(case_rows)
+                    while batch := list(itertools.islice(rows, CASE_BATCH)):
+                        conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)", batch)
                 except sqlite3.IntegrityError:
                     raise SessionError(f"{path}: duplicate case ids in the input") from None
                 if fill is not None:
                     fill(conn)
                 conn.execute("COMMIT")
+                conn.execute("PRAGMA synchronous = FULL")
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 conn.close()

@@ -529,3 +529,19 @@ def test_evidence_and_corrections_follow_their_citation_when_the_answer_changes(
     fixes = session.corrections(case_id)
     assert [(c.kind.value, c.number) for c in fixes] == [("relocate", 2), ("add", 0)]
     assert fixes[1].claim == (claim[0] + len(intro), claim[1] + len(intro))
+
+
+def test_ids_starting_lists_ids_with_the_typed_beginning_in_any_case(
+        backend: SessionBackend, path: str) -> None:
+    """Go to Case on a big session lists the ids that start with what is typed (letters of
+    either case), in id order, at most the number asked for."""
+    ids = ["Alpha-2", "alpha-1", "beta", "ALPHA-3", "alp", "gamma-alpha"]
+    s = backend.create(path, ListDataset([Case(i, "a") for i in ids]), annotator="a")
+    try:
+        assert s.ids_starting("alpha", 10) == ["ALPHA-3", "Alpha-2", "alpha-1"]
+        assert s.ids_starting("alp", 2) == ["ALPHA-3", "Alpha-2"]
+        assert s.ids_starting("gamma-a", 10) == ["gamma-alpha"]
+        assert s.ids_starting("zeta", 10) == []
+        assert s.dataset().ids_starting("BETA", 5) == ["beta"]
+    finally:
+        s.close()

@@ -1,0 +1,90 @@
+"""Issue 26: a JSONL dataset of any size opens with no flag (the size limit applies to each
+record), read in pieces; a JSON document or array past the limit is still refused. Small
+files stand for big ones by lowering the limit (``input_limit``) and the piece size."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from citeview.core import datasets
+from citeview.core.cases import Case
+from citeview.core.datasets import JsonlDataset
+from citeview.core.errors import InputError
+from citeview.core.files import input_limit
+from citeview.core.inputs import load_input
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from million_data import make_case, write_dataset  # noqa: E402
+
+
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Index in pieces of 1,000 bytes: records cross the pieces' edges."""
+    monkeypatch.setattr(datasets, "INDEX_CHUNK", 1000)
+
+
+def test_jsonl_past_the_limit_opens_record_by_record(tmp_path: Path,
+                                                      small_pieces: None) -> None:
+    path = write_dataset(tmp_path / "big.jsonl", 60)
+    assert path.stat().st_size > 20_000
+    with input_limit(4096):  # each record is ~1 KB: the file is 15x the limit
+        ds = load_input(str(path))
+        assert isinstance(ds, JsonlDataset) and len(ds) == 60
+        assert ds.case_ids()[:2] == ["case-0000000", "case-0000001"]
+        assert ds.get(59) == Case.from_dict(make_case(59))
+        assert [c.id for c in ds.iter_cases()] == ds.case_ids()
+
+
+def test_a_record_past_the_limit_is_refused_naming_its_line(tmp_path: Path,
+                                                            small_pieces: None) -> None:
+    path = write_dataset(tmp_path / "big.jsonl", 30)
+    long_case = dict(make_case(30), answer="x" * 9000)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(long_case) + "\n")
+    with input_limit(4096), pytest.raises(InputError, match=r"line 31: input too large"):
+        load_input(str(path))
+
+
+def test_a_json_array_past_the_limit_is_still_refused(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps([make_case(i) for i in range(30)]), encoding="utf-8")
+    with input_limit(4096), pytest.raises(InputError, match="input too large"):
+        load_input(str(path))
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(dict(make_case(0), answer="y" * 9000)), encoding="utf-8")
+    with input_limit(4096), pytest.raises(InputError, match="input too large"):
+        load_input(str(one))
+
+
+def test_case_texts_are_what_the_cases_give_back(tmp_path: Path, small_pieces: None) -> None:
+    """A plain case line is kept as its text (no build and dump); any other record is built:
+    either way its JSON is the case's own."""
+    path = write_dataset(tmp_path / "mixed.jsonl", 20)
+    odd = [
+        {"id": "extra-first", "meta": 1, "answer": "a"},  # an extra before the answer
+        {"id": "outputs-str", "tool_outputs": "one", "answer": "a"},  # a string, not a list
+        {"id": "chat", "messages": [{"role": "user", "content": "q"},
+                                    {"role": "assistant", "content": "a"}]},
+        {"id": "lone", "answer": "\ud800 x"},  # a lone surrogate, scrubbed when read
+        {"id": "plain-extra", "question": "q", "answer": "a", "meta": {"k": 1}},
+    ]
+    with open(path, "a", encoding="utf-8") as fh:
+        for obj in odd:
+            fh.write(json.dumps(obj) + "\n")
+    with input_limit(4096):
+        ds = load_input(str(path))
+    texts = dict(datasets.JsonlDataset.iter_case_texts(ds))  # type: ignore[arg-type]
+    assert list(texts) == ds.case_ids()
+    for i, cid in enumerate(ds.case_ids()):
+        expected = ds.get(i).to_dict()
+        got = texts[cid]
+        as_dict = json.loads(got) if isinstance(got, str) else got.to_dict()
+        assert as_dict == expected and list(as_dict) == list(expected), cid
+    assert isinstance(texts["case-0000003"], str)  # kept as it is
+    assert isinstance(texts["plain-extra"], str)
+    for cid in ("extra-first", "outputs-str", "chat", "lone"):
+        assert isinstance(texts[cid], Case), cid

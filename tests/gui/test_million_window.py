@@ -1,0 +1,144 @@
+"""Issue 26 at small sizes: the window makes a big input's session in a worker thread, in
+bounded pieces; reopening an unchanged input reads none of it (its session is the review);
+Go to Case on a big dataset lists the ids that start with what is typed, from the index."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLineEdit
+
+from citeview.gui import dialogs
+from citeview.gui.main_window import MainWindow
+from citeview.gui.readback import is_settled
+from citeview.gui.review_session import ANNOTATOR_KEY
+from citeview.session import store_file
+from citeview.session.model import CaseReview, ReviewState
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from million_data import write_dataset  # noqa: E402
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
+
+
+def window(qtbot, folder: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+    settings.setValue(ANNOTATOR_KEY, "qa")
+    win = MainWindow(settings=settings)
+    qtbot.addWidget(win)
+    win.resize(1000, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+@pytest.fixture
+def big(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """40 cases standing for a million: any file is "big" (first record shown at once)."""
+    import citeview.core.datasets as datasets
+
+    monkeypatch.setattr(datasets, "FIRST_RECORD_BYTES", 1)
+    return write_dataset(tmp_path / "big.jsonl", 40)
+
+
+def test_the_session_is_made_in_a_worker_in_bounded_pieces(
+        qtbot, tmp_path: Path, big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    made_in: list[str] = []
+    pieces: list[int] = []
+    real_make = store_file.SessionFile.make_file.__func__  # type: ignore[attr-defined]
+
+    def make_file(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        made_in.append(threading.current_thread().name)
+        return real_make(cls, *args, **kwargs)
+
+    def islice(rows, size):  # type: ignore[no-untyped-def]
+        import itertools
+
+        piece = list(itertools.islice(rows, size))
+        pieces.append(len(piece))
+        return iter(piece)
+
+    monkeypatch.setattr(store_file.SessionFile, "make_file", classmethod(make_file))
+    monkeypatch.setattr(store_file, "CASE_BATCH", 7)
+    monkeypatch.setattr(store_file, "itertools", types.SimpleNamespace(islice=islice))
+    win = window(qtbot, tmp_path)
+    made = []
+    win.opener.sessionMade.connect(lambda: made.append(True))
+    assert win.open_path(str(big))
+    assert win.view is not None or win.state.case_index == 0  # shown before the session
+    qtbot.waitUntil(lambda: bool(made) and is_settled(win), timeout=20_000)
+    assert made_in and all(name != threading.main_thread().name for name in made_in)
+    assert max(pieces) == 7 and sum(pieces) == 40  # 40 cases in pieces of at most 7
+    session = win.review_session.session
+    assert session is not None and len(session) == 40
+    assert session.case_at(39).id == "case-0000039"
+
+
+def test_reopening_an_unchanged_input_reads_only_its_session(
+        qtbot, tmp_path: Path, big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    win = window(qtbot, tmp_path)
+    made = []
+    win.opener.sessionMade.connect(lambda: made.append(True))
+    assert win.open_path(str(big))
+    qtbot.waitUntil(lambda: bool(made) and is_settled(win), timeout=20_000)
+    session = win.review_session.session
+    assert session is not None
+    for i in range(3):
+        session.put_review(CaseReview(f"case-{i:07d}", "qa", ReviewState.DONE))
+    win.close()
+
+    import citeview.core.inputs as inputs
+
+    def no_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the input was read again")
+
+    monkeypatch.setattr(inputs, "load_input", no_reading)
+    again = window(qtbot, tmp_path)
+    assert again.open_path(str(big))
+    qtbot.waitUntil(lambda: is_settled(again), timeout=20_000)
+    assert again.view is not None and again.view.case.id == "case-0000003"
+    assert again.review_session.session is not None
+    assert len(again.state.dataset) == 40
+    again.close()
+
+    # Once the input changes, it is read and compared again (a new case is reviewed).
+    monkeypatch.undo()
+    with big.open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "late", "answer": "added"}\n')
+    third = window(qtbot, tmp_path)
+    assert third.open_path(str(big))
+    qtbot.waitUntil(lambda: is_settled(third), timeout=20_000)
+    assert third.review_session.session is not None
+    assert "late" in third.review_session.session.case_ids()
+
+
+def test_go_to_case_on_a_big_dataset_lists_ids_from_the_index(
+        qtbot, tmp_path: Path, big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dialogs, "CONTAINS_CASES", 10)  # 40 cases count as many here
+    win = window(qtbot, tmp_path)
+    made = []
+    win.opener.sessionMade.connect(lambda: made.append(True))
+    assert win.open_path(str(big))
+    qtbot.waitUntil(lambda: bool(made) and is_settled(win), timeout=20_000)
+    dataset = win.state.dataset
+    assert dataset is not None and dataset.kind == "session"
+    asked: list[str] = []
+    real = dataset.ids_starting
+    monkeypatch.setattr(dataset, "ids_starting",
+                        lambda prefix, limit: asked.append(prefix) or real(prefix, limit))
+    dlg = dialogs.case_dialog(win, dataset)
+    dlg.show()
+    edit = dlg.findChild(QLineEdit)
+    assert edit is not None
+    QTest.keyClicks(edit, "CASE-000003")
+    completer = edit.completer()
+    listed = [completer.model().index(r, 0).data() for r in range(completer.model().rowCount())]
+    assert listed == [f"case-{i:07d}" for i in range(30, 40)]
+    assert asked[-1] == "CASE-000003" and len(asked) == len("CASE-000003")  # one per key
+    dlg.reject()
