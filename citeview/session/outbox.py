@@ -45,6 +45,7 @@ from citeview.session.model import (
     Reattached,
     ReviewState,
     now_iso,
+    prefix_forms,
 )
 from citeview.session.protocol import ReviewStore, RowChange, SessionDataset, row_event
 
@@ -720,6 +721,16 @@ class OutboxStore:
 
     def adopt_case(self, case: Case) -> None:
         self._ask(lambda s: s.adopt_case(case), lambda: None)
+
+    def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
+        """Nothing to keep: the server lists its own ids."""
+
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        def offline() -> list[str]:
+            forms = prefix_forms(prefix)
+            return sorted(i for i in self._ids_offline() if i.startswith(tuple(forms)))[:limit]
+
+        return self._ask(lambda s: s.ids_starting(prefix, limit), offline)
 
     def case_at(self, index: int) -> Case:
         return self.get_case(self.case_ids()[index])

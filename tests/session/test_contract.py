@@ -543,5 +543,7 @@ def test_ids_starting_lists_ids_with_the_typed_beginning_in_any_case(
         assert s.ids_starting("gamma-a", 10) == ["gamma-alpha"]
         assert s.ids_starting("zeta", 10) == []
         assert s.dataset().ids_starting("BETA", 5) == ["beta"]
+        # What is typed is text, not a pattern (a server's LIKE would read _ and % as wildcards)
+        assert s.ids_starting("alph_", 10) == [] and s.ids_starting("%", 10) == []
     finally:
         s.close()

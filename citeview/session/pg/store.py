@@ -50,6 +50,7 @@ from citeview.session.model import (
     Reattached,
     ReviewState,
     citation_slots,
+    prefix_forms,
     reattach,
     reattach_marks,
     rubric_labels,
@@ -540,6 +541,20 @@ class PgSession:
 
     def adopt_case(self, case: Case) -> None:
         self._cases[case.id] = case
+
+    def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
+        """Nothing to keep: the server lists its own ids."""
+
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Go to Case on a big project: ids starting with ``prefix`` in any of its forms (see
+        :func:`~citeview.session.model.prefix_forms`), in id order, at most ``limit``."""
+        patterns = [form.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+                    for form in prefix_forms(prefix)]
+        with _guard(self.path):
+            rows = self.conn.execute(
+                "SELECT id FROM citeview.cases WHERE project = %s AND id LIKE ANY(%s) "
+                "ORDER BY id COLLATE \"C\" LIMIT %s", (self.project, patterns, limit)).fetchall()
+        return [str(r[0]) for r in rows]
 
     def case_at(self, index: int) -> Case:
         return self.get_case(self.case_ids()[index])
