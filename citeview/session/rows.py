@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
 from citeview.core.analysis import AnalysedCase
+from citeview.core.batchgc import collect_less
 from citeview.core.metrics import answer_sentences
 from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
@@ -251,6 +252,7 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(path: str, policy: Policy | None, annotator: str | None,
                  sentences: bool, work: CaseWork[Any]) -> None:
+    collect_less()
     _WORKER.update(session=Session.open(path, readonly=True), policy=policy,
                    annotator=annotator, sentences=sentences, work=work)
 

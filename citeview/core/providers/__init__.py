@@ -130,7 +130,13 @@ def case_reading(case: Case) -> ProviderReading | None:
     response = case.extra.get("response")
     if response is None:
         return None
-    reading = read_payload(response, case.extra.get("request"))
+    request = case.extra.get("request")
+    memo, case.reading_memo = case.reading_memo, None  # used once: it is completed in place
+    if memo is not None and memo[0] is response and memo[1] is request:
+        reading = memo[2]  # what provider_case read: only the overlap check is left to do
+        check_overlaps(reading.citations)
+    else:
+        reading = read_payload(response, request)
     reading.problems.extend(stream_problems(case.extra.get("stream")))
     if reading.answer != case.answer:
         return ProviderReading(reading.provider, case.answer, problems=[Problem(
@@ -168,8 +174,13 @@ def provider_case(obj: object, default_id: str) -> Case:
     extra: dict[str, Any] = {"format": reading.provider, **rest, "response": response}
     if request is not None:
         extra["request"] = request
-    return Case(record_case_id(obj, default_id), reading.answer, request_question(request),
+    case = Case(record_case_id(obj, default_id), reading.answer, request_question(request),
                 [], None, {}, extra)
+    if request is None or detect_provider(response) != "anthropic":
+        # Read whole (only an Anthropic request's PDF documents are left unread above): the
+        # analysis takes this reading instead of reading the response a second time.
+        case.reading_memo = (response, request, reading)
+    return case
 
 
 def record_case_id(obj: object, default_id: str) -> str:
