@@ -26,13 +26,15 @@ from typing import IO, Any, TypeVar
 
 from citeview.core.analysis import AnalysedCase
 from citeview.core.batchgc import collect_less
+from citeview.core.cases import Case
+from citeview.core.errors import InputError
 from citeview.core.metrics import answer_sentences
 from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
 from citeview.core.pool import ordered_map
 from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
-from citeview.session.errors import read_errors
+from citeview.session.errors import SessionError, read_errors
 from citeview.session.jsonio import dumps_json
 from citeview.session.model import Annotation, CaseReview
 from citeview.session.protocol import ReviewStore
@@ -115,7 +117,11 @@ def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None) -> 
     """The case analysed as the session numbers it, neither kept nor counted: a pass over every
     case (export, report) must not grow the session's memory with a million item counts, nor
     push out of its cache the cases being shown."""
-    return session.analyser.analysed_once(session.get_case(case_id), policy)
+    try:  # parsed here, not kept by the session: 256 cases of 17 MB sources are no bound
+        case = Case.from_dict(session.case_data(case_id), case_id)
+    except InputError as err:
+        raise SessionError(f"{session.path}: case {case_id!r}: {err}") from None
+    return session.analyser.analysed_once(case, policy)
 
 
 def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
@@ -203,9 +209,10 @@ def case_count(session: ReviewStore) -> int:
     return len(session)
 
 
-def iter_case_ids(session: ReviewStore, page: int = _ID_PAGE) -> Iterator[list[str]]:
-    """The case ids in session order, ``page`` at a time: a session file is read a page per
-    query, so a million ids are never held at once."""
+def iter_case_ids(session: ReviewStore, page: int | None = None) -> Iterator[list[str]]:
+    """The case ids in session order, ``page`` (default :data:`_ID_PAGE`) at a time: a session
+    file is read a page per query, so a million ids are never held at once."""
+    page = page or _ID_PAGE
     if not isinstance(session, Session):
         ids = session.case_ids()
         for k in range(0, len(ids), page):
