@@ -76,3 +76,34 @@ def test_peak_memory_does_not_grow_with_the_case_count(tmp_path: Path,
     # 60 cases more: the peak may differ by what one case's analysis holds, no more (cases,
     # ids, item counts or rows kept per case would add 60 times their size).
     assert b - a < 12_000, (a, b)
+
+
+def test_agreement_holds_neither_sessions_case_ids(tmp_path: Path) -> None:
+    from citeview.session import Annotation, case_citations
+    from citeview.session.agree import compare
+
+    def peak(n: int) -> int:
+        paths = []
+        for who, verdict in (("ana", "supported"), ("bo", "unsupported")):
+            folder = tmp_path / f"{who}{n}"
+            folder.mkdir()
+            paths.append(_session(folder, n))
+            with Session.open(str(paths[-1]), annotator=who) as s:
+                slot = case_citations(s.get_case("case-000001"))[0]
+                s.put_annotation(Annotation(slot.keys("case-000001")[0], who, verdict, "",
+                                            "2026-01-01T00:00:00.000Z", slot.claim))
+        with (Session.open(str(paths[0]), readonly=True) as x,
+              Session.open(str(paths[1]), readonly=True) as y):
+            tracemalloc.start()
+            try:
+                ag = compare(x, y)
+                got = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+        assert (ag.shared_cases, len(ag.pairs), len(ag.disagreements)) == (n, 1, 1)
+        return got
+
+    peak(3)  # warm
+    small, big = peak(50), peak(400)
+    # 350 cases more in each session: ids listed, or kept in sets, would add 350 times theirs.
+    assert big - small < 10_000, (small, big)
