@@ -133,7 +133,7 @@ def case_reading(case: Case) -> ProviderReading | None:
     request = case.extra.get("request")
     memo, case.reading_memo = case.reading_memo, None  # used once: it is completed in place
     if memo is not None and memo[0] is response and memo[1] is request:
-        reading = memo[2]  # what provider_case read: only the overlap check is left to do
+        reading: ProviderReading = memo[2]  # what provider_case read: the overlap check is left
         check_overlaps(reading.citations)
     else:
         reading = read_payload(response, request)
