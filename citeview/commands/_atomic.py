@@ -112,9 +112,6 @@ def write_text_atomically(path: str, write: Callable[[IO[str]], None]) -> None:
     write_stream_atomically(path, fill)
 
 
-__all__ = ["write_atomically", "write_stream_atomically", "write_text_atomically"]
-
-
 def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
     """Write to stdout (``-``) or to ``path`` atomically (a temp file renamed into place)."""
     if path == "-":
@@ -128,3 +125,7 @@ def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
         sys.stdout.flush()
         return
     write_text_atomically(path, write)
+
+
+__all__ = ["write_atomically", "write_output", "write_stream_atomically",
+           "write_text_atomically"]

@@ -1,6 +1,8 @@
 """citeview export: write a whole session out (``--format json``: one JSON document that
-``citeview import`` reads back losslessly; schema in resources/schemas/session.schema.json), or
-its review results (``--format jsonl|csv``: one row per citation and source id, see
+``citeview import`` reads back losslessly; schema in resources/schemas/session.schema.json), its
+corrected answers (``--format corrections``, JSONL: ``--shape sft`` chat messages or ``--shape
+pairs`` preference pairs, see :mod:`citeview.session.corrected`), or its review results
+(``--format jsonl|csv``: one row per citation and source id, see
 :mod:`citeview.session.rows`).
 
 Formats are writers in :data:`WRITERS` (name -> ``write(session, out)``); add one there. Row
@@ -19,6 +21,7 @@ from citeview.commands._atomic import write_output
 from citeview.commands._sessions import open_readonly
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy, read_config
+from citeview.session.corrected import SHAPES, Shape, write_corrections
 from citeview.session.interchange import write_json
 from citeview.session.protocol import ReviewStore
 from citeview.session.rows import write_csv, write_jsonl
@@ -35,7 +38,8 @@ class RowWriter(Protocol):
 
 
 ROW_WRITERS: dict[str, RowWriter] = {"jsonl": write_jsonl, "csv": write_csv}
-WRITERS: dict[str, Writer] = {"json": write_json, **ROW_WRITERS}
+WRITERS: dict[str, Writer] = {"json": write_json, **ROW_WRITERS,
+                               "corrections": write_corrections}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="jsonl, csv: lint policy for the lint_codes column (default: "
                              "citeview.toml or [tool.citeview] in pyproject.toml found from "
                              "here upward)")
+    parser.add_argument("--shape", choices=SHAPES, default=None,
+                        help="corrections: sft (chat {\"messages\"}) or pairs (preference "
+                             "{\"prompt\", \"chosen\", \"rejected\"}); default sft")
     parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                         help="jsonl, csv: work in N processes, rows in session order (default: "
                              "1 below 2,000 cases, else up to 4)")
@@ -56,6 +63,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
+    if args.shape is not None and args.format != "corrections":
+        raise InputError(f"--shape applies to the corrections format, not {args.format}")
+    if args.format == "corrections":
+        if args.config or args.jobs is not None:
+            raise InputError("--config and --jobs apply to the jsonl and csv formats, "
+                             "not corrections")
+        shape: Shape = "pairs" if args.shape == "pairs" else "sft"
+        with open_readonly(args.session, "export") as session:
+            write_output(args.output, lambda out: write_corrections(session, out, shape))
+        return 0
     rows = ROW_WRITERS.get(args.format)
     if rows is None:
         if args.config or args.jobs is not None:

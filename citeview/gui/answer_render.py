@@ -46,6 +46,9 @@ class ChipState:
 # Text that tells the state without colour (WCAG 1.4.1): problem "!", annotated check mark.
 STATE_GLYPH = {ChipState.RESOLVED: "", ChipState.PROBLEM: "!", ChipState.ANNOTATED: "\u2713"}
 
+# A corrected citation's mark on its chip (after the verdict's glyphs).
+CORRECTED_GLYPH = "\u00b1"
+
 # A verdict's glyph and tone: the four default labels by name (wherever they appear), any other
 # label by its key number (1-9), so every verdict reads without colour too.
 VERDICT_GLYPHS = {"supported": "\u2713", "partially supported": "\u25d0",
@@ -132,6 +135,7 @@ class Chip:
     problem: bool = False  # also shown on an annotated chip
     marks: str = ""  # the verdict glyphs (annotated chips)
     tone: str = ""  # the verdict's colour key (annotated chips)
+    corrected: bool = False  # the reviewer corrected it (relocated, another source, removed)
 
     @property
     def label(self) -> str:
@@ -154,11 +158,12 @@ class Chip:
 
     @property
     def text(self) -> str:
-        """Chip label, then "!" for a problem and the verdict's glyphs once annotated."""
+        """Chip label, then "!" for a problem, the verdict's glyphs once annotated and the
+        corrections mark."""
         text = self.label + (STATE_GLYPH[ChipState.PROBLEM] if self.flagged else "")
         if self.state == ChipState.ANNOTATED:
             text += self.marks or STATE_GLYPH[ChipState.ANNOTATED]
-        return text
+        return text + (CORRECTED_GLYPH if self.corrected else "")
 
     def parts(self, dark: bool = False) -> list[tuple[str, str, str]]:
         """``(text, background, foreground)`` runs: the problem mark in red on any chip."""

@@ -11,6 +11,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from citeview.gui import dialogs, message
+from citeview.gui.exports import save_text
 from citeview.gui.untrusted import safe_title
 
 if TYPE_CHECKING:
@@ -101,10 +102,9 @@ class CaseActions(QObject):
 
     def save_case(self, path: str) -> None:
         assert self.state.view is not None
-        try:
-            with open(path, "w", encoding="utf-8") as fh:
-                json.dump(self.state.view.case.to_dict(), fh, ensure_ascii=False, indent=2)
-                fh.write("\n")
+        text = json.dumps(self.state.view.case.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        try:  # whole or not at all: a full disk leaves the file that was there
+            save_text(path, text)
         except OSError as err:
             message.error(f"{path}: {err.strerror or err}")
 

@@ -11,6 +11,7 @@ from typing import TypeVar
 from PySide6.QtCore import QElapsedTimer, QEvent, QMimeData, QObject, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QCompleter,
     QDialog,
     QDialogButtonBox,
@@ -147,6 +148,65 @@ def ask_annotator(parent: QWidget, current: str = "") -> str | None:
     ok = dlg.exec() == QDialog.DialogCode.Accepted
     name = " ".join(dlg.textValue().split())
     return name if ok and name else None
+
+
+class ReasonPicker(QDialog):
+    """Why a verdict fails: the session's reasons, number key k toggles the k-th (several may
+    be ticked), Enter keeps them, Esc cancels. Keys typed before it appeared (meant for the
+    window: a verdict, the next citation) never tick a reason (see :data:`SETTLE_MS`)."""
+
+    def __init__(self, reasons: Sequence[str], chosen: Sequence[str], title: str,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(" ".join(title.split())[:100])
+        lay = QVBoxLayout(self)
+        label = QLabel("Why it fails (number keys tick and untick; Enter keeps them):")
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setWordWrap(True)
+        lay.addWidget(label)
+        self.reasons = list(reasons)
+        self.boxes: list[QCheckBox] = []
+        for k, reason in enumerate(self.reasons, 1):
+            box = QCheckBox(f"{k}  {reason}" if k <= 9 else f"   {reason}")  # (10th: a click)
+            box.setChecked(reason in chosen)
+            box.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys are the dialog's
+            self.boxes.append(box)
+            lay.addWidget(box)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        for button in buttons.buttons():
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        guard = _KeysAfterShown(self)
+        self.installEventFilter(guard)
+
+    def keyPressEvent(self, ev: QKeyEvent) -> None:  # noqa: N802
+        key = ev.key()
+        if Qt.Key.Key_1 <= key <= Qt.Key.Key_9 and not ev.modifiers() & (
+                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
+            k = key - Qt.Key.Key_1
+            if k < len(self.boxes):
+                self.boxes[k].toggle()
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.accept()
+            return
+        super().keyPressEvent(ev)
+
+    def chosen(self) -> tuple[str, ...]:
+        """The ticked reasons, in the session's order."""
+        return tuple(r for r, box in zip(self.reasons, self.boxes, strict=False)
+                     if box.isChecked())
+
+
+def pick_reasons(parent: QWidget, reasons: Sequence[str], chosen: Sequence[str],
+                 title: str) -> tuple[str, ...] | None:
+    """The reasons ticked in a :class:`ReasonPicker`, or None when cancelled."""
+    dlg = ReasonPicker(reasons, chosen, title, parent)
+    return dlg.chosen() if dlg.exec() == QDialog.DialogCode.Accepted else None
 
 
 def ask_case(parent: QWidget, ids: Sequence[str]) -> str | None:

@@ -105,7 +105,7 @@ class Exporter(QObject):
         try:
             buf = io.StringIO(newline="")
             write(s, fmt, buf)
-            _save(path, buf.getvalue())
+            save_text(path, buf.getvalue())
         except (InputError, OSError) as err:
             what = err.strerror if isinstance(err, OSError) and err.strerror else err
             message.error(f"{path}: not written ({what})")
@@ -131,7 +131,7 @@ class Exporter(QObject):
         return path
 
 
-def _save(path: str, text: str) -> None:
+def save_text(path: str, text: str) -> None:
     """``text`` to ``path`` through a ``QSaveFile``: an existing file is replaced only once the
     whole new one is written."""
     f = QSaveFile(path)
@@ -145,4 +145,4 @@ def _save(path: str, text: str) -> None:
         raise OSError(0, f.errorString())
 
 
-__all__ = ["FORMATS", "Exporter", "write"]
+__all__ = ["FORMATS", "Exporter", "save_text", "write"]

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from citeview.gui.review_session import ReviewSession
 
 # Keys the panes handle themselves (no action of their own).
-PANE_KEYS = ("In the answer, Left/Right move from chip to chip; Tab and Shift+Tab move between "
-             "the panes; Escape closes the find bar.")
+PANE_KEYS = ("In the answer, Left/Right move from chip to chip; in the source, Shift+arrows "
+             "select text (evidence, lines to cite); Tab and Shift+Tab move between the panes; "
+             "Escape closes the find bar.")
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,6 +122,18 @@ class MainWindow(QMainWindow):
                                           self.progress, self.loader, self.filters, self.review,
                                           self.menus, self.progress_label, self)
         self.review.verdictsStale.connect(self.review_views.refresh_review)
+        from citeview.gui.review_marks import ReviewMarks
+
+        # Evidence, reasons and corrections (issue 30): keys in the Review menu.
+        self.marks = ReviewMarks(self.state, self.panes, self.review,
+                                 lambda: self.modes.raw_mode, self)
+        self.navigator.citationChanged.connect(lambda _i: self.marks.citation_changed())
+        self.loader.viewReady.connect(self.marks.case_shown)
+        self.review_session.changed.connect(self.marks.session_changed)
+        self.review_session.attached.connect(lambda _s: self.marks.case_shown())
+        for stale in (self.review.verdictsStale, self.review_session.followed,
+                      self.review_session.recount, self.watcher.synced):
+            stale.connect(self.marks.case_shown)  # another annotator's, or read again
         self.review.blindToggled.connect(self.blind_changed)
         self.opener.sessionMade.connect(self.review.sync_bar)
         go = self.menus.go_menu

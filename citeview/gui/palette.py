@@ -26,6 +26,8 @@ class ColorRoles:
     highlight_edge: QColor  # a bar marking the strong highlight in the gutter
     tint: QColor  # faint tint of other cited spans
     tint_edge: QColor  # a thin mark of tinted lines in the gutter
+    evidence: QColor  # a reviewer's evidence span in the source (distinct from the highlight)
+    evidence_edge: QColor  # a bar marking evidence lines in the gutter
     problem: QColor  # text/glyph colour of a problem (unknown source, out of range, error)
     problem_bg: QColor  # background of a problem banner or chip
     warning: QColor
@@ -92,6 +94,8 @@ def color_roles(palette: QPalette | None = None) -> ColorRoles:
             highlight_edge=QColor("#e0b020"),
             tint=mix(base, QColor("#5b8bd0"), 0.16),
             tint_edge=QColor("#4f6f9f"),
+            evidence=QColor("#1f4d3a"),
+            evidence_edge=QColor("#3fb27f"),
             problem=QColor("#ff7b72"),
             problem_bg=QColor("#4a2020"),
             warning=QColor("#e3b341"),
@@ -113,6 +117,8 @@ def color_roles(palette: QPalette | None = None) -> ColorRoles:
         highlight_edge=QColor("#d4a000"),
         tint=mix(base, QColor("#4a7fd0"), 0.08),
         tint_edge=QColor("#a8c0e8"),
+        evidence=QColor("#c8f0d8"),
+        evidence_edge=QColor("#2e9e62"),
         problem=QColor("#c62828"),
         problem_bg=QColor("#fdecea"),
         warning=QColor("#9a6700"),

@@ -214,10 +214,12 @@ class ProgressTracker(QObject):
                 # Nothing recorded and nothing shown: the chip stays as it is (no chip
                 # compared: 10,000 citations decorate at once).
                 cv.set_judgements([None] * len(anns), [""] * len(anns))
+                cv.reasons = ()
                 continue
             before = cv.chip
             cv.set_judgements([a.verdict if a else None for a in anns],
                               [a.note if a else "" for a in anns], s.labels)
+            cv.reasons = tuple(a.reasons if a else () for a in anns)
             cv.others = tuple(said)
             cv.merged = tuple((n, tuple(theirs.get((n, k)) for k in keys)) for n in names)
             if cv.chip != before:

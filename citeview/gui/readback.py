@@ -71,6 +71,8 @@ def view_state(shown: ShownWindow) -> dict[str, Any]:
         "first_line": labels[0] if labels else None,
         "last_line": labels[1] if labels else None,
         "highlighted_text": source.highlighted_text(),
+        # A reviewer's evidence spans in the source shown (code points), as painted.
+        "evidence": [list(span) for span in source.evidence_spans()],
         # On screen, not only highlighted: from the source viewport's geometry.
         **source.span_on_screen(),
         "raw": shown.modes.raw_mode,

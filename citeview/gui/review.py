@@ -70,6 +70,9 @@ class ReviewController(QObject):
         self._typed_ahead: list[Callable[[], None]] = []  # review keys pressed while loading
         self.verdict_actions: list[QAction] = []
         self.case_actions: list[QAction] = []
+        # Actions other parts add to the Review menu (evidence, reasons, corrections: see
+        # review_marks.py), after the verdicts; None is a separator. Enabled as the verdicts.
+        self.more_actions: list[QAction | None] = []
         self._build_actions()
         self.navigator.citationChanged.connect(lambda _i: self.sync_bar())
         self.loader.viewReady.connect(self._apply_typed_ahead)
@@ -207,6 +210,11 @@ class ReviewController(QObject):
             m.addAction(a)
         for a in (self.clear_action, self.note_action):
             m.addAction(a)
+        for more in self.more_actions:
+            if more is None:
+                m.addSeparator()
+            else:
+                m.addAction(more)
         m.addSeparator()
         m.addAction(self.next_action)
         m.addAction(self.prev_action)
@@ -258,7 +266,7 @@ class ReviewController(QObject):
                     and not self.presenting)
         for a in (*self.verdict_actions, *self.case_actions, self.clear_action,
                   self.note_action, self.case_clear_action, self.case_note_action,
-                  self.done_action):
+                  self.done_action, *(m for m in self.more_actions if m is not None)):
             a.setEnabled(writable)
         for a in (self.summary_action, self.annotator_action, self.blind_action):
             a.setEnabled(on)
@@ -332,6 +340,18 @@ class ReviewController(QObject):
                             "(Review \u25b8 Annotator Name\u2026)", 8000)
             return False
         return True
+
+    def add_actions(self, actions: list[QAction | None]) -> None:
+        """Put ``actions`` in the Review menu after the verdicts (None: a separator),
+        enabled when verdicts are."""
+        self.more_actions = list(actions)
+        self._fill_menu(self._labels())
+        self._set_enabled(self.session is not None)
+
+    def record(self, make: Callable[[], Edit]) -> bool:
+        """Make an edit (``make``) and put it on the undo stack, as a verdict is; False (and
+        the reason told) when it cannot be recorded."""
+        return self._push(make)
 
     def _push(self, make: Callable[[], Edit]) -> bool:
         if not self._can_edit():

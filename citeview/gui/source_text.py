@@ -12,6 +12,8 @@ from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QFont,
     QFontMetrics,
+    QKeyEvent,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
     QResizeEvent,
@@ -59,8 +61,10 @@ class QtSourceText(QPlainTextEdit):
         super().__init__(parent)
         self.setReadOnly(True)
         self.setUndoRedoEnabled(False)
-        # Mouse selection only: keyboard selection would draw a caret in a read-only pane.
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Selected with the mouse or the keyboard (Shift+arrows: evidence and corrected lines
+        # are chosen without a mouse); the caret is not drawn (width 0).
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                     | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setCenterOnScroll(False)
@@ -73,6 +77,7 @@ class QtSourceText(QPlainTextEdit):
         self._tint_last: list[int] = []
         self.strong_blocks: tuple[int, int] | None = None
         self.strong_exact = False  # the highlight is exact characters, not whole lines
+        self.evidence_blocks: list[tuple[int, int]] = []  # block ranges of evidence spans
         self._caret_block: int | None = None  # where the caret goes (see caret_later)
         self._caret_timer = QTimer(self)  # (a child: stopped with the view)
         self._caret_timer.setSingleShot(True)
@@ -153,6 +158,15 @@ class QtSourceText(QPlainTextEdit):
     def textCursor(self) -> QTextCursor:  # noqa: N802
         self._place_caret()
         return super().textCursor()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        # A keyboard selection starts at the cited span: the caret on its way goes there first.
+        self._place_caret()
+        super().keyPressEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        self._caret_block = None  # the reviewer puts the caret: the one on its way is dropped
+        super().mousePressEvent(event)
 
     def rows_extent(self, first: int, last: int) -> tuple[float, float] | None:
         """Top of the first laid-out row of block ``first`` and bottom of the last row of block
@@ -285,6 +299,8 @@ class QtSourceText(QPlainTextEdit):
                     painter.fillRect(QRectF(w - 5, top, 3, bottom - top), roles.highlight_edge)
                 elif self.is_tinted(number):
                     painter.fillRect(QRectF(w - 4, top, 2, bottom - top), roles.tint_edge)
+                if any(a <= number <= b for a, b in self.evidence_blocks):
+                    painter.fillRect(QRectF(w - 9, top, 3, bottom - top), roles.evidence_edge)
                 pos = block.position()
                 label = self.loaded.block_label(pos, pos + block.length() - 1)
                 if label:

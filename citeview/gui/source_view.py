@@ -151,6 +151,9 @@ class QtSourceView(QWidget):
         self._source: Source | None = None
         self._missing_id: str | None = None
         self._strong_span: tuple[int, int] | None = None  # Qt positions
+        self._strong_sel: QTextEdit.ExtraSelection | None = None
+        # A reviewer's evidence spans in the shown source (code points): a second colour.
+        self._evidence: list[tuple[int, int]] = []
         self._strong_labels: tuple[str, str] | None = None
         self._tint_spans: list[tuple[int, int]] = []
         self._keep_centred: tuple[int, int] | None = None  # block range to keep centred
@@ -281,11 +284,9 @@ class QtSourceView(QWidget):
                 self._fill_header(self._source)
             elif self._stack.currentWidget() is self._message_page:
                 self._show_missing(self._missing_id)
-            if self._strong_span is not None:
-                sels = self._text.extraSelections()
-                for sel in sels:
-                    sel.format.setBackground(self._text.roles.highlight)
-                self._text.setExtraSelections(sels)
+            if self._strong_sel is not None:
+                self._strong_sel.format.setBackground(self._text.roles.highlight)
+            self._apply_selections()
 
     # -- the contract ----------------------------------------------------------------------------
 
@@ -296,6 +297,8 @@ class QtSourceView(QWidget):
         self._set_banner(None)
         self._pending_target = None
         self._tint_spans = []
+        if source is not self._source:
+            self._evidence = []  # another source's spans
         self._text.set_tint_blocks([])
         if source is None:
             self._source = None
@@ -501,10 +504,80 @@ class QtSourceView(QWidget):
 
     def highlighted_text(self) -> str:
         """The strongly highlighted text as displayed (line breaks as ``\\n``)."""
-        sels = self._text.extraSelections()
-        if not sels:
+        if self._strong_sel is None:
             return ""
-        return sels[0].cursor.selectedText().replace("\u2029", "\n")
+        return self._strong_sel.cursor.selectedText().replace("\u2029", "\n")
+
+    # -- evidence and the reviewer's selection (code points of the shown source's text) ---------
+
+    def set_evidence(self, spans: list[tuple[int, int]]) -> None:
+        """Mark ``spans`` of the shown source as evidence: their characters in the evidence
+        colour (not the cited span's), their lines marked in the gutter."""
+        self._evidence = sorted(spans)
+        self._apply_selections()
+
+    def evidence_spans(self) -> list[tuple[int, int]]:
+        """The evidence spans shown, as painted: code points read back from the document."""
+        loaded = self._text.loaded
+        if loaded is None or self._source is None:
+            return []
+        strong = 1 if self._strong_sel is not None else 0
+        return [loaded.dtext.span_from_qt((sel.cursor.selectionStart(), sel.cursor.selectionEnd()))
+                for sel in self._text.extraSelections()[strong:]]
+
+    def selected_span(self) -> tuple[int, int] | None:
+        """The text selected in the shown source (mouse or keyboard), as code points of its
+        text; None when nothing is selected."""
+        loaded = self._text.loaded
+        if loaded is None or self._source is None:
+            return None
+        cursor = self._text.textCursor()
+        if not cursor.hasSelection():
+            return None
+        return loaded.dtext.span_from_qt((cursor.selectionStart(), cursor.selectionEnd()))
+
+    def cursor_offset(self) -> int | None:
+        """Where the source's caret is (code points), None with no source shown."""
+        loaded = self._text.loaded
+        if loaded is None or self._source is None:
+            return None
+        return loaded.dtext.from_qt(self._text.textCursor().position())
+
+    def select_span(self, span: tuple[int, int]) -> None:
+        """Select code points ``span`` of the shown source (as a reviewer's drag would)."""
+        loaded = self._text.loaded
+        if loaded is None or self._source is None:
+            return
+        a, b = loaded.dtext.span_to_qt(span)
+        cursor = self._text.textCursor()
+        cursor.setPosition(a)
+        cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
+        self._text.setTextCursor(cursor)
+
+    def _apply_selections(self) -> None:
+        """The cited span's selection, then the evidence spans (painted over it)."""
+        loaded = self._text.loaded
+        sels: list[QTextEdit.ExtraSelection] = []
+        if self._strong_sel is not None:
+            sels.append(self._strong_sel)
+        blocks: list[tuple[int, int]] = []
+        if loaded is not None and loaded.doc is not None and self._source is not None:
+            fmt = QTextCharFormat()
+            fmt.setBackground(self._text.roles.evidence)
+            for start, end in self._evidence:
+                a, b = loaded.dtext.span_to_qt((start, end))
+                cursor = QTextCursor(loaded.doc)
+                cursor.setPosition(a)
+                cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
+                sel = QTextEdit.ExtraSelection()
+                sel.cursor = cursor
+                sel.format = fmt
+                sels.append(sel)
+                blocks.append(block_range(loaded, start, end))
+        self._text.evidence_blocks = blocks
+        self._text.setExtraSelections(sels)
+        self._text.viewport().update()
+        self._text.gutter.update()
 
     def is_missing_state(self) -> bool:
         return self._source is None and self._missing_id is not None
@@ -702,9 +775,8 @@ class QtSourceView(QWidget):
         self._strong_labels = None
         self._keep_centred = None
         self._text.strong_blocks = None
-        self._text.setExtraSelections([])
-        self._text.viewport().update()
-        self._text.gutter.update()
+        self._strong_sel = None
+        self._apply_selections()
 
     def _set_strong(self, loaded: PreparedSource, span: tuple[int, int], top: bool,
                     last_line_start: int | None = None) -> None:
@@ -719,8 +791,8 @@ class QtSourceView(QWidget):
         fmt = QTextCharFormat()
         fmt.setBackground(self._text.roles.highlight)
         sel.format = fmt
-        self._text.setExtraSelections([sel])
-        self._text.viewport().update()
+        self._strong_sel = sel
+        self._apply_selections()
         first, last = block_range(loaded, span[0], span[1], last_line_start)
         self._strong_span = (a, b)
         self._text.strong_blocks = (first, last)

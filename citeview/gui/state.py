@@ -59,6 +59,9 @@ class CitationView:
     # Per source id (same order as ``citation.source_ids``): this annotator's verdict and note.
     verdicts: tuple[str | None, ...] = ()
     notes: tuple[str, ...] = ()
+    reasons: tuple[tuple[str, ...], ...] = ()  # per source: why it fails (picked reasons)
+    corrections: tuple[str, ...] = ()  # this annotator's corrections of it, one line each
+    evidence: tuple[str, ...] = ()  # this annotator's evidence per source, one line each
     # Lexical support per source (a triage hint, never a verdict); None when not computable.
     support: tuple[float | None, ...] = ()
     others: tuple[str, ...] = ()  # other annotators' verdicts, one line each (not when blind)
@@ -162,7 +165,8 @@ class CitationView:
         state = (ChipState.ANNOTATED if judged else
                  ChipState.PROBLEM if self.problem else ChipState.RESOLVED)
         return Chip(self.number, state, len(self.citation.source_ids),
-                    self.citation.recovered is not None, self.problem, marks, tone)
+                    self.citation.recovered is not None, self.problem, marks, tone,
+                    bool(self.corrections))
 
     def tooltip_lines(self, blind: bool = False) -> list[str]:
         """Plain text lines: per source its title and the first cited lines, then problems.
@@ -202,6 +206,11 @@ class CitationView:
         notes = [n for n in self.notes if n]
         if notes:
             out.append("Note: " + " | ".join(notes))
+        for sid, why in zip(self.citation.source_ids, self.reasons, strict=False):
+            if why:
+                out.append(f"Reasons ({sid}): " + "; ".join(why))
+        out.extend(f"Evidence {e}" for e in self.evidence)
+        out.extend(f"Correction: {c}" for c in self.corrections)
         if not blind:
             out.extend(self.others)
         return out

@@ -13,6 +13,12 @@ from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY
 from citeview.gui.view_modes import ViewModes
 
 
+def first_size(room_width: int, room_height: int) -> tuple[int, int]:
+    """The window's size on a first start on a screen with this much room: 90% of it, at least
+    1400x860 (fitted to the room by the caller)."""
+    return max(1400, room_width * 9 // 10), max(860, room_height * 9 // 10)
+
+
 def restore(window: QMainWindow, s: QSettings, splitters: Sequence[QSplitter],
             modes: ViewModes) -> bool:
     """Restore what ``save`` kept; whether any splitter was restored."""
@@ -20,9 +26,17 @@ def restore(window: QMainWindow, s: QSettings, splitters: Sequence[QSplitter],
     if isinstance(geometry, QByteArray):
         window.restoreGeometry(geometry)
     else:
-        # First start: 1400x860, or what the screen has room for (a 1024x640 display shows
+        # First start: most of the screen (a 1920x1080 display gives the panes room), at least
+        # 1400x860 where the screen has it, never more than it has (a 1024x640 display shows
         # the whole window, not its left part).
-        dialogs.fit_to_screen(window, 1400, 860, frame=(0, 0))
+        screen = window.screen()
+        room = screen.availableGeometry() if screen is not None else None
+        width, height = first_size(room.width(), room.height()) if room else (1400, 860)
+        dialogs.fit_to_screen(window, width, height, frame=(0, 0))
+        if room is not None:
+            frame = window.frameGeometry()
+            frame.moveCenter(room.center())
+            window.move(frame.topLeft())
     restored = False
     for split in splitters:
         state = s.value(f"splitters/{split.objectName()}")
@@ -64,4 +78,4 @@ def first_run_sizes(width: int, split_main: QSplitter, split_right: QSplitter,
     split_panes.setSizes([answer, width - left - answer])
 
 
-__all__ = ["first_run_sizes", "restore", "save"]
+__all__ = ["first_run_sizes", "first_size", "restore", "save"]

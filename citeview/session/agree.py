@@ -49,6 +49,24 @@ class Agreement:
     not_compared: list[dict[str, Any]] = field(default_factory=list)  # judged in both, but
     # with a label only one rubric has
     warnings: list[str] = field(default_factory=list)
+    # The reasons (issue 30) A and B gave on each compared item, in the order of ``pairs``.
+    reason_pairs: list[tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
+
+    def per_reason(self) -> dict[str, dict[str, Any]]:
+        """Agreement per reason over the compared items: whether each side gave it (yes/no
+        per item), as counts, percent agreement and Cohen's kappa of those two labels."""
+        names = list(dict.fromkeys(r for x, y in self.reason_pairs for r in (*x, *y)))
+        out: dict[str, dict[str, Any]] = {}
+        for name in names:
+            pairs = [("yes" if name in x else "no", "yes" if name in y else "no")
+                     for x, y in self.reason_pairs]
+            out[name] = {"both": sum(1 for p in pairs if p == ("yes", "yes")),
+                         "only_a": sum(1 for p in pairs if p == ("yes", "no")),
+                         "only_b": sum(1 for p in pairs if p == ("no", "yes")),
+                         "neither": sum(1 for p in pairs if p == ("no", "no")),
+                         "percent_agreement": percent_agreement(pairs),
+                         "kappa": cohen_kappa(pairs)}
+        return out
 
     @property
     def percent(self) -> float | None:
@@ -76,6 +94,7 @@ class Agreement:
             "labels": {"only_a": list(self.labels_only_a), "only_b": list(self.labels_only_b)},
             "not_compared": self.not_compared,
             "warnings": self.warnings,
+            "reasons": self.per_reason(),
         }
 
 
@@ -182,14 +201,17 @@ def compare(a: ReviewStore, b: ReviewStore, *, annotator_a: str | None = None,
             entry = {
                 "case_id": item[0], "citation": item[1], "source_id": item[3],
                 "claim": x.claim or y.claim,
-                "a": {"verdict": x.verdict, "note": x.note, "annotator": x.annotator},
-                "b": {"verdict": y.verdict, "note": y.note, "annotator": y.annotator},
+                "a": {"verdict": x.verdict, "note": x.note, "annotator": x.annotator,
+                      "reasons": list(x.reasons)},
+                "b": {"verdict": y.verdict, "note": y.note, "annotator": y.annotator,
+                      "reasons": list(y.reasons)},
             }
             if x.verdict in one_sided or y.verdict in one_sided:
                 result.not_compared.append(entry)
                 continue
             result.pairs.append((x.verdict, y.verdict))
-            if x.verdict != y.verdict:
+            result.reason_pairs.append((x.reasons, y.reasons))
+            if x.verdict != y.verdict or set(x.reasons) != set(y.reasons):
                 result.disagreements.append(entry)
     for cid, vb in _by_case(b, annotator_b):
         if not _has_case(a, cid):
@@ -260,10 +282,20 @@ def render_text(ag: Agreement) -> str:
     lines.append(" " * (width + 2) + " ".join(f"{x[:width]:>{width}}" for x in m.labels))
     for label, row in zip(m.labels, m.counts, strict=True):
         lines.append(f"  {label:<{width}}" + " ".join(f"{n:>{width}}" for n in row))
+    per_reason = ag.per_reason()
+    if per_reason:
+        lines.append("Agreement per reason (both / only A / only B / neither):")
+        for name, r in per_reason.items():
+            kappa = "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}"
+            lines.append(f"  {name}: {_pct(r['percent_agreement'])}, kappa {kappa} "
+                         f"({r['both']} / {r['only_a']} / {r['only_b']} / {r['neither']})")
     lines.append(f"Disagreements: {len(ag.disagreements)}")
     for d in ag.disagreements:
         lines.append(f"  {d['case_id']} citation {d['citation']} [{d['source_id']}]: "
                      f"A {d['a']['verdict']} / B {d['b']['verdict']}")
+        if set(d["a"]["reasons"]) != set(d["b"]["reasons"]):
+            lines.append(f"    reasons: A {'; '.join(d['a']['reasons']) or '(none)'} / "
+                         f"B {'; '.join(d['b']['reasons']) or '(none)'}")
         for tag in ("a", "b"):
             if d[tag]["note"]:
                 lines.append(f"    {tag.upper()} note: {_one_line(d[tag]['note'])}")

@@ -22,6 +22,23 @@ class AnnotationChanged:
 
 
 @dataclass(slots=True, frozen=True)
+class EvidenceChanged:
+    """An evidence span of one citation's source (``key``, any annotator) was added or
+    removed."""
+
+    case_id: str
+    key: AnnotationKey | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class CorrectionChanged:
+    """A correction of a case's citations (any annotator) was stored or removed: its corrected
+    answer changed."""
+
+    case_id: str
+
+
+@dataclass(slots=True, frozen=True)
 class ReviewChanged:
     """A case review (any annotator) was set or deleted."""
 
@@ -52,7 +69,8 @@ class SizesKnown:
     case_id: str
 
 
-Change = AnnotationChanged | ReviewChanged | CaseChanged | CasesAdded | MetaChanged | SizesKnown
+Change = (AnnotationChanged | ReviewChanged | CaseChanged | CasesAdded | MetaChanged | SizesKnown
+          | EvidenceChanged | CorrectionChanged)
 Listener = Callable[[Change], None]
 
 
@@ -90,6 +108,7 @@ def _deliver(calls: Iterator[tuple[Listener, Change]]) -> None:
 
 
 __all__ = [
-    "AnnotationChanged", "CaseChanged", "CasesAdded", "Change", "Listener", "MetaChanged",
+    "AnnotationChanged", "CaseChanged", "CasesAdded", "Change", "CorrectionChanged",
+    "EvidenceChanged", "Listener", "MetaChanged",
     "ReviewChanged", "SizesKnown", "Subscribers",
 ]

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import IO, Any
 
 from citeview.core.cases import Case
+from citeview.core.corrections import Correction, CorrectionError
 from citeview.core.errors import InputError
 from citeview.core.files import (
     input_name,
@@ -31,9 +32,14 @@ from citeview.core.files import (
 from citeview.resource_files import resource_path
 from citeview.session.jsonio import dumps_json
 from citeview.session.migrations import anchor_provider_annotations, renumber_annotations
-from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
+from citeview.session.model import Annotation, AnnotationKey, CaseReview, Evidence, ReviewState
 from citeview.session.protocol import ReviewStore
-from citeview.session.records import insert_annotation, insert_review
+from citeview.session.records import (
+    insert_annotation,
+    insert_correction,
+    insert_evidence,
+    insert_review,
+)
 from citeview.session.store import DOCUMENT_EXTRA, KNOWN_META, Session
 
 FORMAT = "citeview-session"
@@ -42,9 +48,10 @@ MAX_NUMBER = 2**62  # a citation number SQLite stores as an integer, with room t
 # so a verdict after a degraded marker could sit under another number: renumbered on import).
 VERSION = 2
 ANNOTATION_KEYS = ("case_id", "number", "raw", "anchor", "source_id", "annotator", "verdict",
-                   "note", "timestamp", "claim", "recovered", "orphaned")
+                   "note", "timestamp", "claim", "recovered", "orphaned", "reasons")
 REVIEW_KEYS = ("case_id", "annotator", "state", "verdict", "note", "timestamp")
-DOCUMENT_KEYS = ("format", "version", "meta", "cases", "reviews", "annotations")
+DOCUMENT_KEYS = ("format", "version", "meta", "cases", "reviews", "annotations", "evidence",
+                 "corrections")
 
 
 def schema() -> dict[str, Any]:
@@ -66,8 +73,18 @@ def annotation_json(a: Annotation) -> dict[str, Any]:
         "timestamp": a.timestamp, "claim": a.claim, "recovered": a.recovered,
         "orphaned": a.orphaned,
     }
+    if a.reasons:
+        d["reasons"] = list(a.reasons)
     d.update(a.extra)
     return d
+
+
+def evidence_json(e: Evidence) -> dict[str, Any]:
+    return {"case_id": e.case_id, **e.to_dict()}
+
+
+def correction_json(c: Correction) -> dict[str, Any]:
+    return {"case_id": c.case_id, **c.to_dict()}
 
 
 def review_json(r: CaseReview) -> dict[str, Any]:
@@ -84,6 +101,11 @@ def export_document(session: ReviewStore) -> dict[str, Any]:
                            "reviews": [review_json(r) for r in session.reviews()],
                            "annotations": [annotation_json(a)
                                            for a in session.iter_annotations()]}
+    evidence, corrections = session.evidence(), session.corrections()
+    if evidence:
+        doc["evidence"] = [evidence_json(e) for e in evidence]
+    if corrections:
+        doc["corrections"] = [correction_json(c) for c in corrections]
     doc.update(session.document_extra)
     return doc
 
@@ -104,8 +126,14 @@ def write_json(session: ReviewStore, out: IO[str]) -> None:
     out.write(f' "meta": {dumps_json(session.meta)},\n')
     items("cases", (session.case_data(cid) for cid in session.case_ids()))
     items("reviews", (review_json(r) for r in session.reviews()))
+    evidence, corrections = session.evidence(), session.corrections()
     items("annotations", (annotation_json(a) for a in session.iter_annotations()),
-          last=not extra)
+          last=not (extra or evidence or corrections))
+    if evidence:
+        items("evidence", (evidence_json(e) for e in evidence),
+              last=not (extra or corrections))
+    if corrections:
+        items("corrections", (correction_json(c) for c in corrections), last=not extra)
     for n, (key, value) in enumerate(extra.items(), 1):
         out.write(f" {dumps_json(key)}: {dumps_json(value)}" + ("\n" if n == len(extra) else ",\n"))
     out.write("}\n")
@@ -171,7 +199,10 @@ def validate_document(doc: object) -> None:
                              ("name", "a string", _text), ("created", "a string", _text),
                              ("source", "a string", _text),
                              ("families", "a list of strings",
-                              lambda v: isinstance(v, list) and all(_text(x) for x in v))):
+                              lambda v: isinstance(v, list) and all(_text(x) for x in v)),
+                             ("reasons", "a list of distinct names",
+                              lambda v: isinstance(v, list) and all(_text(x) and x for x in v)
+                              and len(set(v)) == len(v))):
         if key in meta:
             _want(check(meta[key]), f"meta.{key}", kind, meta[key])
     for name in ("cases", "reviews", "annotations"):
@@ -223,6 +254,28 @@ def validate_document(doc: object) -> None:
                 raise InputError(f"{where}: a second annotation of case {a['case_id']!r} "
                                  f"citation {number} source {a['source_id']!r}")
             seen.add(akey)
+    _validate_extras(doc, ids)
+
+
+def _validate_extras(doc: Mapping[str, Any], ids: set[str]) -> None:
+    """Reasons of annotations, evidence and corrections (issue 30) are well formed."""
+    for n, a in enumerate(doc.get("annotations", [])):
+        if "reasons" in a:
+            _want(isinstance(a["reasons"], list) and all(_text(r) for r in a["reasons"]),
+                  f"annotations[{n}].reasons", "a list of strings", a["reasons"])
+    for name, read in (("evidence", Evidence.from_dict), ("corrections", Correction.from_dict)):
+        rows = doc.get(name, [])
+        _want(isinstance(rows, list), name, "an array", rows)
+        for n, row in enumerate(rows):
+            where = f"{name}[{n}]"
+            _want(isinstance(row, Mapping), where, "an object", row)
+            _want(_text(row.get("case_id")), f"{where}.case_id", "a string", row.get("case_id"))
+            if row["case_id"] not in ids:
+                raise InputError(f"{where}: case {row['case_id']!r} is not among the cases")
+            try:
+                read(row["case_id"], dict(row))
+            except (ValueError, CorrectionError) as err:
+                raise InputError(f"{where}: {err}") from None
 
 
 def anchor_of(row: Mapping[str, Any]) -> str:
@@ -270,7 +323,12 @@ def import_document(doc: Mapping[str, Any], path: str, *, annotator: str = "",
                 a.get("annotator", ""), a.get("verdict"), a.get("note", ""),
                 a.get("timestamp", ""), a.get("claim", ""), a.get("recovered", False),
                 a.get("orphaned", False),
-                {k: v for k, v in a.items() if k not in ANNOTATION_KEYS}))
+                {k: v for k, v in a.items() if k not in ANNOTATION_KEYS},
+                tuple(a.get("reasons", ()))))
+        for e in doc.get("evidence", []):
+            insert_evidence(conn, Evidence.from_dict(e["case_id"], e))
+        for c in doc.get("corrections", []):
+            insert_correction(conn, Correction.from_dict(c["case_id"], c))
         if doc.get("version", VERSION) < 2:
             renumber_annotations(conn)
         # An export of a session the window wrote before issue 21: its provider citations'

@@ -21,6 +21,7 @@ from typing import Any
 
 from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
+from citeview.core.corrections import Correction, ordered
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES
@@ -41,14 +42,25 @@ from citeview.session.model import (
     Annotation,
     AnnotationKey,
     CaseReview,
+    Evidence,
     Reattached,
     ReviewState,
     citation_slots,
     now_iso,
     reattach,
+    reattach_marks,
     rubric_labels,
+    rubric_reasons,
+    stored_reasons,
 )
-from citeview.session.protocol import ReviewStore, RowChange, SessionDataset, row_event
+from citeview.session.protocol import (
+    ReviewStore,
+    Row,
+    RowChange,
+    SessionDataset,
+    check_row,
+    row_event,
+)
 from citeview.session.store_file import DOCUMENT_EXTRA
 
 
@@ -64,6 +76,8 @@ class _Rows:
     writer: str | None = None  # token of the session open for writing
     version: int = 0  # bumped by every committed change
     next_row: int = 1
+    evidence: dict[str, Evidence] = field(default_factory=dict)  # by id
+    corrections: dict[str, Correction] = field(default_factory=dict)  # by id
 
 
 class MemoryBackend:
@@ -131,6 +145,8 @@ def _read_file(path: str) -> _Rows:
             rows.next_row += 1
         rows.reviews = {(r.case_id, r.annotator): r for r in file.reviews()}
         rows.stats = dict(file.sizes())
+        rows.evidence = {e.id: e for e in file.evidence()}
+        rows.corrections = {c.id: c for c in file.corrections()}
     return rows
 
 
@@ -184,7 +200,8 @@ class MemorySession:
             return
         rows = self._rows
         copy = _Rows(json.loads(dumps_json(rows.meta)), dict(rows.cases), list(rows.annotations),
-                     dict(rows.reviews), dict(rows.stats), None, 0, rows.next_row)
+                     dict(rows.reviews), dict(rows.stats), None, 0, rows.next_row,
+                     dict(rows.evidence), dict(rows.corrections))
         self.backend.held[self.backend._key(path)] = copy
         if switch:
             self.close()
@@ -266,6 +283,16 @@ class MemorySession:
     def set_labels(self, labels: Sequence[str]) -> None:
         self.set_meta("labels", rubric_labels(labels))
 
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        found = stored_reasons(self._rows.meta.get("reasons"))
+        if found is None:
+            raise damaged(self.path, "the reasons are not a list of names")
+        return found
+
+    def set_reasons(self, reasons: Sequence[str]) -> None:
+        self.set_meta("reasons", rubric_reasons(reasons))
+
     # ------------------------------------------------------------------ cases
 
     def case_ids(self) -> list[str]:
@@ -321,8 +348,16 @@ class MemorySession:
                 self._write().cases[case.id] = data
                 self._committed()
         else:
-            result = reattach(anns, citation_slots(self.analysed(case)))
+            new_slots = citation_slots(self.analysed(case))
+            result = reattach(anns, new_slots)
+            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
+                                          citation_slots(self.analysed(old)), new_slots,
+                                          old.answer, case.answer)
             rows = self._write()
+            for ev in marks:
+                rows.evidence[ev.id] = ev
+            for fix in fixes:
+                rows.corrections[fix.id] = fix
             rows.cases[case.id] = data
             rows.annotations = [(n, a) for n, a in rows.annotations if a.case_id != case.id]
             rows.stats.pop(case.id, None)
@@ -443,7 +478,50 @@ class MemorySession:
                 return i
         return None
 
-    def current_row(self, change: RowChange) -> Annotation | CaseReview | None:
+    # ------------------------------------------------------------------ evidence, corrections
+
+    def evidence(self, case_id: str | None = None, *, key: AnnotationKey | None = None,
+                 annotator: str | None = None) -> list[Evidence]:
+        pos = {cid: i for i, cid in enumerate(self._rows.cases)}
+        found = [e for e in self._rows.evidence.values()
+                 if e.case_id in pos and (key is None or e.key == key)
+                 and (case_id is None or e.case_id == case_id)
+                 and (annotator is None or e.annotator == annotator)]
+        return sorted(found, key=lambda e: (pos[e.case_id], e.key.number, e.key.source_id,
+                                            e.start, e.end, e.annotator, e.id))
+
+    def put_evidence(self, evidence: Evidence) -> None:
+        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
+                              False, evidence, evidence.id)])
+
+    def delete_evidence(self, evidence: Evidence) -> None:
+        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
+                              False, None, evidence.id)])
+
+    def corrections(self, case_id: str | None = None, *,
+                    annotator: str | None = None) -> list[Correction]:
+        by_case: dict[str, list[Correction]] = {}
+        for c in self._rows.corrections.values():
+            if (case_id is None or c.case_id == case_id) and (
+                    annotator is None or c.annotator == annotator):
+                by_case.setdefault(c.case_id, []).append(c)
+        return [c for cid in self._rows.cases for c in ordered(by_case.get(cid, []))]
+
+    def put_correction(self, correction: Correction) -> None:
+        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
+                              False, correction, correction.id)])
+
+    def delete_correction(self, correction: Correction) -> None:
+        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
+                              False, None, correction.id)])
+
+    def current_row(self, change: RowChange) -> Row | None:
+        if change.kind == "evidence":
+            found_e = self._rows.evidence.get(change.ident)
+            return found_e if found_e is not None and found_e.case_id == change.case_id else None
+        if change.kind == "correction":
+            found_c = self._rows.corrections.get(change.ident)
+            return found_c if found_c is not None and found_c.case_id == change.case_id else None
         if change.kind == "annotation":
             assert change.key is not None
             if change.orphaned:
@@ -458,12 +536,31 @@ class MemorySession:
         rows = self._write()
         annotations = list(rows.annotations)
         reviews = dict(rows.reviews)
+        evidence = dict(rows.evidence)
+        corrections = dict(rows.corrections)
         next_row = rows.next_row
         for ch in changes:
+            check_row(ch)
             if ch.case_id not in rows.cases:
                 raise SessionError(f"{self.path}: cannot store the change (no case "
                                    f"{ch.case_id!r})")
-            if ch.kind == "annotation":
+            if ch.kind == "evidence":
+                if ch.ident in evidence and evidence[ch.ident].case_id == ch.case_id:
+                    del evidence[ch.ident]
+                if isinstance(ch.new, Evidence):
+                    if ch.ident in evidence:
+                        raise SessionError(f"{self.path}: cannot store the change (evidence "
+                                           f"{ch.ident!r} exists)")
+                    evidence[ch.ident] = ch.new
+            elif ch.kind == "correction":
+                if ch.ident in corrections and corrections[ch.ident].case_id == ch.case_id:
+                    del corrections[ch.ident]
+                if isinstance(ch.new, Correction):
+                    if ch.ident in corrections:
+                        raise SessionError(f"{self.path}: cannot store the change (correction "
+                                           f"{ch.ident!r} exists)")
+                    corrections[ch.ident] = ch.new
+            elif ch.kind == "annotation":
                 at = next((i for i, (_n, a) in enumerate(annotations)
                            if a.key == ch.key and a.annotator == ch.annotator
                            and a.orphaned == ch.orphaned), None)
@@ -483,6 +580,7 @@ class MemorySession:
                 if isinstance(ch.new, CaseReview):
                     reviews[(ch.case_id, ch.annotator)] = ch.new
         rows.annotations, rows.reviews, rows.next_row = annotations, reviews, next_row
+        rows.evidence, rows.corrections = evidence, corrections
         self._committed()
         self._notify(*[row_event(ch) for ch in changes])
 

@@ -29,6 +29,8 @@ from citeview.session.interchange import (
     FORMAT,
     VERSION,
     annotation_json,
+    correction_json,
+    evidence_json,
     import_document,
     review_json,
 )
@@ -63,6 +65,8 @@ class MergeReport:
 def _names(session: ReviewStore) -> set[str]:
     names = {a.annotator for a in session.iter_annotations()}
     names.update(r.annotator for r in session.reviews())
+    names.update(e.annotator for e in session.evidence())
+    names.update(c.annotator for c in session.corrections())
     return names
 
 
@@ -120,8 +124,26 @@ def merge_sessions(a: ReviewStore, b: ReviewStore, path: str, *, overwrite: bool
                 report.orphaned += len(moved.orphaned)
                 theirs = [*moved.placed, *moved.orphaned]
         anns.extend(annotation_json(x) for x in theirs)
+    # Issue 30: both reason lists, and both sides' evidence and corrections, renamed like the
+    # verdicts (an id both have, from a common copy, gets its side's tag).
+    meta["reasons"] = list(dict.fromkeys([*a.reasons, *b.reasons]))
+    evidence: list[dict[str, Any]] = []
+    corrections: list[dict[str, Any]] = []
+    seen_ids: set[str] = set()
+    for side, names, tag in ((a, map_a, tag_a), (b, map_b, tag_b)):
+        for ev in side.evidence():
+            ev_id = ev.id if ev.id not in seen_ids else f"{ev.id}-{tag}"
+            seen_ids.add(ev_id)
+            evidence.append(evidence_json(replace(ev, annotator=names[ev.annotator],
+                                                  id=ev_id)))
+        for corr in side.corrections():
+            c_id = corr.id if corr.id not in seen_ids else f"{corr.id}-{tag}"
+            seen_ids.add(c_id)
+            corrections.append(correction_json(replace(corr, annotator=names[corr.annotator],
+                                                       id=c_id)))
     doc = {"format": FORMAT, "version": VERSION, "meta": meta, "cases": cases,
-           "reviews": reviews, "annotations": anns}
+           "reviews": reviews, "annotations": anns, "evidence": evidence,
+           "corrections": corrections}
     return import_document(doc, path, overwrite=overwrite), report
 
 

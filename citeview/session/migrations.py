@@ -115,8 +115,10 @@ def renumber_annotations(conn: sqlite3.Connection) -> None:
     could sit under a number its citation does not have. Place every annotation on its
     citation as the analysed case numbers it (same anchor and source id, nearest number)."""
     families = _families(conn)
+    # From version 5 a row also has its reasons: carried through as they are.
+    has_reasons = any(r[1] == "reasons" for r in conn.execute("PRAGMA table_info(annotations)"))
     cols = ("rowid, case_id, number, raw, source_id, annotator, verdict, note, timestamp, "
-            "claim, recovered, orphaned, extra")
+            "claim, recovered, orphaned, extra" + (", reasons" if has_reasons else ""))
     judged = [r[0] for r in conn.execute("SELECT DISTINCT case_id FROM annotations")]
     for case_id in judged:
         case = _stored_case(conn, case_id)
@@ -127,19 +129,19 @@ def renumber_annotations(conn: sqlite3.Connection) -> None:
         # ``extra`` carries the row id through re-attachment; the stored extra is put back.
         anns = [Annotation(AnnotationKey(r[1], _number(r), r[3], r[4]), r[5], r[6], r[7], r[8],
                            r[9], bool(r[10]), bool(r[11]), {"rowid": r[0]}) for r in rows]
-        stored_extra = {r[0]: r[12] for r in rows}
+        stored = {r[0]: r[12:] for r in rows}
         result = reattach(anns, case_citations(case, families), same_answer=True)
-        new_rows = [(a, stored_extra[a.extra["rowid"]])
-                    for a in [*result.placed, *result.orphaned]]
+        new_rows = [(a, stored[a.extra["rowid"]]) for a in [*result.placed, *result.orphaned]]
         conn.execute("DELETE FROM annotations WHERE case_id = ?", (case_id,))
-        for new, extra_json in new_rows:
+        for new, kept in new_rows:
             k = new.key
             conn.execute(
                 "INSERT INTO annotations (case_id, number, raw, source_id, annotator, verdict, "
-                "note, timestamp, claim, recovered, orphaned, extra) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "note, timestamp, claim, recovered, orphaned, extra"
+                + (", reasons) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)" if has_reasons
+                   else ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"),
                 (k.case_id, k.number, k.anchor, k.source_id, new.annotator, new.verdict, new.note,
-                 new.timestamp, new.claim, int(new.recovered), int(new.orphaned), extra_json))
+                 new.timestamp, new.claim, int(new.recovered), int(new.orphaned), *kept))
 
 
 def _number(row: tuple[object, ...]) -> int:
@@ -216,9 +218,43 @@ def _migration_4(conn: sqlite3.Connection) -> None:
     anchor_provider_annotations(conn)
 
 
+MIGRATION_5 = [
+    # Issue 30: why a verdict fails (a JSON list of names from the session's reason list).
+    "ALTER TABLE annotations ADD COLUMN reasons TEXT NOT NULL DEFAULT '[]'",
+    # Spans of a cited source marked as where the support is: one row each, several per
+    # (case, citation, source, annotator). Offsets are code points in the source's text.
+    """CREATE TABLE evidence (
+        id TEXT PRIMARY KEY,
+        case_id TEXT NOT NULL REFERENCES cases(id) ON UPDATE CASCADE ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        raw TEXT NOT NULL,
+        source_id TEXT NOT NULL,
+        annotator TEXT NOT NULL,
+        start_offset INTEGER NOT NULL,
+        end_offset INTEGER NOT NULL,
+        first_line INTEGER NOT NULL DEFAULT 0,
+        last_line INTEGER NOT NULL DEFAULT 0,
+        text TEXT NOT NULL DEFAULT '',
+        timestamp TEXT NOT NULL DEFAULT ''
+    )""",
+    "CREATE INDEX evidence_case ON evidence (case_id, number)",
+    # Corrections of a case's citations, beside it (the answer is never changed): ``data`` is
+    # the correction's export shape (core/corrections.py), so a new field needs no migration.
+    """CREATE TABLE corrections (
+        id TEXT PRIMARY KEY,
+        case_id TEXT NOT NULL REFERENCES cases(id) ON UPDATE CASCADE ON DELETE CASCADE,
+        annotator TEXT NOT NULL,
+        timestamp TEXT NOT NULL DEFAULT '',
+        data TEXT NOT NULL
+    )""",
+    "CREATE INDEX corrections_case ON corrections (case_id)",
+]
+
+
 # MIGRATIONS[i] brings a session from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _statements(MIGRATION_1), _migration_2, _migration_3, _migration_4]
+    _statements(MIGRATION_1), _migration_2, _migration_3, _migration_4,
+    _statements(MIGRATION_5)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -30,12 +30,39 @@ from citeview.core.analysis import (
     span_anchor_kind,
 )
 from citeview.core.cases import Case
+from citeview.core.corrections import Correction
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.core.numbering import index_of
 from citeview.session.errors import SessionError
 
 DEFAULT_LABELS: tuple[str, ...] = ("supported", "partially supported", "unsupported",
                                    "cannot tell")
+
+
+# Why a citation fails, offered by the reason picker (number keys 1, 2, ... in this order); a
+# session's own list is its meta "reasons" (:func:`rubric_reasons`).
+DEFAULT_REASONS: tuple[str, ...] = (
+    "wrong source", "right source, wrong lines", "number or date differs",
+    "inference the source does not make", "outdated source", "claim needed no citation")
+
+
+def rubric_reasons(reasons: Sequence[str]) -> list[str]:
+    """``reasons`` as a session's reason list (stripped): :class:`SessionError` unless distinct
+    and non-empty names (the list itself may be empty: no reasons asked for)."""
+    cleaned = [str(reason).strip() for reason in reasons]
+    if any(not reason for reason in cleaned) or len(set(cleaned)) != len(cleaned):
+        raise SessionError("reasons must be distinct non-empty names")
+    return cleaned
+
+
+def stored_reasons(value: object) -> tuple[str, ...] | None:
+    """A session's reason list as its meta holds it (``value``: the meta's "reasons", None when
+    unset: the defaults); None when it is not a list of names (the store reports damage)."""
+    if value is None:
+        return DEFAULT_REASONS
+    if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+        return None
+    return tuple(value)
 
 
 def rubric_labels(labels: Sequence[str]) -> list[str]:
@@ -85,7 +112,8 @@ class Annotation:
 
     ``claim`` is the claim text when annotated (used to re-attach); ``orphaned`` is set when the
     answer changed and the citation could not be found again. ``extra`` keeps unknown keys of an
-    imported session."""
+    imported session. ``reasons`` are why it fails (names from the session's reason list, in
+    the order picked; several per verdict)."""
 
     key: AnnotationKey
     annotator: str = ""
@@ -96,6 +124,7 @@ class Annotation:
     recovered: bool = False
     orphaned: bool = False
     extra: dict[str, Any] = field(default_factory=dict, compare=True, hash=False)
+    reasons: tuple[str, ...] = ()
 
     @property
     def case_id(self) -> str:
@@ -103,8 +132,62 @@ class Annotation:
 
     @property
     def empty(self) -> bool:
-        """No verdict and no note: nothing worth keeping."""
-        return self.verdict is None and not self.note and not self.extra
+        """No verdict, no note and no reason: nothing worth keeping."""
+        return self.verdict is None and not self.note and not self.extra and not self.reasons
+
+
+@dataclass(slots=True, frozen=True)
+class Evidence:
+    """A span of a cited source that a reviewer marked as where the support really is, for
+    one source of one citation (``key``, as an annotation's), by one annotator. Several per
+    source; each is its own row (``id``), removed on its own.
+
+    ``start``/``end`` are code points in the source's citable text as the source pane shows it
+    (:attr:`citeview.core.material.Source.text`); ``first_line``/``last_line`` the [L#] labels
+    of the lines it touches (0 when the source has no line labels); ``text`` is the marked text
+    (kept so an export reads without the case)."""
+
+    key: AnnotationKey
+    annotator: str
+    id: str
+    start: int
+    end: int
+    first_line: int = 0
+    last_line: int = 0
+    text: str = ""
+    timestamp: str = ""
+
+    @property
+    def case_id(self) -> str:
+        return self.key.case_id
+
+    @property
+    def lines(self) -> str:
+        """The line range as a locator (``L9`` or ``L9-L10``), "" without line labels."""
+        if self.first_line <= 0:
+            return ""
+        if self.first_line == self.last_line:
+            return f"L{self.first_line}"
+        return f"L{self.first_line}-L{self.last_line}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "number": self.key.number, "raw": self.key.anchor,
+                "source_id": self.key.source_id, "annotator": self.annotator,
+                "start": self.start, "end": self.end, "first_line": self.first_line,
+                "last_line": self.last_line, "text": self.text, "timestamp": self.timestamp}
+
+    @classmethod
+    def from_dict(cls, case_id: str, data: dict[str, Any]) -> Evidence:
+        """The evidence of an export row (:meth:`to_dict`); ``ValueError`` when malformed."""
+        ints = [data.get(k, 0) for k in ("number", "start", "end", "first_line", "last_line")]
+        texts = [data.get(k, "") for k in ("id", "raw", "source_id", "annotator", "text",
+                                           "timestamp")]
+        if (any(type(v) is not int or v < 0 for v in ints)
+                or any(not isinstance(v, str) for v in texts) or ints[1] > ints[2]
+                or ints[0] < 1 or not texts[0]):
+            raise ValueError(f"case {case_id!r}: malformed evidence {str(data)[:80]}")
+        return cls(AnnotationKey(case_id, ints[0], texts[1], texts[2]), texts[3], texts[0],
+                   ints[1], ints[2], ints[3], ints[4], texts[4], texts[5])
 
 
 @dataclass(slots=True, frozen=True)
@@ -264,3 +347,42 @@ def reattach(annotations: Iterable[Annotation], slots: Sequence[CitationSlot], *
         else:
             orphans.append(replace(ann, orphaned=True))
     return Reattached(placed, orphans)
+
+
+def reattach_marks(evidence: Sequence[Evidence], corrections: Sequence[Correction],
+                   old: Sequence[CitationSlot], new: Sequence[CitationSlot], old_answer: str,
+                   new_answer: str) -> tuple[list[Evidence], list[Correction]]:
+    """Evidence and corrections (:class:`~citeview.core.corrections.Correction`) of a case
+    whose answer changed, moved to their citations in the new answer as :func:`reattach`
+    moves verdicts (same anchor, source and claim); an added citation's claim span follows
+    its text. What cannot be placed is kept as it was (never dropped)."""
+    by_number = {s.number: s for s in old}
+
+    def placed(key: AnnotationKey, tag: str) -> AnnotationKey | None:
+        slot = by_number.get(key.number)
+        if slot is None or slot.anchor != key.anchor:
+            return None
+        probe = Annotation(key, tag, claim=slot.claim)
+        moved = reattach([probe], new)
+        return moved.placed[0].key if moved.placed else None
+
+    out_ev = []
+    for ev in evidence:
+        key = placed(ev.key, "\0" + ev.id)
+        out_ev.append(replace(ev, key=key) if key is not None else ev)
+    out_corr = []
+    for corr in corrections:
+        if corr.number:
+            slot = by_number.get(corr.number)
+            sid = slot.source_ids[0] if slot is not None and slot.source_ids else ""
+            key = placed(AnnotationKey(corr.case_id, corr.number, corr.anchor, sid),
+                         "\0" + corr.id)
+            out_corr.append(replace(corr, number=key.number, anchor=key.anchor)
+                            if key is not None else corr)
+        elif corr.claim is not None:
+            text = old_answer[corr.claim[0]:corr.claim[1]]
+            at = new_answer.find(text) if text else -1
+            out_corr.append(replace(corr, claim=(at, at + len(text))) if at >= 0 else corr)
+        else:
+            out_corr.append(corr)
+    return out_ev, out_corr

@@ -8,6 +8,14 @@ and open sessions through a :class:`SessionBackend` passed in at their entry poi
 
 Every change is committed before its method returns and then announced to subscribers as a
 typed event (:mod:`citeview.session.events`).
+
+Beyond verdicts (issue 30) a store keeps, per case and annotator: the reasons of a verdict
+(``Annotation.reasons``, names from :attr:`ReviewStore.reasons`), evidence spans
+(:class:`~citeview.session.model.Evidence`, several per citation source) and corrections of the
+citations (:class:`~citeview.core.corrections.Correction`). Each is one row kind of
+:class:`RowChange` ("evidence", "correction": ``ident`` is the row's id), so an edit of them is
+undone like a verdict (:mod:`citeview.session.edits`), and announced as
+:class:`~citeview.session.events.EvidenceChanged` / ``CorrectionChanged``.
 """
 
 from __future__ import annotations
@@ -18,28 +26,78 @@ from typing import Any, Literal, Protocol
 
 from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
+from citeview.core.corrections import Correction, CorrectionError
 from citeview.core.datasets import Dataset
 from citeview.core.policy import Policy
-from citeview.session.events import AnnotationChanged, Change, Listener, ReviewChanged
-from citeview.session.model import Annotation, AnnotationKey, CaseReview, Reattached, ReviewState
+from citeview.session.errors import SessionError
+from citeview.session.events import (
+    AnnotationChanged,
+    Change,
+    CorrectionChanged,
+    EvidenceChanged,
+    Listener,
+    ReviewChanged,
+)
+from citeview.session.model import (
+    Annotation,
+    AnnotationKey,
+    CaseReview,
+    Evidence,
+    Reattached,
+    ReviewState,
+)
+
+RowKind = Literal["annotation", "review", "evidence", "correction"]
+Row = Annotation | CaseReview | Evidence | Correction
 
 
-# One write of an edit: an annotation or review row to set (or delete, when ``new`` is None).
+# One write of an edit: a row to set (or delete, when ``new`` is None). An annotation is found
+# by (key, annotator, orphaned), a review by (case, annotator), evidence and a correction by
+# (case, ``ident``: the row's id; evidence also gives its ``key``).
 @dataclass(slots=True, frozen=True)
 class RowChange:
-    kind: Literal["annotation", "review"]
+    kind: RowKind
     case_id: str
     annotator: str
     key: AnnotationKey | None
     orphaned: bool
-    new: Annotation | CaseReview | None
+    new: Row | None
+    ident: str = ""
 
 
 def row_event(change: RowChange) -> Change:
     """The event telling subscribers that ``change`` was written."""
     if change.kind == "annotation":
         return AnnotationChanged(change.case_id, change.key)
+    if change.kind == "evidence":
+        return EvidenceChanged(change.case_id, change.key)
+    if change.kind == "correction":
+        return CorrectionChanged(change.case_id)
     return ReviewChanged(change.case_id)
+
+
+def check_row(change: RowChange) -> None:
+    """:class:`SessionError` unless ``change`` is whole: its ``new`` row is of its kind and
+    matches its case and id, and a correction makes sense (every store checks before
+    writing)."""
+    new = change.new
+    kinds: dict[str, type] = {"annotation": Annotation, "review": CaseReview,
+                              "evidence": Evidence, "correction": Correction}
+    if change.kind in ("evidence", "correction") and not change.ident:
+        raise SessionError(f"a {change.kind} change without the row's id")
+    if new is None:
+        return
+    if not isinstance(new, kinds[change.kind]) or new.case_id != change.case_id:
+        raise SessionError(f"a {change.kind} change holds another row")
+    if isinstance(new, Evidence | Correction) and new.id != change.ident:
+        raise SessionError(f"a {change.kind} change holds another row")
+    if isinstance(new, Evidence) and not 0 <= new.start <= new.end:
+        raise SessionError("evidence must be a span (start <= end)")
+    if isinstance(new, Correction):
+        try:
+            new.check()
+        except CorrectionError as err:
+            raise SessionError(str(err)) from None
 
 
 class ReviewStore(Protocol):
@@ -78,6 +136,9 @@ class ReviewStore(Protocol):
     def set_meta(self, key: str, value: Any) -> None: ...
     def set_blind(self, blind: bool) -> None: ...
     def set_labels(self, labels: Sequence[str]) -> None: ...
+    @property
+    def reasons(self) -> tuple[str, ...]: ...  # meta "reasons"; DEFAULT_REASONS if unset
+    def set_reasons(self, reasons: Sequence[str]) -> None: ...
 
     # -- cases
     def case_ids(self) -> list[str]: ...
@@ -119,8 +180,18 @@ class ReviewStore(Protocol):
     def put_review(self, review: CaseReview) -> None: ...
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]: ...
     def first_not_done(self, annotator: str | None = None) -> int | None: ...
-    def current_row(self, change: RowChange) -> Annotation | CaseReview | None: ...
+    def current_row(self, change: RowChange) -> Row | None: ...
     def apply(self, changes: Sequence[RowChange]) -> None: ...
+
+    # -- evidence and corrections (issue 30); written through apply (edits) or these
+    def evidence(self, case_id: str | None = None, *, key: AnnotationKey | None = None,
+                 annotator: str | None = None) -> list[Evidence]: ...
+    def put_evidence(self, evidence: Evidence) -> None: ...
+    def delete_evidence(self, evidence: Evidence) -> None: ...
+    def corrections(self, case_id: str | None = None, *,
+                    annotator: str | None = None) -> list[Correction]: ...
+    def put_correction(self, correction: Correction) -> None: ...
+    def delete_correction(self, correction: Correction) -> None: ...
 
 
 class SessionBackend(Protocol):
@@ -163,4 +234,5 @@ class SessionDataset(Dataset):
         self.session.close()
 
 
-__all__ = ["ReviewStore", "RowChange", "SessionBackend", "SessionDataset", "row_event"]
+__all__ = ["ReviewStore", "Row", "RowChange", "RowKind", "SessionBackend", "SessionDataset",
+           "check_row", "row_event"]

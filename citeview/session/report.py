@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from citeview import __version__
@@ -73,6 +73,9 @@ class _Pick:
         if self.latest is None or a.timestamp > self.latest.timestamp:
             self.latest = a
 
+    def picked(self) -> Annotation | None:
+        return self.adjudicated or self.latest or self.first
+
     def row(self) -> Row:
         a = self.adjudicated or self.latest or self.first
         if a is None:
@@ -93,6 +96,8 @@ class CaseTally:
     annotators: set[str]
     orphaned: int
     sentences: list[tuple[int, ...]]
+    # Per picked verdict with reasons: (reasons, lint codes on its citation, source kind).
+    reasons: list[tuple[tuple[str, ...], tuple[str, ...], str]] = field(default_factory=list)
 
 
 def case_tally(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
@@ -102,6 +107,9 @@ def case_tally(session: ReviewStore, case_id: str, policy: Policy | None = None,
     :func:`~citeview.session.rows.case_rows`, grouped by (citation, anchor, source id)."""
     analysed = analysed_once(session, case_id, policy)
     picks: dict[tuple[int, str, str], _Pick] = {}
+    codes = {c.number: tuple(dict.fromkeys(d.code for d in diags))
+             for c, diags in zip(analysed.citations, analysed.citation_diagnostics(),
+                                 strict=True)}
     for c, scores in zip(analysed.citations, analysed.support, strict=True):
         recovered = c.recovered.value if c.recovered is not None else None
         for target, score in zip(c.targets, scores, strict=True):
@@ -130,8 +138,14 @@ def case_tally(session: ReviewStore, case_id: str, policy: Policy | None = None,
     cits = [c.citation for c in analysed.citations]
     sents = [tuple(number_at(i) for i in s.citations)
              for s in answer_sentences(analysed.answer, cits)] if sentences else []
+    reasons = []
+    for (number, _anchor, _sid), pick in picks.items():
+        chosen = pick.picked()
+        if chosen is not None and chosen.reasons:
+            reasons.append((chosen.reasons, codes.get(number, ()),
+                            pick.base.source_kind or UNRESOLVED))
     return CaseTally(state, len(analysed.citations), [d.code for d in analysed.lint.all],
-                     [p.row() for p in picks.values()], annotators, orphaned, sents)
+                     [p.row() for p in picks.values()], annotators, orphaned, sents, reasons)
 
 
 def summarize(session: ReviewStore, policy: Policy | None = None, *,
@@ -147,6 +161,9 @@ def summarize(session: ReviewStore, policy: Policy | None = None, *,
     recall = Recall()
     reviewed = markers = pairs = orphaned = cases = 0
     examples: list[dict[str, Any]] = []
+    reason_counts: Counter[str] = Counter()
+    reason_codes: Counter[tuple[str, str]] = Counter()
+    reason_kinds: Counter[tuple[str, str]] = Counter()
     for ct in iter_cases(session, case_tally, policy, annotator=annotator, sentences=True,
                          jobs=jobs):
         cases += 1
@@ -155,6 +172,12 @@ def summarize(session: ReviewStore, policy: Policy | None = None, *,
         states[ct.state.value] += 1
         annotators |= ct.annotators
         orphaned += ct.orphaned
+        for given_reasons, given_codes, given_kind in ct.reasons:
+            for reason in given_reasons:
+                reason_counts[reason] += 1
+                reason_kinds[(reason, given_kind)] += 1
+                for code in given_codes:
+                    reason_codes[(reason, code)] += 1
         by_number: dict[int, list[str | None]] = {}
         any_verdict = False
         for row in ct.picks:
@@ -210,6 +233,13 @@ def summarize(session: ReviewStore, policy: Policy | None = None, *,
         "lint": {code: {"name": RULES[code].name if code in RULES else code,
                         "severity": RULES[code].severity.value if code in RULES else "",
                         "count": lint[code]} for code in sorted(lint)},
+        "reasons": {r: {"count": reason_counts.get(r, 0),
+                        "by_lint_code": {c: n for (x, c), n in sorted(reason_codes.items())
+                                         if x == r},
+                        "by_source_kind": {k: n for (x, k), n in sorted(reason_kinds.items())
+                                           if x == r}}
+                    for r in [*session.reasons,
+                              *sorted(x for x in reason_counts if x not in session.reasons)]},
         "support_by_verdict": {v: round(support_sum[v] / support_n[v], 4)
                                for v in verdict_table if support_n.get(v)},
         "unsupported_examples": examples,
@@ -249,6 +279,14 @@ def render_text(s: Mapping[str, Any]) -> str:
         "Lint:",
         *([f"  {code} {v['name']:<32} {v['count']}" for code, v in s["lint"].items()]
           or ["  (no findings)"]),
+        "Reasons (per lint code; per source kind):",
+        *([f"  {name:<36} {v['count']}"
+           + (f"  lint {', '.join(f'{c} {n}' for c, n in v['by_lint_code'].items())}"
+              if v["by_lint_code"] else "")
+           + (f"  kind {', '.join(f'{k} {n}' for k, n in v['by_source_kind'].items())}"
+              if v["by_source_kind"] else "")
+           for name, v in s.get("reasons", {}).items() if v["count"]]
+          or ["  (no reasons given)"]),
     ]
     return "\n".join(out) + "\n"
 
@@ -308,6 +346,10 @@ def render_html(s: Mapping[str, Any]) -> str:
              for k, v in s["unsupported_by_kind"].items()]
     examples = [(x["case_id"], x["citation"], x["source_id"], x["claim"], x["note"],
                  x["annotator"]) for x in s["unsupported_examples"]]
+    reasons = [(k, int(v["count"]),
+                ", ".join(f"{c} {n}" for c, n in v["by_lint_code"].items()),
+                ", ".join(f"{k2} {n}" for k2, n in v["by_source_kind"].items()))
+               for k, v in s.get("reasons", {}).items() if v["count"]]
     annotators = ", ".join(s["session"]["annotators"]) or "(none)"
     blind = " &middot; annotated blind" if s["session"]["blind"] else ""
     version = f"citeview {s['citeview']}"
@@ -341,6 +383,9 @@ def render_html(s: Mapping[str, Any]) -> str:
      else '<p class="empty">Nothing decided yet.</p>'}
 <h2>Lint findings</h2>
 {_bars(lint_items, "Lint findings by code", "#e15759")}
+<h2>Reasons</h2>
+{table(["reason", "count", "per lint code", "per source kind"], reasons) if reasons
+     else '<p class="empty">No reasons given.</p>'}
 <h2>Unsupported citations{" (first " + str(EXAMPLES) + ")"
                           if len(examples) >= EXAMPLES else ""}</h2>
 {table(["case", "citation", "source", "claim", "note", "annotator"], examples) if examples

@@ -36,7 +36,7 @@ from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
 from citeview.session.errors import SessionError, read_errors
 from citeview.session.jsonio import dumps_json
-from citeview.session.model import Annotation, CaseReview
+from citeview.session.model import Annotation, CaseReview, Evidence
 from citeview.session.protocol import ReviewStore
 from citeview.session.store import Session
 
@@ -47,6 +47,7 @@ ORPHANED = "orphaned"  # status of a row whose annotation lost its citation
 COLUMNS: tuple[str, ...] = (
     "case_id", "citation", "source_id", "locator", "status", "lint_codes", "claim", "cited_text",
     "support", "verdict", "note", "annotator", "timestamp", "source_kind", "recovered", "raw",
+    "reasons", "evidence",
 )
 _RESOLUTION_CODES = frozenset({"CV201", "CV202", "CV203", "CV204", "CV205"})
 
@@ -69,6 +70,8 @@ class Row:
     source_kind: str | None = None
     recovered: str | None = None
     anchor: str = ""  # the citation's anchor: the ``raw`` column of export files
+    reasons: tuple[str, ...] = ()  # why the verdict fails (issue 30)
+    evidence: tuple[Evidence, ...] = ()  # the annotator's evidence spans of this source
 
     def to_dict(self) -> dict[str, Any]:
         """The row under :data:`COLUMNS` names (``lint_codes`` a list, ``support`` rounded)."""
@@ -79,7 +82,9 @@ class Row:
             "support": None if self.support is None else round(self.support, 4),
             "verdict": self.verdict, "note": self.note, "annotator": self.annotator,
             "timestamp": self.timestamp, "source_kind": self.source_kind,
-            "recovered": self.recovered, "raw": self.anchor,
+            "recovered": self.recovered, "raw": self.anchor, "reasons": list(self.reasons),
+            "evidence": [{"start": e.start, "end": e.end, "lines": e.lines, "text": e.text}
+                         for e in self.evidence],
         }
 
 
@@ -140,6 +145,10 @@ def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, 
         else:
             placed.setdefault((a.key.number, a.key.anchor, a.key.source_id), []).append(a)
     support = analysed.support
+    marked: dict[tuple[int, str, str, str], list[Evidence]] = {}
+    for ev in session.evidence(case_id, annotator=annotator):
+        k = ev.key
+        marked.setdefault((k.number, k.anchor, k.source_id, ev.annotator), []).append(ev)
     rows: list[Row] = []
     for c, diags, scores in zip(analysed.citations, per_citation, support, strict=True):
         codes = list(dict.fromkeys(d.code for d in diags))
@@ -149,13 +158,23 @@ def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, 
             base = Row(case_id, c.number, target.source_id, c.citation.locator,
                        target.status.value, _target_codes(codes, target), c.claim_text,
                        target.text, score, source_kind=kind, recovered=recovered, anchor=c.anchor)
-            judged = placed.pop((c.number, c.anchor, target.source_id), None)
-            if not judged:
+            judged = placed.pop((c.number, c.anchor, target.source_id), None) or []
+            # Evidence marked by an annotator who gave no verdict yet: a row of its own.
+            who_judged = {a.annotator for a in judged}
+            unjudged = sorted(w for (n, an, sid, w) in marked
+                              if (n, an, sid) == (c.number, c.anchor, target.source_id)
+                              and w not in who_judged)
+            if not judged and not unjudged:
                 rows.append(base)
                 continue
             for a in judged:
+                spans = marked.get((c.number, c.anchor, target.source_id, a.annotator), [])
                 rows.append(replace(base, verdict=a.verdict, note=a.note, annotator=a.annotator,
-                                    timestamp=a.timestamp))
+                                    timestamp=a.timestamp, reasons=a.reasons,
+                                    evidence=tuple(spans)))
+            for who in unjudged:
+                spans = marked[(c.number, c.anchor, target.source_id, who)]
+                rows.append(replace(base, annotator=who, evidence=tuple(spans)))
     # Annotations whose citation is gone (orphaned, or keys the answer no longer has).
     for group in placed.values():
         loose.extend(group)
@@ -163,7 +182,7 @@ def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, 
     for a in loose:
         rows.append(Row(case_id, a.key.number, a.key.source_id, None, ORPHANED, (), a.claim, "",
                         None, a.verdict, a.note, a.annotator, a.timestamp, None,
-                        "recovered" if a.recovered else None, a.key.anchor))
+                        "recovered" if a.recovered else None, a.key.anchor, a.reasons))
     sents = None
     if sentences:
         cits = [c.citation for c in analysed.citations]
@@ -308,6 +327,9 @@ def csv_cell(value: object) -> str:
 def _csv_values(row: Row) -> list[str]:
     d = row.to_dict()
     d["lint_codes"] = " ".join(row.lint_codes)
+    d["reasons"] = "; ".join(row.reasons)
+    d["evidence"] = "; ".join(f"{e.lines or f'{e.start}-{e.end}'}: {e.text}"
+                              for e in row.evidence)
     return [csv_cell(d[c]) for c in COLUMNS]
 
 

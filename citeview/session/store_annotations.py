@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 
 from citeview.core.cases import Case
+from citeview.core.corrections import Correction, ordered
 from citeview.core.datasets import Dataset
 from citeview.session.errors import (
     reading,
@@ -19,19 +20,27 @@ from citeview.session.model import (
     Annotation,
     AnnotationKey,
     CaseReview,
+    Evidence,
     Reattached,
     ReviewState,
     citation_slots,
     reattach,
+    reattach_marks,
 )
-from citeview.session.protocol import RowChange, row_event
+from citeview.session.protocol import Row, RowChange, check_row, row_event
 from citeview.session.records import (
     ANNOTATION_COLUMNS,
     ANNOTATION_FIELDS,
+    CORRECTION_FIELDS,
+    EVIDENCE_FIELDS,
     REVIEW_FIELDS,
     annotation_from_row,
     columns,
+    correction_from_row,
+    evidence_from_row,
     insert_annotation,
+    insert_correction,
+    insert_evidence,
     insert_review,
     review_from_row,
     select_review,
@@ -54,7 +63,11 @@ class SessionAnnotations(SessionStats):
                 self._write(lambda c: c.execute("UPDATE cases SET data = ? WHERE id = ?",
                                                 (data, case.id)))
         else:
-            result = reattach(anns, citation_slots(self.analysed(case)))
+            new_slots = citation_slots(self.analysed(case))
+            result = reattach(anns, new_slots)
+            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
+                                          citation_slots(self.analysed(old)), new_slots,
+                                          old.answer, case.answer)
 
             def run(conn: sqlite3.Connection) -> None:
                 conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
@@ -62,6 +75,12 @@ class SessionAnnotations(SessionStats):
                 conn.execute("DELETE FROM case_stats WHERE case_id = ?", (case.id,))
                 for ann in [*result.placed, *result.orphaned]:
                     insert_annotation(conn, ann)
+                conn.execute("DELETE FROM evidence WHERE case_id = ?", (case.id,))
+                conn.execute("DELETE FROM corrections WHERE case_id = ?", (case.id,))
+                for ev in marks:
+                    insert_evidence(conn, ev)
+                for fix in fixes:
+                    insert_correction(conn, fix)
             self._write(run)
             if self._sizes is not None:
                 self._sizes.pop(case.id, None)
@@ -183,8 +202,80 @@ class SessionAnnotations(SessionStats):
                 return i
         return None
 
+    # ------------------------------------------------------------------ evidence, corrections
+
     @reading
-    def current_row(self, change: RowChange) -> Annotation | CaseReview | None:
+    def evidence(self, case_id: str | None = None, *, key: AnnotationKey | None = None,
+                 annotator: str | None = None) -> list[Evidence]:
+        """Evidence spans (of one citation source with ``key``), in case, citation, source
+        and offset order."""
+        where: list[str] = []
+        args: list[object] = []
+        if key is not None:
+            where.append("e.case_id = ? AND e.number = ? AND e.raw = ? AND e.source_id = ?")
+            args += [key.case_id, key.number, key.anchor, key.source_id]
+        elif case_id is not None:
+            where.append("e.case_id = ?")
+            args.append(case_id)
+        if annotator is not None:
+            where.append("e.annotator = ?")
+            args.append(annotator)
+        sql = (f"SELECT {columns(EVIDENCE_FIELDS, 'e')} FROM evidence e "
+               "JOIN cases c ON c.id = e.case_id"
+               + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY c.pos, e.number, e.source_id, e.start_offset, e.end_offset, "
+               "e.annotator, e.id")
+        return [evidence_from_row(row) for row in self.conn.execute(sql, args)]
+
+    def put_evidence(self, evidence: Evidence) -> None:
+        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
+                              False, evidence, evidence.id)])
+
+    def delete_evidence(self, evidence: Evidence) -> None:
+        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
+                              False, None, evidence.id)])
+
+    @reading
+    def corrections(self, case_id: str | None = None, *,
+                    annotator: str | None = None) -> list[Correction]:
+        """Corrections in case order, each case's in the order they apply."""
+        where: list[str] = []
+        args: list[object] = []
+        if case_id is not None:
+            where.append("k.case_id = ?")
+            args.append(case_id)
+        if annotator is not None:
+            where.append("k.annotator = ?")
+            args.append(annotator)
+        sql = (f"SELECT {columns(CORRECTION_FIELDS, 'k')}, c.pos FROM corrections k "
+               "JOIN cases c ON c.id = k.case_id"
+               + (" WHERE " + " AND ".join(where) if where else ""))
+        rows = [(row[2], correction_from_row(row)) for row in self.conn.execute(sql, args)]
+        by_pos: dict[int, list[Correction]] = {}
+        for pos, corr in rows:
+            by_pos.setdefault(pos, []).append(corr)
+        return [c for pos in sorted(by_pos) for c in ordered(by_pos[pos])]
+
+    def put_correction(self, correction: Correction) -> None:
+        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
+                              False, correction, correction.id)])
+
+    def delete_correction(self, correction: Correction) -> None:
+        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
+                              False, None, correction.id)])
+
+    @reading
+    def current_row(self, change: RowChange) -> Row | None:
+        if change.kind == "evidence":
+            row = self.conn.execute(
+                f"SELECT {columns(EVIDENCE_FIELDS)} FROM evidence WHERE id = ? AND case_id = ?",
+                (change.ident, change.case_id)).fetchone()
+            return evidence_from_row(row) if row else None
+        if change.kind == "correction":
+            row = self.conn.execute(
+                f"SELECT {columns(CORRECTION_FIELDS)} FROM corrections WHERE id = ? AND "
+                "case_id = ?", (change.ident, change.case_id)).fetchone()
+            return correction_from_row(row) if row else None
         if change.kind == "annotation":
             assert change.key is not None
             if change.orphaned:
@@ -196,9 +287,22 @@ class SessionAnnotations(SessionStats):
 
     def apply(self, changes: Sequence[RowChange]) -> None:
         """Write row changes in ONE transaction, committed before returning; then notify."""
+        for ch in changes:
+            check_row(ch)
+
         def run(conn: sqlite3.Connection) -> None:
             for ch in changes:
-                if ch.kind == "annotation":
+                if ch.kind == "evidence":
+                    conn.execute("DELETE FROM evidence WHERE id = ? AND case_id = ?",
+                                 (ch.ident, ch.case_id))
+                    if isinstance(ch.new, Evidence):
+                        insert_evidence(conn, ch.new)
+                elif ch.kind == "correction":
+                    conn.execute("DELETE FROM corrections WHERE id = ? AND case_id = ?",
+                                 (ch.ident, ch.case_id))
+                    if isinstance(ch.new, Correction):
+                        insert_correction(conn, ch.new)
+                elif ch.kind == "annotation":
                     assert ch.key is not None
                     k = ch.key
                     conn.execute(

@@ -65,11 +65,13 @@ from citeview.session.model import (
     DEFAULT_LABELS,
     now_iso,
     rubric_labels,
+    rubric_reasons,
+    stored_reasons,
 )
 from citeview.session.schema import harden
 
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
-KNOWN_META = ("name", "labels", "blind", "families", "created", "source")
+KNOWN_META = ("name", "labels", "blind", "families", "created", "source", "reasons")
 DOCUMENT_EXTRA = "_document_extra"  # meta key: unknown top-level keys of an imported document
 
 
@@ -453,4 +455,16 @@ class SessionFile:
     def set_labels(self, labels: Sequence[str]) -> None:
         """Use a rubric of one's own: the verdict labels, in key order (1, 2, ...)."""
         self.set_meta("labels", rubric_labels(labels))
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """The reasons a verdict may give, in picker order (the defaults until set)."""
+        found = stored_reasons(self._meta_all().get("reasons"))
+        if found is None:
+            raise damaged(self.path, "the reasons are not a list of names")
+        return found
+
+    def set_reasons(self, reasons: Sequence[str]) -> None:
+        """Use a reason list of one's own (number keys 1, 2, ... in the picker)."""
+        self.set_meta("reasons", rubric_reasons(reasons))
 

@@ -91,6 +91,12 @@ def test_verdicts_counts_and_progress_read_whole_at_common_screen_sizes(
     assert "qa reviewer" in seen["progress"][0]
     assert seen["question_shown"], seen
     assert seen["citation_rows"] >= 7, seen  # (five showed at 1024x640)
+    # The first start fits the screen and, on a large one, uses most of it (it opened at
+    # 1400x860 on 1920x1080, leaving a quarter of the screen empty).
+    screen_w, screen_h = (int(n) for n in size.split("x"))
+    width, height = seen["window"]
+    assert width <= screen_w and height <= screen_h, seen
+    assert width >= min(1400, screen_w) and width >= 0.85 * screen_w or screen_w < 1400, seen
     # The case list's question and the sources' titles get a fair part of their lists (at
     # 1024 px, usable: less).
     least = 0.3 if size == "1024x640" else 0.35

@@ -303,3 +303,153 @@ def test_sessions_of_any_implementation_merge_into_a_file(tmp_path: Path) -> Non
     a.close()
     b.close()
     assert (tmp_path / "m.citeview").exists() and not (tmp_path / "a.citeview").exists()
+
+
+# ---------------------------------------------------------------- issue 30: reasons, evidence,
+# corrections on every store
+
+
+def test_reasons_are_a_setting_and_stored_with_a_verdict(backend: SessionBackend,
+                                                         session: ReviewStore,
+                                                         path: str) -> None:
+    from citeview.session.model import DEFAULT_REASONS
+
+    assert session.reasons == DEFAULT_REASONS
+    session.set_reasons(["wrong source", "stale"])
+    with pytest.raises(SessionError):
+        session.set_reasons(["same", "same"])
+    key = key_of(session, session.case_ids()[0])
+    edit = edits.annotation_edit(session, key, verdict="unsupported",
+                                 reasons=["stale", "wrong source", "stale"])
+    edit.do()
+    with pytest.raises(SessionError, match="unknown reason"):
+        edits.annotation_edit(session, key, reasons=["made up"])
+    got = session.annotation(key)
+    assert got is not None and got.reasons == ("stale", "wrong source")
+    # Reasons alone keep an annotation (a reviewer may pick the reason before the verdict).
+    edits.annotation_edit(session, key, verdict=None).do()
+    assert session.annotation(key) is not None
+    edit2 = edits.annotation_edit(session, key,
+                                  reasons=edits.toggle_reason(("stale", "wrong source"), "stale"))
+    edit2.do()
+    got = session.annotation(key)
+    assert got is not None and got.reasons == ("wrong source",)
+    edit2.undo()
+    got = session.annotation(key)
+    assert got is not None and got.reasons == ("stale", "wrong source")
+    session.close()
+    with backend.open(path, readonly=True) as again:
+        assert again.reasons == ("wrong source", "stale")
+        got = again.annotation(key, "ana")
+        assert got is not None and got.reasons == ("stale", "wrong source")
+
+
+def test_evidence_spans_are_added_removed_and_undone(backend: SessionBackend,
+                                                      session: ReviewStore, path: str) -> None:
+    from citeview.session.events import EvidenceChanged
+
+    case_id = session.case_ids()[0]
+    key = key_of(session, case_id)
+    seen: list[Change] = []
+    session.subscribe(seen.append)
+    first = edits.evidence_edit(session, key, 10, 25, first_line=2, last_line=2, text="x" * 15)
+    second = edits.evidence_edit(session, key, 0, 5, first_line=1, last_line=1, text="abcde")
+    assert session.evidence(case_id) == []  # nothing written before do()
+    first.do()
+    second.do()
+    marks = session.evidence(key=key)
+    assert [(e.start, e.end, e.lines) for e in marks] == [(0, 5, "L1"), (10, 25, "L2")]
+    assert EvidenceChanged(case_id, key) in seen
+    assert session.review(case_id).state is ReviewState.IN_PROGRESS  # work started
+    removal = edits.remove_evidence_edit(session, marks[1])
+    removal.do()
+    assert [e.start for e in session.evidence(case_id)] == [0]
+    removal.undo()
+    assert session.evidence(key=key) == marks  # exactly as it was, id and time included
+    second.undo()
+    assert [e.start for e in session.evidence(case_id, annotator="ana")] == [10]
+    assert session.evidence(case_id, annotator="bob") == []
+    with pytest.raises(SessionError):
+        edits.evidence_edit(session, key, 5, 5)  # nothing selected
+    session.close()
+    with backend.open(path, readonly=True) as again:
+        assert again.evidence(key=key) == [marks[1]]
+        with pytest.raises(ReadOnlySession):
+            again.delete_evidence(marks[1])
+
+
+def test_corrections_are_stored_beside_the_case_and_undone(backend: SessionBackend,
+                                                           session: ReviewStore,
+                                                           path: str) -> None:
+    from citeview.core.corrections import CorrectionKind, apply_corrections
+    from citeview.session.events import CorrectionChanged
+
+    case_id = session.case_ids()[0]
+    answer = session.get_case(case_id).answer
+    cit = session.analysed(case_id).citations[0]
+    sid = cit.source_ids[0]
+    seen: list[Change] = []
+    session.subscribe(seen.append)
+    moved = edits.relocate_edit(session, case_id, cit, locator="L1")
+    added = edits.add_citation_edit(session, case_id, (0, 4), sid, locator="L1")
+    moved.do()
+    added.do()
+    made = session.corrections(case_id)
+    assert [c.kind for c in made] == [CorrectionKind.RELOCATE, CorrectionKind.ADD]
+    assert CorrectionChanged(case_id) in seen
+    assert session.get_case(case_id).answer == answer  # the original is never changed
+    corrected = apply_corrections(session.analysed(case_id), made)
+    assert corrected.citations[-1] == ((sid,), "L1") or ((sid,), "L1") in corrected.citations
+    removed = edits.remove_citation_edit(session, case_id, cit)
+    removed.do()
+    assert len(session.corrections(case_id)) == 3
+    removed.undo()
+    assert session.corrections(case_id) == made
+    taken_back = edits.remove_correction_edit(session, made[0])
+    taken_back.do()
+    assert session.corrections(case_id) == made[1:]
+    taken_back.undo()
+    with pytest.raises(SessionError):
+        edits.add_citation_edit(session, case_id, (3, 3), sid)  # no claim selected
+    bad = replace(made[0], id="other", number=0)
+    with pytest.raises(SessionError):
+        session.put_correction(bad)
+    assert session.corrections(case_id) == made  # the refused row changed nothing
+    session.close()
+    with backend.open(path, readonly=True) as again:
+        assert again.corrections(case_id) == made
+        assert again.corrections(annotator="bob") == []
+
+
+def test_new_kinds_are_written_with_others_in_one_transaction(session: ReviewStore) -> None:
+    from citeview.core.corrections import Correction, CorrectionKind
+    from citeview.session.model import Evidence
+
+    key = key_of(session, session.case_ids()[0])
+    ev = Evidence(key, "ana", "e1", 0, 3, 1, 1, "abc")
+    bad = Correction("k1", "no-such-case", "ana", CorrectionKind.REMOVE, 1, key.anchor)
+    with pytest.raises(SessionError):
+        session.apply([RowChange("evidence", key.case_id, "ana", key, False, ev, "e1"),
+                       RowChange("correction", "no-such-case", "ana", None, False, bad, "k1")])
+    assert session.evidence() == []
+
+
+def test_evidence_and_corrections_follow_their_citation_when_the_answer_changes(
+        session: ReviewStore) -> None:
+    case_id = session.case_ids()[0]
+    case = session.get_case(case_id)
+    first = session.analysed(case_id).citations[0]
+    key = key_of(session, case_id)
+    edits.evidence_edit(session, key, 0, 3, text="abc").do()
+    edits.relocate_edit(session, case_id, first, locator="L1").do()
+    claim = (first.claim[0], first.claim[1])
+    edits.add_citation_edit(session, case_id, claim, key.source_id).do()
+    # A cited sentence is put before everything: each citation's number goes up by one.
+    intro = f"A new first claim stands here.{first.citation.raw}\n\n"
+    session.update_case(replace(case, answer=intro + case.answer))
+    moved = session.evidence(case_id)
+    assert [(e.key.number, e.key.anchor, e.text) for e in moved] == [
+        (2, key.anchor, "abc")]
+    fixes = session.corrections(case_id)
+    assert [(c.kind.value, c.number) for c in fixes] == [("relocate", 2), ("add", 0)]
+    assert fixes[1].claim == (claim[0] + len(intro), claim[1] + len(intro))

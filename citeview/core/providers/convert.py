@@ -95,7 +95,7 @@ def _split(text: str, spans: Sequence[tuple[int, int]]) -> _Edited:
     return _Edited(new, edits, starts)
 
 
-def _marker_place(answer: str, places: ChipPlaces, starts: set[int], pos: int) -> int:
+def marker_place(answer: str, places: ChipPlaces, starts: set[int], pos: int) -> int:
     """Where the marker of a claim ending at ``pos`` goes: after the emphasis, code span or
     link that holds ``pos`` (CV301, CV302; a marker in a link target shows no chip), then
     after the sentence punctuation right there (CV304), unless a word goes on after it
@@ -163,7 +163,7 @@ def to_marker_case(analysed: AnalysedCase) -> tuple[dict[str, Any], list[str]]:
                 loc = f"L{first}" if first == last else f"L{first}-L{last}"
             groups.setdefault(loc, []).append(new_id[id(t.source)])
         for loc, ids in groups.items():
-            inserts.append((_marker_place(answer, places, starts, c.citation.start), c.number,
+            inserts.append((marker_place(answer, places, starts, c.citation.start), c.number,
                             marker(list(dict.fromkeys(ids)), loc), c.claim))
     inserts.sort(key=lambda x: (x[0], x[1]))
     positions = [p for p, _, _, _ in inserts]
@@ -230,4 +230,4 @@ def _material(sources: Sequence[Source], new_id: dict[int, str],
     return "\n".join(blocks)
 
 
-__all__ = ["marker", "to_marker_case"]
+__all__ = ["marker", "marker_place", "to_marker_case"]
