@@ -13,7 +13,8 @@ citations then resolve into the request's documents and search results.
 A case keeps its provider payload in ``case.extra["response"]`` (and ``["request"]``), so it
 survives the case JSON, sessions and exports unchanged; :func:`case_reading` reads it (the
 analysis does, once per analysed case), taking the reading :func:`provider_case` made when the
-case was just built from the response (``Case.reading_memo``) instead of reading it again. :func:`provider_case` makes the case of a record.
+case was just built from the response (``Case.reading_memo``) instead of reading it again.
+:func:`provider_case` makes the case of a record.
 """
 
 from __future__ import annotations
