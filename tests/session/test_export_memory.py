@@ -73,9 +73,10 @@ def test_peak_memory_does_not_grow_with_the_case_count(tmp_path: Path,
     small, big = _session(tmp_path, 20), _session(tmp_path, 80)
     _peak(_session(tmp_path, 3), work)  # warm: compiled patterns and imports are no session's
     a, b = _peak(small, work), _peak(big, work)
-    # 60 cases more: the peak may differ by what one case's analysis holds, no more (cases,
-    # ids, item counts or rows kept per case would add 60 times their size).
-    assert b - a < 12_000, (a, b)
+    # 60 cases more: the peak may differ by what one case's analysis holds and what sqlite3
+    # keeps of the statements run (its per-connection cache, a few KB), no more (cases, ids,
+    # item counts or rows kept per case added 360 KB here before export streamed).
+    assert b - a < 20_000, (a, b)
 
 
 def test_agreement_holds_neither_sessions_case_ids(tmp_path: Path) -> None:
