@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from citeview import __version__
 from citeview.commands.outputs import guarded
+from citeview.core.batchgc import collecting_less
 from citeview.core.errors import InputError
 from citeview.core.files import DEFAULT_MAX_INPUT_BYTES, MAX_INPUT_ENV, input_limit, parse_size
 
@@ -140,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args_list and args_list[0] in COMMANDS:
             args = parse_command(args_list)
-            with input_limit(getattr(args, "max_input_size", None)):
+            with input_limit(getattr(args, "max_input_size", None)), collecting_less():
                 return int(args._run(args))
         if args_list and args_list[0] == "help" and not os.path.exists("help"):
             return print_help(args_list[1:])

@@ -24,6 +24,10 @@ class Case:
     context: str | None = None
     documents: dict[str, str] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    # The provider reading made when the case was built from a response, for the analysis to
+    # use once instead of reading a 300,000-citation response again (see
+    # core.providers.case_reading). Not part of the case: never compared, copied or written.
+    reading_memo: Any = field(default=None, init=False, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: object, default_id: str = "case") -> Case:

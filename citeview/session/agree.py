@@ -15,16 +15,19 @@ have, the others are counted and listed as not compared, and :attr:`Agreement.wa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 from citeview.core.errors import InputError
 from citeview.core.metrics import Confusion, cohen_kappa, confusion_matrix, percent_agreement
+from citeview.session.errors import read_errors
 from citeview.session.jsonio import dumps_json
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import Annotation
 from citeview.session.protocol import ReviewStore
+from citeview.session.store import Session
 
 Item = tuple[str, int, str, str]  # case id, citation number, raw marker, source id
 
@@ -111,50 +114,111 @@ def _effective(anns: Iterable[Annotation], annotator: str | None
     return out
 
 
+def _ids_by_id(store: ReviewStore) -> Iterator[tuple[str, int]]:
+    """(case id, position) of every case in id order: a session file streams them from its
+    index on ids, so two million-case sessions are compared holding neither's ids."""
+    if isinstance(store, Session):
+        with read_errors(store.path):
+            for cid, pos in store.conn.execute("SELECT id, pos FROM cases ORDER BY id"):
+                yield str(cid), int(pos)
+        return
+    yield from sorted((cid, k) for k, cid in enumerate(store.case_ids()))
+
+
+def _case_sides(a: ReviewStore, b: ReviewStore) -> tuple[int, list[str], list[str]]:
+    """How many cases both hold, and the ids only A holds and only B holds (each in its
+    session's order), by merging the two id-ordered streams."""
+    only_a: list[tuple[int, str]] = []
+    only_b: list[tuple[int, str]] = []
+    shared = 0
+    xs, ys = _ids_by_id(a), _ids_by_id(b)
+    x, y = next(xs, None), next(ys, None)
+    while x is not None or y is not None:
+        if y is None or (x is not None and x[0] < y[0]):
+            assert x is not None
+            only_a.append((x[1], x[0]))
+            x = next(xs, None)
+        elif x is None or y[0] < x[0]:
+            only_b.append((y[1], y[0]))
+            y = next(ys, None)
+        else:
+            shared += 1
+            x, y = next(xs, None), next(ys, None)
+    return shared, [cid for _, cid in sorted(only_a)], [cid for _, cid in sorted(only_b)]
+
+
+def _has_case(store: ReviewStore, case_id: str) -> bool:
+    if isinstance(store, Session):
+        with read_errors(store.path):
+            return store.conn.execute("SELECT 1 FROM cases WHERE id = ?",
+                                      (case_id,)).fetchone() is not None
+    try:
+        store.index_of(case_id)
+    except KeyError:
+        return False
+    return True
+
+
+def _by_case(store: ReviewStore, annotator: str | None
+             ) -> Iterator[tuple[str, dict[Item, Annotation]]]:
+    """Each case with verdicts, in session order, with its effective verdicts (one case's
+    annotations held at a time)."""
+    anns = store.iter_annotations(orphaned=False, annotator=annotator)
+    for cid, group in groupby(anns, key=lambda x: x.key.case_id):
+        found = _effective(group, annotator)
+        if found:
+            yield cid, found
+
+
 def compare(a: ReviewStore, b: ReviewStore, *, annotator_a: str | None = None,
             annotator_b: str | None = None) -> Agreement:
-    """Agreement of ``a`` and ``b``; :class:`InputError` when they share no case."""
-    ids_a, ids_b = a.case_ids(), b.case_ids()
-    set_a, set_b = set(ids_a), set(ids_b)
-    shared = set_a & set_b
-    if not shared:
+    """Agreement of ``a`` and ``b``; :class:`InputError` when they share no case. Streamed: the
+    memory held is one case's annotations and what the result lists, whatever the sessions'
+    sizes."""
+    n_shared, ids_only_a, ids_only_b = _case_sides(a, b)
+    if not n_shared:
         raise InputError(f"{a.path} and {b.path} share no case (nothing to compare)")
-    va = _effective(a.iter_annotations(orphaned=False), annotator_a)
-    vb = _effective(b.iter_annotations(orphaned=False), annotator_b)
     rubric_a, rubric_b = a.labels, b.labels
     only_a = tuple(x for x in rubric_a if x not in rubric_b)
     only_b = tuple(x for x in rubric_b if x not in rubric_a)
     one_sided = set(only_a) | set(only_b)  # labels the other rubric cannot answer with
     labels = (tuple(x for x in rubric_a if x in rubric_b) if one_sided
               else tuple(dict.fromkeys([*rubric_a, *rubric_b])))
-    result = Agreement(a.path, b.path, len(shared), [c for c in ids_a if c not in set_b],
-                       [c for c in ids_b if c not in set_a], [], labels,
+    result = Agreement(a.path, b.path, n_shared, ids_only_a, ids_only_b, [], labels,
                        labels_only_a=only_a, labels_only_b=only_b)
-    order = {cid: i for i, cid in enumerate(ids_a)}
-    for item in sorted((i for i in va if i[0] in shared),
-                       key=lambda i: (order[i[0]], i[1], i[3], i[2])):
-        x = va[item]
-        y = vb.get(item)
-        if y is None:
-            result.judged_only_a += 1
+    for cid, va in _by_case(a, annotator_a):
+        if not _has_case(b, cid):
             continue
-        assert x.verdict is not None and y.verdict is not None
-        entry = {
-            "case_id": item[0], "citation": item[1], "source_id": item[3],
-            "claim": x.claim or y.claim,
-            "a": {"verdict": x.verdict, "note": x.note, "annotator": x.annotator,
-                  "reasons": list(x.reasons)},
-            "b": {"verdict": y.verdict, "note": y.note, "annotator": y.annotator,
-                  "reasons": list(y.reasons)},
-        }
-        if x.verdict in one_sided or y.verdict in one_sided:
-            result.not_compared.append(entry)
+        vb = _effective(b.iter_annotations(cid, orphaned=False, annotator=annotator_b),
+                        annotator_b)
+        for item in sorted(va, key=lambda i: (i[1], i[3], i[2])):
+            x = va[item]
+            y = vb.get(item)
+            if y is None:
+                result.judged_only_a += 1
+                continue
+            assert x.verdict is not None and y.verdict is not None
+            entry = {
+                "case_id": item[0], "citation": item[1], "source_id": item[3],
+                "claim": x.claim or y.claim,
+                "a": {"verdict": x.verdict, "note": x.note, "annotator": x.annotator,
+                      "reasons": list(x.reasons)},
+                "b": {"verdict": y.verdict, "note": y.note, "annotator": y.annotator,
+                      "reasons": list(y.reasons)},
+            }
+            if x.verdict in one_sided or y.verdict in one_sided:
+                result.not_compared.append(entry)
+                continue
+            result.pairs.append((x.verdict, y.verdict))
+            result.reason_pairs.append((x.reasons, y.reasons))
+            if x.verdict != y.verdict or set(x.reasons) != set(y.reasons):
+                result.disagreements.append(entry)
+    for cid, vb in _by_case(b, annotator_b):
+        if not _has_case(a, cid):
             continue
-        result.pairs.append((x.verdict, y.verdict))
-        result.reason_pairs.append((x.reasons, y.reasons))
-        if x.verdict != y.verdict or set(x.reasons) != set(y.reasons):
-            result.disagreements.append(entry)
-    result.judged_only_b = sum(1 for i in vb if i[0] in shared and i not in va)
+        va = _effective(a.iter_annotations(cid, orphaned=False, annotator=annotator_a),
+                        annotator_a)
+        result.judged_only_b += sum(1 for i in vb if i not in va)
     if one_sided:
         result.warnings.append(_rubric_warning(result))
     return result

@@ -38,7 +38,7 @@ from citeview.session.jsonio import dumps_json
 from citeview.session.merge import ADJUDICATED
 from citeview.session.model import Annotation, ReviewState
 from citeview.session.protocol import ReviewStore
-from citeview.session.rows import Row, iter_cases
+from citeview.session.rows import Row, analysed_once, iter_cases
 
 NO_VERDICT = "(no verdict)"
 UNRESOLVED = "unresolved"  # source kind of a citation whose source is not in the material
@@ -107,7 +107,7 @@ def case_tally(session: ReviewStore, case_id: str, policy: Policy | None = None,
     """One case's part of the report, reading its annotations from a live cursor (a case with
     2,000,000 annotations is never held in memory). The same rows as
     :func:`~citeview.session.rows.case_rows`, grouped by (citation, anchor, source id)."""
-    analysed = session.analysed(case_id, policy)
+    analysed = analysed_once(session, case_id, policy)
     picks: dict[tuple[int, str, str], _Pick] = {}
     codes = {c.number: tuple(dict.fromkeys(d.code for d in diags))
              for c, diags in zip(analysed.citations, analysed.citation_diagnostics(),

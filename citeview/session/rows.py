@@ -20,18 +20,24 @@ get a leading ``'`` so a spreadsheet never runs them as formulas).
 from __future__ import annotations
 
 import csv
+import io
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
+from citeview.core.analysis import AnalysedCase
+from citeview.core.batchgc import collect_less
+from citeview.core.cases import Case
 from citeview.core.corrections import Correction, fits
+from citeview.core.errors import InputError
 from citeview.core.metrics import answer_sentences
 from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
 from citeview.core.pool import ordered_map
 from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
+from citeview.session.errors import SessionError, read_errors
 from citeview.session.jsonio import dumps_json
 from citeview.session.model import Annotation, CaseReview, Evidence
 from citeview.session.protocol import ReviewStore
@@ -117,11 +123,22 @@ def _target_codes(codes: list[str], target: Target) -> tuple[str, ...]:
     return tuple(sorted(keep))
 
 
+def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None) -> AnalysedCase:
+    """The case analysed as the session numbers it, neither kept nor counted: a pass over every
+    case (export, report) must not grow the session's memory with a million item counts, nor
+    push out of its cache the cases being shown."""
+    try:  # parsed here, not kept by the session: 256 cases of 17 MB sources are no bound
+        case = Case.from_dict(session.case_data(case_id), case_id)
+    except InputError as err:
+        raise SessionError(f"{session.path}: case {case_id!r}: {err}") from None
+    return session.analyser.analysed_once(case, policy)
+
+
 def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
               annotator: str | None = None, sentences: bool = False) -> CaseRows:
     """The rows of one case (all annotators, or only ``annotator``'s), from its analysed case
     (the session's numbering; ``policy`` re-grades lint but never renumbers)."""
-    analysed = session.analysed(case_id, policy)
+    analysed = analysed_once(session, case_id, policy)
     lint = analysed.lint
     per_citation = analysed.citation_diagnostics()
     anns = session.annotations(case_id, annotator=annotator)
@@ -205,6 +222,7 @@ def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, 
 PARALLEL_MIN_CASES = 2000
 _CHUNK = 64  # cases per task sent to a worker
 _IN_FLIGHT_PER_JOB = 4  # tasks queued per worker: bounds what waits in memory
+_ID_PAGE = 4096  # case ids read from a session file at a time
 
 
 def default_jobs(n_cases: int) -> int:
@@ -228,21 +246,54 @@ _T = TypeVar("_T")
 CaseWork = Callable[..., _T]  # (session, case id, policy, *, annotator=, sentences=) -> result
 
 
+def case_count(session: ReviewStore) -> int:
+    """How many cases ``session`` holds (a session file counts them: its ids are not listed)."""
+    if isinstance(session, Session):
+        with read_errors(session.path):
+            return int(session.conn.execute("SELECT COUNT(*) FROM cases").fetchone()[0])
+    return len(session)
+
+
+def iter_case_ids(session: ReviewStore, page: int | None = None) -> Iterator[list[str]]:
+    """The case ids in session order, ``page`` (default :data:`_ID_PAGE`) at a time: a session
+    file is read a page per query, so a million ids are never held at once."""
+    page = page or _ID_PAGE
+    if not isinstance(session, Session):
+        ids = session.case_ids()
+        for k in range(0, len(ids), page):
+            yield ids[k : k + page]
+        return
+    last: int | None = None
+    while True:
+        with read_errors(session.path):
+            got = session.conn.execute(
+                "SELECT pos, id FROM cases WHERE pos > ? ORDER BY pos LIMIT ?"
+                if last is not None else "SELECT pos, id FROM cases ORDER BY pos LIMIT ?",
+                (last, page) if last is not None else (page,)).fetchall()
+        if not got:
+            return
+        last = int(got[-1][0])
+        yield [str(cid) for _, cid in got]
+
+
 def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None = None, *,
                annotator: str | None = None, sentences: bool = False,
                jobs: int | None = 1) -> Iterator[_T]:
     """``work(session, case_id, policy, annotator=, sentences=)`` for every case, in session
     order, as :func:`iter_case_rows` does it (``work`` a module-level function: processes
-    are handed it by name)."""
-    ids = session.case_ids()
-    n_jobs = default_jobs(len(ids)) if jobs is None else jobs
-    if n_jobs <= 1 or len(ids) <= _CHUNK or not isinstance(session, Session):
-        for cid in ids:
-            yield work(session, cid, policy, annotator=annotator, sentences=sentences)
+    are handed it by name). Memory holds a page of ids and the results in flight, whatever
+    the session's size."""
+    n_cases = case_count(session)
+    n_jobs = default_jobs(n_cases) if jobs is None else jobs
+    if n_jobs <= 1 or n_cases <= _CHUNK or not isinstance(session, Session):
+        for page in iter_case_ids(session):
+            for cid in page:
+                yield work(session, cid, policy, annotator=annotator, sentences=sentences)
         return
     # Each worker reads the session file itself (a session that is no file is worked out here).
     args = (session.path, policy, annotator, sentences, work)
-    chunks = (ids[k : k + _CHUNK] for k in range(0, len(ids), _CHUNK))
+    chunks = (page[k : k + _CHUNK] for page in iter_case_ids(session)
+              for k in range(0, len(page), _CHUNK))
     yield from ordered_map(_rows_chunks, chunks, n_jobs, batch=1,
                            in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
                            initargs=args)
@@ -253,6 +304,7 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(path: str, policy: Policy | None, annotator: str | None,
                  sentences: bool, work: CaseWork[Any]) -> None:
+    collect_less()
     _WORKER.update(session=Session.open(path, readonly=True), policy=policy,
                    annotator=annotator, sentences=sentences, work=work)
 
@@ -308,19 +360,36 @@ def _csv_values(row: Row) -> list[str]:
     return [csv_cell(d[c]) for c in COLUMNS]
 
 
+def case_csv(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
+             annotator: str | None = None, sentences: bool = False) -> str:
+    """One case's rows as CSV lines (RFC 4180, CRLF): made in the worker that made the rows,
+    so only text crosses between processes."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\r\n")
+    for row in case_rows(session, case_id, policy, annotator=annotator).rows:
+        writer.writerow(_csv_values(row))
+    return buf.getvalue()
+
+
+def case_jsonl(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
+               annotator: str | None = None, sentences: bool = False) -> str:
+    """One case's rows as JSON lines (lone surrogates escaped), made where the rows are."""
+    return "".join(dumps_json(row.to_dict()) + "\n"
+                   for row in case_rows(session, case_id, policy, annotator=annotator).rows)
+
+
 def write_csv(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
               annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as CSV (UTF-8 with BOM, header first, RFC 4180 CRLF rows)."""
     out.write("\ufeff")
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)
-    for row in iter_rows(session, policy, annotator=annotator, jobs=jobs):
-        writer.writerow(_csv_values(row))
+    for text in iter_cases(session, case_csv, policy, annotator=annotator, jobs=jobs):
+        out.write(text)
 
 
 def write_jsonl(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
                 annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as one JSON object a line."""
-    for row in iter_rows(session, policy, annotator=annotator, jobs=jobs):
-        out.write(dumps_json(row.to_dict()))  # lone surrogates escaped
-        out.write("\n")
+    for text in iter_cases(session, case_jsonl, policy, annotator=annotator, jobs=jobs):
+        out.write(text)

@@ -11,8 +11,10 @@ A record may hold the request beside the response (``{"request": ..., "response"
 citations then resolve into the request's documents and search results.
 
 A case keeps its provider payload in ``case.extra["response"]`` (and ``["request"]``), so it
-survives the case JSON, sessions and exports unchanged; :func:`case_reading` reads it again
-(the analysis does, once per analysed case). :func:`provider_case` makes the case of a record.
+survives the case JSON, sessions and exports unchanged; :func:`case_reading` reads it (the
+analysis does, once per analysed case), taking the reading :func:`provider_case` made when the
+case was just built from the response (``Case.reading_memo``) instead of reading it again.
+:func:`provider_case` makes the case of a record.
 """
 
 from __future__ import annotations
@@ -130,7 +132,13 @@ def case_reading(case: Case) -> ProviderReading | None:
     response = case.extra.get("response")
     if response is None:
         return None
-    reading = read_payload(response, case.extra.get("request"))
+    request = case.extra.get("request")
+    memo, case.reading_memo = case.reading_memo, None  # used once: it is completed in place
+    if memo is not None and memo[0] is response and memo[1] is request:
+        reading: ProviderReading = memo[2]  # what provider_case read: the overlap check is left
+        check_overlaps(reading.citations)
+    else:
+        reading = read_payload(response, request)
     reading.problems.extend(stream_problems(case.extra.get("stream")))
     if reading.answer != case.answer:
         return ProviderReading(reading.provider, case.answer, problems=[Problem(
@@ -168,8 +176,13 @@ def provider_case(obj: object, default_id: str) -> Case:
     extra: dict[str, Any] = {"format": reading.provider, **rest, "response": response}
     if request is not None:
         extra["request"] = request
-    return Case(record_case_id(obj, default_id), reading.answer, request_question(request),
+    case = Case(record_case_id(obj, default_id), reading.answer, request_question(request),
                 [], None, {}, extra)
+    if request is None or detect_provider(response) != "anthropic":
+        # Read whole (only an Anthropic request's PDF documents are left unread above): the
+        # analysis takes this reading instead of reading the response a second time.
+        case.reading_memo = (response, request, reading)
+    return case
 
 
 def record_case_id(obj: object, default_id: str) -> str:
