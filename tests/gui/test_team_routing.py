@@ -1,0 +1,184 @@
+"""The window follows the server's routing (issue 29), on the throwaway cluster: in a project of
+N reviewers per case a reviewer's case list holds only the cases handed to them (and those they
+judged), "done and next" takes the server's next hand-out, nobody gets a case another has,
+reopening resumes where the reviewer stopped, an empty queue says "no more cases for you", and
+a lead sees every case with its count of reviewers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from citeview.core.cases import Case
+from citeview.gui.advance import ADVANCE_KEY
+from citeview.gui.readback import is_settled
+from citeview.session.errors import SessionError
+from citeview.session.model import CaseReview, ReviewState
+from citeview.session.routed import NO_MORE, RoutedStore
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
+
+
+@pytest.fixture
+def session_backend():  # type: ignore[no-untyped-def]
+    from citeview.gui.app import SESSIONS
+
+    return SESSIONS
+
+
+def make(pg: Any, name: str, n: int, overlap: int | None, reviewers: list[str]) -> None:
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg.team import add_member
+
+    address = pg.address(name)
+    PgBackend().create_file(address, [Case(f"c{i:03}", f"Claim {i}.") for i in range(n)],
+                            overlap=overlap)
+    for who in reviewers:
+        add_member(address, who)
+
+
+def window_of(qtbot: Any, new_window: Any, tmp_path: Path, pg: Any, project: str,
+              user: str) -> Any:
+    settings = QSettings(str(tmp_path / f"{user}.ini"), QSettings.Format.IniFormat)
+    settings.setValue(ADVANCE_KEY, True)
+    win = new_window(settings)
+    assert win.open_path(pg.address(project, user=user)), win.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
+    return win
+
+
+def listed(win: Any) -> list[str]:
+    model = win.cases_model
+    return [model.data(model.index(r, 1)) for r in range(model.rowCount())]
+
+
+def shown(win: Any) -> str | None:
+    return win.view.case.id if win.view is not None else None
+
+
+def done_and_next(qtbot: Any, win: Any) -> None:
+    qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
+
+
+def test_two_reviewers_on_an_n1_project_each_list_only_their_own_cases(
+        qtbot, tmp_path, pg, new_window, messages) -> None:  # type: ignore[no-untyped-def]
+    make(pg, "split", 8, 1, ["ana", "ben"])
+    a = window_of(qtbot, new_window, tmp_path, pg, "split", "ana")
+    b = window_of(qtbot, new_window, tmp_path, pg, "split", "ben")
+    assert listed(a) == ["c000", "c001", "c002"]  # K handed out ahead, in input order
+    assert listed(b) == ["c003", "c004", "c005"]
+    assert shown(a) == "c000" and shown(b) == "c003"
+    # A case handed to the other cannot be opened, nor written through the store.
+    assert not b.navigator.goto_case("c001")
+    assert shown(b) == "c003"
+    store = b.review_session.session
+    assert isinstance(store, RoutedStore)
+    with pytest.raises(SessionError, match="not handed to you"):
+        store.put_review(CaseReview("c001", "ben", ReviewState.DONE))
+    a.close()
+    b.close()
+
+
+def test_done_and_next_takes_the_next_handout_and_nobody_gets_the_same_case(
+        qtbot, tmp_path, pg, new_window, messages) -> None:  # type: ignore[no-untyped-def]
+    from citeview.session.pg import PgBackend
+
+    make(pg, "queue", 8, 1, ["ana", "ben"])
+    a = window_of(qtbot, new_window, tmp_path, pg, "queue", "ana")
+    b = window_of(qtbot, new_window, tmp_path, pg, "queue", "ben")
+    seen_a = [shown(a)]
+    for _ in range(3):  # ana's three: the third "done and next" asks the server for more
+        done_and_next(qtbot, a)
+        seen_a.append(shown(a))
+    assert seen_a == ["c000", "c001", "c002", "c006"]
+    assert listed(a) == ["c000", "c001", "c002", "c006", "c007"]  # the new hand-outs joined
+    # Ctrl+PgDown past the last listed case also takes the server's next one (none are left
+    # for ben beyond his own three).
+    qtbot.keyClick(b, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: is_settled(b), timeout=5000)
+    assert shown(b) == "c004"
+    assert not set(listed(a)) & set(listed(b))
+    with PgBackend().open(pg.address("queue"), readonly=True) as admin:
+        assert {r.case_id for r in admin.reviews() if r.state is ReviewState.DONE} == {
+            "c000", "c001", "c002"}
+        assert all(r.annotator == "ana" for r in admin.reviews())
+    a.close()
+    b.close()
+
+
+def test_reopening_resumes_where_the_reviewer_stopped(
+        qtbot, tmp_path, pg, new_window, messages) -> None:  # type: ignore[no-untyped-def]
+    make(pg, "resume", 6, 1, ["ana"])
+    a = window_of(qtbot, new_window, tmp_path, pg, "resume", "ana")
+    done_and_next(qtbot, a)
+    done_and_next(qtbot, a)
+    assert shown(a) == "c002"
+    a.close()
+    again = window_of(qtbot, new_window, tmp_path, pg, "resume", "ana")
+    assert shown(again) == "c002"  # the first of hers not done
+    # The done ones are listed (for a look back), topped up to K held: c002, c003, c004.
+    assert listed(again) == ["c000", "c001", "c002", "c003", "c004"]
+    assert again.progress.case_state("c000") is ReviewState.DONE
+    again.close()
+
+
+def test_an_empty_queue_says_no_more_cases_for_you(
+        qtbot, tmp_path, pg, new_window, messages) -> None:  # type: ignore[no-untyped-def]
+    make(pg, "small", 4, 1, ["ana", "ben"])
+    a = window_of(qtbot, new_window, tmp_path, pg, "small", "ana")
+    b = window_of(qtbot, new_window, tmp_path, pg, "small", "ben")
+    assert listed(b) == ["c003"]  # ana holds three of the four
+    label = b.findChild(type(b.team.routing_label), "teamRouting")
+    assert label is not None and not label.isVisible()
+    done_and_next(qtbot, b)
+    assert label.isVisible() and label.text() == "No more cases for you"
+    assert NO_MORE in messages.texts
+    assert shown(b) == "c003"  # stays on his last case
+    a.close()
+    b.close()
+    # Opening with nothing handed out (and nothing judged) says the same in the answer pane.
+    make(pg, "taken", 2, 1, ["ana", "ben"])
+    a = window_of(qtbot, new_window, tmp_path, pg, "taken", "ana")
+    b = window_of(qtbot, new_window, tmp_path, pg, "taken", "ben")
+    assert listed(b) == [] and b.view is None
+    assert NO_MORE in b.answer.toPlainText()
+    assert b.team.routing_label.text() == "No more cases for you"
+    a.close()
+    b.close()
+
+
+def test_a_lead_sees_every_case_with_its_count_of_reviewers(
+        qtbot, tmp_path, pg, new_window, messages) -> None:  # type: ignore[no-untyped-def]
+    from citeview.session.pg.team import add_member
+
+    make(pg, "led", 6, 2, ["ana", "ben"])
+    add_member(pg.address("led"), "lea", "lead")
+    a = window_of(qtbot, new_window, tmp_path, pg, "led", "ana")
+    lead = window_of(qtbot, new_window, tmp_path, pg, "led", "lea")
+    assert listed(lead) == [f"c{i:03}" for i in range(6)]
+    assert not isinstance(lead.review_session.session, RoutedStore)
+    lead.team.show_progress()
+    model = lead.cases_model
+    states = [model.data(model.index(r, 2)) for r in range(model.rowCount())]
+    assert states[:3] == ["1 reviewer"] * 3 and states[3:] == ["0 reviewers"] * 3
+    b = window_of(qtbot, new_window, tmp_path, pg, "led", "ben")
+    assert listed(b) == ["c000", "c001", "c002"]  # N = 2: the same three as ana
+    lead.team.show_progress()
+    states = [model.data(model.index(r, 2)) for r in range(model.rowCount())]
+    assert states[:3] == ["2 reviewers"] * 3
+    a.close()
+    b.close()
+    lead.close()
+
+
+def test_a_full_overlap_project_lists_every_case(
+        qtbot, tmp_path, pg, new_window, messages) -> None:  # type: ignore[no-untyped-def]
+    make(pg, "all", 5, None, ["ana"])
+    a = window_of(qtbot, new_window, tmp_path, pg, "all", "ana")
+    assert listed(a) == [f"c{i:03}" for i in range(5)]
+    assert not a.team.routed
+    a.close()
