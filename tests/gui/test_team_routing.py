@@ -15,6 +15,7 @@ from PySide6.QtCore import QSettings, Qt
 from citeview.core.cases import Case
 from citeview.gui.advance import ADVANCE_KEY
 from citeview.gui.readback import is_settled
+from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.session.errors import SessionError
 from citeview.session.model import CaseReview, ReviewState
 from citeview.session.routed import NO_MORE, RoutedStore
@@ -44,6 +45,7 @@ def window_of(qtbot: Any, new_window: Any, tmp_path: Path, pg: Any, project: str
               user: str) -> Any:
     settings = QSettings(str(tmp_path / f"{user}.ini"), QSettings.Format.IniFormat)
     settings.setValue(ADVANCE_KEY, True)
+    settings.setValue(ANNOTATOR_KEY, user)  # (the server writes as the role connected as)
     win = new_window(settings)
     assert win.open_path(pg.address(project, user=user)), win.statusBar().currentMessage()
     qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
