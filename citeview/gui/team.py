@@ -25,7 +25,7 @@ from citeview.session.live import Heard, LiveFeed
 from citeview.session.model import ReviewState
 from citeview.session.outbox import OutboxStatus, OutboxStore
 from citeview.session.protocol import ReviewStore
-from citeview.session.routed import NO_MORE, RoutedStore, reviewer_counts
+from citeview.session.routed import NO_MORE, RoutedStore, reviewer_counts, takes_handouts
 from citeview.session.team_client import AHEAD
 
 if TYPE_CHECKING:
@@ -211,8 +211,12 @@ class QtTeamLink(QObject):
 
     def _renew_leases(self) -> None:
         """Renew the leases and top them up to K ahead (fetched: reviewable offline)."""
-        if self.store is not None and not self.store.closed and self.store.online:
-            self.store.next_cases(AHEAD)
+        store = self.store
+        if store is not None and not store.closed and store.online:
+            if takes_handouts(store):
+                store.next_cases(AHEAD)
+            else:
+                store.renew_leases()
 
     def before_close(self) -> None:
         """The window closes: edits still waiting are said to stay in the outbox."""

@@ -129,6 +129,13 @@ class RoutedStore(OutboxStore):
         super().apply(changes)
 
 
+def takes_handouts(store: OutboxStore) -> bool:
+    """Whether the window leases cases for this member: not a lead's window on a routed
+    project (a lead adjudicates; holding cases would take reviewers' places in N)."""
+    routing = store.outbox.kept(ROUTING) or {}
+    return routing.get("overlap") is None or not routing.get("privileged")
+
+
 def reviewer_counts(store: OutboxStore) -> dict[str, int] | None:
     """Per case, how many reviewers it has (held or done), for a lead's window on a routed
     project; None when the server does not say (offline, not a routed project, a reviewer)."""
@@ -148,4 +155,5 @@ def routed(overlap: int | None, privileged: bool) -> bool:
     return overlap is not None and not privileged
 
 
-__all__ = ["NO_MORE", "ROUTING", "RoutedStore", "reviewer_counts", "routed"]
+__all__ = ["NO_MORE", "ROUTING", "RoutedStore", "reviewer_counts", "routed",
+           "takes_handouts"]

@@ -17,7 +17,7 @@ from citeview.core.datasets import Dataset
 from citeview.session import errors
 from citeview.session.outbox import Outbox, OutboxStore, outbox_path
 from citeview.session.protocol import ReviewStore, SessionBackend
-from citeview.session.routed import ROUTING, RoutedStore, routed
+from citeview.session.routed import ROUTING, RoutedStore, routed, takes_handouts
 
 AHEAD = 3  # cases handed out ahead, reviewable while the server cannot be reached
 
@@ -80,7 +80,7 @@ def open_team_project(path: str, *, annotator: str = "", ahead: int = AHEAD,
     store = kind(first, box, path=path, annotator=who, reconnect=reconnect,
                  offline_errors=unreachable)
     store.live = (address.conninfo, address.project)
-    if ahead:
+    if ahead and takes_handouts(store):
         store.next_cases(ahead)
     return store
 

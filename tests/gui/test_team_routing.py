@@ -61,9 +61,17 @@ def shown(win: Any) -> str | None:
     return win.view.case.id if win.view is not None else None
 
 
-def done_and_next(qtbot: Any, win: Any) -> None:
+def done_and_next(qtbot: Any, win: Any, lands: str | None) -> None:
+    """Ctrl+Enter on the case shown; the window lands on ``lands`` (None: stays put)."""
+    before = shown(win)
     qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    if lands is None:
+        qtbot.wait(300)  # (time to move, were it to)
+    else:
+        qtbot.waitUntil(lambda: shown(win) == lands, timeout=5000)
     qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
+    if lands is None:
+        assert shown(win) == before
 
 
 def test_two_reviewers_on_an_n1_project_each_list_only_their_own_cases(
@@ -92,21 +100,24 @@ def test_done_and_next_takes_the_next_handout_and_nobody_gets_the_same_case(
     make(pg, "queue", 8, 1, ["ana", "ben"])
     a = window_of(qtbot, new_window, tmp_path, pg, "queue", "ana")
     b = window_of(qtbot, new_window, tmp_path, pg, "queue", "ben")
-    seen_a = [shown(a)]
-    for _ in range(3):  # ana's three: the third "done and next" asks the server for more
-        done_and_next(qtbot, a)
-        seen_a.append(shown(a))
-    assert seen_a == ["c000", "c001", "c002", "c006"]
+    assert shown(a) == "c000"
+    # ana's three, then the third "done and next" asks the server for more: c003-c005 are
+    # ben's, so hers are c006 and c007.
+    for lands in ("c001", "c002", "c006"):
+        done_and_next(qtbot, a, lands)
     assert listed(a) == ["c000", "c001", "c002", "c006", "c007"]  # the new hand-outs joined
     # Ctrl+PgDown past the last listed case also takes the server's next one (none are left
     # for ben beyond his own three).
     qtbot.keyClick(b, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: shown(b) == "c004", timeout=5000)
     qtbot.waitUntil(lambda: is_settled(b), timeout=5000)
-    assert shown(b) == "c004"
+    done_and_next(qtbot, a, "c007")
+    done_and_next(qtbot, a, None)  # the queue is empty for her now
+    assert a.team.routing_label.text() == "No more cases for you"
     assert not set(listed(a)) & set(listed(b))
     with PgBackend().open(pg.address("queue"), readonly=True) as admin:
         assert {r.case_id for r in admin.reviews() if r.state is ReviewState.DONE} == {
-            "c000", "c001", "c002"}
+            "c000", "c001", "c002", "c006", "c007"}
         assert all(r.annotator == "ana" for r in admin.reviews())
     a.close()
     b.close()
@@ -116,9 +127,8 @@ def test_reopening_resumes_where_the_reviewer_stopped(
         qtbot, tmp_path, pg, new_window, messages) -> None:  # type: ignore[no-untyped-def]
     make(pg, "resume", 6, 1, ["ana"])
     a = window_of(qtbot, new_window, tmp_path, pg, "resume", "ana")
-    done_and_next(qtbot, a)
-    done_and_next(qtbot, a)
-    assert shown(a) == "c002"
+    done_and_next(qtbot, a, "c001")
+    done_and_next(qtbot, a, "c002")
     a.close()
     again = window_of(qtbot, new_window, tmp_path, pg, "resume", "ana")
     assert shown(again) == "c002"  # the first of hers not done
@@ -136,10 +146,9 @@ def test_an_empty_queue_says_no_more_cases_for_you(
     assert listed(b) == ["c003"]  # ana holds three of the four
     label = b.findChild(type(b.team.routing_label), "teamRouting")
     assert label is not None and not label.isVisible()
-    done_and_next(qtbot, b)
+    done_and_next(qtbot, b, None)
     assert label.isVisible() and label.text() == "No more cases for you"
     assert NO_MORE in messages.texts
-    assert shown(b) == "c003"  # stays on his last case
     a.close()
     b.close()
     # Opening with nothing handed out (and nothing judged) says the same in the answer pane.
