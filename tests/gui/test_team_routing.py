@@ -42,13 +42,16 @@ def make(pg: Any, name: str, n: int, overlap: int | None, reviewers: list[str]) 
 
 
 def window_of(qtbot: Any, new_window: Any, tmp_path: Path, pg: Any, project: str,
-              user: str) -> Any:
+              user: str, settle: bool = True) -> Any:
     settings = QSettings(str(tmp_path / f"{user}.ini"), QSettings.Format.IniFormat)
     settings.setValue(ADVANCE_KEY, True)
     settings.setValue(ANNOTATOR_KEY, user)  # (the server writes as the role connected as)
     win = new_window(settings)
     assert win.open_path(pg.address(project, user=user)), win.statusBar().currentMessage()
-    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
+    if settle:
+        qtbot.waitUntil(lambda: is_settled(win), timeout=5000)
+    else:
+        qtbot.wait(300)  # nothing to show: nothing to settle
     return win
 
 
@@ -61,9 +64,16 @@ def shown(win: Any) -> str | None:
     return win.view.case.id if win.view is not None else None
 
 
+def focus(qtbot: Any, win: Any) -> None:
+    """The review keys are window shortcuts: the window pressed in must be the active one."""
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow, timeout=3000)
+
+
 def done_and_next(qtbot: Any, win: Any, lands: str | None) -> None:
     """Ctrl+Enter on the case shown; the window lands on ``lands`` (None: stays put)."""
     before = shown(win)
+    focus(qtbot, win)
     qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     if lands is None:
         qtbot.wait(300)  # (time to move, were it to)
@@ -108,6 +118,7 @@ def test_done_and_next_takes_the_next_handout_and_nobody_gets_the_same_case(
     assert listed(a) == ["c000", "c001", "c002", "c006", "c007"]  # the new hand-outs joined
     # Ctrl+PgDown past the last listed case also takes the server's next one (none are left
     # for ben beyond his own three).
+    focus(qtbot, b)
     qtbot.keyClick(b, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: shown(b) == "c004", timeout=5000)
     qtbot.waitUntil(lambda: is_settled(b), timeout=5000)
@@ -154,7 +165,7 @@ def test_an_empty_queue_says_no_more_cases_for_you(
     # Opening with nothing handed out (and nothing judged) says the same in the answer pane.
     make(pg, "taken", 2, 1, ["ana", "ben"])
     a = window_of(qtbot, new_window, tmp_path, pg, "taken", "ana")
-    b = window_of(qtbot, new_window, tmp_path, pg, "taken", "ben")
+    b = window_of(qtbot, new_window, tmp_path, pg, "taken", "ben", settle=False)
     assert listed(b) == [] and b.view is None
     assert NO_MORE in b.answer.toPlainText()
     assert b.team.routing_label.text() == "No more cases for you"
