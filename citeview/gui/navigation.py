@@ -361,7 +361,9 @@ class Navigator(QObject):
             return False
         index, why = resolve_case(self.state.dataset.case_ids(), text)
         if index is None:
-            message.error(why)
+            # A routed team project: another reviewer's case is not listed; say so plainly.
+            mine = self.team.not_yours(text) if self.team is not None else None
+            message.error(mine or why)
             return False
         self.caseWanted.emit(index)
         return True

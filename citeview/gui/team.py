@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow
 
 from citeview.gui import dialogs, message
+from citeview.gui.untrusted import safe_title
 from citeview.session.events import Change
 from citeview.session.live import Heard, LiveFeed
 from citeview.session.model import ReviewState
@@ -185,6 +186,17 @@ class QtTeamLink(QObject):
             return None
         self.say_no_more()
         return None
+
+    def not_yours(self, text: str) -> str | None:
+        """Why case ``text`` cannot be opened here: a case of the project not handed to this
+        reviewer (None when it is not one, or the window does not follow routing)."""
+        store = self.store
+        if not isinstance(store, RoutedStore) or store.closed or store.handed(text):
+            return None
+        if not store.in_project(text):
+            return None
+        return (f"case {safe_title(text, 60)!r} is not handed to you: in this project the "
+                "server hands out the cases (Ctrl+Enter takes your next one)")
 
     def say_no_more(self) -> None:
         self.routing_label.setText("No more cases for you")

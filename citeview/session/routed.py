@@ -96,6 +96,10 @@ class RoutedStore(OutboxStore):
     def handed(self, case_id: str) -> bool:
         return case_id in self._mine
 
+    def in_project(self, case_id: str) -> bool:
+        """Whether ``case_id`` is a case of the project (handed to this reviewer or not)."""
+        return case_id in super().case_ids()
+
     # ------------------------------------------------------------------ cases: the list
 
     def case_ids(self) -> list[str]:

@@ -95,6 +95,7 @@ def test_two_reviewers_on_an_n1_project_each_list_only_their_own_cases(
     # A case handed to the other cannot be opened, nor written through the store.
     assert not b.navigator.goto_case("c001")
     assert shown(b) == "c003"
+    assert any("'c001' is not handed to you" in m for m in messages.texts)
     store = b.review_session.session
     assert isinstance(store, RoutedStore)
     with pytest.raises(SessionError, match="not handed to you"):
