@@ -184,15 +184,16 @@ def test_a_lead_sees_every_case_with_its_count_of_reviewers(
     lead = window_of(qtbot, new_window, tmp_path, pg, "led", "lea")
     assert listed(lead) == [f"c{i:03}" for i in range(6)]
     assert not isinstance(lead.review_session.session, RoutedStore)
-    lead.team.show_progress()
     model = lead.cases_model
-    states = [model.data(model.index(r, 2)) for r in range(model.rowCount())]
-    assert states[:3] == ["1 reviewer"] * 3 and states[3:] == ["0 reviewers"] * 3
+
+    def states() -> list[str]:
+        return [model.data(model.index(r, 2)) for r in range(model.rowCount())]
+    assert states() == ["1 reviewer"] * 3 + ["0 reviewers"] * 3
     b = window_of(qtbot, new_window, tmp_path, pg, "led", "ben")
     assert listed(b) == ["c000", "c001", "c002"]  # N = 2: the same three as ana
-    lead.team.show_progress()
-    states = [model.data(model.index(r, 2)) for r in range(model.rowCount())]
-    assert states[:3] == ["2 reviewers"] * 3
+    # The lead's list follows live (the server's announcements of the hand-outs).
+    qtbot.waitUntil(lambda: states()[:3] == ["2 reviewers"] * 3, timeout=5000)
+    assert states()[3:] == ["0 reviewers"] * 3
     a.close()
     b.close()
     lead.close()
