@@ -65,3 +65,29 @@ def test_a_routed_reviewer_keeps_working_on_the_handed_out_cases_while_the_serve
     add_member(pg.address("every"), "ana")
     with open_team_project(pg.address("every", user="ana")) as plain:
         assert type(plain) is OutboxStore and plain.case_ids() == ["x", "y"]
+
+
+def test_a_case_whose_lease_expired_is_not_listed_again_unless_it_was_done(
+        pg: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg.team import add_member
+    from citeview.session.team_client import open_team_project
+
+    monkeypatch.setenv("CITEVIEW_DATA_DIR", str(tmp_path / "data"))
+    address = pg.address("lapse")
+    PgBackend().create_file(address, [Case(f"c{i:03}", f"Claim {i}.") for i in range(6)],
+                            overlap=1, lease_seconds=1)
+    for who in ("ana", "ben"):
+        add_member(address, who)
+    with open_team_project(pg.address("lapse", user="ana"), ahead=2) as ana:
+        assert ana.case_ids() == ["c000", "c001"]
+        done(ana, "c000")
+        ana.put_review(CaseReview("c001", "ana", ReviewState.IN_PROGRESS))
+    time.sleep(1.5)  # ana's window is gone: her lease of c001 lapses
+    with open_team_project(pg.address("lapse", user="ben"), ahead=1) as ben:
+        assert ben.case_ids() == ["c001"]  # back in the queue, handed on
+    with open_team_project(pg.address("lapse", user="ana"), ahead=1) as ana:
+        # Her done case stays for a look back; the one handed on is gone from her list.
+        assert ana.case_ids() == ["c000", "c002"]

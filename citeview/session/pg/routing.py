@@ -77,15 +77,21 @@ def overlap(conn: psycopg.Connection[Any], where: str, project: str) -> int | No
 
 def own_cases(conn: psycopg.Connection[Any], where: str, project: str,
               reviewer: str) -> list[str]:
-    """The cases handed to ``reviewer`` (held or done; not those whose lease expired and was
-    handed on) and those they reviewed, in input order: what a routed reviewer's window lists."""
+    """The cases handed to ``reviewer`` (held or done) and those they reviewed, in input order:
+    what a routed reviewer's window lists. A case whose lease expired (a window closed too
+    long; the case went back to the queue) is not theirs any more unless they had finished it:
+    more verdicts there would only be kept flagged late."""
     try:
         rows = conn.execute(
             "SELECT c.id FROM citeview.cases c JOIN ("
             "  SELECT a.case_id FROM citeview.assignments a WHERE a.project = %(p)s"
             "    AND a.reviewer = %(r)s AND a.state IN ('leased', 'done')"
             "  UNION SELECT r.case_id FROM citeview.reviews r WHERE r.project = %(p)s"
-            "    AND r.annotator = %(r)s) m ON c.id = m.case_id"
+            "    AND r.annotator = %(r)s AND (r.state = 'done' OR NOT EXISTS ("
+            "      SELECT 1 FROM citeview.assignments x WHERE x.project = %(p)s"
+            "        AND x.case_id = r.case_id AND x.reviewer = %(r)s"
+            "        AND x.state = 'expired'))"
+            ") m ON c.id = m.case_id"
             " WHERE c.project = %(p)s ORDER BY c.pos",
             {"p": project, "r": reviewer}).fetchall()
     except psycopg.Error as err:
