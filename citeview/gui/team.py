@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow
 
 from citeview.gui import dialogs, message
 from citeview.gui.untrusted import safe_title
-from citeview.session.events import Change
+from citeview.session.events import CasesAdded, Change
 from citeview.session.live import Heard, LiveFeed
 from citeview.session.model import ReviewState
 from citeview.session.outbox import OutboxStatus, OutboxStore
@@ -256,6 +256,13 @@ class QtTeamLink(QObject):
             self.store.heard(heard.change)
 
     def _changed(self, change: Change) -> None:
+        if isinstance(change, CasesAdded) and self.routing_label.isVisible():
+            # A case came back to the queue and was handed to this reviewer (the renewal's
+            # top-up): "no more cases" is no longer so.
+            store = self.store
+            if isinstance(store, RoutedStore) and store.first_not_done() is not None:
+                self.routing_label.hide()
+                message.info("A new case was handed to you (Ctrl+Enter: next case)", 8000)
         if not self._count.isActive():
             self._count.start()
 

@@ -161,6 +161,16 @@ def test_an_empty_queue_says_no_more_cases_for_you(
     done_and_next(qtbot, b, None)
     assert label.isVisible() and label.text() == "No more cases for you"
     assert NO_MORE in messages.texts
+    # ana's cases go back to the queue (her window died; here: released by the admin); ben's
+    # next lease renewal takes them, and the window says "no more" is over.
+    import psycopg
+
+    with psycopg.connect(pg.conninfo(), autocommit=True) as conn:
+        conn.execute("SELECT citeview.release_leases('small', 'ana')")
+    b.team._renew_leases()  # (the renewal timer's work, every RENEW_MS)
+    qtbot.waitUntil(lambda: not label.isVisible(), timeout=5000)
+    assert listed(b) == ["c000", "c001", "c002", "c003"]
+    done_and_next(qtbot, b, "c000")
     a.close()
     b.close()
     # Opening with nothing handed out (and nothing judged) says the same in the answer pane.
