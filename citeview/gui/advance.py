@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from citeview.gui.navigation import Navigator
     from citeview.gui.progress import ProgressTracker
     from citeview.gui.state import CaseView
+    from citeview.gui.team import QtTeamLink
     from citeview.gui.window_state import WindowState
 
 ADVANCE_KEY = "review/advance"  # QSettings: move on after a verdict (default on)
@@ -84,6 +85,7 @@ class Advancer(QObject):
         self.progress = progress
         self._land: str | None = None  # "first" / "last": where to land when a case shows
         self._override: bool | None = None  # --no-advance: for this run, not remembered
+        self.team: QtTeamLink | None = None  # a team project's routing (the window sets it)
         loader.viewReady.connect(self._on_view_ready)
 
     # -- the setting -------------------------------------------------------------------------
@@ -155,6 +157,16 @@ class Advancer(QObject):
         """Open the next case not done, at its first unjudged citation."""
         state = self.state
         nxt = self.progress.next_undone(state.case_index)
+        team = self.team
+        if nxt is None and team is not None and team.routed:
+            # A routed project: the server hands out the next case (or says there is none).
+            cid = team.next_handout()
+            if cid is None or state.dataset is None:
+                return
+            try:
+                nxt = state.dataset.index_of(cid)
+            except KeyError:
+                return
         if nxt is None:
             message.info("All cases are done", 8000)
             return

@@ -159,7 +159,8 @@ class MainWindow(QMainWindow):
         from citeview.gui.team import QtTeamLink
 
         # A team project: the outbox's status, retries, leases, live changes, team progress.
-        self.team = QtTeamLink(self)
+        self.team = QtTeamLink(self, cases_model=self.cases_model)
+        self.advance.team = self.navigator.team = self.team  # routed: the server's next case
         self.review_session.attached.connect(self.team.attach)
         self.review_session.changed.connect(self.review_views.session_changed)
         self.review_session.followed.connect(self.review_views.refresh_review)

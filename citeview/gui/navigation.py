@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from citeview.gui.find import FindBar
     from citeview.gui.panes import Panes
     from citeview.gui.review_session import ReviewSession
+    from citeview.gui.team import QtTeamLink
     from citeview.gui.view_modes import ViewModes
     from citeview.gui.window_state import WindowState
 
@@ -77,6 +78,7 @@ class Navigator(QObject):
         self.review_session = review_session
         self.window = window  # menus' and dialogs' parent
         self._syncing = False  # selecting rows to follow the active citation, not the user
+        self.team: QtTeamLink | None = None  # a team project's routing (the window sets it)
         self._tables_later = AfterPaint(self._paint_tables, self)
         self._held: list[QWidget] = []
         self._ask_later = QTimer(self)  # (a child: gone with the window)
@@ -326,8 +328,19 @@ class Navigator(QObject):
             self.caseWanted.emit(index)
 
     def next_case(self) -> None:
-        if self.state.dataset is not None and self.state.case_index + 1 < len(self.state.dataset):
+        dataset = self.state.dataset
+        if dataset is not None and self.state.case_index + 1 < len(dataset):
             self.caseWanted.emit(self.state.case_index + 1)
+        elif dataset is not None and self.team is not None and self.team.routed:
+            # Past the reviewer's last case in a routed project: the server's next hand-out.
+            cid = self.team.next_handout()
+            if cid is not None:
+                try:
+                    index = dataset.index_of(cid)
+                except KeyError:
+                    return
+                if index != self.state.case_index:
+                    self.caseWanted.emit(index)
 
     def previous_case(self) -> None:
         if self.state.dataset is not None and self.state.case_index > 0:
@@ -352,7 +365,9 @@ class Navigator(QObject):
         except KeyError:
             index, why = resolve_case(self.state.dataset.case_ids(), text)
         if index is None:
-            message.error(why)
+            # A routed team project: another reviewer's case is not listed; say so plainly.
+            mine = self.team.not_yours(text) if self.team is not None else None
+            message.error(mine or why)
             return False
         self.caseWanted.emit(index)
         return True

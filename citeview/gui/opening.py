@@ -25,6 +25,7 @@ from citeview.gui.untrusted import menu_text, safe_title
 from citeview.session import location
 from citeview.session.pg.address import is_address
 from citeview.session.protocol import ReviewStore, SessionBackend, SessionDataset
+from citeview.session.routed import NO_MORE, RoutedStore
 
 if TYPE_CHECKING:
     from citeview.core.inputs import InputLoaders
@@ -278,7 +279,8 @@ class InputOpener(QObject):
                 message.error(f"no case with id {safe_title(case_id, 60)!r}; showing the first")
         self.state.set_case_index(-1)
         if not ids:
-            self.loader.show_nothing("This input holds no case.")
+            self.loader.show_nothing(NO_MORE if isinstance(session, RoutedStore)
+                                     else "This input holds no case.")
             return
         self.loader.show_case(index, citation=citation)
 

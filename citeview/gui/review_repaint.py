@@ -15,8 +15,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
+from citeview.gui.navigation import select_row
 from citeview.gui.progress import progress_text
-from citeview.session.events import AnnotationChanged, Change, MetaChanged, ReviewChanged
+from citeview.session.events import (
+    AnnotationChanged,
+    CasesAdded,
+    Change,
+    MetaChanged,
+    ReviewChanged,
+)
 
 if TYPE_CHECKING:
     from citeview.gui.case_loader import CaseLoader
@@ -84,8 +91,24 @@ class ReviewRepaint(QObject):
                 panes.citations_proxy.invalidate_rows()
         elif isinstance(change, MetaChanged):
             self.review_session.show_where()
+        elif isinstance(change, CasesAdded):
+            self.relist()
         self.filters.session_changed()
         self.review.sync_bar()
+
+    def relist(self) -> None:
+        """The session's list of cases changed (cases added; a team reviewer's next
+        hand-out): the case list shows it, the case shown stays selected."""
+        dataset = self.state.dataset
+        if dataset is None:
+            return
+        self.panes.cases_model.set_ids(dataset.case_ids())
+        view = self.state.view
+        if view is not None:
+            with contextlib.suppress(KeyError):
+                self.state.set_case_index(dataset.index_of(view.case.id))
+        select_row(self.panes.cases_table, self.panes.cases_proxy, self.state.case_index)
+        self.loader.update_counts()
 
     def refresh_review(self) -> None:
         """The session's verdicts changed under the views (another annotator, an input taken

@@ -333,6 +333,8 @@ class CasesModel(_RowsModel):
         super().__init__(parent)
         self.question_of: Callable[[int], str] | None = None
         self.state_of: Callable[[int], str] | None = None
+        # A lead's window on a team project: how many reviewers each case has (by id).
+        self.reviewers_of: Callable[[str], int] | None = None
         self._questions: dict[int, str] = {}
 
     def set_ids(self, ids: Sequence[str]) -> None:
@@ -366,7 +368,12 @@ class CasesModel(_RowsModel):
                 self._questions[i] = q
             return q or "", q or ""
         state = self.state_of(i) if self.state_of is not None else ""
-        return state, _STATE_ORDER.get(state, state)
+        order = _STATE_ORDER.get(state, state)
+        if self.reviewers_of is not None:
+            n = self.reviewers_of(cid)
+            said = f"{n} reviewer{'s' if n != 1 else ''}"
+            state = f"{state} \u00b7 {said}" if state else said
+        return state, order
 
     def key(self, row: tuple[int, str]) -> Any:
         return row[0]

@@ -14,17 +14,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow
 
 from citeview.gui import dialogs, message
-from citeview.session.events import Change
+from citeview.gui.untrusted import safe_title
+from citeview.session.events import CasesAdded, Change
 from citeview.session.live import Heard, LiveFeed
 from citeview.session.model import ReviewState
 from citeview.session.outbox import OutboxStatus, OutboxStore
 from citeview.session.protocol import ReviewStore
+from citeview.session.routed import NO_MORE, RoutedStore, reviewer_counts, takes_handouts
 from citeview.session.team_client import AHEAD
+
+if TYPE_CHECKING:
+    from citeview.gui.tables import CasesModel
 
 RETRY_MS = 3000  # offline: how often the server is tried again
 RENEW_MS = 20_000  # how often the reviewer's leases are renewed and topped up to K ahead
@@ -74,10 +80,19 @@ class QtTeamLink(QObject):
     statusShown = Signal(str)  # the outbox status text, as the status bar shows it
 
     def __init__(self, window: QMainWindow,
-                 feed_factory: Callable[[str, str, QObject], QtLiveFeed] | None = None) -> None:
+                 feed_factory: Callable[[str, str, QObject], QtLiveFeed] | None = None,
+                 cases_model: CasesModel | None = None) -> None:
         super().__init__(window)
         self._window = window
         self.store: OutboxStore | None = None
+        self._cases_model = cases_model
+        self._counts: dict[str, int] = {}
+        # A routed project: what is left for this reviewer ("no more cases for you").
+        self.routing_label = QLabel()
+        self.routing_label.setObjectName("teamRouting")
+        self.routing_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.routing_label.hide()
+        window.statusBar().addPermanentWidget(self.routing_label)
         self.status_label = QLabel()
         self.status_label.setObjectName("teamStatus")
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -114,6 +129,11 @@ class QtTeamLink(QObject):
         self.status_label.show()
         self._retry.start()
         self._renew.start()
+        if self._cases_model is not None and reviewer_counts(session) is not None:
+            self._cases_model.reviewers_of = lambda cid: self._counts.get(cid, 0)
+        if (isinstance(session, RoutedStore) and session.online
+                and session.first_not_done() is None):
+            self.say_no_more()  # nothing handed out at the start either
         if session.live is not None:
             self.feed = self._feed_factory(*session.live, self)
             self.feed.heard.connect(self._heard)
@@ -134,6 +154,55 @@ class QtTeamLink(QObject):
         self.store = None
         self.status_label.hide()
         self.progress_label.hide()
+        self.routing_label.hide()
+        self._counts = {}
+        if self._cases_model is not None:
+            self._cases_model.reviewers_of = None
+
+    # ------------------------------------------------------------------ routing
+
+    @property
+    def routed(self) -> bool:
+        """Whether the window follows the server's routing (an annotator in a project of N
+        reviewers per case, or none): its list holds only their own cases."""
+        return isinstance(self.store, RoutedStore) and not self.store.closed
+
+    def next_handout(self) -> str | None:
+        """The reviewer's next case (one held not done, else the server's next hand-out,
+        joined to the case list); None, said plainly, when there is none for them."""
+        store = self.store
+        if not isinstance(store, RoutedStore) or store.closed:
+            return None
+        found = store.take_next(AHEAD)
+        if found is not None:
+            self.routing_label.hide()
+            return found
+        if not store.online:
+            text = ("The server cannot be reached: the cases handed to you are done; more "
+                    "are handed out when it is back")
+            self.routing_label.setText(text)
+            self.routing_label.show()
+            message.warning(text, message.KEEP)
+            return None
+        self.say_no_more()
+        return None
+
+    def not_yours(self, text: str) -> str | None:
+        """Why case ``text`` cannot be opened here: a case of the project not handed to this
+        reviewer (None when it is not one, or the window does not follow routing)."""
+        store = self.store
+        if not isinstance(store, RoutedStore) or store.closed or store.handed(text):
+            return None
+        if not store.in_project(text):
+            return None
+        return (f"case {safe_title(text, 60)!r} is not handed to you: in this project the "
+                "server hands out the cases (Ctrl+Enter takes your next one)")
+
+    def say_no_more(self) -> None:
+        self.routing_label.setText("No more cases for you")
+        self.routing_label.setToolTip(NO_MORE)
+        self.routing_label.show()
+        message.info(NO_MORE, message.KEEP)
 
     # ------------------------------------------------------------------ outbox
 
@@ -154,8 +223,12 @@ class QtTeamLink(QObject):
 
     def _renew_leases(self) -> None:
         """Renew the leases and top them up to K ahead (fetched: reviewable offline)."""
-        if self.store is not None and not self.store.closed and self.store.online:
-            self.store.next_cases(AHEAD)
+        store = self.store
+        if store is not None and not store.closed and store.online:
+            if takes_handouts(store):
+                store.next_cases(AHEAD)
+            else:
+                store.renew_leases()
 
     def before_close(self) -> None:
         """The window closes: edits still waiting are said to stay in the outbox."""
@@ -183,6 +256,13 @@ class QtTeamLink(QObject):
             self.store.heard(heard.change)
 
     def _changed(self, change: Change) -> None:
+        if isinstance(change, CasesAdded) and self.routing_label.isVisible():
+            # A case came back to the queue and was handed to this reviewer (the renewal's
+            # top-up): "no more cases" is no longer so.
+            store = self.store
+            if isinstance(store, RoutedStore) and store.first_not_done() is not None:
+                self.routing_label.hide()
+                message.info("A new case was handed to you (Ctrl+Enter: next case)", 8000)
         if not self._count.isActive():
             self._count.start()
 
@@ -191,6 +271,14 @@ class QtTeamLink(QObject):
         store = self.store
         if store is None or store.closed:
             return
+        if self._cases_model is not None and self._cases_model.reviewers_of is not None:
+            counts = reviewer_counts(store)
+            if counts is not None and counts != self._counts:
+                self._counts = counts
+                model = self._cases_model
+                if model.rowCount():
+                    model.dataChanged.emit(model.index(0, 2),
+                                           model.index(model.rowCount() - 1, 2))
         progress = team_progress(store)
         others = {who for who in progress if who != store.annotator}
         if not others:

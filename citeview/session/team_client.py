@@ -17,6 +17,7 @@ from citeview.core.datasets import Dataset
 from citeview.session import errors
 from citeview.session.outbox import Outbox, OutboxStore, outbox_path
 from citeview.session.protocol import ReviewStore, SessionBackend
+from citeview.session.routed import ROUTING, RoutedStore, routed, takes_handouts
 
 AHEAD = 3  # cases handed out ahead, reviewable while the server cannot be reached
 
@@ -63,10 +64,23 @@ def open_team_project(path: str, *, annotator: str = "", ahead: int = AHEAD,
         # The same reviewer again: its window row names a connection that is gone.
         return backend.open(path, annotator=who, force=True)
 
-    store = OutboxStore(first, box, path=path, annotator=who, reconnect=reconnect,
-                        offline_errors=unreachable)
+    # A routed project (N per case, or none) lists a reviewer only their own cases; whether
+    # it is routed is kept for an offline start.
+    if first is not None:
+        try:
+            box.keep(ROUTING, {"overlap": getattr(first, "overlap", None),
+                               "privileged": bool(getattr(first, "privileged", False))})
+        except BaseException:
+            box.close()
+            first.close()
+            raise
+    routing = box.kept(ROUTING) or {}
+    kind = (RoutedStore if routed(routing.get("overlap"), bool(routing.get("privileged")))
+            else OutboxStore)
+    store = kind(first, box, path=path, annotator=who, reconnect=reconnect,
+                 offline_errors=unreachable)
     store.live = (address.conninfo, address.project)
-    if ahead:
+    if ahead and takes_handouts(store):
         store.next_cases(ahead)
     return store
 

@@ -65,4 +65,51 @@ def expire_leases(conn: psycopg.Connection[Any], where: str, project: str) -> in
     return int(row[0]) if row else 0
 
 
-__all__ = ["expire_leases", "next_cases", "renew_leases"]
+def overlap(conn: psycopg.Connection[Any], where: str, project: str) -> int | None:
+    """The project's routing: reviewers per case (None: every reviewer every case)."""
+    try:
+        row = conn.execute("SELECT overlap FROM citeview.projects WHERE name = %s",
+                           (project,)).fetchone()
+    except psycopg.Error as err:
+        raise server_error(where, err) from None
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def own_cases(conn: psycopg.Connection[Any], where: str, project: str,
+              reviewer: str) -> list[str]:
+    """The cases handed to ``reviewer`` (held or done) and those they reviewed, in input order:
+    what a routed reviewer's window lists. A case whose lease expired (a window closed too
+    long; the case went back to the queue) is not theirs any more unless they had finished it:
+    more verdicts there would only be kept flagged late."""
+    try:
+        rows = conn.execute(
+            "SELECT c.id FROM citeview.cases c JOIN ("
+            "  SELECT a.case_id FROM citeview.assignments a WHERE a.project = %(p)s"
+            "    AND a.reviewer = %(r)s AND a.state IN ('leased', 'done')"
+            "  UNION SELECT r.case_id FROM citeview.reviews r WHERE r.project = %(p)s"
+            "    AND r.annotator = %(r)s AND (r.state = 'done' OR NOT EXISTS ("
+            "      SELECT 1 FROM citeview.assignments x WHERE x.project = %(p)s"
+            "        AND x.case_id = r.case_id AND x.reviewer = %(r)s"
+            "        AND x.state = 'expired'))"
+            ") m ON c.id = m.case_id"
+            " WHERE c.project = %(p)s ORDER BY c.pos",
+            {"p": project, "r": reviewer}).fetchall()
+    except psycopg.Error as err:
+        raise server_error(where, err) from None
+    return [str(r[0]) for r in rows]
+
+
+def reviewer_counts(conn: psycopg.Connection[Any], where: str, project: str) -> dict[str, int]:
+    """Per case, how many reviewers hold it or are done with it (the routing's count; a lead
+    reads everyone's hand-outs, an annotator only their own)."""
+    try:
+        rows = conn.execute(
+            "SELECT case_id, count(*) FROM citeview.assignments WHERE project = %s "
+            "AND state IN ('leased', 'done') GROUP BY case_id", (project,)).fetchall()
+    except psycopg.Error as err:
+        raise server_error(where, err) from None
+    return {str(cid): int(n) for cid, n in rows}
+
+
+__all__ = ["expire_leases", "next_cases", "overlap", "own_cases", "renew_leases",
+           "reviewer_counts"]

@@ -1023,6 +1023,26 @@ class PgSession:
         return renew_leases(self.conn, self.path, self.project, self.annotator)
 
 
+    @property
+    def overlap(self) -> int | None:
+        """Reviewers per case (None: full overlap, every reviewer every case)."""
+        from citeview.session.pg.routing import overlap
+
+        return overlap(self.conn, self.path, self.project)
+
+    def own_cases(self) -> list[str]:
+        """The cases handed to this reviewer or reviewed by them, in input order."""
+        from citeview.session.pg.routing import own_cases
+
+        return own_cases(self.conn, self.path, self.project, self.annotator)
+
+    def reviewer_counts(self) -> dict[str, int]:
+        """Per case, its reviewers (holding it or done): what a lead's case list shows."""
+        from citeview.session.pg.routing import reviewer_counts
+
+        return reviewer_counts(self.conn, self.path, self.project)
+
+
 def _uuid(op: str | uuid.UUID | None) -> uuid.UUID | None:
     return None if op is None else uuid.UUID(str(op))
 
