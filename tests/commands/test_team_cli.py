@@ -206,6 +206,63 @@ def test_a_project_made_from_a_session_file_brings_its_verdicts_and_rubric(
     assert "already exists" in capsys.readouterr().err
 
 
+def test_a_project_from_a_session_file_keeps_reasons_evidence_and_corrections_everywhere(
+        pg: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30's rows of a session file reach the project `team create` makes of it, and
+    export, report, agree, import and merge of the project read them as of the file."""
+    from citeview.core.inputs import load_input
+    from citeview.session import edits
+    from citeview.session.pg import PgBackend
+    from citeview.session.store import Session
+
+    path = str(tmp_path / "marks.citeview")
+    with Session.create(path, load_input(DATASET), annotator="ana") as file:
+        file.set_reasons(["wrong source", "stale"])
+        cid = file.case_ids()[1]
+        key = citation_slots(file.analysed(cid))[0].keys(cid)[0]
+        edits.annotation_edit(file, key, verdict="unsupported", reasons=["stale"]).do()
+        edits.evidence_edit(file, key, 0, 4, text="abcd").do()
+        edits.remove_citation_edit(file, cid, file.analysed(cid).citations[0]).do()
+    address = pg.address("withmarks")
+    assert main(["team", "create", address, path]) == 0
+    with PgBackend().open(address, readonly=True) as s, \
+            Session.open(path, readonly=True) as file:
+        assert s.reasons == ("wrong source", "stale")
+        assert s.annotations() == file.annotations() and s.reviews() == file.reviews()
+        assert s.evidence() == file.evidence() and len(s.evidence()) == 1
+        assert s.corrections() == file.corrections() and len(s.corrections()) == 1
+    docs = []
+    for where in (address, path):
+        out = tmp_path / f"{len(docs)}.json"
+        assert main(["export", where, "--format", "json", "-o", str(out)]) == 0
+        docs.append(json.loads(out.read_text(encoding="utf-8")))
+    assert docs[0]["evidence"] == docs[1]["evidence"] and docs[0]["evidence"][0]["text"] == "abcd"
+    assert docs[0]["corrections"] == docs[1]["corrections"]
+    assert docs[0]["annotations"] == docs[1]["annotations"]
+    assert docs[0]["annotations"][0]["reasons"] == ["stale"]
+    capsys.readouterr()
+    reports = []
+    for where in (address, path):
+        assert main(["report", "--format", "json", where]) == 0
+        reports.append(json.loads(capsys.readouterr().out))
+    assert reports[0]["reasons"] == reports[1]["reasons"]
+    assert reports[0]["reasons"]["stale"]["count"] == 1
+    assert main(["agree", address, path, "--format", "json"]) == 0
+    agreement = json.loads(capsys.readouterr().out)
+    assert agreement["items"] == 1 and agreement["percent_agreement"] == 1.0
+    assert agreement["reasons"]["stale"]["both"] == 1
+    # an export imported into a project, and a merge into one, keep them too
+    assert main(["import", str(tmp_path / "0.json"), "-o", pg.address("imported")]) == 0
+    assert main(["merge", address, path, "-o", pg.address("merged")]) == 0
+    with PgBackend().open(pg.address("imported"), readonly=True) as imported, \
+            PgBackend().open(pg.address("merged"), readonly=True) as merged:
+        assert [e.text for e in imported.evidence()] == ["abcd"]
+        assert [c.kind.value for c in imported.corrections()] == ["remove"]
+        assert imported.annotations()[0].reasons == ("stale",)
+        assert sorted(e.annotator for e in merged.evidence()) == ["ana (A)", "ana (B)"]
+        assert len(merged.corrections()) == 2 and merged.reasons == ("wrong source", "stale")
+
+
 def test_a_lead_makes_and_runs_a_project_without_the_admin_and_an_annotator_cannot(
         pg: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from citeview.core.cases import Case

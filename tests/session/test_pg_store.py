@@ -1,5 +1,6 @@
 """The project address (parsed without a server; a password never accepted nor shown) and the
-server's schema version (a project of a newer citeview opens read-only with a message)."""
+server's schema version (a project of a newer citeview opens read-only with a message; one of
+the previous version is migrated with its verdicts in place)."""
 
 from __future__ import annotations
 
@@ -119,3 +120,101 @@ def test_without_postgresql_the_team_tests_skip_but_fail_when_it_is_required(
     monkeypatch.setenv("CITEVIEW_REQUIRE_POSTGRES", "1")
     with pytest.raises(pytest.fail.Exception, match="CITEVIEW_REQUIRE_POSTGRES=1 but no initdb"):
         missing("no initdb")
+
+
+def test_a_server_at_the_previous_schema_is_migrated_with_its_verdicts_in_place(pg: Any) -> None:
+    """A database citeview installed at schema 1 (before issue 30), holding a project with a
+    verdict and a review as that citeview wrote them: opening it migrates it to the current
+    schema (reasons, evidence, corrections), the verdict and review as they were, and an
+    annotator then writes evidence and corrections under the new tables' rules."""
+    import psycopg
+    from psycopg import sql
+
+    from citeview.core.corrections import Correction, CorrectionKind
+    from citeview.session.jsonio import dumps_json
+    from citeview.session.model import AnnotationKey, Evidence, ReviewState
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg.schema import MIGRATION_1, SCHEMA_VERSION, server_version
+    from citeview.session.pg.team import add_member
+    from tests.pg_cluster import DATABASE
+
+    assert SCHEMA_VERSION == 2
+    raw = "\ue200cite\ue202turn0file0\ue201"
+    case = Case("c1", f"Claim. {raw}", {"turn0file0": "Source."})
+    key = AnnotationKey("c1", 1, raw, "turn0file0")
+    with psycopg.connect(pg.conninfo(database="postgres"), autocommit=True) as admin:
+        admin.execute("CREATE DATABASE citeview_v1")
+    try:
+        with psycopg.connect(pg.conninfo(database="citeview_v1"), autocommit=True) as conn:
+            with conn.transaction():
+                for statement in MIGRATION_1:
+                    conn.execute(sql.SQL(statement))  # type: ignore[arg-type]
+                conn.execute("INSERT INTO citeview.version (one, version) VALUES (true, 1)")
+            conn.execute("SELECT citeview.create_project('old', %s, false, NULL, 600, false)",
+                         (dumps_json({"name": "old", "labels": ["supported", "unsupported"]}),))
+            conn.execute("INSERT INTO citeview.cases (project, pos, id, data) VALUES "
+                         "('old', 0, 'c1', %s)", (dumps_json(case.to_dict()),))
+            conn.execute("INSERT INTO citeview.annotations (project, case_id, number, raw, "
+                         "source_id, annotator, verdict, note, timestamp) VALUES ('old', 'c1', "
+                         "1, %s, 'turn0file0', 'ana', 'unsupported', 'kept', 't1')", (raw,))
+            conn.execute("INSERT INTO citeview.reviews (project, case_id, annotator, state, "
+                         "verdict) VALUES ('old', 'c1', 'ana', 'done', 'unsupported')")
+            assert server_version(conn) == 1
+            assert conn.execute("SELECT to_regclass('citeview.evidence')").fetchone() == (None,)
+        address = pg.address("old").replace(f"/{DATABASE}?", "/citeview_v1?")
+        with PgBackend().open(address) as s:
+            assert not s.readonly and s.message is None
+            got = s.annotation(key, "ana")
+            assert got is not None and (got.verdict, got.note, got.timestamp, got.reasons) == (
+                "unsupported", "kept", "t1", ())
+            assert s.review("c1", "ana").state is ReviewState.DONE
+            assert s.labels == ("supported", "unsupported")
+            assert server_version(s.conn) == SCHEMA_VERSION
+        add_member(address, "ana")
+        ev = Evidence(key, "ana", "e1", 0, 3, 1, 1, "Sou")
+        fix = Correction("k1", "c1", "ana", CorrectionKind.REMOVE, 1, raw)
+        with PgBackend().open(address.replace("citeview_admin@", "ana@")) as ana:
+            ana.put_evidence(ev)
+            ana.put_correction(fix)
+            with pytest.raises(SessionError, match="refused by the server"):
+                ana.put_evidence(Evidence(key, "bob", "e2", 0, 3))
+            assert ana.evidence() == [ev] and ana.corrections() == [fix]
+        with psycopg.connect(pg.conninfo(database="citeview_v1")) as conn:
+            tables = conn.execute(
+                "SELECT c.relname, pg_get_userbyid(c.relowner), c.relforcerowsecurity FROM "
+                "pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = "
+                "'citeview' AND c.relname IN ('evidence', 'corrections') ORDER BY 1").fetchall()
+            assert tables == [("corrections", "citeview_owner", True),
+                              ("evidence", "citeview_owner", True)]
+    finally:
+        with psycopg.connect(pg.conninfo(database="postgres"), autocommit=True) as admin:
+            admin.execute("DROP DATABASE citeview_v1 WITH (FORCE)")
+
+
+def test_a_reviewer_hears_evidence_and_corrections_made_elsewhere(pg: Any) -> None:
+    from citeview.core.corrections import Correction, CorrectionKind
+    from citeview.session.events import CorrectionChanged, EvidenceChanged
+    from citeview.session.model import AnnotationKey, Evidence
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg.team import add_member
+
+    address = pg.address("heardmarks")
+    PgBackend().create_file(address, [Case("c1", "Claim.")])
+    add_member(address, "ana")
+    add_member(address, "lee", "lead")
+    key = AnnotationKey("c1", 1, "x", "y")
+    with PgBackend().open(pg.address("heardmarks", user="ana")) as ana, \
+            PgBackend().open(pg.address("heardmarks", user="lee")) as lead:
+        seen: list[object] = []
+        ana.subscribe(seen.append)
+        assert ana.poll() == []
+        lead.put_evidence(Evidence(key, "lee", "e1", 0, 2, text="Cl"))
+        lead.put_correction(Correction("k1", "c1", "lee", CorrectionKind.REMOVE, 1, "x"))
+        heard = ana.poll(timeout=2.0)
+        while len(heard) < 2:
+            more = ana.poll(timeout=2.0)
+            assert more, heard
+            heard += more
+        assert heard[:2] == [EvidenceChanged("c1"), CorrectionChanged("c1")]
+        assert seen[-2:] == heard[:2]
+        assert [e.id for e in ana.evidence()] == ["e1"]

@@ -14,6 +14,7 @@ API for a client that replays writes (an outbox)::
     op = str(uuid.uuid4())                       # made once, kept with the edit
     session.put_annotation(annotation, op_id=op)  # stored once, however often sent
     session.put_review(review, op_id=op2)
+    session.put_evidence(evidence, op_id=op4)      # evidence and corrections likewise
     session.send([RowChange(..., op_id=op3), ...])  # True: stored now; False: stored before
     session.apply(changes, op_id=op3)            # the protocol's name (returns None)
     session.applied(op)                          # is the write of ``op`` on the server?
@@ -25,8 +26,9 @@ A write is one transaction recorded with its op id in ``citeview.ops`` (and on t
 wrote): a write sent again with the same op id stores nothing (``send`` returns False). Connection
 failures raise :class:`ServerUnreachable` (a :class:`~citeview.session.errors.SessionError`):
 nothing of that write was committed unless :meth:`PgSession.applied` says so. An annotator
-connected as their own role may write only rows whose annotator is that role (the server
-refuses others: a one-line :class:`~citeview.session.errors.SessionError`).
+connected as their own role may write only rows (verdicts, reviews, evidence, corrections)
+whose annotator is that role (the server refuses others: a one-line
+:class:`~citeview.session.errors.SessionError`), and in a blind project reads only those.
 """
 
 from __future__ import annotations

@@ -451,7 +451,73 @@ MIGRATION_1: list[str] = [
     )],
 ]
 
-MIGRATIONS: list[list[str]] = [MIGRATION_1]
+# Issue 30: the reasons of a verdict, evidence spans and corrections of the citations. The
+# two new tables hold a reviewer's rows as annotations do: the same policies (an annotator
+# writes only their own, reads others' unless the project is blind; a lead reads and writes
+# all), the same op id column and the same notifications.
+_MARK_ROWS = ("evidence", "corrections")
+
+MIGRATION_2: list[str] = [
+    f"GRANT {OWNER} TO CURRENT_USER",
+    f"SET LOCAL ROLE {OWNER}",
+    # A JSON list of names from the project's reason list (meta "reasons").
+    "ALTER TABLE citeview.annotations ADD COLUMN reasons text NOT NULL DEFAULT '[]'",
+    # One evidence span per row; offsets are code points in the source's text.
+    """CREATE TABLE citeview.evidence (
+        project text NOT NULL,
+        id text NOT NULL,
+        case_id text NOT NULL,
+        number integer NOT NULL CHECK (number >= 0),
+        raw text NOT NULL,
+        source_id text NOT NULL,
+        annotator text NOT NULL DEFAULT CURRENT_USER,
+        start_offset integer NOT NULL CHECK (start_offset >= 0),
+        end_offset integer NOT NULL CHECK (end_offset >= start_offset),
+        first_line integer NOT NULL DEFAULT 0,
+        last_line integer NOT NULL DEFAULT 0,
+        text text NOT NULL DEFAULT '',
+        timestamp text NOT NULL DEFAULT '',
+        op_id uuid,
+        PRIMARY KEY (project, id),
+        FOREIGN KEY (project, case_id) REFERENCES citeview.cases ON DELETE CASCADE
+            ON UPDATE CASCADE
+    )""",
+    "CREATE INDEX evidence_case ON citeview.evidence (project, case_id, number)",
+    # ``data``: the correction's export shape (core/corrections.py), as in the file.
+    """CREATE TABLE citeview.corrections (
+        project text NOT NULL,
+        id text NOT NULL,
+        case_id text NOT NULL,
+        annotator text NOT NULL DEFAULT CURRENT_USER,
+        timestamp text NOT NULL DEFAULT '',
+        data text NOT NULL,
+        op_id uuid,
+        PRIMARY KEY (project, id),
+        FOREIGN KEY (project, case_id) REFERENCES citeview.cases ON DELETE CASCADE
+            ON UPDATE CASCADE
+    )""",
+    "CREATE INDEX corrections_case ON citeview.corrections (project, case_id)",
+    *[f"""CREATE TRIGGER {t}_announce AFTER INSERT OR UPDATE OR DELETE ON citeview.{t}
+          FOR EACH ROW EXECUTE FUNCTION citeview.announce()""" for t in _MARK_ROWS],
+    f"""GRANT SELECT, INSERT, UPDATE, DELETE ON citeview.evidence, citeview.corrections
+        TO {ANNOTATOR}, {LEAD}""",
+    *[stmt for t in _MARK_ROWS for stmt in (
+        f"ALTER TABLE citeview.{t} ENABLE ROW LEVEL SECURITY",
+        f"ALTER TABLE citeview.{t} FORCE ROW LEVEL SECURITY",
+        f"CREATE POLICY owner_all ON citeview.{t} TO {OWNER} USING (true) WITH CHECK (true)",
+        f"""CREATE POLICY own_rows ON citeview.{t} TO {ANNOTATOR}
+            USING (annotator = CURRENT_USER AND citeview.is_member(project, CURRENT_USER))
+            WITH CHECK (annotator = CURRENT_USER
+                        AND citeview.is_member(project, CURRENT_USER))""",
+        f"""CREATE POLICY open_reads ON citeview.{t} FOR SELECT TO {ANNOTATOR}
+            USING (citeview.is_member(project, CURRENT_USER) AND NOT citeview.is_blind(project))""",
+        f"""CREATE POLICY lead_all ON citeview.{t} TO {LEAD}
+            USING (citeview.is_lead(project, CURRENT_USER))
+            WITH CHECK (citeview.is_lead(project, CURRENT_USER))""",
+    )],
+]
+
+MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 # Serialises migrations of one database (an advisory lock key: "CTVW").
@@ -488,5 +554,5 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
             conn.execute("RESET ROLE")
 
 
-__all__ = ["ANNOTATOR", "LEAD", "MIGRATIONS", "OWNER", "SCHEMA_VERSION", "migrate",
-           "server_version"]
+__all__ = ["ANNOTATOR", "LEAD", "MIGRATIONS", "MIGRATION_1", "MIGRATION_2", "OWNER",
+           "SCHEMA_VERSION", "migrate", "server_version"]

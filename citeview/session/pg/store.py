@@ -21,6 +21,7 @@ from psycopg import errors as pgerrors
 
 from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
+from citeview.core.corrections import Correction, ordered
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES
@@ -31,6 +32,8 @@ from citeview.session.events import (
     CaseChanged,
     CasesAdded,
     Change,
+    CorrectionChanged,
+    EvidenceChanged,
     Listener,
     MetaChanged,
     ReviewChanged,
@@ -43,29 +46,47 @@ from citeview.session.model import (
     Annotation,
     AnnotationKey,
     CaseReview,
+    Evidence,
     Reattached,
     ReviewState,
     citation_slots,
     reattach,
+    reattach_marks,
     rubric_labels,
+    rubric_reasons,
+    stored_reasons,
 )
 from citeview.session.pg.address import Address, is_address, parse_address
 from citeview.session.pg.connection import Conn, ServerUnreachable, connect, server_error
 from citeview.session.pg.connection import guard as _guard
 from citeview.session.pg.projects import PgBackend, copy_cases, copy_session
 from citeview.session.pg.schema import SCHEMA_VERSION, migrate, server_version
-from citeview.session.protocol import ReviewStore, RowChange, SessionDataset, row_event
+from citeview.session.protocol import (
+    ReviewStore,
+    Row,
+    RowChange,
+    SessionDataset,
+    check_row,
+    row_event,
+)
 from citeview.session.records import (
     ANNOTATION_FIELDS,
+    CORRECTION_FIELDS,
+    EVIDENCE_FIELDS,
     REVIEW_FIELDS,
     annotation_from_row,
     columns,
+    correction_from_row,
+    evidence_from_row,
     review_from_row,
 )
 from citeview.session.store_file import DOCUMENT_EXTRA
 
 _A = columns(ANNOTATION_FIELDS, "a")
 _R = columns(REVIEW_FIELDS, "r")
+_E = columns(EVIDENCE_FIELDS, "e")
+_K = columns(CORRECTION_FIELDS, "k")
+_EVIDENCE_KEYS = ("case_id", "number", "raw", "source_id")
 
 
 class PgSession:
@@ -279,6 +300,14 @@ class PgSession:
                 f"INSERT INTO citeview.reviews (project, case_id, {rfields}) "
                 f"SELECT %s, case_id, {rfields} FROM citeview.reviews WHERE project = %s",
                 (q, p))
+            efields = ", ".join(EVIDENCE_FIELDS)
+            self.conn.execute(
+                f"INSERT INTO citeview.evidence (project, {efields}) "
+                f"SELECT %s, {efields} FROM citeview.evidence WHERE project = %s", (q, p))
+            self.conn.execute(
+                "INSERT INTO citeview.corrections (project, id, case_id, annotator, timestamp, "
+                "data) SELECT %s, id, case_id, annotator, timestamp, data FROM "
+                "citeview.corrections WHERE project = %s", (q, p))
             self.conn.execute("INSERT INTO citeview.ops (op_id, project, token) VALUES "
                               "(%s, %s, %s)", (op, q, self.token))
         if switch:
@@ -294,7 +323,12 @@ class PgSession:
             self._notify(MetaChanged())
 
     def _save_file(self, path: str) -> None:
-        from citeview.session.records import insert_annotation, insert_review
+        from citeview.session.records import (
+            insert_annotation,
+            insert_correction,
+            insert_evidence,
+            insert_review,
+        )
         from citeview.session.store import Session
 
         meta = dict(self._meta_all())
@@ -304,6 +338,10 @@ class PgSession:
                 insert_annotation(conn, ann)
             for review in self.reviews():
                 insert_review(conn, review)
+            for ev in self.evidence():
+                insert_evidence(conn, ev)
+            for fix in self.corrections():
+                insert_correction(conn, fix)
 
         rows = [(cid, dumps_json(self.case_data(cid))) for cid in self.case_ids()]
         Session.make_file(path, meta, rows, overwrite=False, fill=fill)
@@ -437,6 +475,16 @@ class PgSession:
     def set_labels(self, labels: Sequence[str]) -> None:
         self.set_meta("labels", rubric_labels(labels))
 
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        found = stored_reasons(self._meta_all().get("reasons"))
+        if found is None:
+            raise damaged(self.path, "the reasons are not a list of names")
+        return found
+
+    def set_reasons(self, reasons: Sequence[str]) -> None:
+        self.set_meta("reasons", rubric_reasons(reasons))
+
     # ------------------------------------------------------------------ cases
 
     def case_ids(self) -> list[str]:
@@ -518,15 +566,22 @@ class PgSession:
                 with self._tx():
                     self._set_case(case.id, data)
         else:
-            result = reattach(anns, citation_slots(self.analysed(case)))
+            new_slots = citation_slots(self.analysed(case))
+            result = reattach(anns, new_slots)
+            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
+                                          citation_slots(self.analysed(old)), new_slots,
+                                          old.answer, case.answer)
             with self._tx():
                 self._set_case(case.id, data)
-                self.conn.execute("DELETE FROM citeview.annotations WHERE project = %s AND "
-                                  "case_id = %s", (self.project, case.id))
-                self.conn.execute("DELETE FROM citeview.case_stats WHERE project = %s AND "
-                                  "case_id = %s", (self.project, case.id))
+                for table in ("annotations", "case_stats", "evidence", "corrections"):
+                    self.conn.execute(f"DELETE FROM citeview.{table} WHERE project = %s AND "
+                                      "case_id = %s", (self.project, case.id))
                 for ann in [*result.placed, *result.orphaned]:
                     self._insert_annotation(ann, None)
+                for ev in marks:
+                    self._insert_evidence(ev, None)
+                for fix in fixes:
+                    self._insert_correction(fix, None)
             if self._sizes is not None:
                 self._sizes.pop(case.id, None)
             self._pending.pop(case.id, None)
@@ -708,7 +763,21 @@ class PgSession:
                 return i
         return None
 
-    def current_row(self, change: RowChange) -> Annotation | CaseReview | None:
+    def current_row(self, change: RowChange) -> Row | None:
+        if change.kind == "evidence":
+            with _guard(self.path):
+                row = self.conn.execute(
+                    f"SELECT {_E} FROM citeview.evidence e WHERE e.project = %s AND "
+                    "e.case_id = %s AND e.id = %s",
+                    (self.project, change.case_id, change.ident)).fetchone()
+            return self._mark(evidence_from_row, row) if row else None
+        if change.kind == "correction":
+            with _guard(self.path):
+                row = self.conn.execute(
+                    f"SELECT {_K} FROM citeview.corrections k WHERE k.project = %s AND "
+                    "k.case_id = %s AND k.id = %s",
+                    (self.project, change.case_id, change.ident)).fetchone()
+            return self._mark(correction_from_row, row) if row else None
         if change.kind == "annotation":
             assert change.key is not None
             if change.orphaned:
@@ -736,6 +805,8 @@ class PgSession:
         """All of ``changes`` in one transaction or none, then notify. ``op_id`` (else the
         first change's, else a new one) makes it idempotent: False when it was stored before
         (nothing written again, nobody notified)."""
+        for ch in changes:
+            check_row(ch)
         op = op_id if op_id is not None else next(
             (ch.op_id for ch in changes if ch.op_id is not None), None)
         cases = sorted({ch.case_id for ch in changes})
@@ -757,7 +828,15 @@ class PgSession:
 
     def _apply_one(self, ch: RowChange, op: str | uuid.UUID | None) -> None:
         p = self.project
-        if ch.kind == "annotation":
+        if ch.kind in ("evidence", "correction"):
+            table = "evidence" if ch.kind == "evidence" else "corrections"
+            self.conn.execute(f"DELETE FROM citeview.{table} WHERE project = %s AND "
+                              "case_id = %s AND id = %s", (p, ch.case_id, ch.ident))
+            if isinstance(ch.new, Evidence):
+                self._insert_evidence(ch.new, op)
+            elif isinstance(ch.new, Correction):
+                self._insert_correction(ch.new, op)
+        elif ch.kind == "annotation":
             k = ch.key
             assert k is not None
             self.conn.execute(
@@ -785,15 +864,102 @@ class PgSession:
         k = a.key
         return self.conn.execute(
             f"INSERT INTO citeview.annotations (project, {', '.join(ANNOTATION_FIELDS)}, op_id) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (project, case_id, number, raw, source_id, annotator) "
             "WHERE orphaned = 0 DO NOTHING RETURNING 1",
             (self.project, k.case_id, k.number, k.anchor, k.source_id, a.annotator, a.verdict,
              a.note, a.timestamp, a.claim, int(a.recovered), int(a.orphaned),
-             dumps_json(a.extra), _uuid(op))).fetchone() is not None
+             dumps_json(a.extra), dumps_json(list(a.reasons)), _uuid(op))
+        ).fetchone() is not None
+
+    def _insert_evidence(self, e: Evidence, op: str | uuid.UUID | None) -> None:
+        """Insert ``e`` (an id another case's evidence holds is refused by the key)."""
+        k = e.key
+        self.conn.execute(
+            f"INSERT INTO citeview.evidence (project, {', '.join(EVIDENCE_FIELDS)}, op_id) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (self.project, k.case_id, k.number, k.anchor, k.source_id, e.annotator, e.id,
+             e.start, e.end, e.first_line, e.last_line, e.text, e.timestamp, _uuid(op)))
+
+    def _insert_correction(self, c: Correction, op: str | uuid.UUID | None) -> None:
+        self.conn.execute(
+            "INSERT INTO citeview.corrections (project, id, case_id, annotator, timestamp, "
+            "data, op_id) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (self.project, c.id, c.case_id, c.annotator, c.timestamp, dumps_json(c.to_dict()),
+             _uuid(op)))
+
+    def _mark(self, parse: Callable[[Sequence[Any]], Any], row: Sequence[Any]) -> Any:
+        try:
+            return parse(row)
+        except (ValueError, TypeError) as err:
+            raise damaged(self.path, str(err)) from None
+
+    # ------------------------------------------------------------------ evidence, corrections
+
+    def evidence(self, case_id: str | None = None, *, key: AnnotationKey | None = None,
+                 annotator: str | None = None) -> list[Evidence]:
+        """Evidence spans this role may read (of one citation source with ``key``), in case,
+        citation, source and offset order."""
+        where, args = ["e.project = %s"], [self.project]
+        if key is not None:
+            where += [f"e.{c} = %s" for c in _EVIDENCE_KEYS]
+            args += [key.case_id, key.number, key.anchor, key.source_id]  # type: ignore[list-item]
+        elif case_id is not None:
+            where.append("e.case_id = %s")
+            args.append(case_id)
+        if annotator is not None:
+            where.append("e.annotator = %s")
+            args.append(annotator)
+        with _guard(self.path):
+            rows = self.conn.execute(
+                f"SELECT {_E} FROM citeview.evidence e JOIN citeview.cases c ON "
+                "c.project = e.project AND c.id = e.case_id WHERE " + " AND ".join(where)
+                + " ORDER BY c.pos, e.number, e.source_id, e.start_offset, e.end_offset, "
+                "e.annotator, e.id", args).fetchall()
+        return [self._mark(evidence_from_row, row) for row in rows]
+
+    def put_evidence(self, evidence: Evidence, op_id: str | uuid.UUID | None = None) -> None:
+        self.send([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
+                             False, evidence, evidence.id)], op_id=op_id)
+
+    def delete_evidence(self, evidence: Evidence, op_id: str | uuid.UUID | None = None) -> None:
+        self.send([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
+                             False, None, evidence.id)], op_id=op_id)
+
+    def corrections(self, case_id: str | None = None, *,
+                    annotator: str | None = None) -> list[Correction]:
+        """Corrections this role may read, in case order, each case's in the order they
+        apply."""
+        where, args = ["k.project = %s"], [self.project]
+        if case_id is not None:
+            where.append("k.case_id = %s")
+            args.append(case_id)
+        if annotator is not None:
+            where.append("k.annotator = %s")
+            args.append(annotator)
+        with _guard(self.path):
+            rows = self.conn.execute(
+                f"SELECT {_K}, c.pos FROM citeview.corrections k JOIN citeview.cases c ON "
+                "c.project = k.project AND c.id = k.case_id WHERE " + " AND ".join(where),
+                args).fetchall()
+        by_pos: dict[int, list[Correction]] = {}
+        for row in rows:
+            by_pos.setdefault(int(row[-1]), []).append(self._mark(correction_from_row, row))
+        return [c for pos in sorted(by_pos) for c in ordered(by_pos[pos])]
+
+    def put_correction(self, correction: Correction,
+                       op_id: str | uuid.UUID | None = None) -> None:
+        self.send([RowChange("correction", correction.case_id, correction.annotator, None,
+                             False, correction, correction.id)], op_id=op_id)
+
+    def delete_correction(self, correction: Correction,
+                          op_id: str | uuid.UUID | None = None) -> None:
+        self.send([RowChange("correction", correction.case_id, correction.annotator, None,
+                             False, None, correction.id)], op_id=op_id)
 
     def fill_from(self, source: ReviewStore) -> None:
-        """Write ``source``'s item counts, annotations and reviews as they are (a copy made
+        """Write ``source``'s item counts, annotations, reviews, evidence and corrections as
+        they are (a copy made
         by :func:`~citeview.session.pg.projects.copy_session`), in one transaction."""
         with self._tx() as fresh:
             assert fresh  # a new op id
@@ -808,6 +974,10 @@ class PgSession:
             for review in source.reviews():
                 self._apply_one(RowChange("review", review.case_id, review.annotator, None,
                                           False, review), None)
+            for ev in source.evidence():
+                self._insert_evidence(ev, None)
+            for fix in source.corrections():
+                self._insert_correction(fix, None)
 
     # ------------------------------------------------------------------ routing
 
@@ -841,6 +1011,10 @@ def _change_of(payload: str, project: str, own_pid: int) -> Change | None:
     table = note.get("table")
     if table == "annotations":
         return AnnotationChanged(case_id)
+    if table == "evidence":
+        return EvidenceChanged(case_id)
+    if table == "corrections":
+        return CorrectionChanged(case_id)
     if table in ("reviews", "assignments"):
         return ReviewChanged(case_id)
     if table == "projects":
