@@ -32,7 +32,6 @@ from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
 from citeview.core.corrections import Correction
 from citeview.core.datasets import Dataset
-from citeview.core.errors import InputError
 from citeview.core.policy import Policy
 from citeview.session.errors import ServerUnreachable, SessionError, SessionInUse, one_line
 from citeview.session.events import Change, Listener, Subscribers
@@ -768,12 +767,7 @@ class OutboxStore:
     def get_case(self, case_id: str) -> Case:
         def online(s: ReviewStore) -> Case:
             self._keep_case(case_id)
-            # (from its data: a store's get_case may word an unreachable server as a bad case)
-            data = s.case_data(case_id)
-            try:
-                return Case.from_dict(data, case_id)
-            except InputError as err:
-                raise SessionError(f"{self.path}: case {case_id!r}: {err}") from None
+            return s.get_case(case_id)
 
         def offline() -> Case:
             self._offline_case(case_id)

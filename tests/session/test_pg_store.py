@@ -218,3 +218,19 @@ def test_a_reviewer_hears_evidence_and_corrections_made_elsewhere(pg: Any) -> No
         assert heard[:2] == [EvidenceChanged("c1"), CorrectionChanged("c1")]
         assert seen[-2:] == heard[:2]
         assert [e.id for e in ana.evidence()] == ["e1"]
+
+
+def test_a_case_read_from_a_server_gone_away_says_unreachable_not_a_bad_case(pg: Any) -> None:
+    import psycopg
+
+    from citeview.session.errors import ServerUnreachable
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg import ServerUnreachable as PgServerUnreachable
+
+    assert PgServerUnreachable is ServerUnreachable  # one class for the outbox to wait on
+    PgBackend().create_file(pg.address("gone"), [Case("c", "Claim."), Case("d", "Claim.")])
+    with PgBackend().open(pg.address("gone")) as s:
+        with psycopg.connect(pg.conninfo(), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (s.conn.info.backend_pid,))
+        with pytest.raises(ServerUnreachable, match="cannot be reached"):
+            s.get_case("d")
