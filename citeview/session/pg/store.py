@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
 from psycopg import errors as pgerrors
+from psycopg.pq import TransactionStatus
 
 from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
@@ -809,19 +810,30 @@ class PgSession:
         self._write()
         op = self._op(given)
         cases = sorted({ch.case_id for ch in changes})
-        # One round trip (pipeline mode: every statement and the COMMIT sent at once, read at
-        # the end). So nothing waits for an answer midway: an op id stored before, a missing
-        # case and an annotation already there each abort the transaction with an error
-        # (read below) instead of being asked about first.
+        # One round trip: pipeline mode, BEGIN to COMMIT sent at once and read at the one
+        # sync at the end (psycopg's transaction() syncs on its own too: not used here). So
+        # nothing waits for an answer midway: an op id stored before, a missing case and an
+        # annotation already there each fail a statement (read below) instead of being asked
+        # about first; the server then skips the rest, COMMIT too, and the block is rolled
+        # back.
+        conn = self.conn
         try:
-            with self.conn.pipeline(), self.conn.transaction():
-                self.conn.execute("INSERT INTO citeview.ops (op_id, project, token) "
-                                  "VALUES (%s, %s, %s)", (op, self.project, self.token))
-                self.conn.execute(  # 1/0 unless every case of the write is there
-                    "SELECT 1 / (count(*) = %s)::int FROM citeview.cases WHERE project = %s "
-                    "AND id = ANY(%s)", (len(cases), self.project, cases))
-                for ch in changes:
-                    self._apply_one(ch, op)
+            try:
+                with conn.pipeline():
+                    conn.execute("BEGIN")
+                    conn.execute("INSERT INTO citeview.ops (op_id, project, token) "
+                                 "VALUES (%s, %s, %s)", (op, self.project, self.token))
+                    conn.execute(  # 1/0 unless every case of the write is there
+                        "SELECT 1 / (count(*) = %s)::int FROM citeview.cases WHERE "
+                        "project = %s AND id = ANY(%s)", (len(cases), self.project, cases))
+                    for ch in changes:
+                        self._apply_one(ch, op)
+                    conn.execute("COMMIT")
+            except psycopg.Error:
+                if conn.info.transaction_status != TransactionStatus.IDLE:
+                    with suppress(psycopg.Error):
+                        conn.execute("ROLLBACK")
+                raise
         except pgerrors.UniqueViolation as err:
             if err.diag.constraint_name == "ops_pkey":
                 return False  # stored before: nothing written again, nobody notified
