@@ -293,6 +293,12 @@ def _same_review_work(s: ReviewStore) -> None:
     edits.set_note(s, key_of(s, ids[0]), "block 2 says so")
     edits.set_verdict(s, key_of(s, ids[0]), "supported")
     edits.set_case(s, ids[0], state=ReviewState.DONE, verdict="supported", note="fine")
+    # issue 30's rows: a reason, an evidence span, a correction
+    s.set_reasons(["wrong source", "stale"])
+    key = key_of(s, "transit-multi-turn", 1, 1)
+    edits.annotation_edit(s, key, reasons=["stale"]).do()
+    edits.evidence_edit(s, key, 0, 4, text="abcd").do()
+    edits.relocate_edit(s, ids[0], s.analysed(ids[0]).citations[0], locator="L1").do()
     time.sleep(0.01)  # the report counts the most recent verdict (millisecond timestamps)
     s.annotator = "bob"
     edits.set_verdict(s, key_of(s, ids[0]), "unclear")
@@ -302,7 +308,13 @@ def _without_clock(doc: dict[str, object]) -> str:
     import json
     import re
 
-    text = json.dumps(doc, sort_keys=True)
+    # Evidence and correction ids are made at random: blanked (case ids are kept).
+    blanked = dict(doc)
+    for kind in ("evidence", "corrections"):
+        rows = doc.get(kind)
+        if isinstance(rows, list):
+            blanked[kind] = [{**row, "id": ""} for row in rows]
+    text = json.dumps(blanked, sort_keys=True)
     return re.sub(r'"(created|timestamp)": "[^"]*"', r'"\1": ""', text)
 
 
@@ -348,6 +360,7 @@ def test_every_implementation_exports_and_reports_the_same(
     assert all(r == reports[0] for r in reports) and len(docs) == len(names)
     assert any(r[3] == "unclear" and r[4] == "bob" for r in rows[0])
     assert "unclear                1" in reports[0]  # bob's verdict, the most recent
+    assert '"stale"' in docs[0] and '"text": "abcd"' in docs[0] and '"relocate"' in docs[0]
 
 
 def test_sessions_of_any_implementation_merge_into_a_file(tmp_path: Path) -> None:

@@ -124,9 +124,10 @@ def test_without_postgresql_the_team_tests_skip_but_fail_when_it_is_required(
 
 def test_a_server_at_the_previous_schema_is_migrated_with_its_verdicts_in_place(pg: Any) -> None:
     """A database citeview installed at schema 1 (before issue 30), holding a project with a
-    verdict and a review as that citeview wrote them: opening it migrates it to the current
-    schema (reasons, evidence, corrections), the verdict and review as they were, and an
-    annotator then writes evidence and corrections under the new tables' rules."""
+    verdict and a review as that citeview wrote them: an annotator (who may not migrate it)
+    reads it read-only; the admin opening it migrates it to the current schema (reasons,
+    evidence, corrections), the verdict and review as they were, and the annotator then writes
+    evidence and corrections under the new tables' rules."""
     import psycopg
     from psycopg import sql
 
@@ -135,7 +136,6 @@ def test_a_server_at_the_previous_schema_is_migrated_with_its_verdicts_in_place(
     from citeview.session.model import AnnotationKey, Evidence, ReviewState
     from citeview.session.pg import PgBackend
     from citeview.session.pg.schema import MIGRATION_1, SCHEMA_VERSION, server_version
-    from citeview.session.pg.team import add_member
     from tests.pg_cluster import DATABASE
 
     assert SCHEMA_VERSION == 2
@@ -161,7 +161,21 @@ def test_a_server_at_the_previous_schema_is_migrated_with_its_verdicts_in_place(
                          "verdict) VALUES ('old', 'c1', 'ana', 'done', 'unsupported')")
             assert server_version(conn) == 1
             assert conn.execute("SELECT to_regclass('citeview.evidence')").fetchone() == (None,)
+            # ana, an annotator of it (roles are the cluster's: made unless another test did)
+            if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'ana'").fetchone() is None:
+                conn.execute("CREATE ROLE ana LOGIN")
+            conn.execute("GRANT citeview_annotator TO ana")
+            conn.execute("INSERT INTO citeview.members VALUES ('old', 'ana', 'annotator')")
         address = pg.address("old").replace(f"/{DATABASE}?", "/citeview_v1?")
+        as_ana = address.replace("citeview_admin@", "ana@")
+        # an annotator may not migrate it: read-only with a message, the verdicts readable
+        with PgBackend().open(as_ana) as s:
+            assert s.readonly and "older" in (s.message or "")
+            got = s.annotation(key, "ana")
+            assert got is not None and (got.verdict, got.reasons) == ("unsupported", ())
+            assert s.evidence() == [] and s.corrections() == []
+            assert [a.note for a in s.annotations()] == ["kept"]
+            assert server_version(s.conn) == 1
         with PgBackend().open(address) as s:
             assert not s.readonly and s.message is None
             got = s.annotation(key, "ana")
@@ -170,10 +184,9 @@ def test_a_server_at_the_previous_schema_is_migrated_with_its_verdicts_in_place(
             assert s.review("c1", "ana").state is ReviewState.DONE
             assert s.labels == ("supported", "unsupported")
             assert server_version(s.conn) == SCHEMA_VERSION
-        add_member(address, "ana")
         ev = Evidence(key, "ana", "e1", 0, 3, 1, 1, "Sou")
         fix = Correction("k1", "c1", "ana", CorrectionKind.REMOVE, 1, raw)
-        with PgBackend().open(address.replace("citeview_admin@", "ana@")) as ana:
+        with PgBackend().open(as_ana) as ana:
             ana.put_evidence(ev)
             ana.put_correction(fix)
             with pytest.raises(SessionError, match="refused by the server"):

@@ -94,8 +94,12 @@ class PgSession:
     """An open project (see :class:`~citeview.session.protocol.ReviewStore`)."""
 
     def __init__(self, conn: Conn, address: Address, *, annotator: str, readonly: bool,
-                 message: str | None) -> None:
+                 message: str | None, schema: int = SCHEMA_VERSION) -> None:
         self._conn = conn
+        # A server at schema 1 (older, opened read-only until a lead upgrades it) has no
+        # reasons column and no evidence or corrections: read as none.
+        self._marks = schema >= 2
+        self._cols = _A if self._marks else _A.replace("a.reasons", "'[]'")
         self.address = address
         self.project = address.project
         self.path = address.text
@@ -168,7 +172,7 @@ class PgSession:
                                        "members")
                 conn.read_only = readonly
                 session = cls(conn, address, annotator=annotator, readonly=readonly,
-                              message=message)
+                              message=message, schema=version)
                 session._seen = session._last_seq()
                 if not readonly:
                     session._take_window(force)
@@ -291,7 +295,8 @@ class PgSession:
                               "pos, id, data FROM citeview.cases WHERE project = %s", (q, p))
             self.conn.execute("INSERT INTO citeview.case_stats SELECT %s, case_id, sizes FROM "
                               "citeview.case_stats WHERE project = %s", (q, p))
-            fields = ", ".join(ANNOTATION_FIELDS[1:])
+            fields = ", ".join(f for f in ANNOTATION_FIELDS[1:]
+                               if self._marks or f != "reasons")
             self.conn.execute(
                 f"INSERT INTO citeview.annotations (project, case_id, {fields}) "
                 f"SELECT %s, case_id, {fields} FROM citeview.annotations WHERE project = %s "
@@ -301,14 +306,15 @@ class PgSession:
                 f"INSERT INTO citeview.reviews (project, case_id, {rfields}) "
                 f"SELECT %s, case_id, {rfields} FROM citeview.reviews WHERE project = %s",
                 (q, p))
-            efields = ", ".join(EVIDENCE_FIELDS)
-            self.conn.execute(
-                f"INSERT INTO citeview.evidence (project, {efields}) "
-                f"SELECT %s, {efields} FROM citeview.evidence WHERE project = %s", (q, p))
-            self.conn.execute(
-                "INSERT INTO citeview.corrections (project, id, case_id, annotator, timestamp, "
-                "data) SELECT %s, id, case_id, annotator, timestamp, data FROM "
-                "citeview.corrections WHERE project = %s", (q, p))
+            if self._marks:
+                efields = ", ".join(EVIDENCE_FIELDS)
+                self.conn.execute(
+                    f"INSERT INTO citeview.evidence (project, {efields}) "
+                    f"SELECT %s, {efields} FROM citeview.evidence WHERE project = %s", (q, p))
+                self.conn.execute(
+                    "INSERT INTO citeview.corrections (project, id, case_id, annotator, "
+                    "timestamp, data) SELECT %s, id, case_id, annotator, timestamp, data FROM "
+                    "citeview.corrections WHERE project = %s", (q, p))
             self.conn.execute("INSERT INTO citeview.ops (op_id, project, token) VALUES "
                               "(%s, %s, %s)", (op, q, self.token))
         if switch:
@@ -667,7 +673,7 @@ class PgSession:
         who = self.annotator if annotator is None else annotator
         with _guard(self.path):
             row = self.conn.execute(
-                f"SELECT {_A} FROM citeview.annotations a WHERE a.project = %s AND "
+                f"SELECT {self._cols} FROM citeview.annotations a WHERE a.project = %s AND "
                 "a.case_id = %s AND a.number = %s AND a.raw = %s AND a.source_id = %s AND "
                 "a.annotator = %s AND a.orphaned = 0",
                 (self.project, key.case_id, key.number, key.anchor, key.source_id, who)
@@ -696,7 +702,7 @@ class PgSession:
                 args.append(value)  # type: ignore[arg-type]
         with _guard(self.path):
             rows = self.conn.execute(
-                f"SELECT {_A} FROM citeview.annotations a JOIN citeview.cases c ON "
+                f"SELECT {self._cols} FROM citeview.annotations a JOIN citeview.cases c ON "
                 "c.project = a.project AND c.id = a.case_id WHERE " + " AND ".join(where)
                 + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid",
                 args).fetchall()
@@ -762,6 +768,8 @@ class PgSession:
         return None
 
     def current_row(self, change: RowChange) -> Row | None:
+        if change.kind in ("evidence", "correction") and not self._marks:
+            return None
         if change.kind == "evidence":
             with _guard(self.path):
                 row = self.conn.execute(
@@ -937,6 +945,8 @@ class PgSession:
                  annotator: str | None = None) -> list[Evidence]:
         """Evidence spans this role may read (of one citation source with ``key``), in case,
         citation, source and offset order."""
+        if not self._marks:
+            return []
         where, args = ["e.project = %s"], [self.project]
         if key is not None:
             where += [f"e.{c} = %s" for c in _EVIDENCE_KEYS]
@@ -967,6 +977,8 @@ class PgSession:
                     annotator: str | None = None) -> list[Correction]:
         """Corrections this role may read, in case order, each case's in the order they
         apply."""
+        if not self._marks:
+            return []
         where, args = ["k.project = %s"], [self.project]
         if case_id is not None:
             where.append("k.case_id = %s")
