@@ -1,6 +1,7 @@
 """Benchmark: team review on a throwaway PostgreSQL cluster (issue 29).
 
     python benchmarks/bench_team.py [--cases 100000] [--reviewers 20] [--writes 60]
+                                    [--pace 0.3,1.0] [--no-fsync]
 
 1. A project of ``--cases`` cases (the sample cases repeated with new ids) is created on the
    server (``PgBackend.create_file``: cases copied in with COPY), beside the file session made
@@ -9,13 +10,19 @@
    through its outbox as the window does (``team_client.open_team_project``): take the next
    cases (``next_cases``, 3 ahead: the hand-out), judge each citation of the first
    (``put_annotation``: into the outbox file, then committed on the server; timed until it is
-   acknowledged), mark it done; ``--writes`` verdicts each. Reported: median and p99 of a
-   verdict write and of a hand-out. Targets: verdict write median < 10 ms, p99 < 50 ms.
+   acknowledged), mark it done; ``--writes`` verdicts each. A reviewer paces as a fast human
+   does: a verdict every 0.3-1.0 s (``--pace``; uniform, a seed per reviewer), the pause not
+   timed. Then the ``--reviewers`` again with no pause at all (a stress figure: every process
+   writes back to back, on a machine whose cores they share with the server). Reported:
+   median and p99 of a verdict write and of a hand-out. Targets (paced): verdict write
+   median < 10 ms, p99 < 50 ms.
 3. The project is exported (``citeview export``'s writer, JSON) beside the file session's
    export of the same cases and verdicts.
 
 The cluster is started by ``tests/pg_cluster.py`` (``initdb`` in a temporary folder, a Unix
-socket; as root it runs as ``nobody``) and removed at the end.
+socket; as root it runs as ``nobody``) and removed at the end. It runs with fsync on
+(PostgreSQL's defaults; ``synchronous_commit`` on: an acknowledged verdict is on disk), unlike
+the test suite's; ``--no-fsync`` for the tests' setting.
 """
 
 from __future__ import annotations
@@ -53,11 +60,13 @@ def many_cases(n: int) -> list[Case]:
 
 
 REVIEWER = r"""
-import json, sys, time
+import json, random, sys, time
 from citeview.session.model import Annotation, CaseReview, ReviewState, citation_slots, now_iso
 from citeview.session.team_client import open_team_project
 
 address, who, writes, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+low, high = (float(x) for x in sys.argv[5].split(","))
+pace = random.Random(who)
 store = open_team_project(address, annotator=who, ahead=0)
 labels = list(store.labels)
 hand, put = [], []
@@ -71,6 +80,8 @@ while n < writes:
     cid = held[0]
     for slot in citation_slots(store.analysed(cid)):
         for key in slot.keys(cid):
+            if high > 0:
+                time.sleep(pace.uniform(low, high))  # reading the claim and the source
             t = time.perf_counter()
             store.put_annotation(Annotation(key, who, labels[n % len(labels)], "", now_iso()))
             put.append(time.perf_counter() - t)
@@ -92,7 +103,7 @@ def ms(x: float) -> str:
 
 
 def review_round(cluster: Any, address: str, tmp: Path, reviewers: int, writes: int,
-                 tag: str) -> tuple[list[float], list[float], float]:
+                 tag: str, pace: str) -> tuple[list[float], list[float], float]:
     """``reviewers`` processes (a role each, as a lead sets a team up) judging at once;
     (hand-out times, verdict write times, wall time)."""
     from citeview.session.pg.team import add_member
@@ -104,7 +115,7 @@ def review_round(cluster: Any, address: str, tmp: Path, reviewers: int, writes: 
         add_member(address, who)
         procs.append(subprocess.Popen(
             [sys.executable, "-c", REVIEWER, cluster.address("bench", user=who), who,
-             str(writes), str(tmp / f"{who}.json")], stdin=subprocess.PIPE,
+             str(writes), str(tmp / f"{who}.json"), pace], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True, env=env))
     for p in procs:
         assert p.stdout is not None and p.stdout.readline().strip() == "ready"
@@ -133,6 +144,10 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--reviewers", type=int, default=20)
     parser.add_argument("--writes", type=int, default=60, help="verdicts per reviewer")
+    parser.add_argument("--pace", default="0.3,1.0",
+                        help="seconds between a reviewer's verdicts: LOW,HIGH (uniform)")
+    parser.add_argument("--no-fsync", action="store_true",
+                        help="the server without fsync (the tests' setting), for comparison")
     args = parser.parse_args()
 
     from tests.pg_cluster import remove_cluster, start_cluster, unavailable
@@ -144,7 +159,7 @@ def main() -> None:
 
     cases = many_cases(args.cases)
     tmp = Path(tempfile.mkdtemp(prefix="citeview-bench-team-"))
-    cluster = start_cluster()
+    cluster = start_cluster(durable=not args.no_fsync)
     try:
         address = cluster.address("bench")
         t = time.perf_counter()
@@ -157,9 +172,15 @@ def main() -> None:
         print(f"create a {args.cases:,}-case project: server {made_server:.2f} s, "
               f"file session {made_file:.2f} s (same run)")
 
-        for n in (1, args.reviewers):  # alone first: the baseline of the same run
-            hand, put, wall = review_round(cluster, address, tmp, n, args.writes, f"r{n}x")
-            print(f"{n} reviewer{'s' if n > 1 else ''} at once, {len(put)} verdicts in "
+        print(f"server fsync {'off' if args.no_fsync else 'on'}, synchronous_commit on")
+        # alone first: the baseline of the same run; then the team paced as people; then the
+        # team with no pause (stress)
+        for n, pace, how in ((1, args.pace, f"paced {args.pace} s"),
+                             (args.reviewers, args.pace, f"paced {args.pace} s"),
+                             (args.reviewers, "0,0", "no pause, stress")):
+            tag = f"r{n}{'p' if pace != '0,0' else 's'}x"
+            hand, put, wall = review_round(cluster, address, tmp, n, args.writes, tag, pace)
+            print(f"{n} reviewer{'s' if n > 1 else ''} at once ({how}), {len(put)} verdicts in "
                   f"{wall:.1f} s: verdict write median {ms(statistics.median(put))}, p99 "
                   f"{ms(pct(put, 99))} (targets < 10 ms, < 50 ms); next-case hand-out median "
                   f"{ms(statistics.median(hand))}, p99 {ms(pct(hand, 99))}")

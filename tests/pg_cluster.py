@@ -72,6 +72,9 @@ class Cluster:
     port: int
     bin: str
     run_as: str | None  # the unprivileged user it runs as, when started by root
+    # fsync as a real server (the benchmark); the tests skip it (a crash there is a killed
+    # server process, never the machine's: what was committed is in the OS's cache)
+    durable: bool = False
 
     @property
     def data(self) -> Path:
@@ -95,8 +98,8 @@ class Cluster:
 
     def start(self) -> None:
         opts = (f"-c listen_addresses='' -c unix_socket_directories='{self.folder}' "
-                f"-c port={self.port} -c fsync=off -c full_page_writes=off "
-                "-c max_connections=100 -c shared_buffers=32MB")
+                f"-c port={self.port} -c max_connections=100 -c shared_buffers=32MB"
+                + ("" if self.durable else " -c fsync=off -c full_page_writes=off"))
         self.pg_ctl("-o", opts, "-l", str(self.folder / "log"), "start")
 
     def stop(self, mode: str = "fast") -> None:
@@ -109,8 +112,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_cluster() -> Cluster:
-    """initdb, start, create the database; the caller stops it (:func:`remove_cluster`)."""
+def start_cluster(*, durable: bool = False) -> Cluster:
+    """initdb, start, create the database; the caller stops it (:func:`remove_cluster`).
+    ``durable``: fsync and full-page writes on (PostgreSQL's defaults, as a real server)."""
     folder = Path(tempfile.mkdtemp(prefix="citeview-pg-"))
     run_as = "nobody" if os.geteuid() == 0 else None
     if run_as:
@@ -118,7 +122,7 @@ def start_cluster() -> Cluster:
     os.chmod(folder, 0o755)
     found = bindir()
     assert found is not None
-    cluster = Cluster(folder, _free_port(), found, run_as)
+    cluster = Cluster(folder, _free_port(), found, run_as, durable)
     subprocess.run(cluster._as_owner(os.path.join(found, "initdb"), "-D", str(cluster.data),
                                      "-U", ADMIN, "-A", "trust", "-E", "UTF8",
                                      "--no-instructions", "--no-sync"),

@@ -30,8 +30,8 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
+from citeview.core.corrections import Correction
 from citeview.core.datasets import Dataset
-from citeview.core.errors import InputError
 from citeview.core.policy import Policy
 from citeview.session.errors import ServerUnreachable, SessionError, SessionInUse, one_line
 from citeview.session.events import Change, Listener, Subscribers
@@ -42,12 +42,13 @@ from citeview.session.model import (
     Annotation,
     AnnotationKey,
     CaseReview,
+    Evidence,
     Reattached,
     ReviewState,
     now_iso,
     prefix_forms,
 )
-from citeview.session.protocol import ReviewStore, RowChange, SessionDataset, row_event
+from citeview.session.protocol import ReviewStore, Row, RowChange, SessionDataset, row_event
 
 _T = TypeVar("_T")
 
@@ -77,14 +78,15 @@ def _annotation_json(a: Annotation) -> dict[str, Any]:
     k = a.key
     return {"key": [k.case_id, k.number, k.anchor, k.source_id], "annotator": a.annotator,
             "verdict": a.verdict, "note": a.note, "timestamp": a.timestamp, "claim": a.claim,
-            "recovered": a.recovered, "orphaned": a.orphaned, "extra": a.extra}
+            "recovered": a.recovered, "orphaned": a.orphaned, "extra": a.extra,
+            "reasons": list(a.reasons)}
 
 
 def _annotation(d: dict[str, Any]) -> Annotation:
     case_id, number, anchor, source_id = d["key"]
     return Annotation(AnnotationKey(case_id, int(number), anchor, source_id), d["annotator"],
                       d["verdict"], d["note"], d["timestamp"], d["claim"], bool(d["recovered"]),
-                      bool(d["orphaned"]), dict(d["extra"]))
+                      bool(d["orphaned"]), dict(d["extra"]), tuple(d.get("reasons") or ()))
 
 
 def _review_json(r: CaseReview) -> dict[str, Any]:
@@ -97,6 +99,22 @@ def _review(d: dict[str, Any]) -> CaseReview:
                       d["note"], d["timestamp"], dict(d["extra"]))
 
 
+def _evidence_json(e: Evidence) -> dict[str, Any]:
+    return {"case_id": e.case_id, **e.to_dict()}
+
+
+def _evidence(d: dict[str, Any]) -> Evidence:
+    return Evidence.from_dict(d["case_id"], d)
+
+
+def _correction_json(c: Correction) -> dict[str, Any]:
+    return {"case_id": c.case_id, **c.to_dict()}
+
+
+def _correction(d: dict[str, Any]) -> Correction:
+    return Correction.from_dict(d["case_id"], d)
+
+
 def change_json(ch: RowChange) -> dict[str, Any]:
     """``ch`` as JSON (how the outbox file keeps a write)."""
     new: dict[str, Any] | None = None
@@ -104,19 +122,27 @@ def change_json(ch: RowChange) -> dict[str, Any]:
         new = _annotation_json(ch.new)
     elif isinstance(ch.new, CaseReview):
         new = _review_json(ch.new)
+    elif isinstance(ch.new, Evidence):
+        new = _evidence_json(ch.new)
+    elif isinstance(ch.new, Correction):
+        new = _correction_json(ch.new)
     key = None if ch.key is None else [ch.key.case_id, ch.key.number, ch.key.anchor,
                                        ch.key.source_id]
     return {"kind": ch.kind, "case_id": ch.case_id, "annotator": ch.annotator, "key": key,
-            "orphaned": ch.orphaned, "new": new}
+            "orphaned": ch.orphaned, "new": new, "ident": ch.ident}
+
+
+_ROW_FROM_JSON: dict[str, Callable[[dict[str, Any]], Row]] = {
+    "annotation": _annotation, "review": _review, "evidence": _evidence,
+    "correction": _correction}
 
 
 def change_from_json(d: dict[str, Any]) -> RowChange:
     key = None if d["key"] is None else AnnotationKey(d["key"][0], int(d["key"][1]),
                                                       d["key"][2], d["key"][3])
-    new: Annotation | CaseReview | None = None
-    if d["new"] is not None:
-        new = _annotation(d["new"]) if d["kind"] == "annotation" else _review(d["new"])
-    return RowChange(d["kind"], d["case_id"], d["annotator"], key, bool(d["orphaned"]), new)
+    new = None if d["new"] is None else _ROW_FROM_JSON[d["kind"]](d["new"])
+    return RowChange(d["kind"], d["case_id"], d["annotator"], key, bool(d["orphaned"]), new,
+                     str(d.get("ident") or ""))
 
 
 # ---------------------------------------------------------------------------- the file
@@ -144,9 +170,35 @@ CREATE TABLE IF NOT EXISTS own_rows (case_id TEXT PRIMARY KEY, data TEXT NOT NUL
 """
 
 
-def _rows_json(annotations: Iterable[Annotation], review: CaseReview | None) -> str:
-    return dumps_json({"annotations": [_annotation_json(a) for a in annotations],
-                       "review": None if review is None else _review_json(review)})
+@dataclass(slots=True, frozen=True)
+class OwnRows:
+    """One annotator's rows of one case, as the offline copy keeps them."""
+
+    case_id: str
+    annotations: Sequence[Annotation] = ()
+    review: CaseReview | None = None
+    evidence: Sequence[Evidence] = ()
+    corrections: Sequence[Correction] = ()
+
+    def changes(self) -> list[RowChange]:
+        """The rows as writes (to put them in the copy)."""
+        found = [RowChange("annotation", a.case_id, a.annotator, a.key, a.orphaned, a)
+                 for a in self.annotations]
+        if self.review is not None:
+            found.append(RowChange("review", self.case_id, self.review.annotator, None, False,
+                                   self.review))
+        found += [RowChange("evidence", e.case_id, e.annotator, e.key, False, e, e.id)
+                  for e in self.evidence]
+        found += [RowChange("correction", c.case_id, c.annotator, None, False, c, c.id)
+                  for c in self.corrections]
+        return found
+
+
+def _rows_json(rows: OwnRows) -> str:
+    return dumps_json({"annotations": [_annotation_json(a) for a in rows.annotations],
+                       "review": None if rows.review is None else _review_json(rows.review),
+                       "evidence": [_evidence_json(e) for e in rows.evidence],
+                       "corrections": [_correction_json(c) for c in rows.corrections]})
 
 
 class Outbox:
@@ -218,15 +270,14 @@ class Outbox:
         rows = self.conn.execute("SELECT op_id, changes FROM pending ORDER BY seq").fetchall()
         return [(op, [change_from_json(d) for d in json.loads(text)]) for op, text in rows]
 
-    def sent(self, op_id: str,
-             rows: Sequence[tuple[str, Iterable[Annotation], CaseReview | None]] = ()) -> None:
+    def sent(self, op_id: str, rows: Sequence[OwnRows] = ()) -> None:
         """The server has ``op_id``: it leaves; ``rows`` (:meth:`keep_rows`) in the same
         transaction."""
         with self._tx() as c:
             c.execute("DELETE FROM pending WHERE op_id = ?", (op_id,))
-            for case_id, annotations, review in rows:
+            for own in rows:
                 c.execute("INSERT OR REPLACE INTO own_rows VALUES (?, ?)",
-                          (case_id, _rows_json(annotations, review)))
+                          (own.case_id, _rows_json(own)))
 
     def refuse(self, op_id: str, reason: str) -> None:
         """Move a write the server refused (not one it could not be reached for) aside."""
@@ -260,18 +311,20 @@ class Outbox:
         return [(cid, json.loads(data)) for cid, data in
                 self.conn.execute("SELECT case_id, data FROM cases ORDER BY seq")]
 
-    def keep_rows(self, case_id: str, annotations: Iterable[Annotation],
-                  review: CaseReview | None) -> None:
+    def keep_rows(self, rows: OwnRows) -> None:
         with self._tx() as c:
             c.execute("INSERT OR REPLACE INTO own_rows VALUES (?, ?)",
-                      (case_id, _rows_json(annotations, review)))
+                      (rows.case_id, _rows_json(rows)))
 
-    def rows(self) -> list[tuple[str, list[Annotation], CaseReview | None]]:
+    def rows(self) -> list[OwnRows]:
         found = []
         for cid, text in self.conn.execute("SELECT case_id, data FROM own_rows"):
             d = json.loads(text)
-            found.append((cid, [_annotation(a) for a in d["annotations"]],
-                          None if d["review"] is None else _review(d["review"])))
+            found.append(OwnRows(
+                cid, [_annotation(a) for a in d["annotations"]],
+                None if d["review"] is None else _review(d["review"]),
+                [_evidence(e) for e in d.get("evidence", [])],
+                [_correction(c) for c in d.get("corrections", [])]))
         return found
 
 
@@ -371,13 +424,12 @@ class OutboxStore:
         mirror = MemoryBackend().create(_MIRROR, cases, annotator=self.annotator, **kwargs)
         mirror.set_blind(bool(meta.get("blind", False)))
         self._kept_cases = {c.id for c in cases}
-        for cid, anns, review in self.outbox.rows():
-            if cid in self._kept_cases:
-                self._mirror_apply(mirror, [RowChange("annotation", a.case_id, a.annotator,
-                                                      a.key, a.orphaned, a) for a in anns])
-                if review is not None:
-                    self._mirror_apply(mirror, [RowChange("review", cid, review.annotator, None,
-                                                          False, review)])
+        if meta.get("reasons") is not None:
+            with contextlib.suppress(SessionError):
+                mirror.set_meta("reasons", meta["reasons"])
+        for own in self.outbox.rows():
+            if own.case_id in self._kept_cases:
+                self._mirror_apply(mirror, own.changes())
         for _op, changes in self.outbox.pending():
             self._mirror_apply(mirror, changes)
         return mirror
@@ -403,6 +455,9 @@ class OutboxStore:
             with contextlib.suppress(SessionError):
                 self._mirror.set_labels(meta["labels"])
         self._mirror.set_blind(bool(meta.get("blind", False)))
+        if meta.get("reasons") is not None:
+            with contextlib.suppress(SessionError):
+                self._mirror.set_meta("reasons", meta["reasons"])
 
     def _keep_case(self, case_id: str) -> None:
         """Copy a case and this annotator's rows of it from the server (once a session)."""
@@ -413,27 +468,26 @@ class OutboxStore:
             data = server.case_data(case_id)
         except KeyError:
             return  # no such case: the server says so when it is asked for it
-        anns = server.annotations(case_id, annotator=self.annotator)
         review = server.review(case_id, self.annotator)
+        own = OwnRows(case_id, server.annotations(case_id, annotator=self.annotator),
+                      None if review.empty else review,
+                      server.evidence(case_id, annotator=self.annotator),
+                      server.corrections(case_id, annotator=self.annotator))
         self.outbox.keep_case(case_id, data)
-        self.outbox.keep_rows(case_id, anns, None if review.empty else review)
+        self.outbox.keep_rows(own)
         self._mirror.add_cases([Case.from_dict(data, case_id)])
         self._kept_cases.add(case_id)
-        changes = [RowChange("annotation", a.case_id, a.annotator, a.key, a.orphaned, a)
-                   for a in anns]
-        if not review.empty:
-            changes.append(RowChange("review", case_id, review.annotator, None, False, review))
-        self._mirror_apply(self._mirror, changes)
+        self._mirror_apply(self._mirror, own.changes())
 
-    def _own_rows(self, case_ids: Iterable[str]
-                  ) -> list[tuple[str, list[Annotation], CaseReview | None]]:
-        return [(cid, self._mirror.annotations(cid, annotator=self.annotator),
-                 self._mirror.review(cid, self.annotator))
+    def _own_rows(self, case_ids: Iterable[str]) -> list[OwnRows]:
+        m, me = self._mirror, self.annotator
+        return [OwnRows(cid, m.annotations(cid, annotator=me), m.review(cid, me),
+                        m.evidence(cid, annotator=me), m.corrections(cid, annotator=me))
                 for cid in sorted(set(case_ids) & self._kept_cases)]
 
     def _save_rows(self, case_ids: Iterable[str]) -> None:
-        for cid, anns, review in self._own_rows(case_ids):
-            self.outbox.keep_rows(cid, anns, review)
+        for own in self._own_rows(case_ids):
+            self.outbox.keep_rows(own)
 
     def _keep(self, case_id: str) -> None:
         """:meth:`_keep_case` when online; an unreachable server is noted, not raised."""
@@ -669,6 +723,13 @@ class OutboxStore:
     def set_labels(self, labels: Sequence[str]) -> None:
         self._server_only().set_labels(labels)
 
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return self._ask(lambda s: s.reasons, lambda: self._mirror.reasons)
+
+    def set_reasons(self, reasons: Sequence[str]) -> None:
+        self._server_only().set_reasons(reasons)
+
     # ------------------------------------------------------------------ cases
 
     def _ids_offline(self) -> list[str]:
@@ -707,12 +768,7 @@ class OutboxStore:
     def get_case(self, case_id: str) -> Case:
         def online(s: ReviewStore) -> Case:
             self._keep_case(case_id)
-            # (from its data: a store's get_case may word an unreachable server as a bad case)
-            data = s.case_data(case_id)
-            try:
-                return Case.from_dict(data, case_id)
-            except InputError as err:
-                raise SessionError(f"{self.path}: case {case_id!r}: {err}") from None
+            return s.get_case(case_id)
 
         def offline() -> Case:
             self._offline_case(case_id)
@@ -832,7 +888,35 @@ class OutboxStore:
             return None
         return self._ask(lambda s: s.first_not_done(annotator), offline)
 
-    def current_row(self, change: RowChange) -> Annotation | CaseReview | None:
+    # ------------------------------------------------------------------ evidence, corrections
+
+    def evidence(self, case_id: str | None = None, *, key: AnnotationKey | None = None,
+                 annotator: str | None = None) -> list[Evidence]:
+        return self._ask(lambda s: s.evidence(case_id, key=key, annotator=annotator),
+                         lambda: self._mirror.evidence(case_id, key=key, annotator=annotator))
+
+    def put_evidence(self, evidence: Evidence) -> None:
+        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
+                              False, evidence, evidence.id)])
+
+    def delete_evidence(self, evidence: Evidence) -> None:
+        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
+                              False, None, evidence.id)])
+
+    def corrections(self, case_id: str | None = None, *,
+                    annotator: str | None = None) -> list[Correction]:
+        return self._ask(lambda s: s.corrections(case_id, annotator=annotator),
+                         lambda: self._mirror.corrections(case_id, annotator=annotator))
+
+    def put_correction(self, correction: Correction) -> None:
+        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
+                              False, correction, correction.id)])
+
+    def delete_correction(self, correction: Correction) -> None:
+        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
+                              False, None, correction.id)])
+
+    def current_row(self, change: RowChange) -> Row | None:
         return self._ask(lambda s: s.current_row(change),
                          lambda: self._mirror.current_row(change))
 
@@ -893,5 +977,6 @@ def _typed(store: OutboxStore) -> ReviewStore:
     return store  # mypy checks that an OutboxStore is a ReviewStore
 
 
-__all__ = ["IdempotentStore", "Outbox", "OutboxStatus", "OutboxStore", "change_from_json",
+__all__ = ["IdempotentStore", "Outbox", "OutboxStatus", "OutboxStore", "OwnRows",
+           "change_from_json",
            "change_json", "outbox_path"]

@@ -26,9 +26,7 @@ def offline_errors() -> tuple[type[BaseException], ...]:
     """What the PostgreSQL store raises when its server cannot be reached."""
     import psycopg
 
-    from citeview.session.pg import ServerUnreachable
-
-    return (errors.ServerUnreachable, ServerUnreachable, psycopg.OperationalError)
+    return (errors.ServerUnreachable, psycopg.OperationalError)
 
 
 def open_team_project(path: str, *, annotator: str = "", ahead: int = AHEAD,

@@ -15,12 +15,19 @@ from pathlib import Path
 
 import pytest
 
+from citeview.core.corrections import Correction, CorrectionKind
 from citeview.core.datasets import ListDataset
 from citeview.session import edits
 from citeview.session.errors import ServerUnreachable, SessionError, SessionInUse
 from citeview.session.events import AnnotationChanged, Change
 from citeview.session.memory import MemoryBackend
-from citeview.session.model import AnnotationKey, ReviewState, citation_slots
+from citeview.session.model import (
+    Annotation,
+    AnnotationKey,
+    Evidence,
+    ReviewState,
+    citation_slots,
+)
 from citeview.session.outbox import (
     Outbox,
     OutboxStatus,
@@ -217,3 +224,102 @@ def test_a_change_round_trips_through_the_outbox_file() -> None:
     edit = edits.set_verdict(store, key, "supported")
     for ch in [*edit.before, *edit.after]:
         assert change_from_json(change_json(ch)) == ch
+
+
+# ---------------------------------------------------------------------- issue 30's rows
+
+
+def on_server_rows(server: Server, case_id: str, annotator: str = "ana"
+                   ) -> tuple[list[Evidence], list[Correction], list[Annotation]]:
+    with server.backend.open("project", annotator=annotator, readonly=True) as s:
+        return (s.evidence(case_id), s.corrections(case_id),
+                s.annotations(case_id, annotator=annotator))
+
+
+def test_evidence_corrections_and_reasons_made_offline_wait_and_go_once(
+        server: Server, open_store: Callable[..., OutboxStore]) -> None:
+    store = open_store()
+    ids = store.case_ids()
+    store.prefetch(ids[:1])
+    cid = ids[0]
+    key = key_of(store, cid)
+    citation = store.analysed(cid).citations[0]
+    server.down = True
+    edits.evidence_edit(store, key, 0, 5, first_line=1, last_line=1, text="hello").do()
+    edits.remove_citation_edit(store, cid, citation).do()
+    edits.annotation_edit(store, key, verdict="unsupported", reasons=("wrong source",)).do()
+    assert not store.online and store.waiting == 3
+    # The window reads them back from the copy while the server is away.
+    [ev] = store.evidence(cid)
+    [corr] = store.corrections(cid)
+    assert (ev.start, ev.end, ev.text) == (0, 5, "hello")
+    assert corr.kind is CorrectionKind.REMOVE and corr.number == citation.number
+    assert store.annotation(key) is not None and store.annotation(key).reasons == (
+        "wrong source",)
+    assert on_server_rows(server_up(server), cid) == ([], [], [])
+    server.down = True
+
+    server.down = False
+    assert store.retry() and store.waiting == 0
+    evidence, corrections, annotations = on_server_rows(server, cid)
+    assert evidence == [ev] and corrections == [corr]
+    assert [a.reasons for a in annotations] == [("wrong source",)]
+    assert len(server.ops) == 3
+    assert store.retry() and len(server.ops) == 3  # nothing sent twice
+
+    # Taken back online: gone on the server too.
+    store.delete_evidence(ev)
+    store.delete_correction(corr)
+    assert on_server_rows(server, cid)[:2] == ([], [])
+
+
+def test_evidence_and_corrections_survive_a_quit_while_waiting_and_open_offline(
+        server: Server, open_store: Callable[..., OutboxStore]) -> None:
+    store = open_store()
+    ids = store.case_ids()
+    cid = ids[0]
+    key = key_of(store, cid)
+    citation = store.analysed(cid).citations[0]
+    store.put_evidence(Evidence(key, "ana", "e1", 1, 4, text="ell"))  # saved on the server
+    server.down = True
+    edits.remove_citation_edit(store, cid, citation).do()  # waits
+    store.close()
+
+    again = open_store()  # server still down: the saved row and the waiting one both show
+    assert not again.online and again.waiting == 1
+    assert [e.id for e in again.evidence(cid)] == ["e1"]
+    assert [c.kind for c in again.corrections(cid)] == [CorrectionKind.REMOVE]
+    again.close()
+
+    server.down = False
+    third = open_store()
+    assert third.online and third.waiting == 0
+    assert [c.kind for c in on_server_rows(server, cid)[1]] == [CorrectionKind.REMOVE]
+
+
+def test_reasons_offline_come_from_the_copy_and_changing_them_needs_the_server(
+        server: Server, open_store: Callable[..., OutboxStore]) -> None:
+    store = open_store()
+    store.set_reasons(["wrong lines", "too broad"])
+    store.close()
+    open_store().close()  # the settings are copied when the server is reached
+    server.down = True
+    store = open_store()  # an offline start
+    assert not store.online
+    assert store.reasons == ("wrong lines", "too broad")
+    with pytest.raises(ServerUnreachable, match="needs the server"):
+        store.set_reasons(["other"])
+
+
+def test_evidence_and_corrections_round_trip_through_the_outbox_file() -> None:
+    store = MemoryBackend().create("x", sample_cases(), annotator="ana")
+    cid = store.case_ids()[0]
+    key = citation_slots(store.analysed(cid))[0].keys(cid)[0]
+    citation = store.analysed(cid).citations[0]
+    for edit in (edits.evidence_edit(store, key, 2, 7, first_line=1, last_line=2, text="x"),
+                 edits.relocate_edit(store, cid, citation, locator="L1-L2"),
+                 edits.annotation_edit(store, key, verdict="unsupported",
+                                       reasons=("wrong source", "outdated source"))):
+        edit.do()
+        for ch in [*edit.before, *edit.after]:
+            assert change_from_json(change_json(ch)) == ch

@@ -231,3 +231,50 @@ def test_a_reviewer_hears_evidence_and_corrections_made_elsewhere(pg: Any) -> No
         assert heard[:2] == [EvidenceChanged("c1"), CorrectionChanged("c1")]
         assert seen[-2:] == heard[:2]
         assert [e.id for e in ana.evidence()] == ["e1"]
+
+
+def test_a_case_read_from_a_server_gone_away_says_unreachable_not_a_bad_case(pg: Any) -> None:
+    import psycopg
+
+    from citeview.session.errors import ServerUnreachable
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg import ServerUnreachable as PgServerUnreachable
+
+    assert PgServerUnreachable is ServerUnreachable  # one class for the outbox to wait on
+    PgBackend().create_file(pg.address("gone"), [Case("c", "Claim."), Case("d", "Claim.")])
+    with PgBackend().open(pg.address("gone")) as s:
+        with psycopg.connect(pg.conninfo(), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (s.conn.info.backend_pid,))
+        with pytest.raises(ServerUnreachable, match="cannot be reached"):
+            s.get_case("d")
+
+
+def test_a_write_the_server_cannot_take_is_refused_whole_and_says_why(pg: Any) -> None:
+    """A write is sent in one go (pipeline mode): what used to be asked about first (a missing
+    case, an annotation already at the key) now aborts it, with the same one-line reason, and
+    nothing of it is kept (its op id neither: the same write may be corrected and sent)."""
+    import uuid
+
+    from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
+    from citeview.session.pg import PgBackend
+    from citeview.session.protocol import RowChange
+
+    PgBackend().create_file(pg.address("refuse"), [Case("c", "Claim.")])
+    key = AnnotationKey("c", 1, "a", "s")
+    with PgBackend().open(pg.address("refuse"), annotator="ana") as s:
+        review = CaseReview("c", "ana", ReviewState.DONE)
+        op = str(uuid.uuid4())
+        with pytest.raises(SessionError, match="no case 'nope'"):
+            s.send([RowChange("review", "c", "ana", None, False, review),
+                    RowChange("review", "nope", "ana", None, False, None)], op_id=op)
+        assert not s.applied(op) and s.review("c", "ana").state is ReviewState.NOT_STARTED
+        s.put_annotation(Annotation(key, "ana", "supported"))
+        placed = Annotation(key, "ana", "unsupported")
+        with pytest.raises(SessionError, match="the annotation exists"):
+            # (an orphaned row's change holding a placed annotation where one is placed)
+            s.send([RowChange("review", "c", "ana", None, False, review),
+                    RowChange("annotation", "c", "ana", key, True, placed)])
+        assert s.review("c", "ana").state is ReviewState.NOT_STARTED
+        assert [a.verdict for a in s.annotations("c")] == ["supported"]
+        assert s.send([RowChange("review", "c", "ana", None, False, review)], op_id=op)
+        assert s.review("c", "ana").state is ReviewState.DONE

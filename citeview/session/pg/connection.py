@@ -1,6 +1,7 @@
 """Connecting to the server and saying what went wrong in one line: refused (privileges,
-row-level security), unreachable (:class:`ServerUnreachable`: nothing of the write was kept
-unless its op id is found applied), or another failure."""
+row-level security), unreachable (:class:`~citeview.session.errors.ServerUnreachable`, the
+one class the outbox waits on: nothing of the write was kept unless its op id is found
+applied), or another failure."""
 
 from __future__ import annotations
 
@@ -11,15 +12,10 @@ from typing import Any
 import psycopg
 from psycopg import errors as pgerrors
 
-from citeview.session.errors import SessionError
+from citeview.session.errors import ServerUnreachable, SessionError
 from citeview.session.pg.address import Address
 
 Conn = psycopg.Connection[Any]
-
-
-class ServerUnreachable(SessionError):
-    """The server cannot be reached (down, network, restart): nothing of the write was kept;
-    send it again (same op id) when it is back."""
 
 
 def _one_line(err: BaseException) -> str:

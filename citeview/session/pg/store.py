@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
 from psycopg import errors as pgerrors
+from psycopg.pq import TransactionStatus
 
 from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
@@ -394,10 +395,7 @@ class PgSession:
         """One write transaction recorded under ``op_id``; yields False (and writes nothing
         more) when that op was applied before."""
         self._write()
-        try:
-            op = uuid.UUID(str(op_id)) if op_id is not None else uuid.uuid4()
-        except ValueError:
-            raise SessionError(f"{self.path}: op id {op_id!r} is not a UUID") from None
+        op = self._op(op_id)
         try:
             with self.conn.transaction():
                 row = self.conn.execute(
@@ -830,24 +828,63 @@ class PgSession:
         (nothing written again, nobody notified)."""
         for ch in changes:
             check_row(ch)
-        op = op_id if op_id is not None else next(
+        given = op_id if op_id is not None else next(
             (ch.op_id for ch in changes if ch.op_id is not None), None)
+        self._write()
+        op = self._op(given)
         cases = sorted({ch.case_id for ch in changes})
-        with self._tx(op) as fresh:
-            if fresh:
-                found = {str(r[0]) for r in self.conn.execute(
-                    "SELECT id FROM citeview.cases WHERE project = %s AND id = ANY(%s)",
-                    (self.project, cases))}
-                missing = [c for c in cases if c not in found]
-                if missing:
-                    raise SessionError(f"{self.path}: cannot store the change (no case "
-                                       f"{missing[0]!r})")
-                for ch in changes:
-                    self._apply_one(ch, op)
-        if not fresh:
-            return False
+        # One round trip: pipeline mode, BEGIN to COMMIT sent at once and read at the one
+        # sync at the end (psycopg's transaction() syncs on its own too: not used here). So
+        # nothing waits for an answer midway: an op id stored before, a missing case and an
+        # annotation already there each fail a statement (read below) instead of being asked
+        # about first; the server then skips the rest, COMMIT too, and the block is rolled
+        # back.
+        conn = self.conn
+        try:
+            try:
+                with conn.pipeline():
+                    conn.execute("BEGIN")
+                    conn.execute("INSERT INTO citeview.ops (op_id, project, token) "
+                                 "VALUES (%s, %s, %s)", (op, self.project, self.token))
+                    conn.execute(  # 1/0 unless every case of the write is there
+                        "SELECT 1 / (count(*) = %s)::int FROM citeview.cases WHERE "
+                        "project = %s AND id = ANY(%s)", (len(cases), self.project, cases))
+                    for ch in changes:
+                        self._apply_one(ch, op)
+                    conn.execute("COMMIT")
+            except psycopg.Error:
+                if conn.info.transaction_status != TransactionStatus.IDLE:
+                    with suppress(psycopg.Error):
+                        conn.execute("ROLLBACK")
+                raise
+        except pgerrors.UniqueViolation as err:
+            if err.diag.constraint_name == "ops_pkey":
+                return False  # stored before: nothing written again, nobody notified
+            if err.diag.constraint_name == "annotations_key":
+                raise SessionError(f"{self.path}: cannot store the change (the annotation "
+                                   "exists)") from None
+            raise server_error(self.path, err) from None
+        except pgerrors.DivisionByZero:
+            raise SessionError(f"{self.path}: cannot store the change (no case "
+                               f"{self._missing_case(cases)!r})") from None
+        except psycopg.Error as err:
+            raise server_error(self.path, err) from None
         self._notify(*[row_event(ch) for ch in changes])
         return True
+
+    def _op(self, op_id: str | uuid.UUID | None) -> uuid.UUID:
+        try:
+            return uuid.UUID(str(op_id)) if op_id is not None else uuid.uuid4()
+        except ValueError:
+            raise SessionError(f"{self.path}: op id {op_id!r} is not a UUID") from None
+
+    def _missing_case(self, cases: Sequence[str]) -> str:
+        """The first of ``cases`` not in the project (after a write was refused for it)."""
+        with _guard(self.path):
+            found = {str(r[0]) for r in self.conn.execute(
+                "SELECT id FROM citeview.cases WHERE project = %s AND id = ANY(%s)",
+                (self.project, list(cases)))}
+        return next((c for c in cases if c not in found), cases[0])
 
     def _apply_one(self, ch: RowChange, op: str | uuid.UUID | None) -> None:
         p = self.project
@@ -868,9 +905,8 @@ class PgSession:
                 "raw = %s AND source_id = %s AND annotator = %s AND orphaned = %s "
                 "ORDER BY rowid LIMIT 1)",
                 (p, k.case_id, k.number, k.anchor, k.source_id, ch.annotator, int(ch.orphaned)))
-            if isinstance(ch.new, Annotation) and not self._insert_annotation(ch.new, op):
-                raise SessionError(f"{self.path}: cannot store the change (the annotation "
-                                   "exists)")
+            if isinstance(ch.new, Annotation):
+                self._insert_annotation(ch.new, op, strict=True)
         else:
             self.conn.execute("DELETE FROM citeview.reviews WHERE project = %s AND case_id = %s "
                               "AND annotator = %s", (p, ch.case_id, ch.annotator))
@@ -882,18 +918,19 @@ class PgSession:
                     (p, r.case_id, r.annotator, r.state.value, r.verdict, r.note, r.timestamp,
                      dumps_json(r.extra), _uuid(op)))
 
-    def _insert_annotation(self, a: Annotation, op: str | uuid.UUID | None) -> bool:
-        """Insert ``a``; False (nothing written) when a placed annotation is at its key."""
+    def _insert_annotation(self, a: Annotation, op: str | uuid.UUID | None, *,
+                           strict: bool = False) -> None:
+        """Insert ``a``; when a placed annotation is at its key nothing is written, or with
+        ``strict`` the statement fails (``annotations_key``: no answer is waited for)."""
         k = a.key
-        return self.conn.execute(
+        self.conn.execute(
             f"INSERT INTO citeview.annotations (project, {', '.join(ANNOTATION_FIELDS)}, op_id) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT (project, case_id, number, raw, source_id, annotator) "
-            "WHERE orphaned = 0 DO NOTHING RETURNING 1",
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            + ("" if strict else " ON CONFLICT (project, case_id, number, raw, source_id, "
+               "annotator) WHERE orphaned = 0 DO NOTHING"),
             (self.project, k.case_id, k.number, k.anchor, k.source_id, a.annotator, a.verdict,
              a.note, a.timestamp, a.claim, int(a.recovered), int(a.orphaned),
-             dumps_json(a.extra), dumps_json(list(a.reasons)), _uuid(op))
-        ).fetchone() is not None
+             dumps_json(a.extra), dumps_json(list(a.reasons)), _uuid(op)))
 
     def _insert_evidence(self, e: Evidence, op: str | uuid.UUID | None) -> None:
         """Insert ``e`` (an id another case's evidence holds is refused by the key)."""
