@@ -571,7 +571,9 @@ class OutboxStore:
         if was:
             self._status_changed()
 
-    def _ask(self, online: Callable[[ReviewStore], _T], offline: Callable[[], _T]) -> _T:
+    def ask(self, online: Callable[[ReviewStore], _T], offline: Callable[[], _T]) -> _T:
+        """``online(server)`` while the server answers, else ``offline()`` (and the store
+        goes offline on the way: the status bar says so, writes wait in the outbox)."""
         server = self._server
         if self._online and server is not None:
             try:
@@ -670,10 +672,10 @@ class OutboxStore:
         self.close()
 
     def changed_elsewhere(self) -> bool:
-        return self._ask(lambda s: s.changed_elsewhere(), lambda: False)
+        return self.ask(lambda s: s.changed_elsewhere(), lambda: False)
 
     def integrity_check(self) -> str:
-        return self._ask(lambda s: s.integrity_check(), lambda: "ok")
+        return self.ask(lambda s: s.integrity_check(), lambda: "ok")
 
     def save_as(self, path: str, *, switch: bool = True) -> None:
         raise SessionError(f"{self.path}: a team project lives on its server; export it "
@@ -692,27 +694,27 @@ class OutboxStore:
 
     @property
     def meta(self) -> dict[str, Any]:
-        return self._ask(lambda s: s.meta, lambda: dict(self.outbox.kept("meta") or {}))
+        return self.ask(lambda s: s.meta, lambda: dict(self.outbox.kept("meta") or {}))
 
     @property
     def document_extra(self) -> dict[str, Any]:
-        return self._ask(lambda s: s.document_extra, lambda: {})
+        return self.ask(lambda s: s.document_extra, lambda: {})
 
     @property
     def labels(self) -> tuple[str, ...]:
-        return self._ask(lambda s: s.labels, lambda: self._mirror.labels)
+        return self.ask(lambda s: s.labels, lambda: self._mirror.labels)
 
     @property
     def families(self) -> tuple[str, ...]:
-        return self._ask(lambda s: s.families, lambda: self._mirror.families)
+        return self.ask(lambda s: s.families, lambda: self._mirror.families)
 
     @property
     def blind(self) -> bool:
-        return self._ask(lambda s: s.blind, lambda: self._mirror.blind)
+        return self.ask(lambda s: s.blind, lambda: self._mirror.blind)
 
     @property
     def name(self) -> str:
-        return self._ask(lambda s: s.name, lambda: self._mirror.name)
+        return self.ask(lambda s: s.name, lambda: self._mirror.name)
 
     def set_meta(self, key: str, value: Any) -> None:
         self._server_only().set_meta(key, value)
@@ -725,7 +727,7 @@ class OutboxStore:
 
     @property
     def reasons(self) -> tuple[str, ...]:
-        return self._ask(lambda s: s.reasons, lambda: self._mirror.reasons)
+        return self.ask(lambda s: s.reasons, lambda: self._mirror.reasons)
 
     def set_reasons(self, reasons: Sequence[str]) -> None:
         self._server_only().set_reasons(reasons)
@@ -737,10 +739,10 @@ class OutboxStore:
         return list(ids) if ids is not None else self._mirror.case_ids()
 
     def case_ids(self) -> list[str]:
-        return self._ask(lambda s: s.case_ids(), self._ids_offline)
+        return self.ask(lambda s: s.case_ids(), self._ids_offline)
 
     def __len__(self) -> int:
-        return self._ask(len, lambda: len(self._ids_offline()))
+        return self.ask(len, lambda: len(self._ids_offline()))
 
     def index_of(self, case_id: str) -> int:
         def offline() -> int:
@@ -748,7 +750,7 @@ class OutboxStore:
                 return self._ids_offline().index(case_id)
             except ValueError:
                 raise KeyError(case_id) from None
-        return self._ask(lambda s: s.index_of(case_id), offline)
+        return self.ask(lambda s: s.index_of(case_id), offline)
 
     def _offline_case(self, case_id: str) -> None:
         if case_id not in self._kept_cases:
@@ -763,7 +765,7 @@ class OutboxStore:
         def offline() -> dict[str, Any]:
             self._offline_case(case_id)
             return self._mirror.case_data(case_id)
-        return self._ask(online, offline)
+        return self.ask(online, offline)
 
     def get_case(self, case_id: str) -> Case:
         def online(s: ReviewStore) -> Case:
@@ -773,10 +775,10 @@ class OutboxStore:
         def offline() -> Case:
             self._offline_case(case_id)
             return self._mirror.get_case(case_id)
-        return self._ask(online, offline)
+        return self.ask(online, offline)
 
     def adopt_case(self, case: Case) -> None:
-        self._ask(lambda s: s.adopt_case(case), lambda: None)
+        self.ask(lambda s: s.adopt_case(case), lambda: None)
 
     def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
         """Nothing to keep: the server lists its own ids."""
@@ -786,7 +788,7 @@ class OutboxStore:
             forms = prefix_forms(prefix)
             return sorted(i for i in self._ids_offline() if i.startswith(tuple(forms)))[:limit]
 
-        return self._ask(lambda s: s.ids_starting(prefix, limit), offline)
+        return self.ask(lambda s: s.ids_starting(prefix, limit), offline)
 
     def case_at(self, index: int) -> Case:
         return self.get_case(self.case_ids()[index])
@@ -807,7 +809,7 @@ class OutboxStore:
 
     @property
     def analyser(self) -> Analyser:
-        return self._ask(lambda s: s.analyser, lambda: self._mirror.analyser)
+        return self.ask(lambda s: s.analyser, lambda: self._mirror.analyser)
 
     @property
     def policy(self) -> Policy:
@@ -823,34 +825,34 @@ class OutboxStore:
         return found
 
     def sizes(self) -> dict[str, tuple[int, ...]]:
-        return self._ask(lambda s: s.sizes(), self._mirror.sizes)
+        return self.ask(lambda s: s.sizes(), self._mirror.sizes)
 
     def record_sizes(self, case_id: str, sizes: Sequence[int]) -> None:
         self.record_sizes_many({case_id: tuple(sizes)}, store=False)
 
     def record_sizes_many(self, sizes: dict[str, tuple[int, ...]], store: bool = True) -> None:
         self._mirror.record_sizes_many(sizes, store)
-        self._ask(lambda s: s.record_sizes_many(sizes, store), lambda: None)
+        self.ask(lambda s: s.record_sizes_many(sizes, store), lambda: None)
 
     def flush_sizes(self) -> None:
-        self._ask(lambda s: s.flush_sizes(), lambda: None)
+        self.ask(lambda s: s.flush_sizes(), lambda: None)
 
     # ------------------------------------------------------------------ annotations
 
     def annotation(self, key: AnnotationKey, annotator: str | None = None) -> Annotation | None:
-        return self._ask(lambda s: s.annotation(key, annotator),
+        return self.ask(lambda s: s.annotation(key, annotator),
                          lambda: self._mirror.annotation(key, annotator))
 
     def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                     orphaned: bool | None = None) -> list[Annotation]:
-        return self._ask(
+        return self.ask(
             lambda s: s.annotations(case_id, annotator=annotator, orphaned=orphaned),
             lambda: self._mirror.annotations(case_id, annotator=annotator, orphaned=orphaned))
 
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                          orphaned: bool | None = None,
                          number: int | None = None) -> Iterator[Annotation]:
-        rows = self._ask(
+        rows = self.ask(
             lambda s: list(s.iter_annotations(case_id, annotator=annotator, orphaned=orphaned,
                                               number=number)),
             lambda: list(self._mirror.iter_annotations(case_id, annotator=annotator,
@@ -866,18 +868,18 @@ class OutboxStore:
 
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         self._keep(case_id)
-        return self._ask(lambda s: s.review(case_id, annotator),
+        return self.ask(lambda s: s.review(case_id, annotator),
                          lambda: self._mirror.review(case_id, annotator))
 
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
-        return self._ask(lambda s: s.reviews(case_id), lambda: self._mirror.reviews(case_id))
+        return self.ask(lambda s: s.reviews(case_id), lambda: self._mirror.reviews(case_id))
 
     def put_review(self, review: CaseReview) -> None:
         self.apply([RowChange("review", review.case_id, review.annotator, None, False,
                               None if review.empty else review)])
 
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
-        return self._ask(lambda s: s.states(annotator), lambda: self._mirror.states(annotator))
+        return self.ask(lambda s: s.states(annotator), lambda: self._mirror.states(annotator))
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
         def offline() -> int | None:
@@ -886,13 +888,13 @@ class OutboxStore:
                 if states.get(cid) is not ReviewState.DONE and cid in self._kept_cases:
                     return i
             return None
-        return self._ask(lambda s: s.first_not_done(annotator), offline)
+        return self.ask(lambda s: s.first_not_done(annotator), offline)
 
     # ------------------------------------------------------------------ evidence, corrections
 
     def evidence(self, case_id: str | None = None, *, key: AnnotationKey | None = None,
                  annotator: str | None = None) -> list[Evidence]:
-        return self._ask(lambda s: s.evidence(case_id, key=key, annotator=annotator),
+        return self.ask(lambda s: s.evidence(case_id, key=key, annotator=annotator),
                          lambda: self._mirror.evidence(case_id, key=key, annotator=annotator))
 
     def put_evidence(self, evidence: Evidence) -> None:
@@ -905,7 +907,7 @@ class OutboxStore:
 
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
-        return self._ask(lambda s: s.corrections(case_id, annotator=annotator),
+        return self.ask(lambda s: s.corrections(case_id, annotator=annotator),
                          lambda: self._mirror.corrections(case_id, annotator=annotator))
 
     def put_correction(self, correction: Correction) -> None:
@@ -917,7 +919,7 @@ class OutboxStore:
                               False, None, correction.id)])
 
     def current_row(self, change: RowChange) -> Row | None:
-        return self._ask(lambda s: s.current_row(change),
+        return self.ask(lambda s: s.current_row(change),
                          lambda: self._mirror.current_row(change))
 
     def apply(self, changes: Sequence[RowChange]) -> None:

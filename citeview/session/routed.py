@@ -150,7 +150,7 @@ def reviewer_counts(store: OutboxStore) -> dict[str, int] | None:
     def online(server: ReviewStore) -> dict[str, int] | None:
         counts = getattr(server, "reviewer_counts", None)
         return None if counts is None else dict(counts())
-    return store._ask(online, lambda: None)
+    return store.ask(online, lambda: None)
 
 
 def routed(overlap: int | None, privileged: bool) -> bool:
