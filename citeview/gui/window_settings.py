@@ -23,8 +23,21 @@ def restore(window: QMainWindow, s: QSettings, splitters: Sequence[QSplitter],
             modes: ViewModes) -> bool:
     """Restore what ``save`` kept; whether any splitter was restored."""
     geometry = s.value("window/geometry")
-    if isinstance(geometry, QByteArray):
-        window.restoreGeometry(geometry)
+    if isinstance(geometry, QByteArray) and window.restoreGeometry(geometry):
+        # Saved on a larger screen (a monitor, then the laptop's 1024x640): fitted to this one
+        # and moved into it, never cut off at its edges.
+        screen = window.screen()
+        if screen is not None:
+            room = screen.availableGeometry()
+            frame = window.frameGeometry()
+            margins = (frame.width() - window.width(), frame.height() - window.height())
+            if frame.width() > room.width() or frame.height() > room.height():
+                dialogs.fit_to_screen(window, window.width(), window.height(), frame=margins)
+            frame = window.frameGeometry()
+            if not room.contains(frame):
+                frame.moveLeft(max(room.left(), min(frame.left(), room.right() - frame.width())))
+                frame.moveTop(max(room.top(), min(frame.top(), room.bottom() - frame.height())))
+                window.move(frame.topLeft())
     else:
         # First start: most of the screen (a 1920x1080 display gives the panes room), at least
         # 1400x860 where the screen has it, never more than it has (a 1024x640 display shows

@@ -452,3 +452,4 @@ def test_plain_files_are_reviewed_in_a_session_and_reload_every_file(qtbot, win,
                     timeout=5000)
     assert win.view.case.tool_outputs  # the material is still there after the reload
     assert win.active == 0
+

@@ -101,3 +101,36 @@ def test_verdicts_counts_and_progress_read_whole_at_common_screen_sizes(
     # 1024 px, usable: less).
     least = 0.3 if size == "1024x640" else 0.35
     assert seen["case_question_share"] >= least and seen["source_title_share"] >= least, seen
+
+
+def test_a_window_saved_on_a_larger_screen_opens_inside_a_smaller_one(tmp_path: Path) -> None:
+    """Saved at 1728x972 on a 1920x1080 monitor, the window opens on a 1024x640 screen inside
+    it (restoreGeometry alone left it 1728 px wide, its right part and status bar off
+    screen)."""
+    import os
+
+    from PySide6.QtCore import QByteArray
+
+    root = Path(__file__).parent.parent.parent
+    script = Path(__file__).with_name("x_saved_geometry.py")
+    with xvfb("1920x1080") as big:  # the geometry as a 1920x1080 screen saves it
+        env = {k: v for k, v in os.environ.items() if k != "XAUTHORITY"}
+        env.update(DISPLAY=big, QT_QPA_PLATFORM="xcb", HOME=str(tmp_path),
+                   PYTHONPATH=os.pathsep.join([str(root), *sys.path]))
+        code = ("import sys; from PySide6.QtWidgets import QApplication, QMainWindow; "
+                "a = QApplication([]); w = QMainWindow(); w.resize(1728, 972); w.move(96, 54); "
+                "w.show(); [a.processEvents() for _ in range(20)]; "
+                "sys.stdout.write(bytes(w.saveGeometry().toBase64()).decode())")
+        saved = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                               text=True, timeout=60).stdout.strip()
+    assert QByteArray.fromBase64(saved.encode()).size() > 0
+    with xvfb("1024x640") as small:
+        env["DISPLAY"] = small
+        done = subprocess.run([sys.executable, str(script), saved], env=env,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    x, y, w, h = seen["window"]
+    rx, ry, rw, rh = seen["room"]
+    assert (rw, rh) == (1024, 640)
+    assert rx <= x and ry <= y and x + w <= rx + rw and y + h <= ry + rh, seen
