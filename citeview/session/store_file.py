@@ -456,6 +456,7 @@ class SessionFile:
             conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, text))
             if key == "families":
                 conn.execute("DELETE FROM case_stats")
+                conn.execute("DELETE FROM case_rows")
         self._write(run)
         if key == "families":
             self._sizes = None
