@@ -19,6 +19,7 @@ get a leading ``'`` so a spreadsheet never runs them as formulas).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -41,7 +42,9 @@ from citeview.core.pool import ordered_map
 from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
 from citeview.session.errors import SessionError, read_errors
+from citeview.session.files import connect
 from citeview.session.jsonio import dumps_json
+from citeview.session.migrations import SCHEMA_VERSION, user_version
 from citeview.session.model import Annotation, CaseReview, Evidence
 from citeview.session.protocol import ReviewStore
 from citeview.session.store import Session
@@ -326,14 +329,21 @@ def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None) -> 
 
 
 def export_rows(session: ReviewStore, case_id: str, policy: Policy | None,
-                annotator: str | None, stored: str | None) -> list[Row]:
-    """The rows of one case, as :func:`case_rows` gives them: from ``stored`` (its current
-    unjudged rows, or None) when the case has no correction (whose place needs the analysis),
-    else from its analysis."""
+                annotator: str | None, stored: str | None
+                ) -> tuple[list[Row], str | None, bool]:
+    """The rows of one case, as :func:`case_rows` gives them, and its unjudged rows as JSON
+    lines when they were worked out here (None when read from ``stored``), and whether the
+    rows are those unjudged rows as they are (nothing put on them): from ``stored``
+    (its current unjudged rows, or None) when the case has no correction (whose place needs
+    the analysis), else from its analysis."""
     if stored is not None and not session.corrections(case_id, annotator=annotator):
         return _judged_rows(session, case_id, parsed_rows(stored), annotator,
-                            lambda corr: True)[0]
-    return case_rows(session, case_id, policy, annotator=annotator).rows
+                            lambda corr: True)[0], None, False
+    analysed = analysed_once(session, case_id, policy)
+    base = base_rows(analysed, case_id)
+    rows = _judged_rows(session, case_id, base, annotator, lambda corr: fits(analysed, corr))[0]
+    same = len(rows) == len(base) and all(a is b for a, b in zip(rows, base, strict=True))
+    return rows, rows_text(base) if stored is None else None, same
 
 
 # Below this many cases a worker pool costs more than it saves.
@@ -503,52 +513,129 @@ def _csv_values(row: Row) -> list[str]:
     return [csv_cell(d[c]) for c in COLUMNS]
 
 
+# What an export work gives per case: its output text, and (case id, unjudged rows as JSON
+# lines) when those were worked out (to be stored), else None.
+Exported = tuple[str, tuple[str, str] | None]
+
+
 def _chunk_rows(session: ReviewStore, ids: list[str], policy: Policy | None,
-                annotator: str | None) -> Iterator[tuple[str | None, list[Row] | None]]:
-    """Per case of ``ids``: (its stored rows as JSON lines, None) when nobody judged it and
-    its stored rows are current, else (None, its rows worked out)."""
+                annotator: str | None
+                ) -> Iterator[tuple[str, str | None, list[Row] | None, str | None]]:
+    """Per case of ``ids``: (its id, its rows as JSON lines, None, None) when nobody judged
+    it and its stored rows are current (or its rows, worked out here, are its unjudged ones),
+    else (its id, None, its rows, its unjudged rows as JSON lines when worked out here)."""
     judged = judged_cases(session, ids)
     stored = stored_rows(session, ids, rows_key(session, policy)) if judged is not None else {}
     for cid in ids:
         text = stored.get(cid)
         if text is not None and judged is not None and cid not in judged:
-            yield text, None
+            yield cid, text, None, None
         else:
-            yield None, export_rows(session, cid, policy, annotator, text)
+            rows, made, same = export_rows(session, cid, policy, annotator, text)
+            if same and made is not None:
+                yield cid, made, None, made
+            else:
+                yield cid, None, rows, made
 
 
 def chunk_csv(session: ReviewStore, ids: list[str], policy: Policy | None,
-              annotator: str | None) -> list[str]:
+              annotator: str | None) -> list[Exported]:
     """The rows of each case of ``ids`` as CSV lines (RFC 4180, CRLF): made in the worker
     that made the rows, so only text crosses between processes."""
-    out = []
-    for text, rows in _chunk_rows(session, ids, policy, annotator):
+    out: list[Exported] = []
+    for cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\r\n")
         for row in parsed_rows(text) if text is not None else rows or ():
             writer.writerow(_csv_values(row))
-        out.append(buf.getvalue())
+        out.append((buf.getvalue(), None if made is None else (cid, made)))
     return out
 
 
 def chunk_jsonl(session: ReviewStore, ids: list[str], policy: Policy | None,
-                annotator: str | None) -> list[str]:
+                annotator: str | None) -> list[Exported]:
     """The rows of each case of ``ids`` as JSON lines (lone surrogates escaped): a case
     nobody judged whose rows are stored is copied out as it is."""
-    return [text if text is not None else rows_text(rows or [])
-            for text, rows in _chunk_rows(session, ids, policy, annotator)]
+    out: list[Exported] = []
+    for cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
+        if text is None:
+            text = rows_text(rows or [])
+        out.append((text, None if made is None else (cid, made)))
+    return out
 
 
 def case_csv(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
              annotator: str | None = None, sentences: bool = False) -> str:
     """One case's rows as CSV lines (:func:`chunk_csv` of one case)."""
-    return chunk_csv(session, [case_id], policy, annotator)[0]
+    return chunk_csv(session, [case_id], policy, annotator)[0][0]
 
 
 def case_jsonl(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
                annotator: str | None = None, sentences: bool = False) -> str:
     """One case's rows as JSON lines (:func:`chunk_jsonl` of one case)."""
-    return chunk_jsonl(session, [case_id], policy, annotator)[0]
+    return chunk_jsonl(session, [case_id], policy, annotator)[0][0]
+
+
+class RowsKeeper:
+    """Stores, beside an export, the unjudged rows it worked out (so the next export reads
+    them), a batch a transaction, through a connection of its own. Rows are a cache: when the
+    session cannot take them (read-only, of another version, busy, a full disk) they are not
+    kept, and the export goes on as before."""
+
+    BATCH = 2000
+
+    def __init__(self, session: ReviewStore, policy: Policy | None) -> None:
+        self.path = session.path if isinstance(session, Session) else None
+        self.key = rows_key(session, policy) if self.path is not None else ""
+        self.pending: list[tuple[str, str, str]] = []
+        self.conn: sqlite3.Connection | None = None
+
+    def add(self, got: tuple[str, str] | None) -> None:
+        if got is None or self.path is None:
+            return
+        self.pending.append((got[0], self.key, got[1]))
+        if len(self.pending) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        rows, self.pending = self.pending, []
+        if not rows or self.path is None:
+            return
+        try:
+            if self.conn is None:
+                self.conn = connect(self.path, readonly=False)
+                self.conn.execute("PRAGMA busy_timeout = 100")  # never wait on a writer
+                if user_version(self.conn) != SCHEMA_VERSION:
+                    raise sqlite3.OperationalError("not this citeview's version")
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.executemany("INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)", rows)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
+        except (sqlite3.Error, SessionError, OSError):
+            self.close()
+            self.path = None  # not kept: worked out again next time
+
+    def close(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
+            self.conn = None
+
+
+def _write_rows(session: ReviewStore, out: IO[str], work: ChunkWork[Exported],
+                policy: Policy | None, annotator: str | None, jobs: int | None) -> None:
+    keeper = RowsKeeper(session, policy)
+    try:
+        for text, made in iter_chunked(session, work, policy, annotator=annotator, jobs=jobs):
+            out.write(text)
+            keeper.add(made)
+        keeper.flush()
+    finally:
+        keeper.close()
 
 
 def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
@@ -594,12 +681,10 @@ def write_csv(session: ReviewStore, out: IO[str], policy: Policy | None = None, 
     out.write("\ufeff")
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)
-    for text in iter_chunked(session, chunk_csv, policy, annotator=annotator, jobs=jobs):
-        out.write(text)
+    _write_rows(session, out, chunk_csv, policy, annotator, jobs)
 
 
 def write_jsonl(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
                 annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as one JSON object a line."""
-    for text in iter_chunked(session, chunk_jsonl, policy, annotator=annotator, jobs=jobs):
-        out.write(text)
+    _write_rows(session, out, chunk_jsonl, policy, annotator, jobs)

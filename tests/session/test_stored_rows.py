@@ -5,6 +5,7 @@ policy, by another citeview, or for a case since changed are worked out again.""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -102,9 +103,54 @@ def test_export_of_a_session_without_stored_rows_analyses_its_cases(
     with Session.open(str(path), readonly=True) as s:
         n = len(s)
     assert len(calls) == n  # nothing stored: every case analysed
-    calls.clear()
+    with Session.open(str(path)) as s:  # (that export stored them: dropped again)
+        s.conn.execute("DELETE FROM case_rows")
     _fill(path)
     calls.clear()
     assert main(["export", str(path), "--format", "jsonl", "--jobs", "1", "-o", str(out)]) == 0
     assert normalised(out.read_bytes(), tmp_path) == (GOLDEN / "mixed.jsonl").read_bytes()
     assert len(calls) < n  # only the cases with a correction are analysed now
+
+
+def test_an_export_stores_the_rows_it_worked_out_for_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = sessions(tmp_path)["mixed"]
+    calls: list[str] = []
+    real = rows_mod.analysed_once
+    monkeypatch.setattr(rows_mod, "analysed_once",
+                        lambda s, cid, p: calls.append(cid) or real(s, cid, p))
+    out = tmp_path / "out.csv"
+    assert main(["export", str(path), "--format", "csv", "--jobs", "1", "-o", str(out)]) == 0
+    first = len(calls)
+    with Session.open(str(path), readonly=True) as s:
+        assert first == len(s)
+        assert s.conn.execute("SELECT count(*) FROM case_rows").fetchone()[0] == len(s)
+    calls.clear()
+    for fmt in ("csv", "jsonl"):
+        out = tmp_path / f"out.{fmt}"
+        assert main(["export", str(path), "--format", fmt, "--jobs", "1", "-o", str(out)]) == 0
+        assert normalised(out.read_bytes(), tmp_path) == (GOLDEN / f"mixed.{fmt}").read_bytes()
+    assert len(calls) < first / 2  # the second time, only cases with a correction
+
+
+def test_an_export_never_waits_on_a_writer_nor_upgrades_an_older_session(
+        tmp_path: Path) -> None:
+    paths = sessions(tmp_path)
+    path = paths["mixed"]
+    busy = sqlite3.connect(str(path), isolation_level=None)
+    busy.execute("BEGIN IMMEDIATE")  # another citeview in the middle of a write
+    try:
+        out = tmp_path / "out.jsonl"
+        assert main(["export", str(path), "--format", "jsonl", "-o", str(out)]) == 0
+        assert normalised(out.read_bytes(), tmp_path) == (GOLDEN / "mixed.jsonl").read_bytes()
+    finally:
+        busy.execute("ROLLBACK")
+        busy.close()
+    with Session.open(str(path), readonly=True) as s:
+        assert s.conn.execute("SELECT count(*) FROM case_rows").fetchone()[0] == 0
+    old = paths["v010-api"]
+    before = old.read_bytes()
+    out = tmp_path / "old.jsonl"
+    assert main(["export", str(old), "--format", "jsonl", "-o", str(out)]) == 0
+    assert normalised(out.read_bytes(), tmp_path) == (GOLDEN / "v010-api.jsonl").read_bytes()
+    assert old.read_bytes() == before  # rows are kept only in a session of this version
