@@ -361,7 +361,7 @@ class JsonlDataset(Dataset):
         limit = max_input_bytes()
         seen: dict[str, int] = {}
         offsets, lines, ids = self._offsets, self._lines, self._ids
-        plain_keys, loads, plain_value = _PLAIN_CASE_KEYS, _loads, _plain_value
+        plain_keys, scan, listy = _PLAIN_CASE_KEYS, _scan_once, _LISTY_KEYS
         lineno = 0
         base = 0
         carry = b""
@@ -390,25 +390,32 @@ class JsonlDataset(Dataset):
                             continue
                         index = len(offsets)
                         cid: str | None = None
-                        text = None
-                        if b"\x00" not in line and (line.count(b"{") + line.count(b"[")
-                                                    < MAX_JSON_DEPTH):
+                        text = ""
+                        if line[:1] == b"{" and b"\x00" not in line:
+                            # The usual record: a plain case (its id first, no extra key, text
+                            # values), stored as it is, parsed this once (by the C scanner
+                            # itself: json.loads's Python around it is a third of its cost).
                             try:
                                 text = line.decode("utf-8")
-                                obj = loads(text)
-                            except ValueError:
-                                text = None
-                            else:
-                                # The usual record: a plain case (its id first, no extra key):
-                                # stored as it is, parsed this once.
-                                if (type(obj) is dict and tuple(obj) in plain_keys
-                                        and type(got := obj["id"]) is str and got
-                                        and all(plain_value(k, v) for k, v in obj.items())
-                                        and b"\\ud" not in line and b"\\uD" not in line):
+                                obj, stop = scan(text, 0)
+                            except (ValueError, StopIteration, RecursionError):
+                                obj, stop = None, 0
+                            if (type(obj) is dict and tuple(obj) in plain_keys
+                                    and (stop == len(text) or text[stop:].isspace())
+                                    and type(got := obj["id"]) is str and got
+                                    and (b"\\u" not in line or (b"\\ud" not in line
+                                                                 and b"\\uD" not in line))):
+                                for k, v in obj.items():
+                                    if type(v) is str:
+                                        if k in listy:
+                                            break
+                                    elif not _plain_value(k, v):
+                                        break
+                                else:
                                     cid = got
+                        plain = cid is not None
                         if cid is None:  # anything else: as the index and the copy read it
-                            cid = self._line_id(line.rstrip(b"\n"), lineno, index + 1)
-                            text = None
+                            cid = self._line_id(line, lineno, index + 1)
                         if cid in seen:
                             raise InputError(f"{self.name}: duplicate case id {cid!r} (lines "
                                              f"{lines[seen[cid]]} and {lineno})")
@@ -416,7 +423,7 @@ class JsonlDataset(Dataset):
                         offsets.append(base + start)
                         lines.append(lineno)
                         ids.append(cid)
-                        if text is not None:
+                        if plain:
                             yield cid, text.strip().removeprefix("\ufeff")
                         else:
                             yield self._case_text(index, buf[start:end + 1])
@@ -535,6 +542,10 @@ def _plain_keys() -> frozenset[tuple[str, ...]]:
 _PLAIN_CASE_KEYS = _plain_keys()
 _NOT_READ = object()
 _loads = json.JSONDecoder().decode
+# One JSON value at an offset (the C scanner json.loads runs, without its Python wrapping).
+_scan_once: Callable[[str, int], tuple[object, int]] = (
+    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
+_LISTY_KEYS = frozenset({"tool_outputs", "documents"})  # values that are no string
 
 
 def jsonl_first_record(path: str) -> JsonlDataset | None:
