@@ -582,29 +582,35 @@ class RowsKeeper:
     session cannot take them (read-only, of another version, busy, a full disk) they are not
     kept, and the export goes on as before."""
 
-    BATCH = 2000
+    # Characters of rows held before they are written: what an export holds stays that of a
+    # few cases, whatever the session's size (a commit costs no sync: synchronous=NORMAL).
+    BATCH_CHARS = 16_000
 
     def __init__(self, session: ReviewStore, policy: Policy | None) -> None:
         self.path = session.path if isinstance(session, Session) else None
         self.key = rows_key(session, policy) if self.path is not None else ""
         self.pending: list[tuple[str, str, str]] = []
+        self.chars = 0
         self.conn: sqlite3.Connection | None = None
 
     def add(self, got: tuple[str, str] | None) -> None:
         if got is None or self.path is None:
             return
         self.pending.append((got[0], self.key, got[1]))
-        if len(self.pending) >= self.BATCH:
+        self.chars += len(got[1])
+        if self.chars >= self.BATCH_CHARS:
             self.flush()
 
     def flush(self) -> None:
-        rows, self.pending = self.pending, []
+        rows, self.pending, self.chars = self.pending, [], 0
         if not rows or self.path is None:
             return
         try:
             if self.conn is None:
                 self.conn = connect(self.path, readonly=False)
                 self.conn.execute("PRAGMA busy_timeout = 100")  # never wait on a writer
+                # A cache: a power cut may lose the last rows written, never the file (WAL).
+                self.conn.execute("PRAGMA synchronous = NORMAL")
                 if user_version(self.conn) != SCHEMA_VERSION:
                     raise sqlite3.OperationalError("not this citeview's version")
             self.conn.execute("BEGIN IMMEDIATE")
