@@ -187,11 +187,9 @@ class SessionFile:
         with replacing(path, "create session") as tmp:
             conn = sqlite3.connect(tmp, isolation_level=None)
             try:
-                # A file nobody sees until it is moved in whole: no syncs and no journal while
-                # it is filled (a crash or an error leaves a temporary file, removed, never a
-                # half-made session); every page written once, not to the WAL and then again
-                # into the file. It is a WAL session from its commit on.
-                conn.execute("PRAGMA journal_mode = OFF")
+                # A file nobody sees until it is moved in whole: no syncs while it is filled
+                # (a crash leaves a temporary file, never a half-made session).
+                conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = OFF")
                 conn.execute(f"PRAGMA cache_size = -{FILL_CACHE_KIB}")
                 conn.execute("PRAGMA foreign_keys = ON")
@@ -211,8 +209,6 @@ class SessionFile:
                     fill(conn)
                 conn.execute("COMMIT")
                 conn.execute("PRAGMA synchronous = FULL")
-                if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
-                    raise SessionError(f"{path}: cannot use the WAL journal here")
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 conn.close()
