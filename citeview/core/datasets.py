@@ -172,7 +172,7 @@ class JsonlDataset(Dataset):
     _CACHE = 64
 
     def __init__(self, path: str, data: bytes | None = None, *, stream: bool = False,
-                 indexed: bool = False) -> None:
+                 indexed: bool = False, deferred: bool = False) -> None:
         self.path = None if stream else path
         self.name = path
         self.kind = "jsonl"
@@ -183,15 +183,33 @@ class JsonlDataset(Dataset):
         self._ids: list[str] = []
         self._lineno = 0
         self._cache: OrderedDict[int, Case] = OrderedDict()
-        if indexed and not stream:
+        # An indexed file is indexed at once; ``deferred``, by its first reader instead:
+        # iter_case_texts indexes it as it copies it into a session (one read and one parse a
+        # record), anything else by _index_file first (errors are then met on first use).
+        self._unindexed = indexed and not stream
+        if self._unindexed:
             self._data = None
-            self._index_file(path)
+            if not deferred:
+                self._indexed()
         else:
             if data is None:
                 data = read_input(path)
             self._data = data if stream else None
             self._index(data)
-        self._ids_cache = _unique_index(self._ids, path, self._lines)
+            self._ids_cache = _unique_index(self._ids, path, self._lines)
+
+    def _indexed(self) -> None:
+        """Index the file now unless it is (the first use of an indexed dataset)."""
+        if self._unindexed:
+            assert self.path is not None
+            self._reset_index()
+            self._index_file(self.path)
+            self._ids_cache = _unique_index(self._ids, self.name, self._lines)
+            self._unindexed = False
+
+    def _reset_index(self) -> None:
+        self._offsets, self._lines, self._ids = array("q"), array("q"), []
+        self._lineno = 0
 
     def _index_file(self, path: str) -> None:
         """Index the file ``path`` read in pieces (never whole); a record longer than the size
@@ -235,31 +253,40 @@ class JsonlDataset(Dataset):
             lineno += 1
             line = data[pos:end]
             if line and not line.isspace():
-                number = len(offsets) + 1
-                m = fast(line)
-                if m is not None and (line.endswith((b"}", b"}\r"))
-                                      or line.rstrip().endswith(b"}")):
-                    try:
-                        cid = m.group(1).decode("utf-8")
-                    except UnicodeDecodeError:
-                        cid = decode_text(m.group(1), self.name, lineno)  # raises with the line
-                else:
-                    obj = parse_jsonl_line(line, self.name, lineno)
-                    cid = _with_context(f"{self.name} line {lineno}", record_id, obj,
-                                        f"{self._stem}#{number}")
+                cid = self._line_id(line, lineno, len(offsets) + 1, fast)
                 offsets.append(base + pos)
                 lines.append(lineno)
                 ids.append(cid)
             pos = end + 1
         self._lineno = lineno
 
+    def _line_id(self, line: bytes, lineno: int, number: int,
+                 fast: Callable[[bytes], re.Match[bytes] | None] = _FAST_ID_RE.match) -> str:
+        """The case id of the record ``line`` (without its newline), record ``number``."""
+        m = fast(line)
+        if m is not None and (line.endswith((b"}", b"}\r")) or line.rstrip().endswith(b"}")):
+            try:
+                return m.group(1).decode("utf-8")
+            except UnicodeDecodeError:
+                return decode_text(m.group(1), self.name, lineno)  # raises with the line
+        obj = parse_jsonl_line(line, self.name, lineno)
+        return _with_context(f"{self.name} line {lineno}", record_id, obj,
+                             f"{self._stem}#{number}")
+
     def __len__(self) -> int:
+        self._indexed()
         return len(self._offsets)
 
     def case_ids(self) -> list[str]:
+        self._indexed()
         return list(self._ids)
 
+    def index_of(self, case_id: str) -> int:
+        self._indexed()
+        return super().index_of(case_id)
+
     def line_of(self, index: int) -> int:
+        self._indexed()
         return self._lines[index]
 
     def _line_in_memory(self, offset: int) -> bytes:
@@ -269,6 +296,7 @@ class JsonlDataset(Dataset):
 
     def iter_cases(self) -> Iterator[Case]:
         """Every case in order, reading the file once (copying a dataset into a session)."""
+        self._indexed()
         if self._data is not None:
             for index, offset in enumerate(self._offsets):
                 yield self._build(index, self._line_in_memory(offset))
@@ -287,7 +315,11 @@ class JsonlDataset(Dataset):
         the JSON a case gives back (``Case.to_dict`` would write the same object: keys in its
         order, nothing to normalise or check), else ``(case id, Case)``: a session copies a
         million plain case lines with one JSON parse each, never a build and a dump. Read in
-        order, in pieces (one seek per piece, not per record); errors as :meth:`get`'s."""
+        order, in pieces (one seek per piece, not per record); errors as :meth:`get`'s. A file
+        not indexed yet is indexed as it is read (its only read: issue 26)."""
+        if self._unindexed:
+            yield from self._texts_indexing()
+            return
         if self._data is not None:
             for index, offset in enumerate(self._offsets):
                 yield self._case_text(index, self._line_in_memory(offset))
@@ -321,6 +353,95 @@ class JsonlDataset(Dataset):
         except OSError as err:
             raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
 
+    def _texts_indexing(self) -> Iterator[tuple[str, str | Case]]:
+        """:meth:`iter_case_texts` of a file not indexed yet: read once in pieces, each record
+        parsed once, its offset, line and id kept as :meth:`_index_file` keeps them."""
+        assert self.path is not None
+        self._reset_index()
+        limit = max_input_bytes()
+        seen: dict[str, int] = {}
+        offsets, lines, ids = self._offsets, self._lines, self._ids
+        plain_keys, scan, listy = _PLAIN_CASE_KEYS, _scan_once, _LISTY_KEYS
+        lineno = 0
+        base = 0
+        carry = b""
+        try:
+            with open(self.path, "rb") as fh:
+                while True:
+                    chunk = fh.read(INDEX_CHUNK)
+                    buf = carry + chunk if carry else chunk
+                    if not buf:
+                        break
+                    last = buf.rfind(b"\n") if chunk else len(buf) - 1
+                    if last < 0:
+                        carry = buf
+                        if len(carry) > limit:
+                            raise too_large(f"{self.name} line {lineno + 1}", limit)
+                        continue
+                    size = last + 1
+                    pos = 3 if base == 0 and buf.startswith(b"\xef\xbb\xbf") else 0
+                    while pos < size:
+                        nl = buf.find(b"\n", pos, size)
+                        end = size if nl < 0 else nl
+                        lineno += 1
+                        line = buf[pos:end]
+                        start, pos = pos, end + 1
+                        if not line or line.isspace():
+                            continue
+                        index = len(offsets)
+                        cid: str | None = None
+                        text = ""
+                        if line[:1] == b"{" and b"\x00" not in line:
+                            # The usual record: a plain case (its id first, no extra key, text
+                            # values), stored as it is, parsed this once (by the C scanner
+                            # itself: json.loads's Python around it is a third of its cost).
+                            try:
+                                text = line.decode("utf-8")
+                                obj, stop = scan(text, 0)
+                            except (ValueError, StopIteration, RecursionError):
+                                obj, stop = None, 0
+                            if (type(obj) is dict and tuple(obj) in plain_keys
+                                    and (stop == len(text) or text[stop:].isspace())
+                                    and type(got := obj["id"]) is str and got
+                                    and (b"\\u" not in line or (b"\\ud" not in line
+                                                                 and b"\\uD" not in line))):
+                                for k, v in obj.items():
+                                    if type(v) is str:
+                                        if k in listy:
+                                            break
+                                    elif not _plain_value(k, v):
+                                        break
+                                else:
+                                    cid = got
+                        plain = cid is not None
+                        if cid is None:  # anything else: as the index and the copy read it
+                            cid = self._line_id(line, lineno, index + 1)
+                        if cid in seen:
+                            raise InputError(f"{self.name}: duplicate case id {cid!r} (lines "
+                                             f"{lines[seen[cid]]} and {lineno})")
+                        seen[cid] = index
+                        offsets.append(base + start)
+                        lines.append(lineno)
+                        ids.append(cid)
+                        if plain:
+                            yield cid, text.strip().removeprefix("\ufeff")
+                        else:
+                            yield self._case_text(index, buf[start:end + 1])
+                    base += size
+                    carry = buf[size:]
+                    if len(carry) > limit:
+                        raise too_large(f"{self.name} line {lineno + 1}", limit)
+                    if not chunk:
+                        break
+        except OSError as err:
+            raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
+        except BaseException:
+            self._reset_index()  # read again whole by the next use
+            raise
+        self._lineno = lineno
+        self._ids_cache = seen
+        self._unindexed = False
+
     def _case_text(self, index: int, line: bytes) -> tuple[str, str | Case]:
         cid = self._ids[index]
         obj: object = _NOT_READ
@@ -351,6 +472,7 @@ class JsonlDataset(Dataset):
         return case
 
     def get(self, index: int) -> Case:
+        self._indexed()
         cached = self._cache.get(index)
         if cached is not None:
             self._cache.move_to_end(index)
@@ -420,6 +542,10 @@ def _plain_keys() -> frozenset[tuple[str, ...]]:
 _PLAIN_CASE_KEYS = _plain_keys()
 _NOT_READ = object()
 _loads = json.JSONDecoder().decode
+# One JSON value at an offset (the C scanner json.loads runs, without its Python wrapping).
+_scan_once: Callable[[str, int], tuple[object, int]] = (
+    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
+_LISTY_KEYS = frozenset({"tool_outputs", "documents"})  # values that are no string
 
 
 def jsonl_first_record(path: str) -> JsonlDataset | None:
@@ -446,12 +572,12 @@ def jsonl_first_record(path: str) -> JsonlDataset | None:
     return JsonlDataset(path, prefix)
 
 
-def indexed_jsonl(path: str) -> JsonlDataset | None:
+def indexed_jsonl(path: str, deferred: bool = False) -> JsonlDataset | None:
     """The JSONL file ``path`` indexed in pieces when it is a regular file of at least
     :data:`INDEXED_BYTES` (or past the size limit, which then applies to each record), whose
     first line is one JSON object followed by more lines (or that is named ``.jsonl``); None
     otherwise (``load_input`` reads it whole, or refuses it as too large: a JSON document or
-    array, a pipe, a device)."""
+    array, a pipe, a device). ``deferred``: indexed by its first use (see JsonlDataset)."""
     try:
         if not os.path.isfile(path):
             return None
@@ -480,7 +606,7 @@ def indexed_jsonl(path: str) -> JsonlDataset | None:
 
     if streams.event_provider(obj) is not None:
         return None  # a recorded stream's events: one case, read whole
-    return JsonlDataset(path, indexed=True)
+    return JsonlDataset(path, indexed=True, deferred=deferred)
 
 
 def document_dataset(obj: object, path: str) -> Dataset:

@@ -177,7 +177,7 @@ def starts_as_sqlite(path: str) -> bool:
 
 
 def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None = None, *,
-               plain_text: bool = False) -> Dataset:
+               plain_text: bool = False, copy_once: bool = False) -> Dataset:
     """Load any supported input, detected by content (the extension only breaks ties).
 
     ``path`` may be ``-`` (standard input), a pipe or a process substitution: every input is
@@ -190,10 +190,13 @@ def load_input(path: str, loaders: InputLoaders | Iterable[InputLoader] | None =
 
     Binary files are read by ``loaders`` (default :data:`DEFAULT_LOADERS`); a session file with
     no session loader is an InputError that says how to get one. The dataset's
-    :meth:`~Dataset.reload` reads the file again with the same loaders."""
+    :meth:`~Dataset.reload` reads the file again with the same loaders.
+
+    ``copy_once``: the input is read to be copied into a session (a big JSONL file is then
+    indexed as it is copied, read once: its errors are met there, not here)."""
     registry = as_loaders(loaders)
     if not plain_text:
-        big = indexed_jsonl(path)
+        big = indexed_jsonl(path, deferred=copy_once)
         if big is not None:
             big.reader = lambda: load_input(path, registry)
             return big

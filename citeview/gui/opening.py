@@ -168,7 +168,8 @@ class InputOpener(QObject):
                 # A JSONL file opened for the first time: its first case shows at once; the
                 # whole file is read (and its session made) in the session's worker thread.
                 if not self.open_input(first, path, case_id,
-                                       whole=lambda: load_input(path, self.loaders)):
+                                       whole=lambda: load_input(path, self.loaders,
+                                                                copy_once=True)):
                     return False
                 self._add_recent(path)
                 return True

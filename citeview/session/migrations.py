@@ -251,10 +251,23 @@ MIGRATION_5 = [
 ]
 
 
+MIGRATION_6 = [
+    # Issue 26: per case, its export rows before any judgement (JSON lines, as ``citeview
+    # export --format jsonl`` writes them), stored when the case is first worked out, so an
+    # export reads them instead of analysing every case again. ``policy`` is the digest of the
+    # analysis and lint policy they were made under: another one is stale (made again).
+    """CREATE TABLE case_rows (
+        case_id TEXT PRIMARY KEY REFERENCES cases(id) ON UPDATE CASCADE ON DELETE CASCADE,
+        policy TEXT NOT NULL,
+        rows TEXT NOT NULL
+    )""",
+]
+
+
 # MIGRATIONS[i] brings a session from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(MIGRATION_1), _migration_2, _migration_3, _migration_4,
-    _statements(MIGRATION_5)]
+    _statements(MIGRATION_5), _statements(MIGRATION_6)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -19,14 +19,18 @@ get a leading ``'`` so a spreadsheet never runs them as formulas).
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import hashlib
 import io
+import json
 import os
-from collections.abc import Callable, Iterator
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
-from citeview.core.analysis import AnalysedCase
+from citeview.core.analysis import AnalysedCase, numbering_policy, policy_key
 from citeview.core.batchgc import collect_less
 from citeview.core.cases import Case
 from citeview.core.corrections import Correction, fits
@@ -38,7 +42,9 @@ from citeview.core.pool import ordered_map
 from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
 from citeview.session.errors import SessionError, read_errors
+from citeview.session.files import connect
 from citeview.session.jsonio import dumps_json
+from citeview.session.migrations import SCHEMA_VERSION, user_version
 from citeview.session.model import Annotation, CaseReview, Evidence
 from citeview.session.protocol import ReviewStore
 from citeview.session.store import Session
@@ -134,13 +140,44 @@ def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None) -> 
     return session.analyser.analysed_once(case, policy)
 
 
+def base_rows(analysed: AnalysedCase, case_id: str) -> list[Row]:
+    """The case's rows before any judgement: one per citation and source id, in numbering
+    order (what :func:`case_rows` gives a case nobody judged)."""
+    rows: list[Row] = []
+    for c, diags, scores in zip(analysed.citations, analysed.citation_diagnostics(),
+                                analysed.support, strict=True):
+        codes = list(dict.fromkeys(d.code for d in diags))
+        recovered = c.recovered.value if c.recovered is not None else None
+        for target, score in zip(c.targets, scores, strict=True):
+            kind = target.source.kind.value if target.source is not None else None
+            rows.append(Row(case_id, c.number, target.source_id, c.citation.locator,
+                            target.status.value, _target_codes(codes, target), c.claim_text,
+                            target.text, score, source_kind=kind, recovered=recovered,
+                            anchor=c.anchor))
+    return rows
+
+
 def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
               annotator: str | None = None, sentences: bool = False) -> CaseRows:
     """The rows of one case (all annotators, or only ``annotator``'s), from its analysed case
     (the session's numbering; ``policy`` re-grades lint but never renumbers)."""
     analysed = analysed_once(session, case_id, policy)
-    lint = analysed.lint
-    per_citation = analysed.citation_diagnostics()
+    rows, orphans, anns = _judged_rows(session, case_id, base_rows(analysed, case_id),
+                                       annotator, lambda corr: fits(analysed, corr))
+    sents = None
+    if sentences:
+        cits = [c.citation for c in analysed.citations]
+        sents = [tuple(number_at(i) for i in s.citations)
+                 for s in answer_sentences(analysed.answer, cits)]
+    return CaseRows(case_id, rows, [d.code for d in analysed.lint.all], session.reviews(case_id),
+                    len(analysed.citations), sents, orphans, anns)
+
+
+def _judged_rows(session: ReviewStore, case_id: str, base: list[Row], annotator: str | None,
+                 fitting: Callable[[Correction], bool]) -> tuple[list[Row], int, bool]:
+    """``base`` (the case's unjudged rows) with the judgements and evidence of the session put
+    on them, then the orphaned rows; ``fitting(correction)``: whether a correction still has
+    its place. Returns the rows, how many are orphaned, and whether any verdict was read."""
     anns = session.annotations(case_id, annotator=annotator)
     placed: dict[tuple[int, str, str], list[Annotation]] = {}
     loose: list[Annotation] = []
@@ -149,44 +186,35 @@ def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, 
             loose.append(a)
         else:
             placed.setdefault((a.key.number, a.key.anchor, a.key.source_id), []).append(a)
-    support = analysed.support
     marked: dict[tuple[int, str, str, str], list[Evidence]] = {}
     for ev in session.evidence(case_id, annotator=annotator):
         k = ev.key
         marked.setdefault((k.number, k.anchor, k.source_id, ev.annotator), []).append(ev)
     rows: list[Row] = []
-    for c, diags, scores in zip(analysed.citations, per_citation, support, strict=True):
-        codes = list(dict.fromkeys(d.code for d in diags))
-        recovered = c.recovered.value if c.recovered is not None else None
-        for target, score in zip(c.targets, scores, strict=True):
-            kind = target.source.kind.value if target.source is not None else None
-            base = Row(case_id, c.number, target.source_id, c.citation.locator,
-                       target.status.value, _target_codes(codes, target), c.claim_text,
-                       target.text, score, source_kind=kind, recovered=recovered, anchor=c.anchor)
-            judged = placed.pop((c.number, c.anchor, target.source_id), None) or []
-            # Evidence marked by an annotator who gave no verdict yet: a row of its own.
-            who_judged = {a.annotator for a in judged}
-            unjudged = sorted(w for (n, an, sid, w) in marked
-                              if (n, an, sid) == (c.number, c.anchor, target.source_id)
-                              and w not in who_judged)
-            if not judged and not unjudged:
-                rows.append(base)
-                continue
-            for a in judged:
-                spans = marked.get((c.number, c.anchor, target.source_id, a.annotator), [])
-                rows.append(replace(base, verdict=a.verdict, note=a.note, annotator=a.annotator,
-                                    timestamp=a.timestamp, reasons=a.reasons,
-                                    evidence=tuple(spans)))
-            for who in unjudged:
-                spans = marked[(c.number, c.anchor, target.source_id, who)]
-                rows.append(replace(base, annotator=who, evidence=tuple(spans)))
+    for base_row in base:
+        key = (base_row.number, base_row.anchor, base_row.source_id)
+        judged = placed.pop(key, None) or []
+        # Evidence marked by an annotator who gave no verdict yet: a row of its own.
+        who_judged = {a.annotator for a in judged}
+        unjudged = sorted(w for (n, an, sid, w) in marked
+                          if (n, an, sid) == key and w not in who_judged)
+        if not judged and not unjudged:
+            rows.append(base_row)
+            continue
+        for a in judged:
+            spans = marked.get((*key, a.annotator), [])
+            rows.append(replace(base_row, verdict=a.verdict, note=a.note, annotator=a.annotator,
+                                timestamp=a.timestamp, reasons=a.reasons,
+                                evidence=tuple(spans)))
+        for who in unjudged:
+            spans = marked[(*key, who)]
+            rows.append(replace(base_row, annotator=who, evidence=tuple(spans)))
     # Annotations whose citation is gone (orphaned, or keys the answer no longer has), with
     # their evidence; then evidence and corrections whose citation is gone without one.
     for group in placed.values():
         loose.extend(group)
     loose.sort(key=lambda a: (a.key.number, a.key.source_id, a.annotator))
-    placed_keys = {(c.number, c.anchor, t.source_id) for c in analysed.citations
-                   for t in c.targets}
+    placed_keys = {(r.number, r.anchor, r.source_id) for r in base}
     for a in loose:
         k = a.key
         spans = marked.pop((k.number, k.anchor, k.source_id, a.annotator), [])
@@ -202,20 +230,120 @@ def case_rows(session: ReviewStore, case_id: str, policy: Policy | None = None, 
                         evidence=tuple(spans)))
     orphans = len(loose) + len(lost)
     for corr in session.corrections(case_id, annotator=annotator):
-        if fits(analysed, corr):
+        if fitting(corr):
             continue
         orphans += 1
         claim = str(corr.extra.get("claim_text", "")) if corr.claim is not None else ""
         rows.append(Row(case_id, corr.number, corr.source_id or corr.old_source_id,
                         corr.locator, ORPHANED, (), claim, "", None, annotator=corr.annotator,
                         timestamp=corr.timestamp, anchor=corr.anchor, correction=corr))
-    sents = None
-    if sentences:
-        cits = [c.citation for c in analysed.citations]
-        sents = [tuple(number_at(i) for i in s.citations)
-                 for s in answer_sentences(analysed.answer, cits)]
-    return CaseRows(case_id, rows, [d.code for d in lint.all], session.reviews(case_id),
-                    len(analysed.citations), sents, orphans, bool(anns))
+    return rows, orphans, bool(anns)
+
+
+# --------------------------------------------------------------------------- stored rows
+
+# The version of what an analysis gives a row: bump it whenever analysis, lint or a row's
+# fields change, so that rows stored by an older citeview are made again (as is every row
+# stored under another policy: see rows_key).
+ROWS_FORMAT = 1
+
+
+def rows_key(session: ReviewStore, policy: Policy | None) -> str:
+    """The digest that stored rows of ``session`` must carry to be current under ``policy``:
+    the rows' format, citeview's version and the lint policy read with the session's families
+    (its numbering)."""
+    from citeview import __version__
+
+    full = numbering_policy(session.families, policy)
+    text = f"{ROWS_FORMAT}\x00{__version__}\x00{policy_key(full)}"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def rows_text(rows: list[Row]) -> str:
+    """Rows as JSON lines (lone surrogates escaped): the ``--format jsonl`` export."""
+    return "".join(dumps_json(row.to_dict()) + "\n" for row in rows)
+
+
+def parsed_rows(text: str) -> list[Row]:
+    """The rows :func:`rows_text` wrote (unjudged rows: the fields of a judgement empty). The
+    support comes back rounded as the export writes it, which it rounds again the same."""
+    rows = []
+    for line in text.split("\n"):  # (a JSON line holds no raw newline; str.splitlines
+        if not line:                #  would also cut at U+2028 and the like)
+            continue
+        d = json.loads(line)
+        rows.append(Row(d["case_id"], d["citation"], d["source_id"], d["locator"], d["status"],
+                        tuple(d["lint_codes"]), d["claim"], d["cited_text"], d["support"],
+                        source_kind=d["source_kind"], recovered=d["recovered"], anchor=d["raw"]))
+    return rows
+
+
+def stored_rows(session: ReviewStore, ids: Sequence[str], key: str) -> dict[str, str]:
+    """The stored unjudged rows (:func:`rows_text`) of those of ``ids`` that have them under
+    ``key`` (rows stored under another key are stale: left out); none for a session that is
+    no file, or one of a version before stored rows."""
+    if not isinstance(session, Session) or not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    with read_errors(session.path):
+        try:
+            got = session.conn.execute(
+                f"SELECT case_id, rows FROM case_rows WHERE policy = ? AND case_id IN ({marks})",
+                (key, *ids)).fetchall()
+        except sqlite3.OperationalError:  # (no such table: a newer session opened read-only)
+            return {}
+    found: dict[str, str] = {}
+    for cid, text in got:
+        # Rows name their case: a case renamed since keeps none of its old rows.
+        if isinstance(text, str) and (not text or text.startswith(
+                '{"case_id":' + dumps_json(cid) + ",")):
+            found[str(cid)] = text
+    return found
+
+
+def judged_cases(session: ReviewStore, ids: Sequence[str]) -> set[str] | None:
+    """Which of ``ids`` have a verdict, evidence or a correction (by anyone); None when that
+    is not known (a session that is no file: every case is worked out in full)."""
+    if not isinstance(session, Session):
+        return None
+    if not ids:
+        return set()
+    marks = ",".join("?" * len(ids))
+    sql = " UNION ".join(f"SELECT case_id FROM {t} WHERE case_id IN ({marks})"
+                         for t in ("annotations", "evidence", "corrections"))
+    with read_errors(session.path):
+        return {str(r[0]) for r in session.conn.execute(sql, (*ids, *ids, *ids))}
+
+
+def store_rows(session: Session, rows: dict[str, str], key: str) -> None:
+    """Keep each case's unjudged rows (:func:`rows_text`) under ``key``, in one transaction."""
+    if rows:
+        session._write(lambda conn: conn.executemany(
+            "INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)",
+            [(cid, key, text) for cid, text in rows.items()]))
+
+
+def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None) -> str:
+    """The case's unjudged rows as JSON lines, worked out from its analysis (what is stored)."""
+    return rows_text(base_rows(analysed_once(session, case_id, policy), case_id))
+
+
+def export_rows(session: ReviewStore, case_id: str, policy: Policy | None,
+                annotator: str | None, stored: str | None
+                ) -> tuple[list[Row], str | None, bool]:
+    """The rows of one case, as :func:`case_rows` gives them, and its unjudged rows as JSON
+    lines when they were worked out here (None when read from ``stored``), and whether the
+    rows are those unjudged rows as they are (nothing put on them): from ``stored``
+    (its current unjudged rows, or None) when the case has no correction (whose place needs
+    the analysis), else from its analysis."""
+    if stored is not None and not session.corrections(case_id, annotator=annotator):
+        return _judged_rows(session, case_id, parsed_rows(stored), annotator,
+                            lambda corr: True)[0], None, False
+    analysed = analysed_once(session, case_id, policy)
+    base = base_rows(analysed, case_id)
+    rows = _judged_rows(session, case_id, base, annotator, lambda corr: fits(analysed, corr))[0]
+    same = len(rows) == len(base) and all(a is b for a, b in zip(rows, base, strict=True))
+    return rows, rows_text(base) if stored is None else None, same
 
 
 # Below this many cases a worker pool costs more than it saves.
@@ -299,18 +427,43 @@ def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None =
                            initargs=args)
 
 
+# (session, a chunk of case ids, policy, annotator) -> one result per case id, in order
+ChunkWork = Callable[[ReviewStore, list[str], Policy | None, str | None], list[_T]]
+
+
+def iter_chunked(session: ReviewStore, work: ChunkWork[_T], policy: Policy | None = None, *,
+                 annotator: str | None = None, jobs: int | None = 1) -> Iterator[_T]:
+    """:func:`iter_cases` for a ``work`` that takes a chunk of case ids at a time (so that it
+    reads what it needs of the session for the whole chunk in a few queries)."""
+    n_cases = case_count(session)
+    n_jobs = default_jobs(n_cases) if jobs is None else jobs
+    chunks = (page[k : k + _CHUNK] for page in iter_case_ids(session)
+              for k in range(0, len(page), _CHUNK))
+    if n_jobs <= 1 or n_cases <= _CHUNK or not isinstance(session, Session):
+        for ids in chunks:
+            yield from work(session, ids, policy, annotator)
+        return
+    args = (session.path, policy, annotator, False, work, True)
+    yield from ordered_map(_rows_chunks, chunks, n_jobs, batch=1,
+                           in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
+                           initargs=args)
+
+
 _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(path: str, policy: Policy | None, annotator: str | None,
-                 sentences: bool, work: CaseWork[Any]) -> None:
+                 sentences: bool, work: Callable[..., Any], chunked: bool = False) -> None:
     collect_less()
     _WORKER.update(session=Session.open(path, readonly=True), policy=policy,
-                   annotator=annotator, sentences=sentences, work=work)
+                   annotator=annotator, sentences=sentences, work=work, chunked=chunked)
 
 
 def _rows_chunks(chunks: list[list[str]]) -> list[Any]:
     w = _WORKER
+    if w["chunked"]:
+        return [r for ids in chunks
+                for r in w["work"](w["session"], ids, w["policy"], w["annotator"])]
     return [w["work"](w["session"], cid, w["policy"], annotator=w["annotator"],
                       sentences=w["sentences"]) for ids in chunks for cid in ids]
 
@@ -360,22 +513,172 @@ def _csv_values(row: Row) -> list[str]:
     return [csv_cell(d[c]) for c in COLUMNS]
 
 
+# What an export work gives per case: its output text, and (case id, unjudged rows as JSON
+# lines) when those were worked out (to be stored), else None.
+Exported = tuple[str, tuple[str, str] | None]
+
+
+def _chunk_rows(session: ReviewStore, ids: list[str], policy: Policy | None,
+                annotator: str | None
+                ) -> Iterator[tuple[str, str | None, list[Row] | None, str | None]]:
+    """Per case of ``ids``: (its id, its rows as JSON lines, None, None) when nobody judged
+    it and its stored rows are current (or its rows, worked out here, are its unjudged ones),
+    else (its id, None, its rows, its unjudged rows as JSON lines when worked out here)."""
+    judged = judged_cases(session, ids)
+    stored = stored_rows(session, ids, rows_key(session, policy)) if judged is not None else {}
+    for cid in ids:
+        text = stored.get(cid)
+        if text is not None and judged is not None and cid not in judged:
+            yield cid, text, None, None
+        else:
+            rows, made, same = export_rows(session, cid, policy, annotator, text)
+            if same and made is not None:
+                yield cid, made, None, made
+            else:
+                yield cid, None, rows, made
+
+
+def chunk_csv(session: ReviewStore, ids: list[str], policy: Policy | None,
+              annotator: str | None) -> list[Exported]:
+    """The rows of each case of ``ids`` as CSV lines (RFC 4180, CRLF): made in the worker
+    that made the rows, so only text crosses between processes."""
+    out: list[Exported] = []
+    for cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\r\n")
+        for row in parsed_rows(text) if text is not None else rows or ():
+            writer.writerow(_csv_values(row))
+        out.append((buf.getvalue(), None if made is None else (cid, made)))
+    return out
+
+
+def chunk_jsonl(session: ReviewStore, ids: list[str], policy: Policy | None,
+                annotator: str | None) -> list[Exported]:
+    """The rows of each case of ``ids`` as JSON lines (lone surrogates escaped): a case
+    nobody judged whose rows are stored is copied out as it is."""
+    out: list[Exported] = []
+    for cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
+        if text is None:
+            text = rows_text(rows or [])
+        out.append((text, None if made is None else (cid, made)))
+    return out
+
+
 def case_csv(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
              annotator: str | None = None, sentences: bool = False) -> str:
-    """One case's rows as CSV lines (RFC 4180, CRLF): made in the worker that made the rows,
-    so only text crosses between processes."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\r\n")
-    for row in case_rows(session, case_id, policy, annotator=annotator).rows:
-        writer.writerow(_csv_values(row))
-    return buf.getvalue()
+    """One case's rows as CSV lines (:func:`chunk_csv` of one case)."""
+    return chunk_csv(session, [case_id], policy, annotator)[0][0]
 
 
 def case_jsonl(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
                annotator: str | None = None, sentences: bool = False) -> str:
-    """One case's rows as JSON lines (lone surrogates escaped), made where the rows are."""
-    return "".join(dumps_json(row.to_dict()) + "\n"
-                   for row in case_rows(session, case_id, policy, annotator=annotator).rows)
+    """One case's rows as JSON lines (:func:`chunk_jsonl` of one case)."""
+    return chunk_jsonl(session, [case_id], policy, annotator)[0][0]
+
+
+class RowsKeeper:
+    """Stores, beside an export, the unjudged rows it worked out (so the next export reads
+    them), a batch a transaction, through a connection of its own. Rows are a cache: when the
+    session cannot take them (read-only, of another version, busy, a full disk) they are not
+    kept, and the export goes on as before."""
+
+    # Characters of rows held before they are written: what an export holds stays that of a
+    # few cases, whatever the session's size (a commit costs no sync: synchronous=NORMAL).
+    BATCH_CHARS = 16_000
+
+    def __init__(self, session: ReviewStore, policy: Policy | None) -> None:
+        self.path = session.path if isinstance(session, Session) else None
+        self.key = rows_key(session, policy) if self.path is not None else ""
+        self.pending: list[tuple[str, str, str]] = []
+        self.chars = 0
+        self.conn: sqlite3.Connection | None = None
+
+    def add(self, got: tuple[str, str] | None) -> None:
+        if got is None or self.path is None:
+            return
+        self.pending.append((got[0], self.key, got[1]))
+        self.chars += len(got[1])
+        if self.chars >= self.BATCH_CHARS:
+            self.flush()
+
+    def flush(self) -> None:
+        rows, self.pending, self.chars = self.pending, [], 0
+        if not rows or self.path is None:
+            return
+        try:
+            if self.conn is None:
+                self.conn = connect(self.path, readonly=False)
+                self.conn.execute("PRAGMA busy_timeout = 100")  # never wait on a writer
+                # A cache: a power cut may lose the last rows written, never the file (WAL).
+                self.conn.execute("PRAGMA synchronous = NORMAL")
+                if user_version(self.conn) != SCHEMA_VERSION:
+                    raise sqlite3.OperationalError("not this citeview's version")
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.executemany("INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)", rows)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
+        except (sqlite3.Error, SessionError, OSError):
+            self.close()
+            self.path = None  # not kept: worked out again next time
+
+    def close(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
+            self.conn = None
+
+
+def _write_rows(session: ReviewStore, out: IO[str], work: ChunkWork[Exported],
+                policy: Policy | None, annotator: str | None, jobs: int | None) -> None:
+    keeper = RowsKeeper(session, policy)
+    try:
+        for text, made in iter_chunked(session, work, policy, annotator=annotator, jobs=jobs):
+            out.write(text)
+            keeper.add(made)
+        keeper.flush()
+    finally:
+        keeper.close()
+
+
+def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
+                   annotator: str | None) -> list[tuple[str, str] | None]:
+    """Per case of ``ids``: (its id, its unjudged rows worked out) when it has no current
+    stored rows, else None."""
+    have = stored_rows(session, ids, rows_key(session, policy))
+    out: list[tuple[str, str] | None] = []
+    for cid in ids:
+        if cid in have:
+            out.append(None)
+            continue
+        try:
+            out.append((cid, unjudged_text(session, cid, policy)))
+        except SessionError:
+            out.append(None)  # an unreadable case: said as it is by the export itself
+    return out
+
+
+def fill_rows(session: Session, policy: Policy | None = None, *, jobs: int | None = None,
+              batch: int = 2000) -> int:
+    """Work out and store the unjudged rows of every case that has no current ones (in
+    ``jobs`` processes, stored ``batch`` cases a transaction), so that exports under
+    ``policy`` read them instead of analysing every case. Returns how many were stored."""
+    key = rows_key(session, policy)
+    pending: dict[str, str] = {}
+    stored = 0
+    for got in iter_chunked(session, chunk_unjudged, policy, jobs=jobs):
+        if got is None:
+            continue
+        pending[got[0]] = got[1]
+        if len(pending) >= batch:
+            store_rows(session, pending, key)
+            stored += len(pending)
+            pending = {}
+    store_rows(session, pending, key)
+    return stored + len(pending)
 
 
 def write_csv(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
@@ -384,12 +687,10 @@ def write_csv(session: ReviewStore, out: IO[str], policy: Policy | None = None, 
     out.write("\ufeff")
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)
-    for text in iter_cases(session, case_csv, policy, annotator=annotator, jobs=jobs):
-        out.write(text)
+    _write_rows(session, out, chunk_csv, policy, annotator, jobs)
 
 
 def write_jsonl(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
                 annotator: str | None = None, jobs: int | None = None) -> None:
     """Write every row as one JSON object a line."""
-    for text in iter_cases(session, case_jsonl, policy, annotator=annotator, jobs=jobs):
-        out.write(text)
+    _write_rows(session, out, chunk_jsonl, policy, annotator, jobs)

@@ -60,8 +60,10 @@ class SessionAnnotations(SessionStats):
         if old.answer == case.answer:
             result = Reattached(anns, [])
             if data != _dumps(old.to_dict()):
-                self._write(lambda c: c.execute("UPDATE cases SET data = ? WHERE id = ?",
-                                                (data, case.id)))
+                def put(conn: sqlite3.Connection) -> None:
+                    conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
+                    conn.execute("DELETE FROM case_rows WHERE case_id = ?", (case.id,))
+                self._write(put)
         else:
             new_slots = citation_slots(self.analysed(case))
             result = reattach(anns, new_slots)
@@ -73,6 +75,7 @@ class SessionAnnotations(SessionStats):
                 conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
                 conn.execute("DELETE FROM annotations WHERE case_id = ?", (case.id,))
                 conn.execute("DELETE FROM case_stats WHERE case_id = ?", (case.id,))
+                conn.execute("DELETE FROM case_rows WHERE case_id = ?", (case.id,))
                 for ann in [*result.placed, *result.orphaned]:
                     insert_annotation(conn, ann)
                 conn.execute("DELETE FROM evidence WHERE case_id = ?", (case.id,))

@@ -73,6 +73,7 @@ from citeview.session.schema import harden
 
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
 CASE_BATCH = 2000  # case rows a statement inserts when a session is made
+FILL_CACHE_KIB = 64 << 10  # SQLite's page cache while a session is made (the ids' index)
 KNOWN_META = ("name", "labels", "blind", "families", "created", "source", "reasons")
 DOCUMENT_EXTRA = "_document_extra"  # meta key: unknown top-level keys of an imported document
 
@@ -190,6 +191,7 @@ class SessionFile:
                 # (a crash leaves a temporary file, never a half-made session).
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = OFF")
+                conn.execute(f"PRAGMA cache_size = -{FILL_CACHE_KIB}")
                 conn.execute("PRAGMA foreign_keys = ON")
                 migrate(conn)
                 conn.execute("BEGIN IMMEDIATE")
@@ -456,6 +458,7 @@ class SessionFile:
             conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, text))
             if key == "families":
                 conn.execute("DELETE FROM case_stats")
+                conn.execute("DELETE FROM case_rows")
         self._write(run)
         if key == "families":
             self._sizes = None

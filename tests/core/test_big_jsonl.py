@@ -88,3 +88,64 @@ def test_case_texts_are_what_the_cases_give_back(tmp_path: Path, small_pieces: N
     assert isinstance(texts["plain-extra"], str)
     for cid in ("extra-first", "outputs-str", "chat", "lone"):
         assert isinstance(texts[cid], Case), cid
+
+
+def _mixed_file(path: Path) -> Path:
+    """60 plain cases with a BOM, blank lines, a record with an extra key, one whose id is not
+    first and a chat transcript among them (records cross the pieces' edges)."""
+    write_dataset(path, 60)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines.insert(10, "\n   \n")
+    lines.insert(20, json.dumps(dict(make_case(100), note="extra")) + "\n")
+    lines.insert(30, json.dumps({"answer": "a", "id": "late-id"}) + "\n")
+    lines.insert(40, json.dumps({"messages": [{"role": "user", "content": "q"},
+                                              {"role": "assistant", "content": "a"}]}) + "\n")
+    path.write_bytes(b"\xef\xbb\xbf" + "".join(lines).encode("utf-8"))
+    return path
+
+
+def test_a_session_is_made_reading_the_file_once(tmp_path: Path, small_pieces: None,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from citeview.session import Session
+
+    path = _mixed_file(tmp_path / "big.jsonl")
+    with input_limit(4096):
+        eager = load_input(str(path))
+        Session.create_file(str(tmp_path / "eager.citeview"), eager)
+
+        def no_index_pass(*_: object) -> None:
+            raise AssertionError("indexed in a pass of its own")
+
+        once = load_input(str(path), copy_once=True)
+        monkeypatch.setattr(JsonlDataset, "_index_file", no_index_pass)
+        Session.create_file(str(tmp_path / "once.citeview"), once)
+        # The dataset is indexed by the copy: ids, lines and cases as the eager one's.
+        assert once.case_ids() == eager.case_ids()
+        assert [once.line_of(i) for i in range(len(once))] == [
+            eager.line_of(i) for i in range(len(eager))]
+        assert once.get(41) == eager.get(41)
+        assert once.index_of("late-id") == eager.index_of("late-id") == 29
+    rows = []
+    for name in ("eager", "once"):
+        with Session.open(str(tmp_path / f"{name}.citeview"), readonly=True) as s:
+            rows.append(s.conn.execute("SELECT pos, id, data FROM cases ORDER BY pos").fetchall())
+    assert rows[0] == rows[1] and len(rows[0]) == 63
+
+
+def test_copying_once_refuses_what_the_index_refuses(tmp_path: Path, small_pieces: None) -> None:
+    from citeview.session import Session
+
+    path = write_dataset(tmp_path / "big.jsonl", 30)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(make_case(3)) + "\n")
+    out = tmp_path / "s.citeview"
+    with input_limit(4096), pytest.raises(
+            InputError, match=r"duplicate case id 'case-0000003' \(lines 4 and 31\)"):
+        Session.create_file(str(out), load_input(str(path), copy_once=True))
+    assert not out.exists()
+    path = write_dataset(tmp_path / "big.jsonl", 31)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(dict(make_case(40), answer="x" * 9000)) + "\n")
+    with input_limit(4096), pytest.raises(InputError, match=r"line 32: input too large"):
+        Session.create_file(str(out), load_input(str(path), copy_once=True))
+    assert not out.exists()

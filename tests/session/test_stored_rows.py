@@ -1,0 +1,156 @@
+"""Stored export rows (issue 26): a case's unjudged rows are kept in the session once worked
+out, and ``export --format jsonl|csv`` copies them instead of analysing the case again; what is
+written stays byte for byte what the recorded outputs hold, and rows stored under another
+policy, by another citeview, or for a case since changed are worked out again."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from _golden import GOLDEN, normalised, sessions
+
+from citeview.cli import main
+from citeview.core.cases import Case
+from citeview.core.policy import Policy
+from citeview.session import Session
+from citeview.session import rows as rows_mod
+from citeview.session.rows import fill_rows, rows_key
+
+
+def _export_policy(s: Session) -> Policy:
+    """The policy ``citeview export`` grades lint with, run from here (as the CLI finds it)."""
+    return Policy.discover().merged(families=s.families)
+
+
+def _fill(path: Path) -> int:
+    with Session.open(str(path)) as s:
+        return fill_rows(s, _export_policy(s), jobs=1)
+
+
+@pytest.mark.parametrize("jobs", [["--jobs", "1"], ["--jobs", "3"]])
+def test_exports_from_stored_rows_equal_the_recorded_ones(tmp_path: Path,
+                                                          jobs: list[str]) -> None:
+    paths = sessions(tmp_path)
+    for name, path in paths.items():
+        assert _fill(path) > 0, name  # every session, old schemas too, got rows stored
+        assert _fill(path) == 0, name  # and they are current: nothing to work out again
+        for fmt in ("jsonl", "csv"):
+            out = tmp_path / f"out-{name}.{fmt}"
+            assert main(["export", str(path), "--format", fmt, *jobs, "-o", str(out)]) == 0
+            want = (GOLDEN / f"{name}.{fmt}").read_bytes()
+            assert normalised(out.read_bytes(), tmp_path) == want, (name, fmt)
+
+
+def _unjudged_case(s: Session) -> str:
+    judged = {r[0] for r in s.conn.execute(
+        "SELECT case_id FROM annotations UNION SELECT case_id FROM evidence "
+        "UNION SELECT case_id FROM corrections")}
+    return next(cid for cid in s.case_ids() if cid not in judged and rows_mod.unjudged_text(
+        s, cid, _export_policy(s)))
+
+
+def test_export_reads_current_rows_and_works_out_stale_ones(tmp_path: Path) -> None:
+    path = sessions(tmp_path)["mixed"]
+    _fill(path)
+    with Session.open(str(path)) as s:
+        cid = _unjudged_case(s)
+        key = rows_key(s, _export_policy(s))
+        real = s.conn.execute("SELECT rows FROM case_rows WHERE case_id = ?", (cid,)).fetchone()[0]
+        marked = real.replace('"status":"', '"status":"stored-', 1)
+        s.conn.execute("UPDATE case_rows SET rows = ? WHERE case_id = ?", (marked, cid))
+
+    def export() -> str:
+        out = tmp_path / "out.jsonl"
+        assert main(["export", str(path), "--format", "jsonl", "-o", str(out)]) == 0
+        return out.read_text(encoding="utf-8")
+
+    assert '"status":"stored-' in export()  # a current entry is what is written
+    with Session.open(str(path)) as s:  # the same rows under another policy: stale
+        s.conn.execute("UPDATE case_rows SET policy = 'other' WHERE case_id = ?", (cid,))
+    got = export()
+    assert '"status":"stored-' not in got and real in got
+    with Session.open(str(path)) as s:  # current again, then the case changes: dropped
+        s.conn.execute("UPDATE case_rows SET policy = ? WHERE case_id = ?", (key, cid))
+        case = s.get_case(cid)
+        s.update_case(Case.from_dict({**case.to_dict(), "question": "changed?"}, cid))
+        assert s.conn.execute("SELECT count(*) FROM case_rows WHERE case_id = ?",
+                              (cid,)).fetchone()[0] == 0
+    assert '"status":"stored-' not in export()
+
+
+def test_rows_of_another_citeview_version_are_stale(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    path = sessions(tmp_path)["mixed"]
+    _fill(path)
+    with Session.open(str(path)) as s:
+        before = rows_key(s, _export_policy(s))
+        monkeypatch.setattr(rows_mod, "ROWS_FORMAT", rows_mod.ROWS_FORMAT + 1)
+        assert rows_key(s, _export_policy(s)) != before
+        assert fill_rows(s, _export_policy(s), jobs=1) > 0  # all worked out again
+
+
+def test_export_of_a_session_without_stored_rows_analyses_its_cases(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = sessions(tmp_path)["mixed"]
+    calls: list[str] = []
+    real = rows_mod.analysed_once
+    monkeypatch.setattr(rows_mod, "analysed_once",
+                        lambda s, cid, p: calls.append(cid) or real(s, cid, p))
+    out = tmp_path / "out.jsonl"
+    assert main(["export", str(path), "--format", "jsonl", "--jobs", "1", "-o", str(out)]) == 0
+    with Session.open(str(path), readonly=True) as s:
+        n = len(s)
+    assert len(calls) == n  # nothing stored: every case analysed
+    with Session.open(str(path)) as s:  # (that export stored them: dropped again)
+        s.conn.execute("DELETE FROM case_rows")
+    _fill(path)
+    calls.clear()
+    assert main(["export", str(path), "--format", "jsonl", "--jobs", "1", "-o", str(out)]) == 0
+    assert normalised(out.read_bytes(), tmp_path) == (GOLDEN / "mixed.jsonl").read_bytes()
+    assert len(calls) < n  # only the cases with a correction are analysed now
+
+
+def test_an_export_stores_the_rows_it_worked_out_for_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = sessions(tmp_path)["mixed"]
+    calls: list[str] = []
+    real = rows_mod.analysed_once
+    monkeypatch.setattr(rows_mod, "analysed_once",
+                        lambda s, cid, p: calls.append(cid) or real(s, cid, p))
+    out = tmp_path / "out.csv"
+    assert main(["export", str(path), "--format", "csv", "--jobs", "1", "-o", str(out)]) == 0
+    first = len(calls)
+    with Session.open(str(path), readonly=True) as s:
+        assert first == len(s)
+        assert s.conn.execute("SELECT count(*) FROM case_rows").fetchone()[0] == len(s)
+    calls.clear()
+    for fmt in ("csv", "jsonl"):
+        out = tmp_path / f"out.{fmt}"
+        assert main(["export", str(path), "--format", fmt, "--jobs", "1", "-o", str(out)]) == 0
+        assert normalised(out.read_bytes(), tmp_path) == (GOLDEN / f"mixed.{fmt}").read_bytes()
+    assert len(calls) < first / 2  # the second time, only cases with a correction
+
+
+def test_an_export_never_waits_on_a_writer_nor_upgrades_an_older_session(
+        tmp_path: Path) -> None:
+    paths = sessions(tmp_path)
+    path = paths["mixed"]
+    busy = sqlite3.connect(str(path), isolation_level=None)
+    busy.execute("BEGIN IMMEDIATE")  # another citeview in the middle of a write
+    try:
+        out = tmp_path / "out.jsonl"
+        assert main(["export", str(path), "--format", "jsonl", "-o", str(out)]) == 0
+        assert normalised(out.read_bytes(), tmp_path) == (GOLDEN / "mixed.jsonl").read_bytes()
+    finally:
+        busy.execute("ROLLBACK")
+        busy.close()
+    with Session.open(str(path), readonly=True) as s:
+        assert s.conn.execute("SELECT count(*) FROM case_rows").fetchone()[0] == 0
+    old = paths["v010-api"]
+    before = old.read_bytes()
+    out = tmp_path / "old.jsonl"
+    assert main(["export", str(old), "--format", "jsonl", "-o", str(out)]) == 0
+    assert normalised(out.read_bytes(), tmp_path) == (GOLDEN / "v010-api.jsonl").read_bytes()
+    assert old.read_bytes() == before  # rows are kept only in a session of this version
