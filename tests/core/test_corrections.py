@@ -340,6 +340,7 @@ def _spans(draw: st.DrawFn, length: int, text: str | None = None) -> tuple[int, 
 def _provider_corrections(draw: st.DrawFn) -> list[Correction]:
     made: list[Correction] = []
     removed: set[int] = set()
+    current: dict[int, str] = {}  # citation number -> the source it cites after a change
     for n in range(draw(st.integers(0, 5))):
         kind = draw(st.sampled_from(list(CorrectionKind)))
         doc = draw(st.sampled_from(sorted(_DOCS)))
@@ -353,8 +354,12 @@ def _provider_corrections(draw: st.DrawFn) -> list[Correction]:
                                     if c.number not in removed] or [None]))
         if cit is None:
             continue
-        if kind is CorrectionKind.RELOCATE:  # a span of the source it cites
-            target = draw(_spans(_DOCS[cit.source_ids[0]], _TEXTS[cit.source_ids[0]]))
+        if kind is CorrectionKind.RELOCATE:  # a span of the source it cites by now (a
+            # source changed earlier in the list is the one shown, so the one selected in)
+            cited = current.get(cit.number, cit.source_ids[0])
+            target = draw(_spans(_DOCS[cited], _TEXTS[cited]))
+        if kind is CorrectionKind.CHANGE_SOURCE:
+            current[cit.number] = doc
         if kind is CorrectionKind.REMOVE:
             removed.add(cit.number)
         made.append(Correction(f"c{n}", _PROVIDER.case.id, "ana", kind, cit.number, cit.anchor,

@@ -55,6 +55,8 @@ class _Edited:
         """First and last line label (1-based) of the old span ``start..end``."""
         s = self.map(start)
         e = max(s, self.map(end, end=True) - 1)
+        while s < e and self.text[s] == "\n":  # a span starting on a line's break: the next
+            s += 1                               # line is its first, not the one that ends
         return bisect_right(self.line_starts, s), bisect_right(self.line_starts, e)
 
 
