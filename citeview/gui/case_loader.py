@@ -120,6 +120,8 @@ SMALL_CASE = 200_000
 # ... and one this small, replacing the case shown, is built right here on the GUI thread (a
 # millisecond or two): a trip to the worker and back cost as much as the work.
 TINY_CASE = 20_000
+# How many cases are built ahead (the next one, and the one after it).
+AHEAD_DEPTH = 2
 
 
 def case_size(case: Case) -> int:
@@ -278,12 +280,14 @@ class CaseLoader(QObject):
         self._fitted: dict[str, tuple[int, ...]] = {}
         # The case being built, until its view is shown.
         self._building: Build | None = None
-        # The case likely asked for next, built ahead in the worker while the reviewer reads:
-        # what it was built from, and its first phase; see prefetch().
-        self._ahead: tuple[Build, SourceFirst] | None = None
-        # The case being built ahead now, and the one shown as soon as that lands (asked for
-        # while it was being built: not built a second time behind it).
+        # The cases likely asked for next (AHEAD_DEPTH of them), built ahead in the worker
+        # while the reviewer reads, by case index: what each was built from, and its first
+        # phase; see prefetch_next().
+        self._ahead: dict[int, tuple[Build, SourceFirst]] = {}
+        # The case being built ahead now (and its index), and the one shown as soon as that
+        # lands (asked for while it was being built: not built a second time behind it).
         self._ahead_building: Build | None = None
+        self._ahead_index = -1
         self._ahead_started = threading.Event()  # set once the worker began that build
         self._awaiting: Build | None = None
         # Built ahead once the case shown is painted: a worker building beside the paint took
@@ -344,7 +348,7 @@ class CaseLoader(QObject):
         self._loading_timer.start()
         self.caseChanged.emit(index)
         build = self._building = self._build(case)
-        ahead, self._ahead = self._ahead, None
+        ahead = self._ahead.pop(index, None)  # (the one after it stays: see prefetch_next)
         self._awaiting = None
         if inline and ahead is not None and ahead[0] == build:
             ops.cancel(self, CASE_WORK)  # nothing older lands after it
@@ -387,27 +391,62 @@ class CaseLoader(QObject):
         """:meth:`prefetch_next` once the case shown now is painted."""
         self._ahead_later.request()
 
-    def prefetch_next(self) -> None:
-        """Build ahead the case a reviewer most likely opens next: the next one not done
-        (Ctrl+Enter, a case's last verdict), which is mostly the next one (Ctrl+PgDown)."""
-        here = self.state.case_index
-        nxt = self.progress.next_undone(here)
-        self.prefetch(nxt if nxt is not None and nxt != here else here + 1)
+    def ahead_targets(self) -> list[int]:
+        """The cases a reviewer most likely opens next, in order: the next one not done
+        (Ctrl+Enter, a case's last verdict), which is mostly the next one (Ctrl+PgDown), and
+        the one after that."""
+        here = at = self.state.case_index
+        targets: list[int] = []
+        for _ in range(AHEAD_DEPTH):
+            nxt = self.progress.next_undone(at)
+            at = nxt if nxt is not None and nxt != here and nxt not in targets else at + 1
+            if at == here:
+                break
+            targets.append(at)
+        return targets
 
-    def prefetch(self, index: int) -> None:
-        """Build tiny case ``index`` ahead in the worker (the next case a reviewer will most
-        likely open), so opening it only shows it. Used once, if nothing it was built from
-        changed by then; a failure is told when the case is opened and built again."""
+    def prefetch_next(self) -> None:
+        """Build ahead the first of :meth:`ahead_targets` not built yet (the next one once that
+        lands): with the case after the next one built too, a key pressed while a slow build
+        was under way (a loaded machine) still finds its case built."""
+        targets = self.ahead_targets()
+        # (One built from what changed since, a session's policy or the answer's font, goes.)
+        self._ahead = {i: a for i, a in self._ahead.items()
+                       if i in targets and a[0] == self._build_of(i)}
+        for index in targets:
+            if index in self._ahead:
+                continue
+            if (self._ahead_index == index and ops.pending(self, AHEAD_WORK)
+                    and self._ahead_building == self._build_of(index)):
+                return  # being built now
+            if self.prefetch(index):
+                return
+
+    def _build_of(self, index: int) -> Build | None:
+        dataset = self.state.dataset
+        if dataset is None or not 0 <= index < len(dataset):
+            return None
+        try:
+            return self._build(dataset.get(index))
+        except InputError:
+            return None
+
+    def prefetch(self, index: int) -> bool:
+        """Build tiny case ``index`` ahead in the worker (a case the reviewer will likely open
+        next), so opening it only shows it. Used once, if nothing it was built from changed
+        by then; a failure is told when the case is opened and built again. Whether a build
+        started."""
         dataset = self.state.dataset
         if self.synchronous or dataset is None or not 0 <= index < len(dataset):
-            return
+            return False
         try:
             case = dataset.get(index)
         except InputError:
-            return  # told when it is opened
+            return False  # told when it is opened
         if case_size(case) >= TINY_CASE:
-            return
+            return False
         build = self._ahead_building = self._build(case)
+        self._ahead_index = index
         started = self._ahead_started = threading.Event()
 
         def work() -> SourceFirst:
@@ -416,14 +455,20 @@ class CaseLoader(QObject):
 
         def keep(first: SourceFirst) -> None:
             self._ahead_building = None
+            self._ahead_index = -1
             if self._awaiting == build and self._building == build:
                 self._awaiting = None
                 self._on_first(first)  # asked for while it was built
             else:
-                self._ahead = (build, first)
+                self._ahead[index] = (build, first)
+                if self._building is None and not self.review_session.making():
+                    # The one after it (not while a case is being shown; nor while the
+                    # session is made: its policy builds them again).
+                    self.prefetch_next()
 
         def failed(_err: Exception) -> None:
             self._ahead_building = None
+            self._ahead_index = -1
             if self._awaiting == build and self._building == build:
                 self._awaiting = None  # built again, its failure told as usual
                 (BackgroundOp(self, build.first_phase, key=CASE_WORK)
@@ -431,6 +476,7 @@ class CaseLoader(QObject):
 
         (BackgroundOp(self, work, key=AHEAD_WORK)
          .success(keep).failure(failed).run())
+        return True
 
     def _on_answer(self, first: AnswerFirst) -> None:
         """A big case's answer drawn first: shown now; the rest of the case is built once it
