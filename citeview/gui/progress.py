@@ -12,7 +12,7 @@ view-model with this annotator's verdicts (:meth:`ProgressTracker.decorate`).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -67,10 +67,12 @@ class ProgressTracker(QObject):
         self.merged: list[tuple[str, Progress]] = []  # a merged session's annotators
         # The case the window is building: its counts come with its view (not counted twice).
         self.showing: str | None = None
-        self._ids: list[str] = []  # row -> case id, read on every paint of the cases list
+        # row -> case id, read on every paint of the cases list (a page at a time)
+        self._ids: Sequence[str] = []
         self._case_verdicts: dict[str, str | None] = {}
         self._problems: dict[str, bool] = {}
-        self._count_queue: list[str] = []
+        self._count_queue: Iterator[str] = iter(())  # cases to count, read as counted
+        self._count_more = False
         self._problem_queue: list[int] = []
         self._problem_dataset: Dataset | None = None
         self._count_timer = QTimer(self)
@@ -123,7 +125,7 @@ class ProgressTracker(QObject):
             return
         self.counts = Progress(s)
         self._merge_counts()
-        self._ids = s.case_ids()
+        self._ids = s.dataset().id_window()
         self._load_verdicts()
         self._start_counting()
 
@@ -138,7 +140,7 @@ class ProgressTracker(QObject):
             # One case's review changed: read that one (all of them is 10,000 rows).
             self._case_verdicts[change.case_id] = self.session.review(change.case_id).verdict
         elif isinstance(change, CasesAdded):
-            self._ids = self.session.case_ids()
+            self._ids = self.session.dataset().id_window()
             self._start_counting()
         elif isinstance(change, CaseChanged):
             self._problems.pop(change.case_id, None)
@@ -234,9 +236,9 @@ class ProgressTracker(QObject):
         if self.counts is None:
             return
         self._counted = {}
-        self._count_queue = list(reversed(self.counts.missing()))
-        if self._count_queue:
-            self._count_timer.start()
+        self._count_queue = self.counts.iter_missing()
+        self._count_more = True
+        self._count_timer.start()
         self.changed.emit()
 
     def busy(self) -> None:
@@ -259,17 +261,20 @@ class ProgressTracker(QObject):
         analyser = s.analyser
         found = self._counted
         deadline = now + TICK_SECONDS
-        while self._count_queue and time.perf_counter() < deadline:
-            cid = self._count_queue.pop()
+        while time.perf_counter() < deadline:
+            cid = next(self._count_queue, None)
+            if cid is None:
+                self._count_more = False
+                break
             if cid == self.showing:
                 continue
             try:
                 found[cid] = analyser.analysed_once(s.get_case(cid)).item_counts
             except InputError:
                 found[cid] = ()  # unreadable: nothing to judge there
-        if not self._count_queue:
+        if not self._count_more:
             self._count_timer.stop()
-        if found and (not self._count_queue or now - self._saved_at >= SAVE_SECONDS):
+        if found and (not self._count_more or now - self._saved_at >= SAVE_SECONDS):
             self._counted, self._saved_at = {}, now
             counts.add_many(found)
             self.changed.emit()

@@ -16,6 +16,8 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
+    Signal,
 )
 from PySide6.QtGui import QBrush, QColor, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTableView
@@ -303,13 +305,14 @@ class CitationsModel(_RowsModel):
 class _NumberedIds(Sequence[tuple[int, str]]):
     """``(row, id)`` of a list of ids, made when a row is read."""
 
-    __slots__ = ("_ids",)
+    __slots__ = ("_ids", "shown")
 
-    def __init__(self, ids: Sequence[str]) -> None:
+    def __init__(self, ids: Sequence[str], shown: int) -> None:
         self._ids = ids
+        self.shown = shown  # the rows listed so far (the first ``shown`` ids)
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return self.shown
 
     @overload
     def __getitem__(self, index: int) -> tuple[int, str]: ...
@@ -318,16 +321,23 @@ class _NumberedIds(Sequence[tuple[int, str]]):
 
     def __getitem__(self, index: int | slice) -> tuple[int, str] | list[tuple[int, str]]:
         if isinstance(index, slice):
-            return [(i, self._ids[i]) for i in range(*index.indices(len(self._ids)))]
+            return [(i, self._ids[i]) for i in range(*index.indices(self.shown))]
         if index < 0:
-            index += len(self._ids)
+            index += self.shown
+        if not 0 <= index < self.shown:
+            raise IndexError(index)
         return index, self._ids[index]
+
+
+#: Case list rows listed per event-loop turn (see :meth:`CasesModel.set_ids`).
+LIST_PIECE = 20_000
 
 
 class CasesModel(_RowsModel):
     """Cases of a dataset: id, question (loaded lazily), review state."""
 
     HEADERS = ("#", "Case", "State", "Question")
+    listed = Signal()  # every row of the last set_ids is listed
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -336,20 +346,66 @@ class CasesModel(_RowsModel):
         # A lead's window on a team project: how many reviewers each case has (by id).
         self.reviewers_of: Callable[[str], int] | None = None
         self._questions: dict[int, str] = {}
+        self._more = QTimer(self)  # lists the next piece of a long list
+        self._more.setInterval(0)
+        self._more.timeout.connect(self._list_more)
 
     def set_ids(self, ids: Sequence[str]) -> None:
         """List ``ids``: rows are made when read (a million-case list is no million tuples
-        made on the GUI thread), the ids' own list kept, not copied."""
+        made on the GUI thread), the ids' own list kept, not copied. A long list is listed
+        :data:`LIST_PIECE` rows at a time from the event loop (rows made in C++ and mapped by
+        the sort proxy take a few milliseconds per 20,000: a million at once stalled the
+        window); ``listed`` is emitted once every row is there."""
         self._questions = {}
+        self._more.stop()
         self.beginResetModel()
-        self._rows = _NumberedIds(ids)
+        numbered = _NumberedIds(ids, min(len(ids), LIST_PIECE))
+        self._rows = numbered
         self._key_rows = None
         blocked = self.blockSignals(True)
         try:
-            self.setRowCount(len(self._rows))
+            self.setRowCount(numbered.shown)
         finally:
             self.blockSignals(blocked)
         self.endResetModel()
+        if numbered.shown < len(ids):
+            self._more.start()
+        else:
+            self.listed.emit()
+
+    def total(self) -> int:
+        """The rows of the last :meth:`set_ids`, listed or still to be."""
+        return len(self._rows._ids) if isinstance(self._rows, _NumberedIds) else 0
+
+    def listing(self) -> bool:
+        """Whether rows of the last :meth:`set_ids` are still to be listed."""
+        return self._more.isActive()
+
+    def list_all(self) -> None:
+        """List the rest now (a snapshot, a test: no event loop to wait in)."""
+        while self._more.isActive():
+            self._list_more()
+
+    def _list_more(self) -> None:
+        rows = self._rows
+        if not isinstance(rows, _NumberedIds):
+            self._more.stop()
+            return
+        total = len(rows._ids)
+        start = rows.shown
+        count = min(LIST_PIECE, total - start)
+        if count > 0:
+            self.beginInsertRows(QModelIndex(), start, start + count - 1)
+            blocked = self.blockSignals(True)
+            try:
+                self.insertRows(start, count)
+            finally:
+                self.blockSignals(blocked)
+            rows.shown = start + count
+            self.endInsertRows()
+        if rows.shown >= total:
+            self._more.stop()
+            self.listed.emit()
 
     def row_of_key(self, key: Any) -> int:
         """A case's key is its row (no table of every row to build)."""
@@ -480,7 +536,6 @@ class FilterProxy(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(-1)
         self.row_filter: Callable[[Any], bool] | None = None
-        self._text_filter = False  # a text filter is set (through the setters below)
 
     def index_of_key(self, key: Any) -> QModelIndex:
         """The proxy index of the first row whose key is ``key`` (invalid when it is not there
@@ -492,6 +547,10 @@ class FilterProxy(QSortFilterProxyModel):
     def set_row_filter(self, predicate: Callable[[Any], bool] | None) -> None:
         self._begin()
         self.row_filter = predicate
+        # Rows are asked of Python only while a predicate is set: Qt calls an overriding
+        # filterAcceptsRow once per row on every reset (a second per 200,000 cases, on the GUI
+        # thread), and with none (a text filter is C++'s own) a million rows map in C++.
+        self.__class__ = FilterProxy if predicate is None else _RowFilterProxy
         self._end()
 
     def invalidate_rows(self) -> None:
@@ -512,30 +571,20 @@ class FilterProxy(QSortFilterProxyModel):
         else:  # pragma: no cover - Qt before 6.10
             self.invalidateFilter()
 
-    def setFilterFixedString(self, pattern: str) -> None:  # noqa: N802
-        self._text_filter = bool(pattern)
-        super().setFilterFixedString(pattern)
-
-    def setFilterRegularExpression(self, pattern: Any) -> None:  # noqa: N802
-        self._text_filter = bool(pattern if isinstance(pattern, str) else pattern.pattern())
-        super().setFilterRegularExpression(pattern)
-
-    def setFilterWildcard(self, pattern: str) -> None:  # noqa: N802
-        self._text_filter = bool(pattern)
-        super().setFilterWildcard(pattern)
-
-    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
-        if self.row_filter is None and not self._text_filter:
-            return True  # (asked once per row on a reset: a million-case list stays cheap)
-        model = self.sourceModel()
-        if (self.row_filter is not None and isinstance(model, _RowsModel)
-                and not self.row_filter(model.row(source_row))):
-            return False
-        return super().filterAcceptsRow(source_row, source_parent)
-
     def lessThan(self, left: _Index, right: _Index) -> bool:  # noqa: N802
         a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
         try:
             return bool(a < b)
         except TypeError:
             return str(a) < str(b)
+
+
+class _RowFilterProxy(FilterProxy):
+    """A :class:`FilterProxy` while its row predicate is set (see ``set_row_filter``)."""
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
+        model = self.sourceModel()
+        if (self.row_filter is not None and isinstance(model, _RowsModel)
+                and not self.row_filter(model.row(source_row))):
+            return False
+        return super().filterAcceptsRow(source_row, source_parent)
