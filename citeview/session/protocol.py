@@ -285,5 +285,5 @@ class PagedIds(Sequence[str]):
 ID_PAGE = 256
 
 
-__all__ = ["ID_PAGE", "PagedIds", "ReviewStore", "Row", "RowChange", "RowKind", "SessionBackend", "SessionDataset",
-           "check_row", "row_event"]
+__all__ = ["ID_PAGE", "PagedIds", "ReviewStore", "Row", "RowChange", "RowKind",
+           "SessionBackend", "SessionDataset", "check_row", "row_event"]
