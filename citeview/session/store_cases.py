@@ -68,13 +68,19 @@ class SessionCases(SessionFile):
     def __len__(self) -> int:
         return len(self._ids) if self._ids is not None else self._count_shape()[0]
 
-    @reading
     def index_of(self, case_id: str) -> int:
         if self._positions is not None:
             return self._positions[case_id]
+        found = self._index_by_query(case_id)
+        if found is None:
+            raise KeyError(case_id)
+        return found
+
+    @reading
+    def _index_by_query(self, case_id: str) -> int | None:
         row = self.conn.execute("SELECT pos FROM cases WHERE id = ?", (case_id,)).fetchone()
         if row is None:
-            raise KeyError(case_id)
+            return None
         if self._count_shape()[1]:
             return int(row[0]) - 1
         return int(self.conn.execute("SELECT count(*) FROM cases WHERE pos < ?",
