@@ -154,9 +154,12 @@ class SessionCases(SessionFile):
         exactly that many cases, numbered from the first."""
         if self._ids is not None or len(ids) != len(positions):
             return
-        row = self.conn.execute("SELECT min(pos), max(pos) FROM cases").fetchone()
-        if ids and tuple(row) == (1, len(ids)):
+        # min and max apart (each one end of the primary key; together a scan of every row)
+        low = self.conn.execute("SELECT min(pos) FROM cases").fetchone()[0]
+        high = self.conn.execute("SELECT max(pos) FROM cases").fetchone()[0]
+        if ids and (low, high) == (1, len(ids)):
             self._ids, self._positions = ids, positions
+            self._shape = (len(ids), True)
 
     def _positions_or_load(self) -> dict[str, int]:
         self._id_list()
