@@ -451,8 +451,14 @@ def fit_columns(table: QTableView, max_width: int = 260,
     """Columns sized to their contents but never wider than ``max_width`` (the last one
     stretches), so a long title does not push the table into horizontal scrolling. ``shares``:
     columns that take at most that part of a shown table (the rest is the last column's)."""
-    table.resizeColumnsToContents()
     header = table.horizontalHeader()
+    if header.stretchLastSection():
+        # The last column takes what is left whatever its text: not measured (the case list's
+        # questions were 64 cases read and parsed each time the list was sized).
+        for col in range(header.count() - 1):
+            table.resizeColumnToContents(col)
+    else:
+        table.resizeColumnsToContents()
     width = table.viewport().width()
     if table.isVisible():  # a narrow list: no column takes more than 40% of it
         max_width = min(max_width, max(60, width * 2 // 5))
