@@ -30,6 +30,8 @@ from citeview.gui.state import CaseView, CitationView, SourceRow
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 # What a row stands for: ("citation", index), ("diagnostic", index), ("source", id), case index.
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
+# "1" when the proxy's row predicate accepts the row, else "0" (what FilterProxy filters on).
+ACCEPT_ROLE = Qt.ItemDataRole.UserRole + 3
 
 _Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole.value
@@ -37,7 +39,8 @@ _TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
 _FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
 _SORT = int(SORT_ROLE)
 _KEY = int(KEY_ROLE)
-_SERVED = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _SORT, _KEY})
+_ACCEPT = int(ACCEPT_ROLE)
+_SERVED = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _SORT, _KEY, _ACCEPT})
 
 
 
@@ -69,6 +72,7 @@ class _RowsModel(QStandardItemModel):
         self._rows: Sequence[Any] = []
         self._roles: ColorRoles | None = None
         self._key_rows: dict[Any, int] | None = None  # key -> first row, built on first use
+        self.row_filter: Callable[[Any], bool] | None = None  # set by its FilterProxy
 
     @property
     def roles(self) -> ColorRoles:
@@ -131,6 +135,8 @@ class _RowsModel(QStandardItemModel):
             return self.cell(row, index.column())[1]
         if role == _KEY:
             return self.key(row)
+        if role == _ACCEPT:
+            return "1" if self.row_filter is None or self.row_filter(row) else "0"
         if role == _TOOLTIP:
             tip = self.tooltip(row)
             return plain_tooltip(tip) if tip else None
@@ -533,14 +539,14 @@ class QtRowsDelegate(QStyledItemDelegate):
 
 
 class FilterProxy(QSortFilterProxyModel):
-    """Sorts on :data:`SORT_ROLE`, filters on every column's text (case-insensitive), and takes
-    an optional row predicate (issue 7 adds "not judged" / "problems only" filters)."""
+    """Sorts on :data:`SORT_ROLE` and takes an optional row predicate (issue 7's "not judged" /
+    "problems only" filters), read through the model's :data:`ACCEPT_ROLE`."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.setSortRole(SORT_ROLE)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.setFilterKeyColumn(-1)
+        self.setFilterRole(ACCEPT_ROLE)
+        self.setFilterKeyColumn(0)
         self.row_filter: Callable[[Any], bool] | None = None
 
     def index_of_key(self, key: Any) -> QModelIndex:
@@ -553,10 +559,14 @@ class FilterProxy(QSortFilterProxyModel):
     def set_row_filter(self, predicate: Callable[[Any], bool] | None) -> None:
         self._begin()
         self.row_filter = predicate
-        # Rows are asked of Python only while a predicate is set: Qt calls an overriding
-        # filterAcceptsRow once per row on every reset (a second per 200,000 cases, on the GUI
-        # thread), and with none (a text filter is C++'s own) a million rows map in C++.
-        self.__class__ = FilterProxy if predicate is None else _RowFilterProxy
+        # Qt's own filter asks the model's ACCEPT_ROLE of each row while a predicate is set;
+        # with none (an empty pattern) it asks nothing. (A filterAcceptsRow written in Python
+        # was called once per row on every reset: a second per 200,000 cases, on the GUI
+        # thread.)
+        model = self.sourceModel()
+        if isinstance(model, _RowsModel):
+            model.row_filter = predicate
+        self.setFilterFixedString("1" if predicate is not None else "")
         self._end()
 
     def invalidate_rows(self) -> None:
@@ -584,13 +594,3 @@ class FilterProxy(QSortFilterProxyModel):
         except TypeError:
             return str(a) < str(b)
 
-
-class _RowFilterProxy(FilterProxy):
-    """A :class:`FilterProxy` while its row predicate is set (see ``set_row_filter``)."""
-
-    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
-        model = self.sourceModel()
-        if (self.row_filter is not None and isinstance(model, _RowsModel)
-                and not self.row_filter(model.row(source_row))):
-            return False
-        return super().filterAcceptsRow(source_row, source_parent)
