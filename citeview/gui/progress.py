@@ -50,8 +50,11 @@ def progress_text(p: dict[str, int | bool], annotator: str = "", blind: bool = F
     if merged:
         return merged + (" \u00b7 BLIND" if blind else "")
     more = "" if p["complete"] else "+"
+    # Citations are counted case by case in the background: how far that count is, told.
+    counting = ("" if p["complete"] or "counted" not in p
+                else f" (counting: {p['counted']}/{p['cases']} cases)")
     return (f"Cases done {p['cases_done']}/{p['cases']} \u00b7 "
-            f"Citations judged {p['judged']}/{p['citations']}{more}"
+            f"Citations judged {p['judged']}/{p['citations']}{more}{counting}"
             + (f" \u00b7 {annotator}" if annotator else "")
             + (" \u00b7 BLIND" if blind else ""))
 
@@ -282,7 +285,11 @@ class ProgressTracker(QObject):
     def progress(self) -> dict[str, int | bool]:
         """Cases done / total and citations judged / total (all sources of a citation have
         this annotator's verdict); ``complete`` once every case was counted."""
-        return self.counts.counts().as_dict() if self.counts is not None else {}
+        if self.counts is None:
+            return {}
+        found = self.counts.counts().as_dict()
+        found["counted"] = self.counts.counted()  # the background count, told as it goes
+        return found
 
     # ------------------------------------------------------------------ problems
 

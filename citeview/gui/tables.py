@@ -557,17 +557,22 @@ class FilterProxy(QSortFilterProxyModel):
         return self.mapFromSource(model.index(r, 0)) if r >= 0 else QModelIndex()
 
     def set_row_filter(self, predicate: Callable[[Any], bool] | None) -> None:
-        self._begin()
-        self.row_filter = predicate
         # Qt's own filter asks the model's ACCEPT_ROLE of each row while a predicate is set;
         # with none (an empty pattern) it asks nothing. (A filterAcceptsRow written in Python
         # was called once per row on every reset: a second per 200,000 cases, on the GUI
-        # thread.)
+        # thread.) Each row is asked once: by the new pattern, or by filtering again.
+        pattern = "1" if predicate is not None else ""
+        same = self.filterRegularExpression().pattern() == pattern
+        if same:
+            self._begin()
+        self.row_filter = predicate
         model = self.sourceModel()
         if isinstance(model, _RowsModel):
             model.row_filter = predicate
-        self.setFilterFixedString("1" if predicate is not None else "")
-        self._end()
+        if same:
+            self._end()
+        else:
+            self.setFilterFixedString(pattern)
 
     def invalidate_rows(self) -> None:
         """Filter again (a verdict or review state the predicate reads has changed)."""

@@ -173,6 +173,10 @@ class Progress:
         return ProgressCounts(self._done, len(self._ids), self._judged_total, self._total,
                               len(self._sizes) >= len(self._ids))
 
+    def counted(self) -> int:
+        """How many cases' item counts are known (the citations total covers those)."""
+        return len(self._sizes)
+
     def missing(self) -> list[str]:
         """Cases whose counts are not known yet, in session order."""
         return list(self.iter_missing())

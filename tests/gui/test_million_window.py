@@ -195,3 +195,42 @@ def test_reopening_reads_the_shown_case_and_the_queue_position_not_every_id(
     assert 1 <= len(read_cases) <= 64  # the shown case and the rows painted, not 600
     assert len(store) == 600 and store.index_of("case-0000599") == 599
     again.close()
+
+
+def test_progress_tells_how_far_the_background_count_is_until_every_case_is_counted(
+        qtbot, tmp_path: Path, big: Path) -> None:
+    win = window(qtbot, tmp_path)
+    made = []
+    win.opener.sessionMade.connect(lambda: made.append(True))
+    assert win.open_path(str(big))
+    qtbot.waitUntil(lambda: bool(made), timeout=20_000)
+    label = win.progress_label.text()
+    assert "Cases done 0/40" in label and "(counting: " in label and "/40 cases)" in label
+    qtbot.waitUntil(lambda: "counting" not in win.progress_label.text(), timeout=30_000)
+    label = win.progress_label.text()
+    assert "Citations judged 0/120 " in label + " "  # 3 citations each, every case counted
+    assert "+" not in label.split("\u00b7")[1]
+
+
+def test_the_case_list_asks_no_row_of_python_without_a_filter(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from citeview.gui.tables import ACCEPT_ROLE, CasesModel, FilterProxy
+
+    asked: list[int] = []
+
+    class Counting(CasesModel):
+        def data(self, index, role=0):  # type: ignore[no-untyped-def]
+            if int(role) == int(ACCEPT_ROLE):
+                asked.append(index.row())
+            return super().data(index, role)
+
+    model = Counting()
+    proxy = FilterProxy()
+    proxy.setSourceModel(model)
+    model.set_ids([f"c{i}" for i in range(500)])
+    assert proxy.rowCount() == 500 and asked == []  # no predicate: no row asked
+    proxy.set_row_filter(lambda row: row[0] % 2 == 0)
+    assert proxy.rowCount() == 250 and len(asked) == 500
+    proxy.set_row_filter(None)
+    asked.clear()
+    model.set_ids([f"d{i}" for i in range(300)])
+    assert proxy.rowCount() == 300 and asked == []
