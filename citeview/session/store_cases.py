@@ -172,7 +172,10 @@ class SessionCases(SessionFile):
         found = self.ids_between(index, index + 1) if index >= 0 else []
         if not found:
             raise IndexError(index)
-        return self.get_case(found[0])
+        try:
+            return self.get_case(found[0])
+        except KeyError:  # listed by position, not found by its id: a damaged index
+            raise damaged(self.path, f"case {found[0]!r} is listed but cannot be read") from None
 
     def add_cases(self, cases: Iterable[Case]) -> list[str]:
         """Copy in cases whose ids the session does not have yet (one transaction)."""
