@@ -78,6 +78,8 @@ class InputOpener(QObject):
         # Where sessions live and the readers of binary inputs: the entry point's choice.
         self.sessions, self.loaders = sessions, loaders
         self.window = window  # the file dialog's parent
+        # A long case list is listed in pieces: the shown case's row selected once it is there.
+        panes.cases_model.listed.connect(self._select_shown_row)
 
     def open_dialog(self) -> None:
         start = os.path.dirname(self.state.path) if self.state.path else ""
@@ -243,12 +245,14 @@ class InputOpener(QObject):
         ``path`` is the input it came from (watched for changes) or the session file."""
         self.review_session.attach(session)
         if case_id is None:
+            # Where to resume, and that case's id: two queries (no list of every id).
             first = session.first_not_done()
-            ids = session.case_ids()
-            if first is not None and ids:
-                case_id = ids[first]
-            elif ids:
-                case_id = ids[-1]
+            count = len(session)
+            at = session.ids_between(first if first is not None else count - 1,
+                                     first + 1 if first is not None else count)
+            if at:
+                case_id = at[0]
+            if first is None and at:
                 message.info("Every case is done", 8000)
         self.advance.land("first")  # resume at the first unjudged citation of that case
         self.open_dataset(session.dataset(), path=path or session.path, case_id=case_id,
@@ -266,8 +270,11 @@ class InputOpener(QObject):
             self.state.input_dataset = dataset
         self.state.path = path if path is not None else dataset.path
         self.watcher.watch(dataset)
-        ids = dataset.case_ids()
+        # A session's ids are read a page at a time as the list paints them.
+        ids = dataset.id_window() if isinstance(dataset, SessionDataset) else dataset.case_ids()
         self.panes.cases_model.set_ids(ids)
+        if self.synchronous:
+            self.panes.cases_model.list_all()  # (a snapshot has no event loop)
         # The review state column stays hidden until a review session provides states.
         self.panes.cases_table.setColumnHidden(2, self.panes.cases_model.state_of is None)
         self.cases_box.setVisible(len(ids) > 1)
@@ -285,6 +292,10 @@ class InputOpener(QObject):
             return
         self.loader.show_case(index, citation=citation)
 
+    def _select_shown_row(self) -> None:
+        if self.state.case_index >= 0:
+            select_row(self.panes.cases_table, self.panes.cases_proxy, self.state.case_index)
+
     def list_cases(self, dataset: Dataset) -> None:
         """The input was read again: the case list shows its cases."""
         self.panes.cases_model.set_ids(dataset.case_ids())
@@ -298,9 +309,10 @@ class InputOpener(QObject):
             return
         self.state.input_dataset = cases
         self.review_session.attach(session)
-        self.state.set_dataset(session.dataset())
-        ids = session.case_ids()
-        if len(ids) != self.panes.cases_model.rowCount():  # only the first record was read
+        made = session.dataset()
+        self.state.set_dataset(made)
+        if len(session) != self.panes.cases_model.total():  # only the first record was read
+            ids = made.id_window()
             self.panes.cases_model.set_ids(ids)
             self.cases_box.setVisible(len(ids) > 1)
             fit_columns(self.panes.cases_table, 160, CASE_COLUMN_SHARES)

@@ -12,7 +12,7 @@ view-model with this annotator's verdicts (:meth:`ProgressTracker.decorate`).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -50,8 +50,11 @@ def progress_text(p: dict[str, int | bool], annotator: str = "", blind: bool = F
     if merged:
         return merged + (" \u00b7 BLIND" if blind else "")
     more = "" if p["complete"] else "+"
+    # Citations are counted case by case in the background: how far that count is, told.
+    counting = ("" if p["complete"] or "counted" not in p
+                else f" (counting: {p['counted']}/{p['cases']} cases)")
     return (f"Cases done {p['cases_done']}/{p['cases']} \u00b7 "
-            f"Citations judged {p['judged']}/{p['citations']}{more}"
+            f"Citations judged {p['judged']}/{p['citations']}{more}{counting}"
             + (f" \u00b7 {annotator}" if annotator else "")
             + (" \u00b7 BLIND" if blind else ""))
 
@@ -67,10 +70,12 @@ class ProgressTracker(QObject):
         self.merged: list[tuple[str, Progress]] = []  # a merged session's annotators
         # The case the window is building: its counts come with its view (not counted twice).
         self.showing: str | None = None
-        self._ids: list[str] = []  # row -> case id, read on every paint of the cases list
+        # row -> case id, read on every paint of the cases list (a page at a time)
+        self._ids: Sequence[str] = []
         self._case_verdicts: dict[str, str | None] = {}
         self._problems: dict[str, bool] = {}
-        self._count_queue: list[str] = []
+        self._count_queue: Iterator[str] = iter(())  # cases to count, read as counted
+        self._count_more = False
         self._problem_queue: list[int] = []
         self._problem_dataset: Dataset | None = None
         self._count_timer = QTimer(self)
@@ -123,7 +128,7 @@ class ProgressTracker(QObject):
             return
         self.counts = Progress(s)
         self._merge_counts()
-        self._ids = s.case_ids()
+        self._ids = s.dataset().id_window()
         self._load_verdicts()
         self._start_counting()
 
@@ -138,7 +143,7 @@ class ProgressTracker(QObject):
             # One case's review changed: read that one (all of them is 10,000 rows).
             self._case_verdicts[change.case_id] = self.session.review(change.case_id).verdict
         elif isinstance(change, CasesAdded):
-            self._ids = self.session.case_ids()
+            self._ids = self.session.dataset().id_window()
             self._start_counting()
         elif isinstance(change, CaseChanged):
             self._problems.pop(change.case_id, None)
@@ -234,9 +239,9 @@ class ProgressTracker(QObject):
         if self.counts is None:
             return
         self._counted = {}
-        self._count_queue = list(reversed(self.counts.missing()))
-        if self._count_queue:
-            self._count_timer.start()
+        self._count_queue = self.counts.iter_missing()
+        self._count_more = True
+        self._count_timer.start()
         self.changed.emit()
 
     def busy(self) -> None:
@@ -259,17 +264,20 @@ class ProgressTracker(QObject):
         analyser = s.analyser
         found = self._counted
         deadline = now + TICK_SECONDS
-        while self._count_queue and time.perf_counter() < deadline:
-            cid = self._count_queue.pop()
+        while time.perf_counter() < deadline:
+            cid = next(self._count_queue, None)
+            if cid is None:
+                self._count_more = False
+                break
             if cid == self.showing:
                 continue
             try:
                 found[cid] = analyser.analysed_once(s.get_case(cid)).item_counts
             except InputError:
                 found[cid] = ()  # unreadable: nothing to judge there
-        if not self._count_queue:
+        if not self._count_more:
             self._count_timer.stop()
-        if found and (not self._count_queue or now - self._saved_at >= SAVE_SECONDS):
+        if found and (not self._count_more or now - self._saved_at >= SAVE_SECONDS):
             self._counted, self._saved_at = {}, now
             counts.add_many(found)
             self.changed.emit()
@@ -277,7 +285,11 @@ class ProgressTracker(QObject):
     def progress(self) -> dict[str, int | bool]:
         """Cases done / total and citations judged / total (all sources of a citation have
         this annotator's verdict); ``complete`` once every case was counted."""
-        return self.counts.counts().as_dict() if self.counts is not None else {}
+        if self.counts is None:
+            return {}
+        found = self.counts.counts().as_dict()
+        found["counted"] = self.counts.counted()  # the background count, told as it goes
+        return found
 
     # ------------------------------------------------------------------ problems
 

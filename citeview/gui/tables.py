@@ -16,6 +16,8 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
+    Signal,
 )
 from PySide6.QtGui import QBrush, QColor, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTableView
@@ -28,6 +30,8 @@ from citeview.gui.state import CaseView, CitationView, SourceRow
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 # What a row stands for: ("citation", index), ("diagnostic", index), ("source", id), case index.
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
+# "1" when the proxy's row predicate accepts the row, else "0" (what FilterProxy filters on).
+ACCEPT_ROLE = Qt.ItemDataRole.UserRole + 3
 
 _Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole.value
@@ -35,7 +39,8 @@ _TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
 _FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
 _SORT = int(SORT_ROLE)
 _KEY = int(KEY_ROLE)
-_SERVED = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _SORT, _KEY})
+_ACCEPT = int(ACCEPT_ROLE)
+_SERVED = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _SORT, _KEY, _ACCEPT})
 
 
 
@@ -67,6 +72,7 @@ class _RowsModel(QStandardItemModel):
         self._rows: Sequence[Any] = []
         self._roles: ColorRoles | None = None
         self._key_rows: dict[Any, int] | None = None  # key -> first row, built on first use
+        self.row_filter: Callable[[Any], bool] | None = None  # set by its FilterProxy
 
     @property
     def roles(self) -> ColorRoles:
@@ -129,6 +135,8 @@ class _RowsModel(QStandardItemModel):
             return self.cell(row, index.column())[1]
         if role == _KEY:
             return self.key(row)
+        if role == _ACCEPT:
+            return "1" if self.row_filter is None or self.row_filter(row) else "0"
         if role == _TOOLTIP:
             tip = self.tooltip(row)
             return plain_tooltip(tip) if tip else None
@@ -303,13 +311,14 @@ class CitationsModel(_RowsModel):
 class _NumberedIds(Sequence[tuple[int, str]]):
     """``(row, id)`` of a list of ids, made when a row is read."""
 
-    __slots__ = ("_ids",)
+    __slots__ = ("_ids", "shown")
 
-    def __init__(self, ids: Sequence[str]) -> None:
+    def __init__(self, ids: Sequence[str], shown: int) -> None:
         self._ids = ids
+        self.shown = shown  # the rows listed so far (the first ``shown`` ids)
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return self.shown
 
     @overload
     def __getitem__(self, index: int) -> tuple[int, str]: ...
@@ -318,16 +327,23 @@ class _NumberedIds(Sequence[tuple[int, str]]):
 
     def __getitem__(self, index: int | slice) -> tuple[int, str] | list[tuple[int, str]]:
         if isinstance(index, slice):
-            return [(i, self._ids[i]) for i in range(*index.indices(len(self._ids)))]
+            return [(i, self._ids[i]) for i in range(*index.indices(self.shown))]
         if index < 0:
-            index += len(self._ids)
+            index += self.shown
+        if not 0 <= index < self.shown:
+            raise IndexError(index)
         return index, self._ids[index]
+
+
+#: Case list rows listed per event-loop turn (see :meth:`CasesModel.set_ids`).
+LIST_PIECE = 20_000
 
 
 class CasesModel(_RowsModel):
     """Cases of a dataset: id, question (loaded lazily), review state."""
 
     HEADERS = ("#", "Case", "State", "Question")
+    listed = Signal()  # every row of the last set_ids is listed
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -336,20 +352,66 @@ class CasesModel(_RowsModel):
         # A lead's window on a team project: how many reviewers each case has (by id).
         self.reviewers_of: Callable[[str], int] | None = None
         self._questions: dict[int, str] = {}
+        self._more = QTimer(self)  # lists the next piece of a long list
+        self._more.setInterval(0)
+        self._more.timeout.connect(self._list_more)
 
     def set_ids(self, ids: Sequence[str]) -> None:
         """List ``ids``: rows are made when read (a million-case list is no million tuples
-        made on the GUI thread), the ids' own list kept, not copied."""
+        made on the GUI thread), the ids' own list kept, not copied. A long list is listed
+        :data:`LIST_PIECE` rows at a time from the event loop (rows made in C++ and mapped by
+        the sort proxy take a few milliseconds per 20,000: a million at once stalled the
+        window); ``listed`` is emitted once every row is there."""
         self._questions = {}
+        self._more.stop()
         self.beginResetModel()
-        self._rows = _NumberedIds(ids)
+        numbered = _NumberedIds(ids, min(len(ids), LIST_PIECE))
+        self._rows = numbered
         self._key_rows = None
         blocked = self.blockSignals(True)
         try:
-            self.setRowCount(len(self._rows))
+            self.setRowCount(numbered.shown)
         finally:
             self.blockSignals(blocked)
         self.endResetModel()
+        if numbered.shown < len(ids):
+            self._more.start()
+        else:
+            self.listed.emit()
+
+    def total(self) -> int:
+        """The rows of the last :meth:`set_ids`, listed or still to be."""
+        return len(self._rows._ids) if isinstance(self._rows, _NumberedIds) else 0
+
+    def listing(self) -> bool:
+        """Whether rows of the last :meth:`set_ids` are still to be listed."""
+        return self._more.isActive()
+
+    def list_all(self) -> None:
+        """List the rest now (a snapshot, a test: no event loop to wait in)."""
+        while self._more.isActive():
+            self._list_more()
+
+    def _list_more(self) -> None:
+        rows = self._rows
+        if not isinstance(rows, _NumberedIds):
+            self._more.stop()
+            return
+        total = len(rows._ids)
+        start = rows.shown
+        count = min(LIST_PIECE, total - start)
+        if count > 0:
+            self.beginInsertRows(QModelIndex(), start, start + count - 1)
+            blocked = self.blockSignals(True)
+            try:
+                self.insertRows(start, count)
+            finally:
+                self.blockSignals(blocked)
+            rows.shown = start + count
+            self.endInsertRows()
+        if rows.shown >= total:
+            self._more.stop()
+            self.listed.emit()
 
     def row_of_key(self, key: Any) -> int:
         """A case's key is its row (no table of every row to build)."""
@@ -395,8 +457,14 @@ def fit_columns(table: QTableView, max_width: int = 260,
     """Columns sized to their contents but never wider than ``max_width`` (the last one
     stretches), so a long title does not push the table into horizontal scrolling. ``shares``:
     columns that take at most that part of a shown table (the rest is the last column's)."""
-    table.resizeColumnsToContents()
     header = table.horizontalHeader()
+    if header.stretchLastSection():
+        # The last column takes what is left whatever its text: not measured (the case list's
+        # questions were 64 cases read and parsed each time the list was sized).
+        for col in range(header.count() - 1):
+            table.resizeColumnToContents(col)
+    else:
+        table.resizeColumnsToContents()
     width = table.viewport().width()
     if table.isVisible():  # a narrow list: no column takes more than 40% of it
         max_width = min(max_width, max(60, width * 2 // 5))
@@ -471,16 +539,15 @@ class QtRowsDelegate(QStyledItemDelegate):
 
 
 class FilterProxy(QSortFilterProxyModel):
-    """Sorts on :data:`SORT_ROLE`, filters on every column's text (case-insensitive), and takes
-    an optional row predicate (issue 7 adds "not judged" / "problems only" filters)."""
+    """Sorts on :data:`SORT_ROLE` and takes an optional row predicate (issue 7's "not judged" /
+    "problems only" filters), read through the model's :data:`ACCEPT_ROLE`."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.setSortRole(SORT_ROLE)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.setFilterKeyColumn(-1)
+        self.setFilterRole(ACCEPT_ROLE)
+        self.setFilterKeyColumn(0)
         self.row_filter: Callable[[Any], bool] | None = None
-        self._text_filter = False  # a text filter is set (through the setters below)
 
     def index_of_key(self, key: Any) -> QModelIndex:
         """The proxy index of the first row whose key is ``key`` (invalid when it is not there
@@ -490,9 +557,22 @@ class FilterProxy(QSortFilterProxyModel):
         return self.mapFromSource(model.index(r, 0)) if r >= 0 else QModelIndex()
 
     def set_row_filter(self, predicate: Callable[[Any], bool] | None) -> None:
-        self._begin()
+        # Qt's own filter asks the model's ACCEPT_ROLE of each row while a predicate is set;
+        # with none (an empty pattern) it asks nothing. (A filterAcceptsRow written in Python
+        # was called once per row on every reset: a second per 200,000 cases, on the GUI
+        # thread.) Each row is asked once: by the new pattern, or by filtering again.
+        pattern = "1" if predicate is not None else ""
+        same = self.filterRegularExpression().pattern() == pattern
+        if same:
+            self._begin()
         self.row_filter = predicate
-        self._end()
+        model = self.sourceModel()
+        if isinstance(model, _RowsModel):
+            model.row_filter = predicate
+        if same:
+            self._end()
+        else:
+            self.setFilterFixedString(pattern)
 
     def invalidate_rows(self) -> None:
         """Filter again (a verdict or review state the predicate reads has changed)."""
@@ -512,30 +592,10 @@ class FilterProxy(QSortFilterProxyModel):
         else:  # pragma: no cover - Qt before 6.10
             self.invalidateFilter()
 
-    def setFilterFixedString(self, pattern: str) -> None:  # noqa: N802
-        self._text_filter = bool(pattern)
-        super().setFilterFixedString(pattern)
-
-    def setFilterRegularExpression(self, pattern: Any) -> None:  # noqa: N802
-        self._text_filter = bool(pattern if isinstance(pattern, str) else pattern.pattern())
-        super().setFilterRegularExpression(pattern)
-
-    def setFilterWildcard(self, pattern: str) -> None:  # noqa: N802
-        self._text_filter = bool(pattern)
-        super().setFilterWildcard(pattern)
-
-    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
-        if self.row_filter is None and not self._text_filter:
-            return True  # (asked once per row on a reset: a million-case list stays cheap)
-        model = self.sourceModel()
-        if (self.row_filter is not None and isinstance(model, _RowsModel)
-                and not self.row_filter(model.row(source_row))):
-            return False
-        return super().filterAcceptsRow(source_row, source_parent)
-
     def lessThan(self, left: _Index, right: _Index) -> bool:  # noqa: N802
         a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
         try:
             return bool(a < b)
         except TypeError:
             return str(a) < str(b)
+

@@ -320,6 +320,9 @@ class MemorySession:
             found.update(cid for cid in ordered[at:at + limit] if cid.startswith(form))
         return sorted(found)[:limit]
 
+    def ids_between(self, start: int, stop: int) -> list[str]:
+        return self.case_ids()[max(0, start):max(0, stop)]
+
     def case_data(self, case_id: str) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(self._rows.cases[case_id])
         return data

@@ -790,6 +790,9 @@ class OutboxStore:
 
         return self.ask(lambda s: s.ids_starting(prefix, limit), offline)
 
+    def ids_between(self, start: int, stop: int) -> list[str]:
+        return self.case_ids()[max(0, start):max(0, stop)]
+
     def case_at(self, index: int) -> Case:
         return self.get_case(self.case_ids()[index])
 

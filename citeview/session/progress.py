@@ -9,6 +9,7 @@ never analysed yet are listed by :meth:`Progress.missing` for a background count
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from citeview.core.numbering import FIRST_NUMBER, index_of
@@ -45,7 +46,7 @@ class Progress:
     def __init__(self, session: ReviewStore, annotator: str | None = None) -> None:
         self.session = session
         self.annotator = session.annotator if annotator is None else annotator
-        self._ids: list[str] = []
+        self._ids: Sequence[str] = []
         self._states: dict[str, ReviewState] = {}
         self._judged: dict[str, dict[int, set[str]]] = {}
         self._judged_count: dict[str, int] = {}
@@ -58,7 +59,8 @@ class Progress:
     def reload(self) -> None:
         """Read everything again (a session switched, or the annotator changed)."""
         s = self.session
-        self._ids = s.case_ids()
+        # The ids read a page at a time when asked (a million-case session reopens at once).
+        self._ids = s.dataset().id_window()
         self._states = s.states(self.annotator)
         self._done = sum(1 for st in self._states.values() if st is ReviewState.DONE)
         self._judged = {}
@@ -171,9 +173,21 @@ class Progress:
         return ProgressCounts(self._done, len(self._ids), self._judged_total, self._total,
                               len(self._sizes) >= len(self._ids))
 
+    def counted(self) -> int:
+        """How many cases' item counts are known (the citations total covers those)."""
+        return len(self._sizes)
+
     def missing(self) -> list[str]:
         """Cases whose counts are not known yet, in session order."""
-        return [cid for cid in self._ids if cid not in self._sizes]
+        return list(self.iter_missing())
+
+    def iter_missing(self) -> Iterator[str]:
+        """:meth:`missing`, read as it is iterated (nothing when every case is counted)."""
+        if len(self._sizes) >= len(self._ids):
+            return
+        for cid in self._ids:
+            if cid not in self._sizes:
+                yield cid
 
     def state(self, case_id: str) -> ReviewState:
         return self._states.get(case_id, ReviewState.NOT_STARTED)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, overload
 
 from citeview.core.analysis import AnalysedCase, Analyser
 from citeview.core.cases import Case
@@ -148,6 +148,7 @@ class ReviewStore(Protocol):
     def __len__(self) -> int: ...
     def index_of(self, case_id: str) -> int: ...
     def ids_starting(self, prefix: str, limit: int) -> list[str]: ...
+    def ids_between(self, start: int, stop: int) -> list[str]: ...
     def case_data(self, case_id: str) -> dict[str, Any]: ...
     def get_case(self, case_id: str) -> Case: ...
     def adopt_case(self, case: Case) -> None: ...
@@ -238,9 +239,51 @@ class SessionDataset(Dataset):
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         return self.session.ids_starting(prefix, limit)
 
+    def id_window(self) -> Sequence[str]:
+        """The case ids as a sequence read a page at a time (the window's case list): a
+        million-case session lists none of them to show some."""
+        return PagedIds(self.session)
+
     def close(self) -> None:
         self.session.close()
 
 
-__all__ = ["ReviewStore", "Row", "RowChange", "RowKind", "SessionBackend", "SessionDataset",
-           "check_row", "row_event"]
+class PagedIds(Sequence[str]):
+    """A session's case ids by position, read :data:`ID_PAGE` at a time (the last few pages
+    kept): a view painting rows asks for a few dozen."""
+
+    def __init__(self, session: ReviewStore) -> None:
+        self.session = session
+        self._pages: dict[int, list[str]] = {}
+        self._len = len(session)
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._len))]
+        if index < 0:
+            index += self._len
+        if not 0 <= index < self._len:
+            raise IndexError(index)
+        page, at = divmod(index, ID_PAGE)
+        ids = self._pages.get(page)
+        if ids is None:
+            if len(self._pages) >= 16:
+                self._pages.clear()
+            ids = self._pages[page] = self.session.ids_between(page * ID_PAGE,
+                                                               (page + 1) * ID_PAGE)
+        return ids[at]
+
+
+ID_PAGE = 256
+
+
+__all__ = ["ID_PAGE", "PagedIds", "ReviewStore", "Row", "RowChange", "RowKind",
+           "SessionBackend", "SessionDataset", "check_row", "row_event"]

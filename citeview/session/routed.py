@@ -114,6 +114,9 @@ class RoutedStore(OutboxStore):
         except ValueError:
             raise KeyError(case_id) from None
 
+    def ids_between(self, start: int, stop: int) -> list[str]:
+        return list(self._mine[max(0, start):max(0, stop)])
+
     def case_at(self, index: int) -> Case:
         return self.get_case(self._mine[index])
 

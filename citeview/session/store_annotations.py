@@ -176,8 +176,10 @@ class SessionAnnotations(SessionStats):
 
     @reading
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
+        # The reviews first (CROSS JOIN keeps that order): SQLite otherwise walked every
+        # case looking for reviews (0.3 s per 200,000 cases with none).
         sql = (f"SELECT {columns(REVIEW_FIELDS, 'r')} FROM reviews r "
-               "JOIN cases c ON c.id = r.case_id")
+               "CROSS JOIN cases c ON c.id = r.case_id")
         args: tuple[str, ...] = ()
         if case_id is not None:
             sql += " WHERE r.case_id = ?"

@@ -36,9 +36,8 @@ class SessionCases(SessionFile):
     def _id_list(self) -> list[str]:
         """The case ids in order, read once (not copied: 10,000 ids per case switch were)."""
         if self._ids is None:
-            count, low, high = self.conn.execute(
-                "SELECT count(*), min(pos), max(pos) FROM cases").fetchone()
-            if count and (low, high) == (1, count):
+            count, contiguous = self._count_shape()
+            if count and contiguous:
                 # Positions 1..N (a session made whole): the ids come from their index, which
                 # holds each id with its position (tens of MB for a million cases), not from
                 # the table, whose rows hold every case's JSON (a GB).
@@ -51,11 +50,55 @@ class SessionCases(SessionFile):
             self._positions = {cid: i for i, cid in enumerate(self._ids)}
         return self._ids
 
+    # Reopening a million cases reads none of their ids: the count, a position or a window
+    # of ids is a query (positions 1..N, as a session is made: by the primary key), and the
+    # whole list is read only by those who ask for it (case_ids).
+    @reading
+    def _count_shape(self) -> tuple[int, bool]:
+        if self._shape is None:
+            # Three statements: count(*) alone counts the entries of the smallest index (the
+            # ids'), min and max alone read one end of the primary key; together they were a
+            # scan of every case's row (0.4 s per 200,000 cases).
+            count = int(self.conn.execute("SELECT count(*) FROM cases").fetchone()[0])
+            low = self.conn.execute("SELECT min(pos) FROM cases").fetchone()[0]
+            high = self.conn.execute("SELECT max(pos) FROM cases").fetchone()[0]
+            self._shape = (count, not count or (low, high) == (1, count))
+        return self._shape
+
     def __len__(self) -> int:
-        return len(self._id_list())
+        return len(self._ids) if self._ids is not None else self._count_shape()[0]
 
     def index_of(self, case_id: str) -> int:
-        return self._positions_or_load()[case_id]
+        if self._positions is not None:
+            return self._positions[case_id]
+        found = self._index_by_query(case_id)
+        if found is None:
+            raise KeyError(case_id)
+        return found
+
+    @reading
+    def _index_by_query(self, case_id: str) -> int | None:
+        row = self.conn.execute("SELECT pos FROM cases WHERE id = ?", (case_id,)).fetchone()
+        if row is None:
+            return None
+        if self._count_shape()[1]:
+            return int(row[0]) - 1
+        return int(self.conn.execute("SELECT count(*) FROM cases WHERE pos < ?",
+                                     row).fetchone()[0])
+
+    @reading
+    def ids_between(self, start: int, stop: int) -> list[str]:
+        """The ids of the cases at positions ``start`` to ``stop`` (excluded), in order."""
+        start, stop = max(0, start), min(stop, len(self))
+        if stop <= start:
+            return []
+        if self._ids is not None:
+            return self._ids[start:stop]
+        if self._count_shape()[1]:
+            return [r[0] for r in self.conn.execute(
+                "SELECT id FROM cases WHERE pos > ? AND pos <= ? ORDER BY pos", (start, stop))]
+        return [r[0] for r in self.conn.execute(
+            "SELECT id FROM cases ORDER BY pos LIMIT ? OFFSET ?", (stop - start, start))]
 
     @reading
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
@@ -97,8 +140,11 @@ class SessionCases(SessionFile):
         """Keep ``case`` as this session's parsed copy of the stored case with its id (the
         caller knows they are equal: the session was just made from it), so that it is not
         read and parsed again."""
-        if case.id in self._positions_or_load():
-            self._case_cache[case.id] = case
+        try:
+            self.index_of(case.id)
+        except KeyError:
+            return
+        self._case_cache[case.id] = case
 
     @reading
     def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
@@ -108,9 +154,12 @@ class SessionCases(SessionFile):
         exactly that many cases, numbered from the first."""
         if self._ids is not None or len(ids) != len(positions):
             return
-        row = self.conn.execute("SELECT min(pos), max(pos) FROM cases").fetchone()
-        if ids and tuple(row) == (1, len(ids)):
+        # min and max apart (each one end of the primary key; together a scan of every row)
+        low = self.conn.execute("SELECT min(pos) FROM cases").fetchone()[0]
+        high = self.conn.execute("SELECT max(pos) FROM cases").fetchone()[0]
+        if ids and (low, high) == (1, len(ids)):
             self._ids, self._positions = ids, positions
+            self._shape = (len(ids), True)
 
     def _positions_or_load(self) -> dict[str, int]:
         self._id_list()
@@ -118,7 +167,15 @@ class SessionCases(SessionFile):
         return self._positions
 
     def case_at(self, index: int) -> Case:
-        return self.get_case(self._id_list()[index])
+        if index < 0:
+            index += len(self)
+        found = self.ids_between(index, index + 1) if index >= 0 else []
+        if not found:
+            raise IndexError(index)
+        try:
+            return self.get_case(found[0])
+        except KeyError:  # listed by position, not found by its id: a damaged index
+            raise damaged(self.path, f"case {found[0]!r} is listed but cannot be read") from None
 
     def add_cases(self, cases: Iterable[Case]) -> list[str]:
         """Copy in cases whose ids the session does not have yet (one transaction)."""
@@ -129,7 +186,8 @@ class SessionCases(SessionFile):
         rows = [(c.id, _dumps(c.to_dict())) for c in new]
         self._write(lambda conn: conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)",
                                                   rows))
-        self._ids = None
+        self._ids = self._positions = None
+        self._shape = None
         self._notify(CasesAdded())
         return [c.id for c in new]
 

@@ -112,6 +112,7 @@ class SessionFile:
         self._subscribers = Subscribers()
         self._ids: list[str] | None = None
         self._positions: dict[str, int] | None = None
+        self._shape: tuple[int, bool] | None = None  # (case count, positions are 1..count)
         self._case_cache: dict[str, Case] = {}
         self._meta: dict[str, Any] | None = None
         # The owner of this session's analyses (numbered under its families); the window's
@@ -331,6 +332,7 @@ class SessionFile:
             return False
         self._meta = None
         self._ids = self._positions = None
+        self._shape = None
         self._case_cache.clear()
         self._sizes = None
         return True

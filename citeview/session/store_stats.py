@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 from collections.abc import Sequence
 
 from citeview.core.analysis import AnalysedCase, Analyser
@@ -88,7 +89,17 @@ class SessionStats(SessionCases):
             return
         rows = [(cid, json.dumps(list(v))) for cid, v in self._pending_sizes.items()]
         self._pending_sizes = {}
-        with contextlib.suppress(SessionError):  # a full disk, a case gone: counted again
-            self._write(lambda c: c.executemany(
-                "INSERT OR REPLACE INTO case_stats VALUES (?, ?)", rows))
+        # Counts can be worked out again: their commit is not synced to disk (a sync on a busy
+        # disk stalled the window's thread for most of a second while it counted in the
+        # background); the next verdict's synced commit syncs them too, and a crash before it
+        # loses only counts (WAL frames are checksummed: the file stays sound).
+        with contextlib.suppress(SessionError, sqlite3.Error):
+            self.conn.execute("PRAGMA synchronous = OFF")
+        try:
+            with contextlib.suppress(SessionError):  # a full disk, a case gone: counted again
+                self._write(lambda c: c.executemany(
+                    "INSERT OR REPLACE INTO case_stats VALUES (?, ?)", rows))
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("PRAGMA synchronous = FULL")
 

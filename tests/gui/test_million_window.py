@@ -142,3 +142,95 @@ def test_go_to_case_on_a_big_dataset_lists_ids_from_the_index(
     assert listed == [f"case-{i:07d}" for i in range(30, 40)]
     assert asked[-1] == "CASE-000003" and len(asked) == len("CASE-000003")  # one per key
     dlg.reject()
+
+
+def test_reopening_reads_the_shown_case_and_the_queue_position_not_every_id(
+        qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session of 600 cases standing for a million: reopening lists no id but those the
+    case list paints (a page), reads the case shown and those the list paints, finds where
+    to resume by a query, and the case list is listed in pieces from the event loop."""
+    import re
+
+    from citeview.gui import tables
+    from citeview.session.store import SQLITE
+
+    data = write_dataset(tmp_path / "many.jsonl", 600)
+    win = window(qtbot, tmp_path)
+    made = []
+    win.opener.sessionMade.connect(lambda: made.append(True))
+    assert win.open_path(str(data))
+    qtbot.waitUntil(lambda: bool(made) and is_settled(win), timeout=30_000)
+    session = win.review_session.session
+    assert session is not None
+    for i in range(5):
+        session.put_review(CaseReview(f"case-{i:07d}", "qa", ReviewState.DONE))
+    win.close()
+
+    statements: list[str] = []
+    real_connect = store_file.connect
+
+    def traced(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        conn = real_connect(*args, **kwargs)  # type: ignore[arg-type]
+        conn.set_trace_callback(statements.append)
+        return conn
+
+    monkeypatch.setattr(store_file, "connect", traced)
+    monkeypatch.setattr(tables, "LIST_PIECE", 128)
+    again = window(qtbot, tmp_path)
+    rows_seen: list[int] = []
+    model = again.cases_model
+    model.rowsInserted.connect(lambda *_: rows_seen.append(model.rowCount()))
+    assert again.open_path(str(data))
+    assert model.rowCount() == 128  # the first piece; the rest from the event loop
+    qtbot.waitUntil(lambda: is_settled(again) and not model.listing(), timeout=30_000)
+    assert again.view is not None and again.view.case.id == "case-0000005"
+    assert rows_seen == [256, 384, 512, 600]
+    store = again.review_session.session
+    assert store is not None and SQLITE.exists(store.path)
+    assert store._ids is None  # type: ignore[attr-defined]  # (the whole list never read)
+    listing = [s for s in statements if re.search(r"SELECT (pos, )?id FROM cases", s)
+               and "LIMIT" not in s and "pos >" not in s and "id >=" not in s]
+    assert listing == []
+    read_cases = [s for s in statements if s.startswith("SELECT data FROM cases")]
+    assert 1 <= len(read_cases) <= 64  # the shown case and the rows painted, not 600
+    assert len(store) == 600 and store.index_of("case-0000599") == 599
+    again.close()
+
+
+def test_progress_tells_how_far_the_background_count_is_until_every_case_is_counted(
+        qtbot, tmp_path: Path, big: Path) -> None:
+    win = window(qtbot, tmp_path)
+    made = []
+    win.opener.sessionMade.connect(lambda: made.append(True))
+    assert win.open_path(str(big))
+    qtbot.waitUntil(lambda: bool(made), timeout=20_000)
+    label = win.progress_label.text()
+    assert "Cases done 0/40" in label and "(counting: " in label and "/40 cases)" in label
+    qtbot.waitUntil(lambda: "counting" not in win.progress_label.text(), timeout=30_000)
+    label = win.progress_label.text()
+    assert "Citations judged 0/120 " in label + " "  # 3 citations each, every case counted
+    assert "+" not in label.split("\u00b7")[1]
+
+
+def test_the_case_list_asks_no_row_of_python_without_a_filter(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from citeview.gui.tables import ACCEPT_ROLE, CasesModel, FilterProxy
+
+    asked: list[int] = []
+
+    class Counting(CasesModel):
+        def data(self, index, role=0):  # type: ignore[no-untyped-def]
+            if int(role) == int(ACCEPT_ROLE):
+                asked.append(index.row())
+            return super().data(index, role)
+
+    model = Counting()
+    proxy = FilterProxy()
+    proxy.setSourceModel(model)
+    model.set_ids([f"c{i}" for i in range(500)])
+    assert proxy.rowCount() == 500 and asked == []  # no predicate: no row asked
+    proxy.set_row_filter(lambda row: row[0] % 2 == 0)
+    assert proxy.rowCount() == 250 and len(asked) == 500
+    proxy.set_row_filter(None)
+    asked.clear()
+    model.set_ids([f"d{i}" for i in range(300)])
+    assert proxy.rowCount() == 300 and asked == []

@@ -515,6 +515,9 @@ class PgSession:
         except KeyError:
             raise KeyError(case_id) from None
 
+    def ids_between(self, start: int, stop: int) -> list[str]:
+        return self.case_ids()[max(0, start):max(0, stop)]
+
     def case_data(self, case_id: str) -> dict[str, Any]:
         with _guard(self.path):
             row = self.conn.execute("SELECT data FROM citeview.cases WHERE project = %s AND "
