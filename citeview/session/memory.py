@@ -20,13 +20,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from citeview.core.analysis import AnalysedCase, Analyser
+from citeview.core.analysis import Analyser
 from citeview.core.cases import Case
 from citeview.core.corrections import Correction, ordered
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES
-from citeview.core.policy import Policy
+from citeview.session.analysing import AnalysingStore
 from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse, damaged
 from citeview.session.events import (
     CaseChanged,
@@ -152,7 +152,7 @@ def _read_file(path: str) -> _Rows:
     return rows
 
 
-class MemorySession:
+class MemorySession(AnalysingStore):
     """An open session held by a :class:`MemoryBackend` (see :class:`ReviewStore`)."""
 
     def __init__(self, backend: MemoryBackend, path: str, rows: _Rows, *, annotator: str,
@@ -401,22 +401,6 @@ class MemorySession:
 
     # ------------------------------------------------------------------ analysis
 
-    @property
-    def analyser(self) -> Analyser:
-        if self._analyser is None or self._analyser.families != self.families:
-            self._analyser = Analyser(self.families, 64)
-        return self._analyser
-
-    @property
-    def policy(self) -> Policy:
-        return self.analyser.policy
-
-    def analysed(self, case: str | Case, policy: Policy | None = None) -> AnalysedCase:
-        if isinstance(case, str):
-            case = self.get_case(case)
-        found = self.analyser.analysed(case, policy)
-        self.record_sizes(case.id, found.item_counts)
-        return found
 
     def sizes(self) -> dict[str, tuple[int, ...]]:
         return self._rows.stats

@@ -9,9 +9,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from citeview.core.analysis import AnalysedCase, Analyser
-from citeview.core.cases import Case
-from citeview.core.policy import Policy
+from citeview.session.analysing import AnalysingStore
 from citeview.session.errors import (
     SessionError,
     reading,
@@ -22,32 +20,11 @@ from citeview.session.events import (
 from citeview.session.store_cases import SessionCases
 
 
-class SessionStats(SessionCases):
+class SessionStats(SessionCases, AnalysingStore):
     """Analyses and item counts."""
 
     # ------------------------------------------------------------------ analysis
 
-    @property
-    def analyser(self) -> Analyser:
-        """The analyser of this session's cases: its families decide the numbering."""
-        if self._analyser is None or self._analyser.families != self.families:
-            self._analyser = Analyser(self.families, 64)
-        return self._analyser
-
-    @property
-    def policy(self) -> Policy:
-        """The policy this session numbers citations under (its families)."""
-        return self.analyser.policy
-
-    def analysed(self, case: str | Case, policy: Policy | None = None) -> AnalysedCase:
-        """The analysed case (numbering, resolution, claims; lint on demand) that every view of
-        this session reads. ``policy`` may re-grade lint, but the numbering always follows the
-        session's families. The case's item counts are stored the first time."""
-        if isinstance(case, str):
-            case = self.get_case(case)
-        found = self.analyser.analysed(case, policy)
-        self.record_sizes(case.id, found.item_counts)
-        return found
 
     @reading
     def sizes(self) -> dict[str, tuple[int, ...]]:

@@ -20,13 +20,13 @@ import psycopg
 from psycopg import errors as pgerrors
 from psycopg.pq import TransactionStatus
 
-from citeview.core.analysis import AnalysedCase, Analyser
+from citeview.core.analysis import Analyser
 from citeview.core.cases import Case
 from citeview.core.corrections import Correction, ordered
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES
-from citeview.core.policy import Policy
+from citeview.session.analysing import AnalysingStore
 from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse, damaged
 from citeview.session.events import (
     AnnotationChanged,
@@ -91,7 +91,7 @@ _K = columns(CORRECTION_FIELDS, "k")
 _EVIDENCE_KEYS = ("case_id", "number", "raw", "source_id")
 
 
-class PgSession:
+class PgSession(AnalysingStore):
     """An open project (see :class:`~citeview.session.protocol.ReviewStore`)."""
 
     def __init__(self, conn: Conn, address: Address, *, annotator: str, readonly: bool,
@@ -633,22 +633,6 @@ class PgSession:
 
     # ------------------------------------------------------------------ analysis, counts
 
-    @property
-    def analyser(self) -> Analyser:
-        if self._analyser is None or self._analyser.families != self.families:
-            self._analyser = Analyser(self.families, 64)
-        return self._analyser
-
-    @property
-    def policy(self) -> Policy:
-        return self.analyser.policy
-
-    def analysed(self, case: str | Case, policy: Policy | None = None) -> AnalysedCase:
-        if isinstance(case, str):
-            case = self.get_case(case)
-        found = self.analyser.analysed(case, policy)
-        self.record_sizes(case.id, found.item_counts)
-        return found
 
     def sizes(self) -> dict[str, tuple[int, ...]]:
         if self._sizes is None:
