@@ -318,9 +318,7 @@ def judged_cases(session: ReviewStore, ids: Sequence[str]) -> set[str] | None:
 def store_rows(session: Session, rows: dict[str, str], key: str) -> None:
     """Keep each case's unjudged rows (:func:`rows_text`) under ``key``, in one transaction."""
     if rows:
-        session._write(lambda conn: conn.executemany(
-            "INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)",
-            [(cid, key, text) for cid, text in rows.items()]))
+        session.keep_case_rows(rows, key)
 
 
 def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None) -> str:
