@@ -208,9 +208,22 @@ MARK_INPUTS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def marks_window(qapp, tmp_path_factory) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+    """A window of its own for the marks (the one above ends its tests on an input edited and
+    reloaded)."""
+    win = MainWindow(settings=settings_in(tmp_path_factory.mktemp("marks")))
+    win.resize(1300, 800)
+    win.show()
+    win.activateWindow()
+    yield win
+    win.close()
+    win.deleteLater()
+
+
 @pytest.mark.parametrize("name", MARK_INPUTS)
-def test_reasons_evidence_and_a_relocation_stay_on_their_citation(qtbot, window, tmp_path,
-                                                                   name) -> None:
+def test_reasons_evidence_and_a_relocation_stay_on_their_citation(qtbot, marks_window,
+                                                                   tmp_path, name) -> None:
     """Issue 30's marks where they meet issue 21's identity: on citation 1 of the first case
     of each kind of input, key 3, a reason from the picker (R, 1, Enter), evidence (select,
     E) and a relocation to the same selection (L). Every export puts them on citation 1's
@@ -220,8 +233,12 @@ def test_reasons_evidence_and_a_relocation_stay_on_their_citation(qtbot, window,
     from citeview.session.model import DEFAULT_REASONS
     from tests.gui.test_review_marks import picker_keys
 
-    win = window
-    open_input(qtbot, win, DATA / name)
+    win = marks_window
+    # A copy of its own: a fresh session, whatever the tests above judged in the same input.
+    data = tmp_path / "in" / Path(name).name
+    data.parent.mkdir()
+    shutil.copyfile(DATA / name, data)
+    open_input(qtbot, win, data)
     show_case(qtbot, win, 0)
     assert win.view is not None and win.active == 0
     case_id = win.view.case.id
@@ -298,7 +315,7 @@ def test_reasons_evidence_and_a_relocation_stay_on_their_citation(qtbot, window,
     with Session.open(path, readonly=True) as s:
         assert [e.key.number for e in s.evidence(case_id)] == ([1] if marked else [])
 
-    open_input(qtbot, win, DATA / name)  # reopened: the marks are on citation 1 again
+    open_input(qtbot, win, data)  # reopened: the marks are on citation 1 again
     show_case(qtbot, win, 0)
     if win.active != 0:  # (it resumes at the first citation not judged): click chip 1
         from tests.gui.test_main_window import click_chip
