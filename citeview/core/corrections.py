@@ -2,7 +2,7 @@
 the corrected answer they give (:func:`apply_corrections`).
 
 A :class:`Correction` is stored beside the case (the session's ``corrections``), never by
-changing the original answer. Four kinds:
+changing the original answer. Five kinds:
 
 - ``relocate``: the citation (``number``/``anchor``, as a verdict's key) keeps its sources but
   cites other lines: ``locator`` (``L9-L10``; None: the whole source). For a citation without
@@ -14,6 +14,10 @@ changing the original answer. Four kinds:
 - ``add``: a claim that had no citation (``claim``: start and end in the answer, code points)
   gets one: ``source_id`` with ``locator`` (or ``target``). Added citations are also what a
   reviewer found missing (citation recall).
+- ``reword``: the answer's prose ``claim`` (start and end in the answer, code points; outside
+  every marker) reads ``text`` instead: a claim's wording fixed (a source id named in prose,
+  a number the source does not give). A later reword of the same span replaces an earlier
+  one; rewords that overlap otherwise are refused.
 
 The corrected answer has every citation it keeps written as a marker in the guide's format
 (``U+E200 cite U+E202 id U+E202 L9-L10 U+E201``), placed where the guide puts it (after the
@@ -44,6 +48,12 @@ class CorrectionKind(StrEnum):
     CHANGE_SOURCE = "change-source"
     REMOVE = "remove"
     ADD = "add"
+    REWORD = "reword"
+
+
+#: The marker characters (U+E200 start, U+E202 separator, U+E201 end): a reword's text never
+#: holds one (it would make a marker of prose).
+_MARKER_CHARS = frozenset("\ue200\ue201\ue202")
 
 
 class CorrectionError(InputError):
@@ -63,16 +73,17 @@ class Correction:
     case_id: str
     annotator: str
     kind: CorrectionKind
-    number: int = 0  # the citation corrected (0 for add)
+    number: int = 0  # the citation corrected (0 for add and reword)
     anchor: str = ""  # its anchor, as an annotation key's
     source_id: str = ""  # relocate: which source ("" = all); change-source, add: the new one
     old_source_id: str = ""  # change-source: the source replaced ("" = the citation's first)
     locator: str | None = None  # the new lines, e.g. "L9-L10"; None: the whole source
     target: tuple[int, int] | None = None  # provider citation: new span in the source's text
-    claim: tuple[int, int] | None = None  # add: the claim in the answer (code points)
+    claim: tuple[int, int] | None = None  # add, reword: the span in the answer (code points)
     note: str = ""
     timestamp: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=True, hash=False)
+    text: str = ""  # reword: the prose that replaces the claim span
 
     def check(self) -> None:
         """:class:`CorrectionError` unless its fields make sense for its kind (before
@@ -85,6 +96,13 @@ class Correction:
                 raise CorrectionError(f"{what}: an added citation needs its claim span")
             if not self.source_id:
                 raise CorrectionError(f"{what}: an added citation needs a source")
+        elif self.kind is CorrectionKind.REWORD:
+            if self.claim is None or not 0 <= self.claim[0] < self.claim[1]:
+                raise CorrectionError(f"{what}: a reword needs the span of the answer it "
+                                      "rewords")
+            if _MARKER_CHARS.intersection(self.text):
+                raise CorrectionError(f"{what}: a reword's text may not hold citation marker "
+                                      "characters (U+E200-U+E202)")
         elif self.number < 1:
             raise CorrectionError(f"{what}: no citation number")
         if self.kind is CorrectionKind.CHANGE_SOURCE and not self.source_id:
@@ -99,7 +117,7 @@ class Correction:
         """Its export shape (``citeview export --format json`` and the corrections export)."""
         out: dict[str, Any] = {"id": self.id, "kind": self.kind.value,
                                "annotator": self.annotator}
-        if self.kind is not CorrectionKind.ADD:
+        if self.kind not in (CorrectionKind.ADD, CorrectionKind.REWORD):
             out["number"] = self.number
             out["raw"] = self.anchor
         if self.source_id:
@@ -112,6 +130,8 @@ class Correction:
             out["target"] = list(self.target)
         if self.claim is not None:
             out["claim"] = list(self.claim)
+        if self.kind is CorrectionKind.REWORD:
+            out["text"] = self.text
         if self.note:
             out["note"] = self.note
         out["timestamp"] = self.timestamp
@@ -128,9 +148,9 @@ class Correction:
             raise CorrectionError(f"case {case_id!r}: unknown correction kind "
                                   f"{str(data.get('kind'))[:40]!r}") from None
         known = ("id", "case_id", "kind", "annotator", "number", "raw", "source_id",
-                 "old_source_id", "locator", "target", "claim", "note", "timestamp")
+                 "old_source_id", "locator", "target", "claim", "note", "timestamp", "text")
         texts = {k: data.get(k, "") for k in ("id", "annotator", "raw", "source_id",
-                                               "old_source_id", "note", "timestamp")}
+                                               "old_source_id", "note", "timestamp", "text")}
         number = data.get("number", 0)
         locator = data.get("locator")
         if (any(not isinstance(v, str) for v in texts.values()) or type(number) is not int
@@ -140,7 +160,7 @@ class Correction:
                    texts["source_id"], texts["old_source_id"], locator,
                    _span(case_id, data.get("target")), _span(case_id, data.get("claim")),
                    texts["note"], texts["timestamp"],
-                   {k: v for k, v in data.items() if k not in known})
+                   {k: v for k, v in data.items() if k not in known}, texts["text"])
         made.check()
         return made
 
@@ -166,8 +186,80 @@ def fits(analysed: AnalysedCase, corr: Correction) -> bool:
     if corr.kind is CorrectionKind.ADD:
         return (corr.claim is not None and corr.claim[1] <= len(analysed.answer)
                 and not corr.extra.get(ORPHANED_CLAIM))
+    if corr.kind is CorrectionKind.REWORD:
+        return reword_problem(analysed, corr) is None
     found = analysed.citation(corr.number)
     return found is not None and found.anchor == corr.anchor
+
+
+def reword_problem(analysed: AnalysedCase, corr: Correction) -> str | None:
+    """Why the reword ``corr`` does not fit ``analysed`` (one line), or None when it does: its
+    span is in the answer and cuts through no citation's marker (prose only)."""
+    if corr.claim is None or corr.extra.get(ORPHANED_CLAIM):
+        return "its text is not in the answer any more (the answer changed?)"
+    start, end = corr.claim
+    if end > len(analysed.answer):
+        return "the reworded span runs past the end of the answer"
+    for c in analysed.citations:
+        if c.citation.raw and c.citation.start < end and start < c.citation.end:
+            return (f"the reworded span cuts through the marker of citation {c.number} "
+                    "(reword the prose on either side of it)")
+    if _MARKER_CHARS.intersection(analysed.answer[start:end]):
+        return "the reworded span holds citation marker characters (reword prose only)"
+    return None
+
+
+def _rewords(analysed: AnalysedCase, corrections: Sequence[Correction]) -> list[Correction]:
+    """The rewords of ``corrections`` (in the order they apply) that shape the answer, by
+    where they stand: a later one of the same span replaces an earlier one; a reword that
+    cuts through a marker, or overlaps another span, is a :class:`CorrectionError`."""
+    by_span: dict[tuple[int, int], Correction] = {}
+    for corr in corrections:
+        if corr.kind is not CorrectionKind.REWORD:
+            continue
+        problem = reword_problem(analysed, corr)
+        if problem is not None:
+            raise CorrectionError(f"case {corr.case_id!r}: correction {corr.id!r}: {problem}")
+        assert corr.claim is not None
+        by_span[corr.claim] = corr
+    spans = sorted(by_span.values(), key=lambda c: c.claim or (0, 0))
+    for before, after in zip(spans, spans[1:], strict=False):
+        assert before.claim is not None and after.claim is not None
+        if after.claim[0] < before.claim[1]:
+            raise CorrectionError(f"case {after.case_id!r}: correction {after.id!r}: its "
+                                  f"reworded span overlaps that of correction {before.id!r}")
+    return spans
+
+
+@dataclass(slots=True, frozen=True)
+class _Rewrite:
+    """Prose spans of a text replaced (sorted, apart): the new text, and where an offset of
+    the old text is in the new one."""
+
+    spans: tuple[tuple[int, int, str], ...]
+
+    def text(self, old: str) -> str:
+        pieces: list[str] = []
+        pos = 0
+        for start, end, new in self.spans:
+            pieces.append(old[pos:start])
+            pieces.append(new)
+            pos = end
+        pieces.append(old[pos:])
+        return "".join(pieces)
+
+    def at(self, offset: int, *, end: bool = True) -> int:
+        """``offset`` in the new text; one inside a replaced span goes to the end of its new
+        text (``end``: a marker after its claim) or to its start."""
+        delta = 0
+        for start, stop, new in self.spans:
+            if offset <= start:
+                break
+            if offset >= stop:
+                delta += len(new) - (stop - start)
+                continue
+            return start + delta + (len(new) if end else 0)
+        return offset + delta
 
 
 def added_target(analysed: AnalysedCase, corr: Correction) -> Target:
@@ -266,11 +358,14 @@ def _locator_of_span(source: Source, span: tuple[int, int]) -> str | None:
     return locator_of(first, last)
 
 
-def _strip_markers(answer: str, citations: Sequence[AnalysedCitation]) -> tuple[str, list[int]]:
+def _strip_markers(answer: str, citations: Sequence[AnalysedCitation]
+                   ) -> tuple[str, list[int], list[tuple[int, int]]]:
     """``answer`` without the citations' marker text (and the blanks before a marker that
-    stood before punctuation or a line's end), and each citation's position in it."""
+    stood before punctuation or a line's end), each citation's position in it, and the spans
+    of ``answer`` taken out (in order)."""
     pieces: list[str] = []
     positions: list[int] = []
+    removed: list[tuple[int, int]] = []
     pos = 0
     length = 0
     for c in citations:
@@ -285,9 +380,24 @@ def _strip_markers(answer: str, citations: Sequence[AnalysedCitation]) -> tuple[
         pieces.append(kept)
         length += len(kept)
         positions.append(length)
+        removed.append((pos + len(kept), end))
         pos = max(pos, end)
     pieces.append(answer[pos:])
-    return "".join(pieces), positions
+    return "".join(pieces), positions, removed
+
+
+def _stripped_offset(removed: Sequence[tuple[int, int]], offset: int) -> int:
+    """Where ``offset`` of the answer is once the spans ``removed`` are taken out (one inside
+    a removed span: where that span was)."""
+    gone = 0
+    for start, end in removed:
+        if offset >= end:
+            gone += end - start
+        elif offset > start:
+            return start - gone
+        else:
+            break
+    return offset - gone
 
 
 def _map_claim(stripped_at: list[int], citations: Sequence[AnalysedCitation],
@@ -313,10 +423,13 @@ def apply_corrections(analysed: AnalysedCase,
         return _apply_provider(analysed, corrections)
     answer = analysed.answer
     cits = analysed.citations
-    stripped, at = _strip_markers(answer, cits)
+    stripped, at, removed = _strip_markers(answer, cits)
     entries = [_Entry(at[i], (i, 0), list(c.source_ids), c.citation.locator, c.number,
                       c.anchor) for i, c in enumerate(cits)]
+    rewords = _rewords(analysed, corrections)
     for n, corr in enumerate(corrections, 1):
+        if corr.kind is CorrectionKind.REWORD:
+            continue
         if corr.kind is CorrectionKind.ADD:
             assert corr.claim is not None
             if corr.claim[1] > len(answer):
@@ -341,6 +454,12 @@ def apply_corrections(analysed: AnalysedCase,
             old = corr.old_source_id or (parts[0].ids[0] if parts[0].ids else "")
             part = _part_with(parts, old, corr)
             _move(entries, part, old, corr.source_id, _locator(analysed, corr), n)
+    rewrite = _Rewrite(tuple((_stripped_offset(removed, c.claim[0]),
+                              _stripped_offset(removed, c.claim[1]), c.text)
+                             for c in rewords if c.claim is not None))
+    stripped = rewrite.text(stripped)
+    for e in entries:
+        e.pos = rewrite.at(e.pos)
     kept = sorted((e for e in entries if e.keep and e.ids), key=lambda e: (e.pos, e.order))
     places = ChipPlaces(inline_spans(stripped))
     inserts = [(marker_place(stripped, places, set(), e.pos), k, e) for k, e in enumerate(kept)]
@@ -422,7 +541,10 @@ def _apply_provider(analysed: AnalysedCase, corrections: Sequence[Correction]) -
     """A provider's case: its citations corrected as the analysis holds them, then written in
     the converted markers form (:func:`~citeview.core.providers.convert.to_marker_case`)."""
     cits = list(analysed.citations)
+    rewords = _rewords(analysed, corrections)
     for corr in corrections:
+        if corr.kind is CorrectionKind.REWORD:
+            continue
         if corr.kind is CorrectionKind.ADD:
             assert corr.claim is not None
             if corr.claim[1] > len(analysed.answer):
@@ -459,6 +581,9 @@ def _apply_provider(analysed: AnalysedCase, corrections: Sequence[Correction]) -
     cits.sort(key=lambda c: (c.citation.start, c.number == 0))
     cits = [replace(c, number=i) for i, c in enumerate(cits, 1)]
     changed = _with_citations(analysed, tuple(cits))
+    if rewords:
+        changed = _reworded(changed, _Rewrite(tuple((c.claim[0], c.claim[1], c.text)
+                                                    for c in rewords if c.claim is not None)))
     original, _ = to_marker_case(analysed)
     converted, _ = to_marker_case(changed)
     found = extract_citations(str(converted["answer"]))
@@ -466,6 +591,21 @@ def _apply_provider(analysed: AnalysedCase, corrections: Sequence[Correction]) -
                            str(converted["answer"]), converted,
                            tuple((tuple(f.source_ids), f.locator) for f in found),
                            len(corrections))
+
+
+def _reworded(analysed: AnalysedCase, rewrite: _Rewrite) -> AnalysedCase:
+    """``analysed`` with its answer rewritten, every citation (marker, claim) moved with it."""
+    answer = rewrite.text(analysed.answer)
+    cits = []
+    for c in analysed.citations:
+        # A marker-less citation stands at its claim's end: after the new text.
+        moved = replace(c.citation, start=rewrite.at(c.citation.start, end=not c.citation.raw),
+                        end=rewrite.at(c.citation.end))
+        claim = (rewrite.at(c.claim[0], end=False), rewrite.at(c.claim[1]))
+        cits.append(replace(c, citation=moved, claim=claim, answer=answer))
+    return AnalysedCase(replace(analysed.case, answer=answer), analysed.policy,
+                        analysed.material, analysed.scan_result, tuple(cits),
+                        analysed.provider_diagnostics)
 
 
 def _with_citations(analysed: AnalysedCase,
@@ -476,4 +616,4 @@ def _with_citations(analysed: AnalysedCase,
 
 __all__ = ["ORPHANED_CLAIM", "CorrectedAnswer", "added_target", "Correction", "CorrectionError",
            "CorrectionKind", "apply_corrections", "fits", "lines_of_span", "locator_of",
-           "ordered"]
+           "ordered", "reword_problem"]
