@@ -18,7 +18,8 @@ Issue 30's gestures, each one edit made here and pushed by the GUI (nothing is w
   ``target`` span in the source's text), :func:`change_source_edit`,
   :func:`remove_citation_edit`; of the answer: :func:`add_citation_edit` (a claim span in the
   answer without a citation, and the source and lines picked in the source pane);
-  :func:`remove_correction_edit` takes one back for good. The corrected answer is
+  :func:`reword_edit` (a prose span of the answer, outside markers, and its new text: a claim's
+  wording fixed); :func:`remove_correction_edit` takes one back for good. The corrected answer is
   :func:`citeview.core.corrections.apply_corrections` of ``session.corrections(case_id)``.
 
 Reading back (views): ``session.evidence(key=...)`` for the second highlight colour of the
@@ -38,7 +39,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from citeview.core.analysis import AnalysedCitation
-from citeview.core.corrections import Correction, CorrectionError, CorrectionKind
+from citeview.core.corrections import (
+    Correction,
+    CorrectionError,
+    CorrectionKind,
+    reword_problem,
+)
 from citeview.session.errors import ReadOnlySession, SessionError
 from citeview.session.model import (
     Annotation,
@@ -278,11 +284,11 @@ def _correction(session: ReviewStore, case_id: str, kind: CorrectionKind,
                 citation: AnalysedCitation | None, annotator: str | None, *,
                 source_id: str = "", old_source_id: str = "", locator: str | None = None,
                 target: tuple[int, int] | None = None,
-                claim: tuple[int, int] | None = None) -> Correction:
+                claim: tuple[int, int] | None = None, text: str = "") -> Correction:
     who = session.annotator if annotator is None else annotator
     number, anchor = (citation.number, citation.anchor) if citation is not None else (0, "")
     return Correction(new_id(), case_id, who, kind, number, anchor, source_id, old_source_id,
-                      locator, target, claim, timestamp=now_iso())
+                      locator, target, claim, timestamp=now_iso(), text=text)
 
 
 def relocate_edit(session: ReviewStore, case_id: str, citation: AnalysedCitation, *,
@@ -327,3 +333,21 @@ def add_citation_edit(session: ReviewStore, case_id: str, claim: tuple[int, int]
     corr = _correction(session, case_id, CorrectionKind.ADD, None, annotator,
                        source_id=source_id, locator=locator, target=target, claim=claim)
     return correction_edit(session, corr, f"Add a citation of {source_id}")
+
+
+def reword_edit(session: ReviewStore, case_id: str, span: tuple[int, int], text: str, *,
+                replacing: Correction | None = None, annotator: str | None = None) -> Edit:
+    """Say the answer's prose at ``span`` (code points in the answer, outside every marker)
+    should read ``text``; ``replacing``: an earlier reword of the same span, whose row this
+    one takes the place of (undo brings it back). :class:`SessionError` (one line) for a span
+    that is empty or cuts through a citation's marker."""
+    if not 0 <= span[0] < span[1]:
+        raise SessionError("select the words to reword in the answer first")
+    corr = _correction(session, case_id, CorrectionKind.REWORD, None, annotator, claim=span,
+                       text=text)
+    if replacing is not None:
+        corr = replace(corr, id=replacing.id)
+    problem = reword_problem(session.analysed(case_id), corr)
+    if problem is not None:
+        raise SessionError(f"cannot reword: {problem}")
+    return correction_edit(session, corr, "Reword the answer")

@@ -497,6 +497,49 @@ def test_corrections_are_stored_beside_the_case_and_undone(backend: SessionBacke
         assert again.corrections(annotator="bob") == []
 
 
+def test_a_reword_is_stored_beside_the_case_replaced_and_undone(backend: SessionBackend,
+                                                                 session: ReviewStore,
+                                                                 path: str) -> None:
+    """A reword (the answer's prose reworded) is kept on every store as a correction row:
+    the original answer never changes, the corrected answer reads the new words, a second
+    reword of the same span replaces the first (undo brings it back), and one that cuts
+    through a marker is refused in one line."""
+    from citeview.core.corrections import CorrectionKind, apply_corrections
+    from citeview.session.events import CorrectionChanged
+
+    case_id = session.case_ids()[0]
+    answer = session.get_case(case_id).answer
+    cit = session.analysed(case_id).citations[0]
+    span = (cit.claim[0], cit.claim[0] + 4)
+    assert cit.citation.end <= span[0] or span[1] <= cit.citation.start
+    seen: list[Change] = []
+    session.subscribe(seen.append)
+    first = edits.reword_edit(session, case_id, span, "Reworded")
+    first.do()
+    [made] = session.corrections(case_id)
+    assert (made.kind, made.claim, made.text, made.number) == (
+        CorrectionKind.REWORD, span, "Reworded", 0)
+    assert CorrectionChanged(case_id) in seen
+    assert session.get_case(case_id).answer == answer  # the original is never changed
+    corrected = apply_corrections(session.analysed(case_id), [made])
+    assert "Reworded" + answer[span[1]:cit.citation.start] in corrected.corrected
+    assert corrected.citations == apply_corrections(session.analysed(case_id), []).citations
+    second = edits.reword_edit(session, case_id, span, "Again", replacing=made)
+    second.do()
+    [again_made] = session.corrections(case_id)
+    assert again_made.id == made.id and again_made.text == "Again"
+    second.undo()
+    assert session.corrections(case_id) == [made]
+    with pytest.raises(SessionError, match="cuts through the marker of citation 1"):
+        edits.reword_edit(session, case_id, (cit.citation.start - 1, cit.citation.start + 1),
+                          "x")
+    with pytest.raises(SessionError, match="select the words"):
+        edits.reword_edit(session, case_id, (3, 3), "x")
+    session.close()
+    with backend.open(path, readonly=True) as reopened:
+        assert reopened.corrections(case_id) == [made]
+
+
 def test_new_kinds_are_written_with_others_in_one_transaction(session: ReviewStore) -> None:
     from citeview.core.corrections import Correction, CorrectionKind
     from citeview.session.model import Evidence

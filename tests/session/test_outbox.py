@@ -248,10 +248,12 @@ def test_evidence_corrections_and_reasons_made_offline_wait_and_go_once(
     edits.evidence_edit(store, key, 0, 5, first_line=1, last_line=1, text="hello").do()
     edits.remove_citation_edit(store, cid, citation).do()
     edits.annotation_edit(store, key, verdict="unsupported", reasons=("wrong source",)).do()
-    assert not store.online and store.waiting == 3
+    edits.reword_edit(store, cid, (0, 3), "New").do()
+    assert not store.online and store.waiting == 4
     # The window reads them back from the copy while the server is away.
     [ev] = store.evidence(cid)
-    [corr] = store.corrections(cid)
+    [corr, reword] = store.corrections(cid)
+    assert (reword.kind, reword.claim, reword.text) == (CorrectionKind.REWORD, (0, 3), "New")
     assert (ev.start, ev.end, ev.text) == (0, 5, "hello")
     assert corr.kind is CorrectionKind.REMOVE and corr.number == citation.number
     assert store.annotation(key) is not None and store.annotation(key).reasons == (
@@ -262,14 +264,15 @@ def test_evidence_corrections_and_reasons_made_offline_wait_and_go_once(
     server.down = False
     assert store.retry() and store.waiting == 0
     evidence, corrections, annotations = on_server_rows(server, cid)
-    assert evidence == [ev] and corrections == [corr]
+    assert evidence == [ev] and corrections == [corr, reword]
     assert [a.reasons for a in annotations] == [("wrong source",)]
-    assert len(server.ops) == 3
-    assert store.retry() and len(server.ops) == 3  # nothing sent twice
+    assert len(server.ops) == 4
+    assert store.retry() and len(server.ops) == 4  # nothing sent twice
 
     # Taken back online: gone on the server too.
     store.delete_evidence(ev)
     store.delete_correction(corr)
+    store.delete_correction(reword)
     assert on_server_rows(server, cid)[:2] == ([], [])
 
 
@@ -318,6 +321,7 @@ def test_evidence_and_corrections_round_trip_through_the_outbox_file() -> None:
     citation = store.analysed(cid).citations[0]
     for edit in (edits.evidence_edit(store, key, 2, 7, first_line=1, last_line=2, text="x"),
                  edits.relocate_edit(store, cid, citation, locator="L1-L2"),
+                 edits.reword_edit(store, cid, (0, 3), "New"),
                  edits.annotation_edit(store, key, verdict="unsupported",
                                        reasons=("wrong source", "outdated source"))):
         edit.do()
