@@ -216,3 +216,59 @@ def test_an_orphaned_added_citation_is_placed_again_when_the_answer_changes_back
     assert main(["export", path, "--format", "jsonl", "-o", str(out)]) == 0
     rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert [r for r in rows if r["correction"] is not None] == []
+
+
+def test_a_reword_is_in_the_corrected_answers_the_json_export_and_the_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _session(tmp_path)
+    old = "Both limits are module constants."
+    new = "Both limits are set in deploy.py."
+    with Session.open(path) as s:
+        at = s.get_case("demo-file").answer.index(old)
+        edits.reword_edit(s, "demo-file", (at, at + len(old)), new, annotator="ana").do()
+    for shape in ("pairs", "sft"):
+        out = tmp_path / f"{shape}.jsonl"
+        assert main(["export", path, "--format", "corrections", "--shape", shape,
+                     "-o", str(out)]) == 0
+        [line] = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+        chosen = (line["chosen"] if shape == "pairs" else line["messages"][-1:])[0]["content"]
+        assert new in chosen and old not in chosen
+        assert line["corrections"] == 3
+        # The citations are those of the two other corrections, the reword aside.
+        assert [(c.source_ids, c.locator) for c in extract_citations(chosen)] == [
+            (("deploy_py",), "L8-L10"), (("deploy_py",), "L4"), (("deploy_py",), "L4-L5"),
+            (("deploy_py",), "L11-L15")]
+        if shape == "pairs":
+            assert old in line["rejected"][0]["content"]
+    doc = tmp_path / "s.json"
+    assert main(["export", path, "-o", str(doc)]) == 0
+    import jsonschema
+
+    from citeview.session.interchange import schema
+
+    exported = json.loads(doc.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema()).validate(exported)
+    [reword] = [c for c in exported["corrections"] if c["kind"] == "reword"]
+    assert reword["text"] == new and reword["claim"][1] - reword["claim"][0] == len(old)
+    copy = str(tmp_path / "copy.citeview")
+    assert main(["import", str(doc), "-o", copy]) == 0
+    with Session.open(path, readonly=True) as a, Session.open(copy, readonly=True) as b:
+        assert a.corrections() == b.corrections() and len(b.corrections()) == 3
+    # The reworded sentence leaves the answer: the reword is an orphaned row of the jsonl
+    # export (with the text it rewords) and counted with the orphans by report.
+    assert main(["report", path, "--format", "json"]) == 0
+    before = json.loads(capsys.readouterr().out)["citations"]["orphaned_annotations"]
+    with Session.open(path) as s:
+        case = s.get_case("demo-file")
+        s.update_case(Case.from_dict({**case.to_dict(),
+                                      "answer": case.answer.replace(old, "Other words.")},
+                                     "demo-file"))
+    out = tmp_path / "rows.jsonl"
+    assert main(["export", path, "--format", "jsonl", "-o", str(out)]) == 0
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    [row] = [r for r in rows if r["correction"] is not None]
+    assert row["status"] == "orphaned" and row["claim"] == old
+    assert row["correction"]["kind"] == "reword" and row["correction"]["text"] == new
+    assert main(["report", path, "--format", "json"]) == 0
+    after = json.loads(capsys.readouterr().out)["citations"]["orphaned_annotations"]
+    assert after == before + 1
