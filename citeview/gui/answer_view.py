@@ -69,6 +69,22 @@ def added_format(dark: bool) -> QTextCharFormat:
     return fmt
 
 
+def reword_format(dark: bool) -> QTextCharFormat:
+    """A reword's mark (its new text beside the words it rewords): amber, dotted underline,
+    never taken for a chip or for the model's own words."""
+    fmt = QTextCharFormat()
+    fmt.setBackground(QBrush(QColor("#fff1c9" if not dark else "#4a3b12")))
+    fmt.setForeground(QBrush(QColor("#6b4a00" if not dark else "#f3dc9c")))
+    fmt.setFontUnderline(True)
+    fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
+    fmt.setFontItalic(True)
+    return fmt
+
+
+#: What a reword's mark starts with (then its new text): the pencil says "reworded".
+REWORD_MARK = "\u270e"
+
+
 class AnswerView(QTextBrowser):
     """Read-only answer pane. Emits :attr:`citationActivated` (0-based index) when a chip is
     clicked or activated with the keyboard (Tab to it, Enter), and :attr:`chipMenuRequested`
@@ -95,6 +111,7 @@ class AnswerView(QTextBrowser):
         self._claim_range: tuple[int, int] | None = None
         self.tooltip_for: Callable[[int], Sequence[str]] | None = None
         self._added_tips: dict[str, str] = {}  # the added chips shown: id -> tooltip
+        self._reworded: set[str] = set()  # which of them are rewords' marks (their look)
 
     # -- content ---------------------------------------------------------------------------------
 
@@ -112,7 +129,7 @@ class AnswerView(QTextBrowser):
             c = QTextCursor(self.document())
             c.beginEditBlock()
             for start, end, cid in ranges:
-                fmt = added_format(dark)
+                fmt = reword_format(dark) if cid in self._reworded else added_format(dark)
                 fmt.setProperty(ADDED_PROPERTY, cid)
                 c.setPosition(start)
                 c.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
@@ -149,6 +166,7 @@ class AnswerView(QTextBrowser):
         self._active = None
         self._claim_range = None
         self._added_tips = {}
+        self._reworded = set()
         self.setExtraSelections([])
 
     def set_claims(self, claims: Sequence[tuple[str, object]]) -> None:
@@ -312,6 +330,7 @@ class AnswerView(QTextBrowser):
         """Take every added chip out of the document (the answer as rendered again)."""
         ranges = self.added_ranges()
         self._added_tips = {}
+        self._reworded = set()
         if not ranges:
             return
         c = QTextCursor(self.document())
@@ -325,20 +344,32 @@ class AnswerView(QTextBrowser):
         if self._active is not None:
             self.set_active(self._active, scroll=False)
 
-    def set_added(self, added: Sequence[tuple[int, str, str, str]]) -> None:
+    def set_added(self, added: Sequence[tuple[int, str, str, str]],
+                  reworded: Sequence[tuple[int, str, str, str]] = ()) -> None:
         """Show citations a reviewer added as chips of their own: (Qt position, label,
         correction id, tooltip) each, placed at that position as plain text (never markup),
-        in :func:`added_format`'s look. Replaces the added chips shown before; the model's
-        chips after each move along (their positions kept up to date)."""
+        in :func:`added_format`'s look; and rewords (same fields, the label being the new
+        text) as :data:`REWORD_MARK` and the new text, in :func:`reword_format`'s look, after
+        the words they reword. Replaces the ones shown before; the model's chips after each
+        move along (their positions kept up to date)."""
         self.clear_added()
-        if not added:
+        if not added and not reworded:
             return
+        items = ([(pos, label, cid, tip, False) for pos, label, cid, tip in added]
+                 + [(pos, label, cid, tip, True) for pos, label, cid, tip in reworded])
         c = QTextCursor(self.document())
         c.beginEditBlock()
-        for pos, label, cid, tip in sorted(added, key=lambda a: a[0], reverse=True):
-            fmt = added_format(self._dark)
+        for pos, label, cid, tip, is_reword in sorted(items, key=lambda a: a[0],
+                                                      reverse=True):
+            fmt = reword_format(self._dark) if is_reword else added_format(self._dark)
             fmt.setProperty(ADDED_PROPERTY, cid)
-            text = f"\u00a0+\u00a0{label}\u00a0"
+            if is_reword:
+                self._reworded.add(cid)
+                # One line of plain text (a paragraph break would split the answer's block).
+                shown = " ".join(label.split())
+                text = f"\u00a0{REWORD_MARK}\u00a0{shown}\u00a0"
+            else:
+                text = f"\u00a0+\u00a0{label}\u00a0"
             c.setPosition(pos)
             c.insertText(text, fmt)
             self._shift_chips(pos, len(text.encode("utf-16-le")) // 2)

@@ -211,6 +211,26 @@ def pick_reasons(parent: QWidget, reasons: Sequence[str], chosen: Sequence[str],
     return dlg.chosen() if dlg.exec() == QDialog.DialogCode.Accepted else None
 
 
+def reword_dialog(parent: QWidget | None, text: str, title: str) -> QInputDialog:
+    """The reword dialog: the words selected in the answer, editable (one line of plain
+    text, all selected so typing replaces it); Enter keeps the new wording, Escape none."""
+    dlg = QInputDialog(parent)
+    dlg.setObjectName("rewordDialog")
+    dlg.setWindowTitle(title)
+    dlg.setInputMode(QInputDialog.InputMode.TextInput)
+    dlg.setLabelText("The answer should read (Enter keeps it):")
+    dlg.setTextValue(" ".join(text.split()))
+    dlg.setOption(QInputDialog.InputDialogOption.UsePlainTextEditForTextInput, False)
+    fit_to_screen(dlg, 560, dlg.sizeHint().height())
+    return dlg
+
+
+def ask_reword(parent: QWidget, text: str, title: str) -> str | None:
+    """The new wording typed in a :func:`reword_dialog`, or None when cancelled."""
+    dlg = reword_dialog(parent, text, title)
+    return dlg.textValue() if dlg.exec() == QDialog.DialogCode.Accepted else None
+
+
 #: Up to this many cases, Go to Case completes any part of an id (Qt filters the list);
 #: past it, ids that start with what is typed, looked up in the dataset's index per key.
 CONTAINS_CASES = 20_000

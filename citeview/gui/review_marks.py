@@ -13,6 +13,10 @@ With a citation active:
   instead, its selected lines or the whole of it; Delete says the citation should go.
 - A adds a citation to the claim selected in the answer (rendered or raw): the source shown in
   the source pane, its selected lines.
+- W rewords the words selected in the answer (prose outside markers; rendered or raw): a small
+  dialog holds them, editable; Enter keeps the new wording (selecting a reworded span again
+  edits its reword). The rendered answer shows the new words after the old ones, as plain
+  text marked with a pencil in amber (:meth:`ReviewMarks.show_added`); undo takes it back.
 
 Corrections are stored beside the case (never by changing the answer); a corrected chip
 carries a mark and its tooltip says what changed; Review > Corrections of This Case lists them.
@@ -21,7 +25,7 @@ pale green, dashed underline) at the end of its claim; clicking it shows its sou
 lines highlighted; undo takes it away (:meth:`ReviewMarks.show_added`).
 
 Keys pressed while a case is still loading: R and Delete (the active citation's, as verdict
-keys) are kept for it; E, Shift+E, L, S and A need a selection in the shown case, so the status
+keys) are kept for it; E, Shift+E, L, S, A and W need a selection in the shown case, so the status
 bar says they were not applied.
 """
 
@@ -43,6 +47,7 @@ from citeview.core.corrections import (
     fits,
     lines_of_span,
     locator_of,
+    reword_problem,
 )
 from citeview.core.errors import InputError
 from citeview.core.material import SourceLines
@@ -57,6 +62,7 @@ from citeview.session.edits import (
     relocate_edit,
     remove_citation_edit,
     remove_evidence_edit,
+    reword_edit,
 )
 from citeview.session.events import Change, CorrectionChanged, EvidenceChanged
 from citeview.session.model import AnnotationKey, Evidence, annotation_key
@@ -65,6 +71,7 @@ if TYPE_CHECKING:
     from citeview.core.material import Source
     from citeview.gui.panes import Panes
     from citeview.gui.review import ReviewController
+    from citeview.gui.side_by_side import PositionMap
     from citeview.gui.state import CaseView, CitationView
     from citeview.gui.window_state import WindowState
     from citeview.session.protocol import ReviewStore
@@ -72,6 +79,7 @@ if TYPE_CHECKING:
 #: Keys of the gestures (the Review menu shows them; the shortcut sheet is made from it).
 EVIDENCE_KEY, REMOVE_EVIDENCE_KEY, REASONS_KEY = "E", "Shift+E", "R"
 RELOCATE_KEY, SOURCE_KEY, REMOVE_KEY, ADD_KEY = "L", "S", "Delete", "A"
+REWORD_KEY = "W"
 
 
 def touched_lines(source: Source, span: tuple[int, int]) -> tuple[int, int] | None:
@@ -105,7 +113,15 @@ def describe(correction: Correction) -> str:
     if kind is CorrectionKind.REMOVE:
         return "remove this citation"
     claim = correction.claim or (0, 0)
+    if kind is CorrectionKind.REWORD:
+        return f"reword {claim[0]}\u2013{claim[1]} as \u201c{_clip(correction.text)}\u201d"
     return f"add a citation of {correction.source_id} ({where}) at {claim[0]}\u2013{claim[1]}"
+
+
+def _clip(text: str, width: int = 60) -> str:
+    """``text`` on one line, cut to ``width`` characters."""
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[:width - 1] + "\u2026"
 
 
 class ReviewMarks(QObject):
@@ -124,6 +140,10 @@ class ReviewMarks(QObject):
                                       tuple[str, ...] | None] = (
             lambda reasons, chosen, title: dialogs.back_to(
                 window, dialogs.pick_reasons(window, reasons, chosen, title)))
+        # The reword dialog (tests drive it with keys, or replace it).
+        self.prompt_reword: Callable[[str, str], str | None] = (
+            lambda text, title: dialogs.back_to(window, dialogs.ask_reword(window, text,
+                                                                            title)))
         act = self._act
         # Keys pressed while a case loads: R and Delete act on the active citation, as the
         # verdict keys do, so they are kept for the case (run once it shows, in order); E,
@@ -155,13 +175,17 @@ class ReviewMarks(QObject):
                               selection(ADD_KEY, self.add_citation), ADD_KEY,
                               "Cite the source shown, its selected lines, for the claim "
                               "selected in the answer (A)")
+        self.reword_action = act("Re&word Selected Text\u2026",
+                                 selection(REWORD_KEY, self.reword), REWORD_KEY,
+                                 "The words selected in the answer should read otherwise: "
+                                 "edit them (W)")
         self.list_action = act("Corrections of This &Case\u2026", self.show_corrections, None,
                                "What you corrected in this case's citations")
         panes.answer.addedActivated.connect(self.show_added_source)
         review.add_actions([None, self.evidence_action, self.remove_evidence_action,
                             self.reasons_action, None, self.relocate_action,
                             self.source_action, self.remove_action, self.add_action,
-                            self.list_action])
+                            self.reword_action, self.list_action])
 
     def _act(self, text: str, slot: Callable[[], None], key: str | None,
              tip: str) -> QAction:
@@ -243,7 +267,7 @@ class ReviewMarks(QObject):
         mine = ([] if s is None else s.corrections(view.case.id, annotator=s.annotator))
         by_citation: dict[tuple[int, str], list[str]] = {}
         for c in mine:
-            if c.kind is not CorrectionKind.ADD:
+            if c.kind not in (CorrectionKind.ADD, CorrectionKind.REWORD):
                 by_citation.setdefault((c.number, c.anchor), []).append(describe(c))
         marked: dict[tuple[int, str], dict[str, list[str]]] = {}
         for e in ([] if s is None else s.evidence(view.case.id, annotator=s.annotator)):
@@ -274,13 +298,31 @@ class ReviewMarks(QObject):
                 self.panes.citations_model.refresh_citation(cv.index)
         self._decorated = (view, now)
 
-    def _added(self) -> list[Correction]:
-        """This annotator's added citations of the shown case that still fit its answer."""
+    def _added(self, kind: CorrectionKind = CorrectionKind.ADD) -> list[Correction]:
+        """This annotator's added citations (or rewords) of the shown case that still fit
+        its answer (a reword of a span reworded again: the last one only)."""
         view, s = self.state.view, self.session
         if view is None or s is None or view.analysed is None:
             return []
-        return [c for c in s.corrections(view.case.id, annotator=s.annotator)
-                if c.kind is CorrectionKind.ADD and fits(view.analysed, c)]
+        found = [c for c in s.corrections(view.case.id, annotator=s.annotator)
+                 if c.kind is kind and fits(view.analysed, c)]
+        if kind is CorrectionKind.REWORD:
+            found = list({c.claim: c for c in found}.values())
+        return found
+
+    @staticmethod
+    def _rendered_end(view: CaseView, pmap: PositionMap, rendered: str, a: int, b: int) -> int:
+        """Where the answer's span ``a..b`` ends in the rendered text: its last words found
+        nearest the map's guess (Markdown syntax the rendering took out moves it a little)."""
+        claim = view.case.answer[a:b].rstrip()
+        guess = pmap.to_rendered(a + len(claim))
+        tail = " ".join(claim.split()[-4:])
+        hits: list[int] = []
+        at = rendered.find(tail) if tail else -1
+        while at >= 0 and len(hits) < 1000:
+            hits.append(at + len(tail))
+            at = rendered.find(tail, at + 1)
+        return min(hits, key=lambda h: abs(h - guess)) if hits else guess
 
     def show_added(self) -> None:
         """The citations this annotator added, as chips of their own in the rendered answer,
@@ -288,26 +330,25 @@ class ReviewMarks(QObject):
         a marker)."""
         view, answer = self.state.view, self.panes.answer
         added = self._added()
+        reworded = self._added(CorrectionKind.REWORD)
         answer.clear_added()  # (before mapping: the map reads the document's text)
-        if view is None or not added:
+        if view is None or not (added or reworded):
             return
         pmap, u16 = build_map(view, answer)
         rendered = answer.document().toRawText()
+        marks = []
+        for corr in reworded:
+            assert corr.claim is not None
+            end = self._rendered_end(view, pmap, rendered, *corr.claim)
+            old = view.case.answer[corr.claim[0]:corr.claim[1]]
+            tip = (f"Reworded by you: \u201c{_clip(old, 200)}\u201d \u2192 "
+                   f"\u201c{_clip(corr.text, 200)}\u201d (a correction; Ctrl+Z takes it "
+                   "back)")
+            marks.append((u16.to_utf16(end), corr.text or "(words taken out)", corr.id, tip))
         items = []
         for corr in added:
             assert corr.claim is not None
-            a, b = corr.claim
-            claim = view.case.answer[a:b].rstrip()
-            guess = pmap.to_rendered(a + len(claim))
-            # The claim's end in the rendered text: its last words found nearest the map's
-            # guess (Markdown syntax the rendering took out moves it a little).
-            tail = " ".join(claim.split()[-4:])
-            hits: list[int] = []
-            at = rendered.find(tail) if tail else -1
-            while at >= 0 and len(hits) < 1000:
-                hits.append(at + len(tail))
-                at = rendered.find(tail, at + 1)
-            end = min(hits, key=lambda h: abs(h - guess)) if hits else guess
+            end = self._rendered_end(view, pmap, rendered, *corr.claim)
             while end < len(rendered) and rendered[end] in SENTENCE_PUNCTUATION:
                 end += 1
             where = corr.locator or (f"{corr.target[0]}\u2013{corr.target[1]}"
@@ -316,7 +357,7 @@ class ReviewMarks(QObject):
             tip = (f"Added by you: {describe(corr).removeprefix('add ')} "
                    "(a correction; click to show its source)")
             items.append((u16.to_utf16(end), label, corr.id, tip))
-        answer.set_added(items)
+        answer.set_added(items, marks)
 
     def show_added_source(self, correction_id: str) -> None:
         """An added chip was clicked: its source in the source pane, its lines highlighted
@@ -345,9 +386,11 @@ class ReviewMarks(QObject):
         for c in s.corrections(view.case.id, annotator=s.annotator):
             what = describe(c)
             if c.kind is CorrectionKind.ADD and c.claim is not None:
-                claim = " ".join(view.case.answer[c.claim[0]:c.claim[1]].split())
-                clip = claim if len(claim) <= 60 else claim[:59] + "\u2026"
+                clip = _clip(view.case.answer[c.claim[0]:c.claim[1]])
                 out.append(f"Added: {what.removeprefix('add ')} \u2014 \u201c{clip}\u201d")
+            elif c.kind is CorrectionKind.REWORD and c.claim is not None:
+                clip = _clip(view.case.answer[c.claim[0]:c.claim[1]])
+                out.append(f"Reworded: \u201c{clip}\u201d \u2192 \u201c{_clip(c.text)}\u201d")
             else:
                 out.append(f"Citation {c.number}: {what}")
         return out
@@ -582,6 +625,39 @@ class ReviewMarks(QObject):
                                                         locator=locator, target=target)):
             message.info(f"Citation of {sid}" + (f" {locator}" if locator else "")
                          + " added to the claim selected (Ctrl+Z takes it back)")
+
+    def reword(self) -> None:
+        """W: the words selected in the answer reworded (see the module docstring)."""
+        s, view = self.session, self.state.view
+        if s is None or view is None:
+            return
+        span = self.selected_claim(view)
+        if span is None or span[0] >= span[1]:
+            message.warning("Select the words to reword in the answer first", 6000)
+            return
+        earlier = [c for c in s.corrections(view.case.id, annotator=s.annotator)
+                   if c.kind is CorrectionKind.REWORD and c.claim is not None]
+        # A span reworded before, selected again (or its words within it): its reword edited.
+        same = next((c for c in reversed(earlier) if c.claim == span), None) or next(
+            (c for c in reversed(earlier) if c.claim is not None
+             and c.claim[0] <= span[0] and span[1] <= c.claim[1]), None)
+        if same is not None and same.claim is not None:
+            span = same.claim
+        elif view.analysed is not None:  # told before the dialog, not after the typing
+            probe = Correction("probe", view.case.id, s.annotator, CorrectionKind.REWORD,
+                               claim=span)
+            problem = reword_problem(view.analysed, probe)
+            if problem is not None:
+                message.warning(f"Cannot reword: {problem}", 8000)
+                return
+        old = view.case.answer[span[0]:span[1]]
+        new = self.prompt_reword(same.text if same is not None else old,
+                                 f"Reword: \u201c{_clip(old, 40)}\u201d")
+        if new is None or new == (same.text if same is not None else old):
+            return
+        if self.review.record(lambda: reword_edit(s, view.case.id, span, new,
+                                                  replacing=same)):
+            message.info(f"Reworded \u201c{_clip(old, 40)}\u201d (Ctrl+Z takes it back)")
 
 
 __all__ = ["ReviewMarks", "describe", "touched_lines"]

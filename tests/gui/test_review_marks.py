@@ -461,7 +461,8 @@ def test_the_gestures_are_in_the_review_menu_and_the_shortcut_sheet(win: MainWin
     for what, keys in (("Mark Selection as Evidence", "E"), ("Remove Evidence", "Shift+E"),
                        ("Reasons", "R"), ("Cite Selected Lines Instead", "L"),
                        ("Cite Shown Source Instead", "S"), ("Remove Citation", "Del"),
-                       ("Add Citation to Selected Claim", "A")):
+                       ("Add Citation to Selected Claim", "A"),
+                       ("Reword Selected Text", "W")):
         assert (what, keys, "Review") in rows, what
 
 
@@ -706,3 +707,121 @@ def test_an_added_chip_comes_back_with_the_case_and_only_for_its_annotator(
     win.loader.show_case(0)
     qtbot.waitUntil(lambda: win.view is not None and win.view.case.id == "handbook-line-level")
     qtbot.waitUntil(lambda: [x[2] for x in win.answer.added_ranges()] == [c.id])
+
+
+# ---------------------------------------------------------------------- rewords (W)
+
+
+def reword_keys(qtbot, typed: str | None, seen: list[str]) -> None:
+    """Drive the reword dialog about to open: note the text it offers in ``seen``, then type
+    ``typed`` over it and press Enter (None: Escape)."""
+    from PySide6.QtWidgets import QInputDialog, QLineEdit
+
+    def go() -> None:
+        dlg = QApplication.activeModalWidget()
+        assert isinstance(dlg, QInputDialog) and dlg.objectName() == "rewordDialog"
+        seen.append(dlg.textValue())
+        if typed is None:
+            qtbot.keyClick(dlg, K.Key_Escape)
+            return
+        edit = dlg.findChild(QLineEdit)
+        assert edit is not None
+        edit.selectAll()
+        qtbot.keyClicks(edit, typed)
+        qtbot.keyClick(edit, K.Key_Return)
+
+    QTimer.singleShot(0, go)
+
+
+def select_in_raw(qtbot, win: MainWindow, text: str) -> None:
+    if not win.marks.raw_mode():
+        press(qtbot, win, K.Key_R, CTRL)
+    assert win.marks.raw_mode()
+    at = win.raw.document().find(text)
+    assert not at.isNull()
+    win.raw.setTextCursor(at)
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_reword_selected_words_with_w_shows_them_marked_exports_and_undoes(
+        qtbot, win: MainWindow, raw: bool) -> None:
+    old, new = "up to three days", "up to two days"
+    answer_text = win.view.case.answer
+    start = answer_text.index(old)
+    pane = win.answer
+    text_before = pane.document().toRawText()
+    chips_before = [pane.chip_text(i) for i in range(pane.chip_count())]
+    if raw:
+        select_in_raw(qtbot, win, old)
+    else:
+        select_in_answer(win, old)
+    seen: list[str] = []
+    reword_keys(qtbot, new, seen)
+    press(qtbot, win, K.Key_W)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)  # its keys work again
+    assert seen == [old]  # the dialog held the words selected
+    s = session(win)
+    [c] = s.corrections("handbook-line-level")
+    assert (c.kind, c.claim, c.text) == (CorrectionKind.REWORD, (start, start + len(old)), new)
+    assert s.get_case("handbook-line-level").answer == answer_text  # never changed
+    if raw:
+        press(qtbot, win, K.Key_R, CTRL)  # back to the rendered answer
+    # The rendered answer: the new words after the old ones, marked, plain text.
+    [(a, b, cid)] = pane.added_ranges()
+    assert cid == c.id
+    doc_text = pane.document().toRawText()
+    assert doc_text[a:b].replace("\u00a0", " ").strip() == f"\u270e {new}"
+    assert doc_text[:a].endswith(old)
+    look = QTextCursor(pane.document())
+    look.setPosition(a + 3)
+    fmt = look.charFormat()
+    assert fmt.underlineStyle() == fmt.UnderlineStyle.DotLine and not fmt.isAnchor()
+    assert [pane.chip_text(i) for i in range(pane.chip_count())] == chips_before
+    assert win.marks.corrections_text() == [f"Reworded: \u201c{old}\u201d \u2192 \u201c{new}\u201d"]
+    # Exported: the corrected answer reads the new words, its citations as they were.
+    [row] = exported(win, "corrections")
+    assert (row["kind"], row["claim"], row["text"]) == ("reword", [start, start + len(old)], new)
+    corrected = chosen(win)
+    assert f"You may work remotely {new} per week.{marker('turn0file0', 'L1')}" in corrected
+    assert marker("turn0file0", "L2-L5") in corrected
+    # Undo: gone from the session, the pane and the export; redo brings it back.
+    press(qtbot, win, K.Key_Z, CTRL)
+    assert s.corrections("handbook-line-level") == []
+    assert pane.added_ranges() == [] and pane.document().toRawText() == text_before
+    assert exported(win, "corrections") == []
+    press(qtbot, win, K.Key_Z, CTRL | SHIFT)
+    assert [x[2] for x in pane.added_ranges()] == [c.id]
+    # The same words selected again: the dialog offers the reword's text; its row edited.
+    select_in_answer(win, old)
+    seen.clear()
+    reword_keys(qtbot, "up to four days", seen)
+    press(qtbot, win, K.Key_W)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)  # its keys work again
+    assert seen == [new]
+    [again] = s.corrections("handbook-line-level")
+    assert (again.id, again.text) == (c.id, "up to four days")
+    press(qtbot, win, K.Key_Z, CTRL)
+    assert s.corrections("handbook-line-level") == [c]
+
+
+def test_a_reword_across_a_chip_is_refused_and_escape_keeps_nothing(
+        qtbot, win: MainWindow, messages) -> None:
+    select_in_raw(qtbot, win, "per week.")
+    win.raw.moveCursor(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+    press(qtbot, win, K.Key_W)  # no dialog: refused at once, said why
+    assert QApplication.activeModalWidget() is None
+    assert session(win).corrections("handbook-line-level") == []
+    assert any("cuts through the marker of citation 1" in m for m in messages.texts)
+    select_in_raw(qtbot, win, "three days")
+    seen: list[str] = []
+    reword_keys(qtbot, None, seen)
+    press(qtbot, win, K.Key_W)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)  # its keys work again
+    assert seen == ["three days"]
+    assert session(win).corrections("handbook-line-level") == []
+    win.raw.moveCursor(QTextCursor.MoveOperation.Start)  # nothing selected
+    press(qtbot, win, K.Key_W)
+    assert any("Select the words to reword" in m for m in messages.texts)
