@@ -266,9 +266,16 @@ class ReviewMarks(QObject):
             return
         mine = ([] if s is None else s.corrections(view.case.id, annotator=s.annotator))
         by_citation: dict[tuple[int, str], list[str]] = {}
+        moved: dict[tuple[int, str], str] = {}  # the lines last given (mine are in order)
         for c in mine:
             if c.kind not in (CorrectionKind.ADD, CorrectionKind.REWORD):
                 by_citation.setdefault((c.number, c.anchor), []).append(describe(c))
+            if c.kind in (CorrectionKind.RELOCATE, CorrectionKind.CHANGE_SOURCE):
+                moved[(c.number, c.anchor)] = (
+                    c.locator or (f"characters {c.target[0]}\u2013{c.target[1]}"
+                                  if c.target else "whole source"))
+            elif c.kind is CorrectionKind.REMOVE:
+                moved.pop((c.number, c.anchor), None)
         marked: dict[tuple[int, str], dict[str, list[str]]] = {}
         for e in ([] if s is None else s.evidence(view.case.id, annotator=s.annotator)):
             per = marked.setdefault((e.key.number, e.key.anchor), {})
@@ -287,13 +294,14 @@ class ReviewMarks(QObject):
                 continue
             cv = view.citations[found.index]
             lines = tuple(by_citation.get((cv.number, cv.analysed.anchor), ()))
+            relocated = moved.get((cv.number, cv.analysed.anchor))
             spans = marked.get((cv.number, cv.analysed.anchor), {})
             cv.evidence = tuple(f"({sid}): {', '.join(spans[sid])}"  # (tooltips only)
                                 for sid in cv.citation.source_ids if sid in spans)
             if lines or cv.evidence:
                 now.add(number)
-            if lines != cv.corrections:
-                cv.corrections = lines
+            if lines != cv.corrections or relocated != cv.relocated:
+                cv.corrections, cv.relocated = lines, relocated
                 self.panes.answer.update_chips([cv.chip])
                 self.panes.citations_model.refresh_citation(cv.index)
         self._decorated = (view, now)

@@ -61,6 +61,9 @@ class CitationView:
     notes: tuple[str, ...] = ()
     reasons: tuple[tuple[str, ...], ...] = ()  # per source: why it fails (picked reasons)
     corrections: tuple[str, ...] = ()  # this annotator's corrections of it, one line each
+    # The lines it cites once this annotator's relocations (or source changes) of it apply
+    # ("L4-L5"; the citations table's Locator column shows "old \u2192 new"); None: not moved.
+    relocated: str | None = None
     evidence: tuple[str, ...] = ()  # this annotator's evidence per source, one line each
     # Lexical support per source (a triage hint, never a verdict); None when not computable.
     support: tuple[float | None, ...] = ()

@@ -253,7 +253,11 @@ class CitationsModel(_RowsModel):
             ids = ", ".join(c.citation.source_ids)
             return ids, ids
         if column == 2:
-            return c.citation.locator or "", c.citation.locator or ""
+            old = c.citation.locator or ""
+            if c.relocated is not None:  # a reviewer's relocation: the old and the new lines
+                moved = f"{old or 'whole'} \u2192 {c.relocated}"
+                return moved, moved
+            return old, old
         if column == 3:
             return c.status_text, (c.problem, c.status_text)
         if column == 4:

@@ -825,3 +825,24 @@ def test_a_reword_across_a_chip_is_refused_and_escape_keeps_nothing(
     win.raw.moveCursor(QTextCursor.MoveOperation.Start)  # nothing selected
     press(qtbot, win, K.Key_W)
     assert any("Select the words to reword" in m for m in messages.texts)
+
+
+def test_the_locator_column_shows_a_relocation_and_its_undo(qtbot, win: MainWindow) -> None:
+    model = win.citations_model
+
+    def locator_cell() -> str:
+        return str(model.index(model.row_of_citation(1), 2).data())
+
+    press(qtbot, win, K.Key_J)  # citation 2: L2-L5
+    assert locator_cell() == "L2-L5"
+    select_lines_with_keys(qtbot, win, 4, 5)
+    press(qtbot, win, K.Key_L)
+    assert locator_cell() == "L2-L5 \u2192 L4-L5"
+    assert str(model.index(model.row_of_citation(0), 2).data()) == "L1"  # the other as it was
+    select_lines_with_keys(qtbot, win, 3, 3)
+    press(qtbot, win, K.Key_L)  # relocated again: the last lines given
+    assert locator_cell() == "L2-L5 \u2192 L3"
+    press(qtbot, win, K.Key_Z, CTRL)
+    assert locator_cell() == "L2-L5 \u2192 L4-L5"
+    press(qtbot, win, K.Key_Z, CTRL)
+    assert locator_cell() == "L2-L5"
