@@ -316,6 +316,17 @@ class AnswerView(QTextBrowser):
             block = block.next()
         return out
 
+    def added_chip_ranges(self) -> list[tuple[int, int, str]]:
+        """:meth:`added_ranges` of the added citations' chips only (not rewords' marks)."""
+        return [r for r in self.added_ranges() if r[2] not in self._reworded]
+
+    def show_position(self, pos: int) -> None:
+        """Scroll Qt position ``pos`` of the document into view (no selection made)."""
+        c = QTextCursor(self.document())
+        c.setPosition(max(0, min(pos, self.document().characterCount() - 1)))
+        self.setTextCursor(c)
+        self.ensureCursorVisible()
+
     def _shift_chips(self, at: int, by: int) -> None:
         """The model's chips at or after Qt position ``at`` moved by ``by`` units; the blocks
         holding chips painted again at their new places."""

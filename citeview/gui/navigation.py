@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QItemSelectionModel,
@@ -78,6 +78,9 @@ class Navigator(QObject):
         self.review_session = review_session
         self.window = window  # menus' and dialogs' parent
         self._syncing = False  # selecting rows to follow the active citation, not the user
+        # The added citation's chip (a reviewer's correction) the keys last stepped to: its
+        # correction id (J/K, F8 and Left/Right visit added chips in reading order too).
+        self._added_active: str | None = None
         self.team: QtTeamLink | None = None  # a team project's routing (the window sets it)
         self._tables_later = AfterPaint(self._paint_tables, self)
         self._held: list[QWidget] = []
@@ -132,6 +135,7 @@ class Navigator(QObject):
         cv = view.citations[index]
         n = len(cv.citation.source_ids)
         source = source % n if n else 0
+        self._added_active = None
         self.state.set_active(index, source)
         self.panes.answer.set_active(index)
         if self.modes.raw_mode:
@@ -179,14 +183,99 @@ class Navigator(QObject):
     def next_citation(self) -> None:
         view = self.state.view
         if view and view.citations:
+            if self._added_live():
+                self._from_added(+1, lambda cv: True)
+                return
             i = -1 if self.state.active is None else self.state.active
-            self.activate_citation(min(i + 1, len(view.citations) - 1))
+            j = min(i + 1, len(view.citations) - 1)
+            if not self._added_before(i, j, +1):
+                self.activate_citation(j)
 
     def previous_citation(self) -> None:
         view = self.state.view
         if view and view.citations:
+            if self._added_live():
+                self._from_added(-1, lambda cv: True)
+                return
             i = len(view.citations) if self.state.active is None else self.state.active
-            self.activate_citation(max(i - 1, 0))
+            j = max(i - 1, 0)
+            if not self._added_before(i, j, -1):
+                self.activate_citation(j)
+
+    # Added citations' chips (corrections) in the keys' reading order: an added chip stands
+    # where it is in the rendered answer, between the model's chips.
+
+    def _added_live(self) -> bool:
+        """Whether an added chip is active (and still shown: another case, or the chip taken
+        back, ends it)."""
+        if self._added_active is None:
+            return False
+        if all(cid != self._added_active for _at, cid in self._added_chips()):
+            self._added_active = None
+        return self._added_active is not None
+
+    def _chip_at(self, index: int) -> int | None:
+        r = self.panes.answer.chip_range(index)
+        return None if r is None else r[0]
+
+    def _added_chips(self) -> list[tuple[int, str]]:
+        return [(start, cid) for start, _end, cid in self.panes.answer.added_chip_ranges()]
+
+    def _added_before(self, i: int, j: int, d: int) -> bool:
+        """Stepping ``d`` from citation ``i`` (-1 or the count: none yet) to ``j`` (the same:
+        none further): the nearest added chip between their chips in that direction is
+        activated instead (True), if there is one."""
+        view = self.state.view
+        added = self._added_chips()
+        if view is None or not added:
+            return False
+        n = len(view.citations)
+        here = (-1 if d > 0 else 1 << 60) if not 0 <= i < n else self._chip_at(i)
+        there = None if j == i or not 0 <= j < n else self._chip_at(j)
+        if here is None:
+            return False
+        if d > 0:
+            between = [a for a in added if a[0] > here and (there is None or a[0] < there)]
+            pick = min(between, default=None)
+        else:
+            between = [a for a in added if a[0] < here and (there is None or a[0] > there)]
+            pick = max(between, default=None)
+        if pick is None:
+            return False
+        self._activate_added(pick[1], pick[0])
+        return True
+
+    def _from_added(self, d: int, wants: Callable[[Any], bool]) -> bool:
+        """From the added chip active, the next (``d`` = 1) or previous chip of either kind
+        (model's chips the filter ``wants``); False when there is none."""
+        view = self.state.view
+        added = {cid: at for at, cid in self._added_chips()}
+        at = added.get(self._added_active or "")
+        if view is None or at is None:
+            return False
+        others = [(a, cid) for cid, a in added.items() if (a > at if d > 0 else a < at)]
+        near_added = (min(others) if d > 0 else max(others)) if others else None
+        chips = [(c, k) for k, cv in enumerate(view.citations)
+                 if wants(cv) and (c := self._chip_at(k)) is not None
+                 and (c > at if d > 0 else c < at)]
+        near_chip = (min(chips) if d > 0 else max(chips)) if chips else None
+        if near_added is not None and (near_chip is None or (
+                near_added[0] < near_chip[0] if d > 0 else near_added[0] > near_chip[0])):
+            self._activate_added(near_added[1], near_added[0])
+            return True
+        if near_chip is not None:
+            target = view.citations[near_chip[1]]
+            last = max(len(target.citation.source_ids) - 1, 0)
+            self.activate_citation(near_chip[1], 0 if d > 0 else last)
+            return True
+        return False
+
+    def _activate_added(self, cid: str, at: int) -> None:
+        """The added chip of correction ``cid`` (at Qt position ``at``) shown as a click on
+        it shows it: its source, its lines highlighted."""
+        self._added_active = cid
+        self.panes.answer.show_position(at)
+        self.panes.answer.addedActivated.emit(cid)
 
     def next_source_of_citation(self) -> None:
         if self.state.active is not None:
@@ -205,12 +294,18 @@ class Navigator(QObject):
         if view is None or not view.citations:
             return
         wants = self.filters.wants
+        if self._added_live():
+            if not self._from_added(d, wants):
+                message.info("No more citations in this case"
+                             + (" (Ctrl+Enter: done, next case)" if d > 0 else ""))
+            return
         if self.state.active is None:
             order = range(len(view.citations)) if d > 0 else range(len(view.citations) - 1,
                                                                    -1, -1)
             for i in order:
                 if wants(view.citations[i]):
-                    self.activate_citation(i)
+                    if not self._added_before(-1 if d > 0 else len(view.citations), i, d):
+                        self.activate_citation(i)
                     return
             return
         cv = view.citations[self.state.active]
@@ -222,11 +317,15 @@ class Navigator(QObject):
         i = self.state.active + d
         while 0 <= i < len(view.citations):
             if wants(view.citations[i]):
+                if self._added_before(self.state.active, i, d):
+                    return
                 target = view.citations[i]
                 last = max(len(target.citation.source_ids) - 1, 0)
                 self.activate_citation(i, 0 if d > 0 else last)
                 return
             i += d
+        if self._added_before(self.state.active, self.state.active, d):
+            return
         message.info("No more citations in this case"
                      + (" (Ctrl+Enter: done, next case)" if d > 0 else ""))
 

@@ -846,3 +846,33 @@ def test_the_locator_column_shows_a_relocation_and_its_undo(qtbot, win: MainWind
     assert locator_cell() == "L2-L5 \u2192 L4-L5"
     press(qtbot, win, K.Key_Z, CTRL)
     assert locator_cell() == "L2-L5"
+
+
+def test_an_added_chip_is_visited_by_the_next_and_previous_citation_keys(
+        qtbot, win: MainWindow) -> None:
+    _add_citation(qtbot, win, "Anything beyond that needs your manager's approval", 3, 4)
+    [c] = session(win).corrections("handbook-line-level")
+    win.navigator.activate_citation(0, 0)
+    qtbot.waitUntil(lambda: win.source.highlighted_labels() == ("L1", "L1"))
+    # Reading order: chip 1 (after "per week."), the added chip (after "approval,"), chip 2.
+    press(qtbot, win, K.Key_J)
+    qtbot.waitUntil(lambda: win.source.highlighted_labels() == ("L3", "L4"))
+    assert win.source.shown_source_id() == "turn0file0"
+    press(qtbot, win, K.Key_J)
+    qtbot.waitUntil(lambda: win.active == 1)
+    assert win.source.highlighted_labels() == ("L2", "L5")
+    press(qtbot, win, K.Key_K)  # back: the added chip again
+    qtbot.waitUntil(lambda: win.source.highlighted_labels() == ("L3", "L4"))
+    press(qtbot, win, K.Key_K)
+    qtbot.waitUntil(lambda: win.source.highlighted_labels() == ("L1", "L1"))
+    assert win.active == 0
+    # Left/Right in the answer pane step chip to chip the same way.
+    win.answer.chipStep.emit(1)
+    qtbot.waitUntil(lambda: win.source.highlighted_labels() == ("L3", "L4"))
+    win.answer.chipStep.emit(1)
+    qtbot.waitUntil(lambda: win.active == 1)
+    # Taken back (undo): J/K step over where it was.
+    press(qtbot, win, K.Key_Z, CTRL)
+    assert session(win).corrections("handbook-line-level") == [] and c.id
+    press(qtbot, win, K.Key_K)
+    qtbot.waitUntil(lambda: win.active == 0)
