@@ -350,4 +350,10 @@ def reword_edit(session: ReviewStore, case_id: str, span: tuple[int, int], text:
     problem = reword_problem(session.analysed(case_id), corr)
     if problem is not None:
         raise SessionError(f"cannot reword: {problem}")
+    for other in session.corrections(case_id, annotator=corr.annotator):
+        if (other.kind is CorrectionKind.REWORD and other.claim is not None
+                and other.id != corr.id and other.claim != span
+                and other.claim[0] < span[1] and span[0] < other.claim[1]):
+            raise SessionError("cannot reword: the words overlap ones you reworded before "
+                               "(select those whole to edit that reword)")
     return correction_edit(session, corr, "Reword the answer")

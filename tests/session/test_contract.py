@@ -535,6 +535,8 @@ def test_a_reword_is_stored_beside_the_case_replaced_and_undone(backend: Session
                           "x")
     with pytest.raises(SessionError, match="select the words"):
         edits.reword_edit(session, case_id, (3, 3), "x")
+    with pytest.raises(SessionError, match="overlap ones you reworded before"):
+        edits.reword_edit(session, case_id, (span[0] + 1, span[1] + 1), "x")
     session.close()
     with backend.open(path, readonly=True) as reopened:
         assert reopened.corrections(case_id) == [made]
