@@ -63,6 +63,7 @@ from citeview.session.protocol import (
     check_row,
     row_event,
 )
+from citeview.session.rowfilter import RowFilter
 from citeview.session.store_file import DOCUMENT_EXTRA
 
 
@@ -436,12 +437,11 @@ class MemorySession(AnalysingStore):
                          orphaned: bool | None = None,
                          number: int | None = None) -> Iterator[Annotation]:
         pos = {cid: i for i, cid in enumerate(self._rows.cases)}
+        asked = RowFilter(case_id, annotator, number, orphaned)
         found = [(pos[a.case_id], a.key.number, a.key.source_id, a.annotator, n, a)
                  for n, a in self._rows.annotations
-                 if (case_id is None or a.case_id == case_id)
-                 and (number is None or a.key.number == number)
-                 and (annotator is None or a.annotator == annotator)
-                 and (orphaned is None or a.orphaned == orphaned) and a.case_id in pos]
+                 if asked.matches(a.case_id, a.annotator, a.key, a.orphaned)
+                 and a.case_id in pos]
         found.sort(key=lambda row: row[:5])
         for row in found:
             yield row[5]
@@ -483,10 +483,9 @@ class MemorySession(AnalysingStore):
     def evidence(self, case_id: str | None = None, *, key: AnnotationKey | None = None,
                  annotator: str | None = None) -> list[Evidence]:
         pos = {cid: i for i, cid in enumerate(self._rows.cases)}
+        asked = RowFilter(case_id, annotator, key=key)
         found = [e for e in self._rows.evidence.values()
-                 if e.case_id in pos and (key is None or e.key == key)
-                 and (case_id is None or e.case_id == case_id)
-                 and (annotator is None or e.annotator == annotator)]
+                 if e.case_id in pos and asked.matches(e.case_id, e.annotator, e.key)]
         return sorted(found, key=lambda e: (pos[e.case_id], e.key.number, e.key.source_id,
                                             e.start, e.end, e.annotator, e.id))
 
@@ -501,9 +500,9 @@ class MemorySession(AnalysingStore):
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
         by_case: dict[str, list[Correction]] = {}
+        asked = RowFilter(case_id, annotator)
         for c in self._rows.corrections.values():
-            if (case_id is None or c.case_id == case_id) and (
-                    annotator is None or c.annotator == annotator):
+            if asked.matches(c.case_id, c.annotator):
                 by_case.setdefault(c.case_id, []).append(c)
         return [c for cid in self._rows.cases for c in ordered(by_case.get(cid, []))]
 

@@ -45,6 +45,7 @@ from citeview.session.records import (
     review_from_row,
     select_review,
 )
+from citeview.session.rowfilter import RowFilter
 from citeview.session.store_stats import SessionStats
 
 
@@ -136,23 +137,9 @@ class SessionAnnotations(SessionStats):
                          number: int | None = None) -> Iterator[Annotation]:
         """Annotations in case then citation order; ``number``: of that citation only (with a
         ``case_id``)."""
-        where: list[str] = []
-        args: list[object] = []
-        if case_id is not None:
-            where.append("a.case_id = ?")
-            args.append(case_id)
-        if number is not None:
-            where.append("a.number = ?")
-            args.append(number)
-        if annotator is not None:
-            where.append("a.annotator = ?")
-            args.append(annotator)
-        if orphaned is not None:
-            where.append("a.orphaned = ?")
-            args.append(int(orphaned))
+        where, args = RowFilter(case_id, annotator, number, orphaned).sql("a")
         sql = (f"SELECT {columns(ANNOTATION_FIELDS, 'a')} FROM annotations a "
-               "JOIN cases c ON c.id = a.case_id"
-               + (" WHERE " + " AND ".join(where) if where else "")
+               "JOIN cases c ON c.id = a.case_id" + where
                + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid")
         # A live cursor: export streams 100,000 rows without holding them all.
         for row in self.conn.execute(sql, args):
@@ -178,14 +165,10 @@ class SessionAnnotations(SessionStats):
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
         # The reviews first (CROSS JOIN keeps that order): SQLite otherwise walked every
         # case looking for reviews (0.3 s per 200,000 cases with none).
+        where, args = RowFilter(case_id).sql("r")
         sql = (f"SELECT {columns(REVIEW_FIELDS, 'r')} FROM reviews r "
-               "CROSS JOIN cases c ON c.id = r.case_id")
-        args: tuple[str, ...] = ()
-        if case_id is not None:
-            sql += " WHERE r.case_id = ?"
-            args = (case_id,)
-        return [review_from_row(r) for r in self.conn.execute(sql + " ORDER BY c.pos, r.annotator",
-                                                      args)]
+               "CROSS JOIN cases c ON c.id = r.case_id" + where + " ORDER BY c.pos, r.annotator")
+        return [review_from_row(r) for r in self.conn.execute(sql, args)]
 
     def put_review(self, review: CaseReview) -> None:
         """Store a case review in its own transaction (an empty one is deleted)."""
@@ -221,20 +204,9 @@ class SessionAnnotations(SessionStats):
                  annotator: str | None = None) -> list[Evidence]:
         """Evidence spans (of one citation source with ``key``), in case, citation, source
         and offset order."""
-        where: list[str] = []
-        args: list[object] = []
-        if key is not None:
-            where.append("e.case_id = ? AND e.number = ? AND e.raw = ? AND e.source_id = ?")
-            args += [key.case_id, key.number, key.anchor, key.source_id]
-        elif case_id is not None:
-            where.append("e.case_id = ?")
-            args.append(case_id)
-        if annotator is not None:
-            where.append("e.annotator = ?")
-            args.append(annotator)
+        where, args = RowFilter(case_id, annotator, key=key).sql("e")
         sql = (f"SELECT {columns(EVIDENCE_FIELDS, 'e')} FROM evidence e "
-               "JOIN cases c ON c.id = e.case_id"
-               + (" WHERE " + " AND ".join(where) if where else "")
+               "JOIN cases c ON c.id = e.case_id" + where
                + " ORDER BY c.pos, e.number, e.source_id, e.start_offset, e.end_offset, "
                "e.annotator, e.id")
         return [evidence_from_row(row) for row in self.conn.execute(sql, args)]
@@ -251,17 +223,9 @@ class SessionAnnotations(SessionStats):
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
         """Corrections in case order, each case's in the order they apply."""
-        where: list[str] = []
-        args: list[object] = []
-        if case_id is not None:
-            where.append("k.case_id = ?")
-            args.append(case_id)
-        if annotator is not None:
-            where.append("k.annotator = ?")
-            args.append(annotator)
+        where, args = RowFilter(case_id, annotator).sql("k")
         sql = (f"SELECT {columns(CORRECTION_FIELDS, 'k')}, c.pos FROM corrections k "
-               "JOIN cases c ON c.id = k.case_id"
-               + (" WHERE " + " AND ".join(where) if where else ""))
+               "JOIN cases c ON c.id = k.case_id" + where)
         rows = [(row[2], correction_from_row(row)) for row in self.conn.execute(sql, args)]
         by_pos: dict[int, list[Correction]] = {}
         for pos, corr in rows:

@@ -82,13 +82,13 @@ from citeview.session.records import (
     evidence_from_row,
     review_from_row,
 )
+from citeview.session.rowfilter import RowFilter
 from citeview.session.store_file import DOCUMENT_EXTRA
 
 _A = columns(ANNOTATION_FIELDS, "a")
 _R = columns(REVIEW_FIELDS, "r")
 _E = columns(EVIDENCE_FIELDS, "e")
 _K = columns(CORRECTION_FIELDS, "k")
-_EVIDENCE_KEYS = ("case_id", "number", "raw", "source_id")
 
 
 class PgSession(AnalysingStore):
@@ -695,21 +695,20 @@ class PgSession(AnalysingStore):
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                          orphaned: bool | None = None,
                          number: int | None = None) -> Iterator[Annotation]:
-        where, args = ["a.project = %s"], [self.project]
-        for column, value in (("a.case_id", case_id), ("a.annotator", annotator),
-                              ("a.number", number),
-                              ("a.orphaned", None if orphaned is None else int(orphaned))):
-            if value is not None:
-                where.append(f"{column} = %s")
-                args.append(value)  # type: ignore[arg-type]
+        where, args = self._where(RowFilter(case_id, annotator, number, orphaned), "a")
         with _guard(self.path):
             rows = self.conn.execute(
                 f"SELECT {self._cols} FROM citeview.annotations a JOIN citeview.cases c ON "
-                "c.project = a.project AND c.id = a.case_id WHERE " + " AND ".join(where)
+                "c.project = a.project AND c.id = a.case_id WHERE " + where
                 + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid",
                 args).fetchall()
         for row in rows:
             yield self._ann(row)
+
+    def _where(self, rows: RowFilter, alias: str) -> tuple[str, list[object]]:
+        """``rows`` of this project, as a WHERE clause over ``alias`` and its arguments."""
+        conds, args = rows.where(alias, "%s")
+        return " AND ".join([f"{alias}.project = %s", *conds]), [self.project, *args]
 
     def orphans(self, case_id: str | None = None) -> list[Annotation]:
         return self.annotations(case_id, orphaned=True)
@@ -736,10 +735,7 @@ class PgSession(AnalysingStore):
             raise damaged(self.path, str(err)) from None
 
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
-        where, args = "r.project = %s", [self.project]
-        if case_id is not None:
-            where += " AND r.case_id = %s"
-            args.append(case_id)
+        where, args = self._where(RowFilter(case_id), "r")
         with _guard(self.path):
             rows = self.conn.execute(
                 f"SELECT {_R} FROM citeview.reviews r JOIN citeview.cases c ON "
@@ -949,20 +945,11 @@ class PgSession(AnalysingStore):
         citation, source and offset order."""
         if not self._marks:
             return []
-        where, args = ["e.project = %s"], [self.project]
-        if key is not None:
-            where += [f"e.{c} = %s" for c in _EVIDENCE_KEYS]
-            args += [key.case_id, key.number, key.anchor, key.source_id]  # type: ignore[list-item]
-        elif case_id is not None:
-            where.append("e.case_id = %s")
-            args.append(case_id)
-        if annotator is not None:
-            where.append("e.annotator = %s")
-            args.append(annotator)
+        where, args = self._where(RowFilter(case_id, annotator, key=key), "e")
         with _guard(self.path):
             rows = self.conn.execute(
                 f"SELECT {_E} FROM citeview.evidence e JOIN citeview.cases c ON "
-                "c.project = e.project AND c.id = e.case_id WHERE " + " AND ".join(where)
+                "c.project = e.project AND c.id = e.case_id WHERE " + where
                 + " ORDER BY c.pos, e.number, e.source_id, e.start_offset, e.end_offset, "
                 "e.annotator, e.id", args).fetchall()
         return [self._mark(evidence_from_row, row) for row in rows]
@@ -981,17 +968,11 @@ class PgSession(AnalysingStore):
         apply."""
         if not self._marks:
             return []
-        where, args = ["k.project = %s"], [self.project]
-        if case_id is not None:
-            where.append("k.case_id = %s")
-            args.append(case_id)
-        if annotator is not None:
-            where.append("k.annotator = %s")
-            args.append(annotator)
+        where, args = self._where(RowFilter(case_id, annotator), "k")
         with _guard(self.path):
             rows = self.conn.execute(
                 f"SELECT {_K}, c.pos FROM citeview.corrections k JOIN citeview.cases c ON "
-                "c.project = k.project AND c.id = k.case_id WHERE " + " AND ".join(where),
+                "c.project = k.project AND c.id = k.case_id WHERE " + where,
                 args).fetchall()
         by_pos: dict[int, list[Correction]] = {}
         for row in rows:
