@@ -167,7 +167,25 @@ CREATE TABLE IF NOT EXISTS cases (
     data TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS own_rows (case_id TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS own_changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    row TEXT NOT NULL UNIQUE,
+    case_id TEXT NOT NULL,
+    change TEXT NOT NULL
+);
 """
+
+
+def _row_of(ch: RowChange) -> str:
+    """Which row ``ch`` writes (the last write of a row is all the copy needs of it)."""
+    if ch.kind in ("evidence", "correction"):
+        return dumps_json([ch.kind, ch.case_id, ch.ident])
+    if ch.kind == "review":
+        return dumps_json([ch.kind, ch.case_id, ch.annotator])
+    k = ch.key
+    assert k is not None
+    return dumps_json([ch.kind, ch.case_id, ch.annotator, k.number, k.anchor, k.source_id,
+                       ch.orphaned])
 
 
 @dataclass(slots=True, frozen=True)
@@ -270,14 +288,12 @@ class Outbox:
         rows = self.conn.execute("SELECT op_id, changes FROM pending ORDER BY seq").fetchall()
         return [(op, [change_from_json(d) for d in json.loads(text)]) for op, text in rows]
 
-    def sent(self, op_id: str, rows: Sequence[OwnRows] = ()) -> None:
-        """The server has ``op_id``: it leaves; ``rows`` (:meth:`keep_rows`) in the same
-        transaction."""
+    def sent(self, op_id: str, changes: Sequence[RowChange] = ()) -> None:
+        """The server has ``op_id``: it leaves; ``changes`` kept in the copy
+        (:meth:`keep_changes`) in the same transaction."""
         with self._tx() as c:
             c.execute("DELETE FROM pending WHERE op_id = ?", (op_id,))
-            for own in rows:
-                c.execute("INSERT OR REPLACE INTO own_rows VALUES (?, ?)",
-                          (own.case_id, _rows_json(own)))
+            self._keep_changes(c, changes)
 
     def refuse(self, op_id: str, reason: str) -> None:
         """Move a write the server refused (not one it could not be reached for) aside."""
@@ -312,9 +328,28 @@ class Outbox:
                 self.conn.execute("SELECT case_id, data FROM cases ORDER BY seq")]
 
     def keep_rows(self, rows: OwnRows) -> None:
+        """A case's rows as the server has them (the changes kept of it before are in them)."""
         with self._tx() as c:
             c.execute("INSERT OR REPLACE INTO own_rows VALUES (?, ?)",
                       (rows.case_id, _rows_json(rows)))
+            c.execute("DELETE FROM own_changes WHERE case_id = ?", (rows.case_id,))
+
+    def keep_changes(self, changes: Sequence[RowChange]) -> None:
+        """Keep written rows in the copy: each row's last write, on top of :meth:`rows`."""
+        if not changes:
+            return
+        with self._tx() as c:
+            self._keep_changes(c, changes)
+
+    def _keep_changes(self, c: sqlite3.Connection, changes: Sequence[RowChange]) -> None:
+        c.executemany("INSERT OR REPLACE INTO own_changes (row, case_id, change) "
+                      "VALUES (?, ?, ?)", [(_row_of(ch), ch.case_id, dumps_json(change_json(ch)))
+                                           for ch in changes])
+
+    def changes(self) -> list[RowChange]:
+        """The rows written since their case was copied (:meth:`keep_changes`)."""
+        return [change_from_json(json.loads(text)) for (text,) in
+                self.conn.execute("SELECT change FROM own_changes ORDER BY seq")]
 
     def rows(self) -> list[OwnRows]:
         found = []
@@ -430,6 +465,7 @@ class OutboxStore:
         for own in self.outbox.rows():
             if own.case_id in self._kept_cases:
                 self._mirror_apply(mirror, own.changes())
+        self._mirror_apply(mirror, self.outbox.changes())
         for _op, changes in self.outbox.pending():
             self._mirror_apply(mirror, changes)
         return mirror
@@ -479,15 +515,10 @@ class OutboxStore:
         self._kept_cases.add(case_id)
         self._mirror_apply(self._mirror, own.changes())
 
-    def _own_rows(self, case_ids: Iterable[str]) -> list[OwnRows]:
-        m, me = self._mirror, self.annotator
-        return [OwnRows(cid, m.annotations(cid, annotator=me), m.review(cid, me),
-                        m.evidence(cid, annotator=me), m.corrections(cid, annotator=me))
-                for cid in sorted(set(case_ids) & self._kept_cases)]
-
-    def _save_rows(self, case_ids: Iterable[str]) -> None:
-        for own in self._own_rows(case_ids):
-            self.outbox.keep_rows(own)
+    def _own_changes(self, changes: Sequence[RowChange]) -> list[RowChange]:
+        """Of ``changes``, those the copy keeps: this annotator's, of a case it holds."""
+        return [ch for ch in changes
+                if ch.annotator == self.annotator and ch.case_id in self._kept_cases]
 
     def _keep(self, case_id: str) -> None:
         """:meth:`_keep_case` when online; an unreachable server is noted, not raised."""
@@ -965,12 +996,12 @@ class OutboxStore:
                 raise
             else:
                 self._mirror_apply(self._mirror, changes)
-                self.outbox.sent(op_id, self._own_rows(cases))
+                self.outbox.sent(op_id, self._own_changes(changes))
                 self._status_changed()
                 return
         # Waiting: the window shows it from the copy until the server has it.
         self._mirror_apply(self._mirror, changes)
-        self._save_rows(cases)
+        self.outbox.keep_changes(self._own_changes(changes))
         self._status_changed()
         self._subscribers.notify(*[row_event(ch) for ch in changes])
         if self._online:
