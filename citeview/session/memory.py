@@ -27,7 +27,7 @@ from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.session.analysing import AnalysingStore
-from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse, damaged
+from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse
 from citeview.session.events import (
     CaseChanged,
     CasesAdded,
@@ -51,9 +51,6 @@ from citeview.session.model import (
     prefix_forms,
     reattach,
     reattach_marks,
-    rubric_labels,
-    rubric_reasons,
-    stored_reasons,
 )
 from citeview.session.protocol import (
     ReviewStore,
@@ -64,7 +61,7 @@ from citeview.session.protocol import (
     row_event,
 )
 from citeview.session.rowfilter import RowFilter
-from citeview.session.store_file import DOCUMENT_EXTRA
+from citeview.session.settings import DOCUMENT_EXTRA, StoredSettings
 
 
 @dataclass(slots=True)
@@ -153,7 +150,7 @@ def _read_file(path: str) -> _Rows:
     return rows
 
 
-class MemorySession(AnalysingStore):
+class MemorySession(StoredSettings, AnalysingStore):
     """An open session held by a :class:`MemoryBackend` (see :class:`ReviewStore`)."""
 
     def __init__(self, backend: MemoryBackend, path: str, rows: _Rows, *, annotator: str,
@@ -235,37 +232,8 @@ class MemorySession(AnalysingStore):
 
     # ------------------------------------------------------------------ meta
 
-    @property
-    def meta(self) -> dict[str, Any]:
-        return {k: v for k, v in self._rows.meta.items() if k != DOCUMENT_EXTRA}
-
-    @property
-    def document_extra(self) -> dict[str, Any]:
-        extra = self._rows.meta.get(DOCUMENT_EXTRA, {})
-        return dict(extra) if isinstance(extra, dict) else {}
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        labels = self._rows.meta.get("labels")
-        if labels is None:
-            return DEFAULT_LABELS
-        if (not isinstance(labels, list) or not labels
-                or not all(isinstance(x, str) and x for x in labels)):
-            raise damaged(self.path, "the labels are not a list of names")
-        return tuple(labels)
-
-    @property
-    def families(self) -> tuple[str, ...]:
-        fams = self._rows.meta.get("families")
-        if fams is None:
-            return DEFAULT_FAMILIES
-        if not isinstance(fams, list) or not fams or not all(isinstance(x, str) for x in fams):
-            raise damaged(self.path, "the marker families are not a list of names")
-        return tuple(fams)
-
-    @property
-    def blind(self) -> bool:
-        return bool(self._rows.meta.get("blind", False))
+    def _meta_all(self) -> dict[str, Any]:
+        return self._rows.meta
 
     @property
     def name(self) -> str:
@@ -279,22 +247,6 @@ class MemorySession(AnalysingStore):
             self._analyser = None
         self._committed()
         self._notify(MetaChanged())
-
-    def set_blind(self, blind: bool) -> None:
-        self.set_meta("blind", bool(blind))
-
-    def set_labels(self, labels: Sequence[str]) -> None:
-        self.set_meta("labels", rubric_labels(labels))
-
-    @property
-    def reasons(self) -> tuple[str, ...]:
-        found = stored_reasons(self._rows.meta.get("reasons"))
-        if found is None:
-            raise damaged(self.path, "the reasons are not a list of names")
-        return found
-
-    def set_reasons(self, reasons: Sequence[str]) -> None:
-        self.set_meta("reasons", rubric_reasons(reasons))
 
     # ------------------------------------------------------------------ cases
 

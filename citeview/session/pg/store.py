@@ -25,7 +25,6 @@ from citeview.core.cases import Case
 from citeview.core.corrections import Correction, ordered
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.session.analysing import AnalysingStore
 from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse, damaged
 from citeview.session.events import (
@@ -43,7 +42,6 @@ from citeview.session.events import (
 )
 from citeview.session.jsonio import dumps_json
 from citeview.session.model import (
-    DEFAULT_LABELS,
     Annotation,
     AnnotationKey,
     CaseReview,
@@ -54,9 +52,6 @@ from citeview.session.model import (
     prefix_forms,
     reattach,
     reattach_marks,
-    rubric_labels,
-    rubric_reasons,
-    stored_reasons,
 )
 from citeview.session.pg.address import Address, is_address, parse_address
 from citeview.session.pg.connection import Conn, ServerUnreachable, connect, server_error
@@ -83,7 +78,7 @@ from citeview.session.records import (
     review_from_row,
 )
 from citeview.session.rowfilter import RowFilter
-from citeview.session.store_file import DOCUMENT_EXTRA
+from citeview.session.settings import StoredSettings
 
 _A = columns(ANNOTATION_FIELDS, "a")
 _R = columns(REVIEW_FIELDS, "r")
@@ -91,7 +86,7 @@ _E = columns(EVIDENCE_FIELDS, "e")
 _K = columns(CORRECTION_FIELDS, "k")
 
 
-class PgSession(AnalysingStore):
+class PgSession(StoredSettings, AnalysingStore):
     """An open project (see :class:`~citeview.session.protocol.ReviewStore`)."""
 
     def __init__(self, conn: Conn, address: Address, *, annotator: str, readonly: bool,
@@ -423,38 +418,6 @@ class PgSession(AnalysingStore):
         return self._meta
 
     @property
-    def meta(self) -> dict[str, Any]:
-        return {k: v for k, v in self._meta_all().items() if k != DOCUMENT_EXTRA}
-
-    @property
-    def document_extra(self) -> dict[str, Any]:
-        extra = self._meta_all().get(DOCUMENT_EXTRA, {})
-        return dict(extra) if isinstance(extra, dict) else {}
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        labels = self._meta_all().get("labels")
-        if labels is None:
-            return DEFAULT_LABELS
-        if (not isinstance(labels, list) or not labels
-                or not all(isinstance(x, str) and x for x in labels)):
-            raise damaged(self.path, "the labels are not a list of names")
-        return tuple(labels)
-
-    @property
-    def families(self) -> tuple[str, ...]:
-        fams = self._meta_all().get("families")
-        if fams is None:
-            return DEFAULT_FAMILIES
-        if not isinstance(fams, list) or not fams or not all(isinstance(x, str) for x in fams):
-            raise damaged(self.path, "the marker families are not a list of names")
-        return tuple(fams)
-
-    @property
-    def blind(self) -> bool:
-        return bool(self._meta_all().get("blind", False))
-
-    @property
     def name(self) -> str:
         return str(self._meta_all().get("name") or self.project)
 
@@ -473,22 +436,6 @@ class PgSession(AnalysingStore):
         if key == "families":
             self._sizes, self._pending, self._analyser = {}, {}, None
         self._notify(MetaChanged())
-
-    def set_blind(self, blind: bool) -> None:
-        self.set_meta("blind", bool(blind))
-
-    def set_labels(self, labels: Sequence[str]) -> None:
-        self.set_meta("labels", rubric_labels(labels))
-
-    @property
-    def reasons(self) -> tuple[str, ...]:
-        found = stored_reasons(self._meta_all().get("reasons"))
-        if found is None:
-            raise damaged(self.path, "the reasons are not a list of names")
-        return found
-
-    def set_reasons(self, reasons: Sequence[str]) -> None:
-        self.set_meta("reasons", rubric_reasons(reasons))
 
     # ------------------------------------------------------------------ cases
 
