@@ -60,6 +60,7 @@ from citeview.session.protocol import (
     check_row,
     row_event,
 )
+from citeview.session.row_writes import RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.settings import DOCUMENT_EXTRA, StoredSettings
 
@@ -150,7 +151,7 @@ def _read_file(path: str) -> _Rows:
     return rows
 
 
-class MemorySession(StoredSettings, AnalysingStore):
+class MemorySession(StoredSettings, AnalysingStore, RowWrites):
     """An open session held by a :class:`MemoryBackend` (see :class:`ReviewStore`)."""
 
     def __init__(self, backend: MemoryBackend, path: str, rows: _Rows, *, annotator: str,
@@ -401,10 +402,6 @@ class MemorySession(StoredSettings, AnalysingStore):
     def orphans(self, case_id: str | None = None) -> list[Annotation]:
         return self.annotations(case_id, orphaned=True)
 
-    def put_annotation(self, ann: Annotation) -> None:
-        self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
-                              None if ann.empty else ann)])
-
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         who = self.annotator if annotator is None else annotator
         return self._rows.reviews.get((case_id, who)) or CaseReview(case_id, who)
@@ -414,10 +411,6 @@ class MemorySession(StoredSettings, AnalysingStore):
         found = [r for r in self._rows.reviews.values()
                  if r.case_id in pos and (case_id is None or r.case_id == case_id)]
         return sorted(found, key=lambda r: (pos[r.case_id], r.annotator))
-
-    def put_review(self, review: CaseReview) -> None:
-        self.apply([RowChange("review", review.case_id, review.annotator, None, False,
-                              None if review.empty else review)])
 
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         who = self.annotator if annotator is None else annotator
@@ -441,14 +434,6 @@ class MemorySession(StoredSettings, AnalysingStore):
         return sorted(found, key=lambda e: (pos[e.case_id], e.key.number, e.key.source_id,
                                             e.start, e.end, e.annotator, e.id))
 
-    def put_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, evidence, evidence.id)])
-
-    def delete_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, None, evidence.id)])
-
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
         by_case: dict[str, list[Correction]] = {}
@@ -457,14 +442,6 @@ class MemorySession(StoredSettings, AnalysingStore):
             if asked.matches(c.case_id, c.annotator):
                 by_case.setdefault(c.case_id, []).append(c)
         return [c for cid in self._rows.cases for c in ordered(by_case.get(cid, []))]
-
-    def put_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, correction, correction.id)])
-
-    def delete_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, None, correction.id)])
 
     def current_row(self, change: RowChange) -> Row | None:
         if change.kind == "evidence":

@@ -49,6 +49,7 @@ from citeview.session.model import (
     prefix_forms,
 )
 from citeview.session.protocol import ReviewStore, Row, RowChange, SessionDataset, row_event
+from citeview.session.row_writes import RowWrites
 
 _T = TypeVar("_T")
 
@@ -392,7 +393,7 @@ StatusListener = Callable[[OutboxStatus], None]
 _MIRROR = "<outbox copy>"
 
 
-class OutboxStore:
+class OutboxStore(RowWrites):
     """A :class:`ReviewStore` for one reviewer on a server's project, with an outbox.
 
     ``server`` is the open store (None when it could not be opened: the outbox copy is used
@@ -896,10 +897,6 @@ class OutboxStore:
     def orphans(self, case_id: str | None = None) -> list[Annotation]:
         return self.annotations(case_id, orphaned=True)
 
-    def put_annotation(self, ann: Annotation) -> None:
-        self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
-                              None if ann.empty else ann)])
-
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         self._keep(case_id)
         return self.ask(lambda s: s.review(case_id, annotator),
@@ -907,10 +904,6 @@ class OutboxStore:
 
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
         return self.ask(lambda s: s.reviews(case_id), lambda: self._mirror.reviews(case_id))
-
-    def put_review(self, review: CaseReview) -> None:
-        self.apply([RowChange("review", review.case_id, review.annotator, None, False,
-                              None if review.empty else review)])
 
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         return self.ask(lambda s: s.states(annotator), lambda: self._mirror.states(annotator))
@@ -931,26 +924,10 @@ class OutboxStore:
         return self.ask(lambda s: s.evidence(case_id, key=key, annotator=annotator),
                          lambda: self._mirror.evidence(case_id, key=key, annotator=annotator))
 
-    def put_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, evidence, evidence.id)])
-
-    def delete_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, None, evidence.id)])
-
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
         return self.ask(lambda s: s.corrections(case_id, annotator=annotator),
                          lambda: self._mirror.corrections(case_id, annotator=annotator))
-
-    def put_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, correction, correction.id)])
-
-    def delete_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, None, correction.id)])
 
     def current_row(self, change: RowChange) -> Row | None:
         return self.ask(lambda s: s.current_row(change),

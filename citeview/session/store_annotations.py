@@ -45,11 +45,12 @@ from citeview.session.records import (
     review_from_row,
     select_review,
 )
+from citeview.session.row_writes import RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.store_stats import SessionStats
 
 
-class SessionAnnotations(SessionStats):
+class SessionAnnotations(SessionStats, RowWrites):
     """Annotations, reviews, and cases brought up to date (annotations re-attached)."""
 
     def update_case(self, case: Case) -> Reattached:
@@ -149,12 +150,6 @@ class SessionAnnotations(SessionStats):
         """Annotations whose citation was not found again after the answer changed."""
         return self.annotations(case_id, orphaned=True)
 
-    def put_annotation(self, ann: Annotation) -> None:
-        """Store ``ann`` (replacing the one at its key and annotator), in its own transaction. An
-        empty annotation (no verdict, no note) is deleted instead."""
-        self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
-                              None if ann.empty else ann)])
-
     @reading
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         """The case review by ``annotator`` (default: this session's); not started if none."""
@@ -169,11 +164,6 @@ class SessionAnnotations(SessionStats):
         sql = (f"SELECT {columns(REVIEW_FIELDS, 'r')} FROM reviews r "
                "CROSS JOIN cases c ON c.id = r.case_id" + where + " ORDER BY c.pos, r.annotator")
         return [review_from_row(r) for r in self.conn.execute(sql, args)]
-
-    def put_review(self, review: CaseReview) -> None:
-        """Store a case review in its own transaction (an empty one is deleted)."""
-        self.apply([RowChange("review", review.case_id, review.annotator, None, False,
-                              None if review.empty else review)])
 
     @reading
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
@@ -211,14 +201,6 @@ class SessionAnnotations(SessionStats):
                "e.annotator, e.id")
         return [evidence_from_row(row) for row in self.conn.execute(sql, args)]
 
-    def put_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, evidence, evidence.id)])
-
-    def delete_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, None, evidence.id)])
-
     @reading
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
@@ -231,14 +213,6 @@ class SessionAnnotations(SessionStats):
         for pos, corr in rows:
             by_pos.setdefault(pos, []).append(corr)
         return [c for pos in sorted(by_pos) for c in ordered(by_pos[pos])]
-
-    def put_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, correction, correction.id)])
-
-    def delete_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, None, correction.id)])
 
     @reading
     def current_row(self, change: RowChange) -> Row | None:

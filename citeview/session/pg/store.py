@@ -77,6 +77,7 @@ from citeview.session.records import (
     evidence_from_row,
     review_from_row,
 )
+from citeview.session.row_writes import RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.settings import StoredSettings
 
@@ -86,7 +87,7 @@ _E = columns(EVIDENCE_FIELDS, "e")
 _K = columns(CORRECTION_FIELDS, "k")
 
 
-class PgSession(StoredSettings, AnalysingStore):
+class PgSession(StoredSettings, AnalysingStore, RowWrites):
     """An open project (see :class:`~citeview.session.protocol.ReviewStore`)."""
 
     def __init__(self, conn: Conn, address: Address, *, annotator: str, readonly: bool,
@@ -660,10 +661,6 @@ class PgSession(StoredSettings, AnalysingStore):
     def orphans(self, case_id: str | None = None) -> list[Annotation]:
         return self.annotations(case_id, orphaned=True)
 
-    def put_annotation(self, ann: Annotation, op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("annotation", ann.case_id, ann.annotator, ann.key,
-                                     ann.orphaned, None if ann.empty else ann)], op_id=op_id)
-
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         who = self.annotator if annotator is None else annotator
         return self._review(case_id, who) or CaseReview(case_id, who)
@@ -689,10 +686,6 @@ class PgSession(StoredSettings, AnalysingStore):
                 f"c.project = r.project AND c.id = r.case_id WHERE {where} "
                 "ORDER BY c.pos, r.annotator", args).fetchall()
         return [self._rev(r) for r in rows]
-
-    def put_review(self, review: CaseReview, op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("review", review.case_id, review.annotator, None, False,
-                                     None if review.empty else review)], op_id=op_id)
 
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         who = self.annotator if annotator is None else annotator
@@ -901,14 +894,6 @@ class PgSession(StoredSettings, AnalysingStore):
                 "e.annotator, e.id", args).fetchall()
         return [self._mark(evidence_from_row, row) for row in rows]
 
-    def put_evidence(self, evidence: Evidence, op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                             False, evidence, evidence.id)], op_id=op_id)
-
-    def delete_evidence(self, evidence: Evidence, op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                             False, None, evidence.id)], op_id=op_id)
-
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
         """Corrections this role may read, in case order, each case's in the order they
@@ -925,16 +910,6 @@ class PgSession(StoredSettings, AnalysingStore):
         for row in rows:
             by_pos.setdefault(int(row[-1]), []).append(self._mark(correction_from_row, row))
         return [c for pos in sorted(by_pos) for c in ordered(by_pos[pos])]
-
-    def put_correction(self, correction: Correction,
-                       op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("correction", correction.case_id, correction.annotator, None,
-                             False, correction, correction.id)], op_id=op_id)
-
-    def delete_correction(self, correction: Correction,
-                          op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("correction", correction.case_id, correction.annotator, None,
-                             False, None, correction.id)], op_id=op_id)
 
     def fill_from(self, source: ReviewStore) -> None:
         """Write ``source``'s item counts, annotations, reviews, evidence and corrections as
