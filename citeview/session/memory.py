@@ -46,11 +46,8 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
-    citation_slots,
     now_iso,
     prefix_forms,
-    reattach,
-    reattach_marks,
 )
 from citeview.session.protocol import (
     ReviewStore,
@@ -63,6 +60,7 @@ from citeview.session.protocol import (
 from citeview.session.row_writes import RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.settings import DOCUMENT_EXTRA, StoredSettings
+from citeview.session.updating import moved_rows, sync_cases
 
 
 @dataclass(slots=True)
@@ -311,22 +309,18 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites):
     def update_case(self, case: Case) -> Reattached:
         old = self.get_case(case.id)
         data = dumps_json(case.to_dict())
-        anns = self.annotations(case.id)
         if old.answer == case.answer:
-            result = Reattached(anns, [])
+            result = Reattached(self.annotations(case.id), [])
             if data != dumps_json(old.to_dict()):
                 self._write().cases[case.id] = data
                 self._committed()
         else:
-            new_slots = citation_slots(self.analysed(case))
-            result = reattach(anns, new_slots)
-            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
-                                          citation_slots(self.analysed(old)), new_slots,
-                                          old.answer, case.answer)
+            moved = moved_rows(self, old, case)
+            result = moved.annotations
             rows = self._write()
-            for ev in marks:
+            for ev in moved.evidence:
                 rows.evidence[ev.id] = ev
-            for fix in fixes:
+            for fix in moved.corrections:
                 rows.corrections[fix.id] = fix
             rows.cases[case.id] = data
             rows.annotations = [(n, a) for n, a in rows.annotations if a.case_id != case.id]
@@ -339,19 +333,7 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites):
         return result
 
     def sync_from(self, dataset: Dataset) -> dict[str, Reattached]:
-        new: list[Case] = []
-        changed: dict[str, Reattached] = {}
-        for case in dataset.iter_cases():
-            data = self._rows.cases.get(case.id)
-            if data is None:
-                new.append(case)
-            elif dumps_json(case.to_dict()) != data:
-                answer_changed = self.get_case(case.id).answer != case.answer
-                result = self.update_case(case)
-                if answer_changed:
-                    changed[case.id] = result
-        self.add_cases(new)
-        return changed
+        return sync_cases(self, dataset, self._rows.cases.get)
 
     # ------------------------------------------------------------------ analysis
 

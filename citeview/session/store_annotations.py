@@ -23,9 +23,6 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
-    citation_slots,
-    reattach,
-    reattach_marks,
 )
 from citeview.session.protocol import Row, RowChange, check_row, row_event
 from citeview.session.records import (
@@ -48,6 +45,7 @@ from citeview.session.records import (
 from citeview.session.row_writes import RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.store_stats import SessionStats
+from citeview.session.updating import moved_rows, sync_cases
 
 
 class SessionAnnotations(SessionStats, RowWrites):
@@ -58,20 +56,16 @@ class SessionAnnotations(SessionStats, RowWrites):
         annotations are re-attached; those that cannot be placed are kept, flagged orphaned."""
         old = self.get_case(case.id)
         data = _dumps(case.to_dict())
-        anns = self.annotations(case.id)
         if old.answer == case.answer:
-            result = Reattached(anns, [])
+            result = Reattached(self.annotations(case.id), [])
             if data != _dumps(old.to_dict()):
                 def put(conn: sqlite3.Connection) -> None:
                     conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
                     conn.execute("DELETE FROM case_rows WHERE case_id = ?", (case.id,))
                 self._write(put)
         else:
-            new_slots = citation_slots(self.analysed(case))
-            result = reattach(anns, new_slots)
-            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
-                                          citation_slots(self.analysed(old)), new_slots,
-                                          old.answer, case.answer)
+            moved = moved_rows(self, old, case)
+            result = moved.annotations
 
             def run(conn: sqlite3.Connection) -> None:
                 conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
@@ -82,9 +76,9 @@ class SessionAnnotations(SessionStats, RowWrites):
                     insert_annotation(conn, ann)
                 conn.execute("DELETE FROM evidence WHERE case_id = ?", (case.id,))
                 conn.execute("DELETE FROM corrections WHERE case_id = ?", (case.id,))
-                for ev in marks:
+                for ev in moved.evidence:
                     insert_evidence(conn, ev)
-                for fix in fixes:
+                for fix in moved.corrections:
                     insert_correction(conn, fix)
             self._write(run)
             if self._sizes is not None:
@@ -99,19 +93,7 @@ class SessionAnnotations(SessionStats, RowWrites):
         updated (annotations re-attached); cases gone from the input stay. Returns the
         re-attachment of each case whose answer changed."""
         stored = dict(self.conn.execute("SELECT id, data FROM cases"))
-        new: list[Case] = []
-        changed: dict[str, Reattached] = {}
-        for case in dataset.iter_cases():
-            data = stored.get(case.id)
-            if data is None:
-                new.append(case)
-            elif _dumps(case.to_dict()) != data:
-                answer_changed = self.get_case(case.id).answer != case.answer
-                result = self.update_case(case)
-                if answer_changed:
-                    changed[case.id] = result
-        self.add_cases(new)
-        return changed
+        return sync_cases(self, dataset, stored.get)
 
 
     # ------------------------------------------------------------------ annotations

@@ -48,10 +48,7 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
-    citation_slots,
     prefix_forms,
-    reattach,
-    reattach_marks,
 )
 from citeview.session.pg.address import Address, is_address, parse_address
 from citeview.session.pg.connection import Conn, ServerUnreachable, connect, server_error
@@ -80,6 +77,7 @@ from citeview.session.records import (
 from citeview.session.row_writes import RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.settings import StoredSettings
+from citeview.session.updating import moved_rows, sync_cases
 
 _A = columns(ANNOTATION_FIELDS, "a")
 _R = columns(REVIEW_FIELDS, "r")
@@ -529,18 +527,14 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites):
     def update_case(self, case: Case) -> Reattached:
         old = self.get_case(case.id)
         data = dumps_json(case.to_dict())
-        anns = self.annotations(case.id)
         if old.answer == case.answer:
-            result = Reattached(anns, [])
+            result = Reattached(self.annotations(case.id), [])
             if data != dumps_json(old.to_dict()):
                 with self._tx():
                     self._set_case(case.id, data)
         else:
-            new_slots = citation_slots(self.analysed(case))
-            result = reattach(anns, new_slots)
-            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
-                                          citation_slots(self.analysed(old)), new_slots,
-                                          old.answer, case.answer)
+            moved = moved_rows(self, old, case)
+            result = moved.annotations
             with self._tx():
                 self._set_case(case.id, data)
                 for table in ("annotations", "case_stats", "evidence", "corrections"):
@@ -548,9 +542,9 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites):
                                       "case_id = %s", (self.project, case.id))
                 for ann in [*result.placed, *result.orphaned]:
                     self._insert_annotation(ann, None)
-                for ev in marks:
+                for ev in moved.evidence:
                     self._insert_evidence(ev, None)
-                for fix in fixes:
+                for fix in moved.corrections:
                     self._insert_correction(fix, None)
             if self._sizes is not None:
                 self._sizes.pop(case.id, None)
@@ -564,20 +558,14 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites):
                           (data, self.project, case_id))
 
     def sync_from(self, dataset: Dataset) -> dict[str, Reattached]:
-        new: list[Case] = []
-        changed: dict[str, Reattached] = {}
         have = set(self.case_ids())
-        for case in dataset.iter_cases():
-            if case.id not in have:
-                new.append(case)
-            elif dumps_json(case.to_dict()) != dumps_json(self.case_data(case.id)):
-                self._cases.pop(case.id, None)
-                answer_changed = self.get_case(case.id).answer != case.answer
-                result = self.update_case(case)
-                if answer_changed:
-                    changed[case.id] = result
-        self.add_cases(new)
-        return changed
+
+        def stored(case_id: str) -> str | None:
+            if case_id not in have:
+                return None
+            self._cases.pop(case_id, None)  # compared with the stored case, not one adopted
+            return dumps_json(self.case_data(case_id))
+        return sync_cases(self, dataset, stored)
 
     # ------------------------------------------------------------------ analysis, counts
 
