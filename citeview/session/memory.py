@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from citeview.core.analysis import Analyser
 from citeview.core.cases import Case
@@ -61,6 +61,8 @@ from citeview.session.row_writes import RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.settings import DOCUMENT_EXTRA, StoredSettings
 from citeview.session.updating import moved_rows, sync_cases
+
+_M = TypeVar("_M", Evidence, Correction)
 
 
 @dataclass(slots=True)
@@ -426,12 +428,10 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites):
         return [c for cid in self._rows.cases for c in ordered(by_case.get(cid, []))]
 
     def current_row(self, change: RowChange) -> Row | None:
-        if change.kind == "evidence":
-            found_e = self._rows.evidence.get(change.ident)
-            return found_e if found_e is not None and found_e.case_id == change.case_id else None
-        if change.kind == "correction":
-            found_c = self._rows.corrections.get(change.ident)
-            return found_c if found_c is not None and found_c.case_id == change.case_id else None
+        if change.kind in ("evidence", "correction"):
+            marks = self._rows.evidence if change.kind == "evidence" else self._rows.corrections
+            found_m = marks.get(change.ident)
+            return found_m if found_m is not None and found_m.case_id == change.case_id else None
         if change.kind == "annotation":
             assert change.key is not None
             if change.orphaned:
@@ -455,21 +455,9 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites):
                 raise SessionError(f"{self.path}: cannot store the change (no case "
                                    f"{ch.case_id!r})")
             if ch.kind == "evidence":
-                if ch.ident in evidence and evidence[ch.ident].case_id == ch.case_id:
-                    del evidence[ch.ident]
-                if isinstance(ch.new, Evidence):
-                    if ch.ident in evidence:
-                        raise SessionError(f"{self.path}: cannot store the change (evidence "
-                                           f"{ch.ident!r} exists)")
-                    evidence[ch.ident] = ch.new
+                self._put_mark(evidence, ch, Evidence)
             elif ch.kind == "correction":
-                if ch.ident in corrections and corrections[ch.ident].case_id == ch.case_id:
-                    del corrections[ch.ident]
-                if isinstance(ch.new, Correction):
-                    if ch.ident in corrections:
-                        raise SessionError(f"{self.path}: cannot store the change (correction "
-                                           f"{ch.ident!r} exists)")
-                    corrections[ch.ident] = ch.new
+                self._put_mark(corrections, ch, Correction)
             elif ch.kind == "annotation":
                 at = next((i for i, (_n, a) in enumerate(annotations)
                            if a.key == ch.key and a.annotator == ch.annotator
@@ -493,6 +481,17 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites):
         rows.evidence, rows.corrections = evidence, corrections
         self._committed()
         self._notify(*[row_event(ch) for ch in changes])
+
+
+    def _put_mark(self, marks: dict[str, _M], ch: RowChange, kind: type[_M]) -> None:
+        """Evidence or a correction (``marks``, by id) as ``ch`` writes it."""
+        if ch.ident in marks and marks[ch.ident].case_id == ch.case_id:
+            del marks[ch.ident]
+        if isinstance(ch.new, kind):
+            if ch.ident in marks:
+                raise SessionError(f"{self.path}: cannot store the change ({ch.kind} "
+                                   f"{ch.ident!r} exists)")
+            marks[ch.ident] = ch.new
 
 
 def _typed(session: MemorySession) -> ReviewStore:
