@@ -57,7 +57,7 @@ from citeview.session.protocol import (
     check_row,
     row_event,
 )
-from citeview.session.row_writes import RowWrites
+from citeview.session.row_access import RowReads, RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.settings import DOCUMENT_EXTRA, StoredSettings
 from citeview.session.updating import moved_rows, sync_cases
@@ -151,7 +151,7 @@ def _read_file(path: str) -> _Rows:
     return rows
 
 
-class MemorySession(StoredSettings, AnalysingStore, RowWrites):
+class MemorySession(StoredSettings, AnalysingStore, RowWrites, RowReads):
     """An open session held by a :class:`MemoryBackend` (see :class:`ReviewStore`)."""
 
     def __init__(self, backend: MemoryBackend, path: str, rows: _Rows, *, annotator: str,
@@ -366,10 +366,6 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites):
                 return a
         return None
 
-    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
-                    orphaned: bool | None = None) -> list[Annotation]:
-        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
-
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                          orphaned: bool | None = None,
                          number: int | None = None) -> Iterator[Annotation]:
@@ -382,9 +378,6 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites):
         found.sort(key=lambda row: row[:5])
         for row in found:
             yield row[5]
-
-    def orphans(self, case_id: str | None = None) -> list[Annotation]:
-        return self.annotations(case_id, orphaned=True)
 
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         who = self.annotator if annotator is None else annotator
@@ -433,12 +426,7 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites):
             found_m = marks.get(change.ident)
             return found_m if found_m is not None and found_m.case_id == change.case_id else None
         if change.kind == "annotation":
-            assert change.key is not None
-            if change.orphaned:
-                found = [a for a in self.annotations(change.case_id, annotator=change.annotator,
-                                                     orphaned=True) if a.key == change.key]
-                return found[0] if found else None
-            return self.annotation(change.key, change.annotator)
+            return self.annotation_row(change)
         return self._rows.reviews.get((change.case_id, change.annotator))
 
     def apply(self, changes: Sequence[RowChange]) -> None:

@@ -49,7 +49,7 @@ from citeview.session.model import (
     prefix_forms,
 )
 from citeview.session.protocol import ReviewStore, Row, RowChange, SessionDataset, row_event
-from citeview.session.row_writes import RowWrites
+from citeview.session.row_access import RowReads, RowWrites
 
 _T = TypeVar("_T")
 
@@ -393,7 +393,7 @@ StatusListener = Callable[[OutboxStatus], None]
 _MIRROR = "<outbox copy>"
 
 
-class OutboxStore(RowWrites):
+class OutboxStore(RowWrites, RowReads):
     """A :class:`ReviewStore` for one reviewer on a server's project, with an outbox.
 
     ``server`` is the open store (None when it could not be opened: the outbox copy is used
@@ -893,9 +893,6 @@ class OutboxStore(RowWrites):
             lambda: list(self._mirror.iter_annotations(case_id, annotator=annotator,
                                                        orphaned=orphaned, number=number)))
         return iter(rows)
-
-    def orphans(self, case_id: str | None = None) -> list[Annotation]:
-        return self.annotations(case_id, orphaned=True)
 
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         self._keep(case_id)

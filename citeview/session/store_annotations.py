@@ -42,13 +42,13 @@ from citeview.session.records import (
     review_from_row,
     select_review,
 )
-from citeview.session.row_writes import RowWrites
+from citeview.session.row_access import RowReads, RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.store_stats import SessionStats
 from citeview.session.updating import moved_rows, sync_cases
 
 
-class SessionAnnotations(SessionStats, RowWrites):
+class SessionAnnotations(SessionStats, RowWrites, RowReads):
     """Annotations, reviews, and cases brought up to date (annotations re-attached)."""
 
     def update_case(self, case: Case) -> Reattached:
@@ -109,11 +109,6 @@ class SessionAnnotations(SessionStats, RowWrites):
             (key.case_id, key.number, key.anchor, key.source_id, who)).fetchone()
         return annotation_from_row(row) if row else None
 
-    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
-                    orphaned: bool | None = None) -> list[Annotation]:
-        """Annotations (all annotators unless one is named), in case then citation order."""
-        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
-
     @reading
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                          orphaned: bool | None = None,
@@ -127,10 +122,6 @@ class SessionAnnotations(SessionStats, RowWrites):
         # A live cursor: export streams 100,000 rows without holding them all.
         for row in self.conn.execute(sql, args):
             yield annotation_from_row(row)
-
-    def orphans(self, case_id: str | None = None) -> list[Annotation]:
-        """Annotations whose citation was not found again after the answer changed."""
-        return self.annotations(case_id, orphaned=True)
 
     @reading
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
@@ -209,12 +200,7 @@ class SessionAnnotations(SessionStats, RowWrites):
                 "case_id = ?", (change.ident, change.case_id)).fetchone()
             return correction_from_row(row) if row else None
         if change.kind == "annotation":
-            assert change.key is not None
-            if change.orphaned:
-                found = [a for a in self.annotations(change.case_id, annotator=change.annotator,
-                                                     orphaned=True) if a.key == change.key]
-                return found[0] if found else None
-            return self.annotation(change.key, change.annotator)
+            return self.annotation_row(change)
         return select_review(self.conn, change.case_id, change.annotator)
 
     def apply(self, changes: Sequence[RowChange]) -> None:

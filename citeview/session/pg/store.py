@@ -74,7 +74,7 @@ from citeview.session.records import (
     evidence_from_row,
     review_from_row,
 )
-from citeview.session.row_writes import RowWrites
+from citeview.session.row_access import RowReads, RowWrites
 from citeview.session.rowfilter import RowFilter
 from citeview.session.settings import StoredSettings
 from citeview.session.updating import moved_rows, sync_cases
@@ -85,7 +85,7 @@ _E = columns(EVIDENCE_FIELDS, "e")
 _K = columns(CORRECTION_FIELDS, "k")
 
 
-class PgSession(StoredSettings, AnalysingStore, RowWrites):
+class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
     """An open project (see :class:`~citeview.session.protocol.ReviewStore`)."""
 
     def __init__(self, conn: Conn, address: Address, *, annotator: str, readonly: bool,
@@ -624,10 +624,6 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites):
         except (ValueError, TypeError) as err:
             raise damaged(self.path, str(err)) from None
 
-    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
-                    orphaned: bool | None = None) -> list[Annotation]:
-        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
-
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                          orphaned: bool | None = None,
                          number: int | None = None) -> Iterator[Annotation]:
@@ -645,9 +641,6 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites):
         """``rows`` of this project, as a WHERE clause over ``alias`` and its arguments."""
         conds, args = rows.where(alias, "%s")
         return " AND ".join([f"{alias}.project = %s", *conds]), [self.project, *args]
-
-    def orphans(self, case_id: str | None = None) -> list[Annotation]:
-        return self.annotations(case_id, orphaned=True)
 
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         who = self.annotator if annotator is None else annotator
@@ -711,12 +704,7 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites):
                     (self.project, change.case_id, change.ident)).fetchone()
             return self._mark(correction_from_row, row) if row else None
         if change.kind == "annotation":
-            assert change.key is not None
-            if change.orphaned:
-                found = [a for a in self.annotations(change.case_id, annotator=change.annotator,
-                                                     orphaned=True) if a.key == change.key]
-                return found[0] if found else None
-            return self.annotation(change.key, change.annotator)
+            return self.annotation_row(change)
         return self._review(change.case_id, change.annotator)
 
     def applied(self, op_id: str | uuid.UUID) -> bool:

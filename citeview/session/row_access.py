@@ -1,14 +1,16 @@
-"""A row written as one :class:`~citeview.session.protocol.RowChange`: the ``put_*`` and
-``delete_*`` of every store are one :meth:`apply` each, so one mixin serves the file, memory,
-server and outbox stores (each wrote these lines)."""
+"""What every store reads and writes the same way, over its own few primitives: a row written
+as one :class:`~citeview.session.protocol.RowChange` (the ``put_*`` and ``delete_*`` are one
+``apply`` each: :class:`RowWrites`), and the annotation lists read through
+``iter_annotations`` (:class:`RowReads`). Mixins for the file, memory, server and outbox stores
+(each wrote these lines)."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from citeview.core.corrections import Correction
-from citeview.session.model import Annotation, CaseReview, Evidence
+from citeview.session.model import Annotation, AnnotationKey, CaseReview, Evidence
 from citeview.session.protocol import RowChange
 
 OpId = str | uuid.UUID | None
@@ -55,4 +57,36 @@ class RowWrites:
                               False, None, correction.id, _op(op_id))])
 
 
-__all__ = ["OpId", "RowWrites"]
+class RowReads:
+    """``annotations`` and ``orphans`` (lists of ``iter_annotations``) and
+    ``annotation_row``; the store gives ``iter_annotations`` and ``annotation``."""
+
+    def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
+                         orphaned: bool | None = None,
+                         number: int | None = None) -> Iterator[Annotation]:
+        raise NotImplementedError
+
+    def annotation(self, key: AnnotationKey, annotator: str | None = None) -> Annotation | None:
+        raise NotImplementedError
+
+    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
+                    orphaned: bool | None = None) -> list[Annotation]:
+        """Annotations (all annotators unless one is named), in case then citation order."""
+        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
+
+    def orphans(self, case_id: str | None = None) -> list[Annotation]:
+        """Annotations whose citation was not found again after the answer changed."""
+        return self.annotations(case_id, orphaned=True)
+
+    def annotation_row(self, change: RowChange) -> Annotation | None:
+        """The annotation row ``change`` (an annotation's) would replace: the placed one at its
+        key, or the first orphan there."""
+        assert change.key is not None
+        if change.orphaned:
+            found = [a for a in self.iter_annotations(change.case_id, annotator=change.annotator,
+                                                      orphaned=True) if a.key == change.key]
+            return found[0] if found else None
+        return self.annotation(change.key, change.annotator)
+
+
+__all__ = ["OpId", "RowReads", "RowWrites"]
