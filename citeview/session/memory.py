@@ -46,6 +46,7 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
+    index_not_done,
     now_iso,
     prefix_forms,
 )
@@ -394,11 +395,7 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites, RowReads):
         return {cid: r.state for (cid, a), r in self._rows.reviews.items() if a == who}
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
-        states = self.states(annotator)
-        for i, cid in enumerate(self.case_ids()):
-            if states.get(cid) is not ReviewState.DONE:
-                return i
-        return None
+        return index_not_done(self.case_ids(), self.states(annotator))
 
     # ------------------------------------------------------------------ evidence, corrections
 

@@ -20,7 +20,7 @@ from typing import Any
 from citeview.core.cases import Case
 from citeview.session.errors import SessionError
 from citeview.session.events import CasesAdded
-from citeview.session.model import ReviewState
+from citeview.session.model import ReviewState, index_not_done
 from citeview.session.outbox import Outbox, OutboxStore
 from citeview.session.protocol import ReviewStore, RowChange
 
@@ -121,11 +121,7 @@ class RoutedStore(OutboxStore):
         return self.get_case(self._mine[index])
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
-        states = self.states(annotator)
-        for i, cid in enumerate(self._mine):
-            if states.get(cid) is not ReviewState.DONE:
-                return i
-        return None
+        return index_not_done(self._mine, self.states(annotator))
 
     def apply(self, changes: Sequence[RowChange]) -> None:
         """Refused for a case not handed to this reviewer (say so, keep nothing)."""

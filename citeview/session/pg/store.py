@@ -48,6 +48,7 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
+    index_not_done,
     prefix_forms,
 )
 from citeview.session.pg.address import Address, is_address, parse_address
@@ -680,11 +681,7 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
             raise damaged(self.path, str(err)) from None
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
-        states = self.states(annotator)
-        for i, cid in enumerate(self.case_ids()):
-            if states.get(cid) is not ReviewState.DONE:
-                return i
-        return None
+        return index_not_done(self.case_ids(), self.states(annotator))
 
     def current_row(self, change: RowChange) -> Row | None:
         if change.kind in ("evidence", "correction") and not self._marks:
