@@ -452,17 +452,12 @@ class OutboxStore(RowWrites, RowReads):
         for cid, data in self.outbox.cases():
             with contextlib.suppress(SessionError):
                 cases.append(Case.from_dict(data, cid))
-        labels = meta.get("labels") or ["supported", "partially supported", "unsupported",
-                                        "cannot tell"]
-        kwargs: dict[str, Any] = {"labels": labels, "name": meta.get("name") or "project"}
+        kwargs: dict[str, Any] = {"name": meta.get("name") or "project"}
         if meta.get("families"):
             kwargs["families"] = meta["families"]
         mirror = MemoryBackend().create(_MIRROR, cases, annotator=self.annotator, **kwargs)
-        mirror.set_blind(bool(meta.get("blind", False)))
+        _copy_settings(meta, mirror)
         self._kept_cases = {c.id for c in cases}
-        if meta.get("reasons") is not None:
-            with contextlib.suppress(SessionError):
-                mirror.set_meta("reasons", meta["reasons"])
         for own in self.outbox.rows():
             if own.case_id in self._kept_cases:
                 self._mirror_apply(mirror, own.changes())
@@ -488,13 +483,7 @@ class OutboxStore(RowWrites, RowReads):
             return
         self.outbox.keep("meta", meta)
         self.outbox.keep("case_ids", ids)
-        if meta.get("labels"):
-            with contextlib.suppress(SessionError):
-                self._mirror.set_labels(meta["labels"])
-        self._mirror.set_blind(bool(meta.get("blind", False)))
-        if meta.get("reasons") is not None:
-            with contextlib.suppress(SessionError):
-                self._mirror.set_meta("reasons", meta["reasons"])
+        _copy_settings(meta, self._mirror)
 
     def _keep_case(self, case_id: str) -> None:
         """Copy a case and this annotator's rows of it from the server (once a session)."""
@@ -981,6 +970,18 @@ class OutboxStore(RowWrites, RowReads):
         if self._online:
             self._flush()
             self._status_changed()
+
+
+def _copy_settings(meta: dict[str, Any], mirror: MemorySession) -> None:
+    """The server's labels, blind and reasons (``meta``) into the copy (a setting the copy
+    cannot take is left as it was: the server checks its own)."""
+    if meta.get("labels"):
+        with contextlib.suppress(SessionError):
+            mirror.set_labels(meta["labels"])
+    mirror.set_blind(bool(meta.get("blind", False)))
+    if meta.get("reasons") is not None:
+        with contextlib.suppress(SessionError):
+            mirror.set_meta("reasons", meta["reasons"])
 
 
 def _typed(store: OutboxStore) -> ReviewStore:
