@@ -14,7 +14,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg import errors as pgerrors
@@ -80,6 +80,7 @@ from citeview.session.rowfilter import RowFilter
 from citeview.session.settings import StoredSettings
 from citeview.session.updating import moved_rows, sync_cases
 
+_Parsed = TypeVar("_Parsed")
 _A = columns(ANNOTATION_FIELDS, "a")
 _R = columns(REVIEW_FIELDS, "r")
 _E = columns(EVIDENCE_FIELDS, "e")
@@ -617,13 +618,7 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
                 "a.annotator = %s AND a.orphaned = 0",
                 (self.project, key.case_id, key.number, key.anchor, key.source_id, who)
             ).fetchone()
-        return self._ann(row) if row else None
-
-    def _ann(self, row: Sequence[Any]) -> Annotation:
-        try:
-            return annotation_from_row(row)
-        except (ValueError, TypeError) as err:
-            raise damaged(self.path, str(err)) from None
+        return self._parsed(annotation_from_row, row) if row else None
 
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                          orphaned: bool | None = None,
@@ -636,7 +631,7 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
                 + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid",
                 args).fetchall()
         for row in rows:
-            yield self._ann(row)
+            yield self._parsed(annotation_from_row, row)
 
     def _where(self, rows: RowFilter, alias: str) -> tuple[str, list[object]]:
         """``rows`` of this project, as a WHERE clause over ``alias`` and its arguments."""
@@ -652,13 +647,7 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
             row = self.conn.execute(
                 f"SELECT {_R} FROM citeview.reviews r WHERE r.project = %s AND r.case_id = %s "
                 "AND r.annotator = %s", (self.project, case_id, who)).fetchone()
-        return self._rev(row) if row else None
-
-    def _rev(self, row: Sequence[Any]) -> CaseReview:
-        try:
-            return review_from_row(row)
-        except (ValueError, TypeError) as err:
-            raise damaged(self.path, str(err)) from None
+        return self._parsed(review_from_row, row) if row else None
 
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
         where, args = self._where(RowFilter(case_id), "r")
@@ -667,7 +656,7 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
                 f"SELECT {_R} FROM citeview.reviews r JOIN citeview.cases c ON "
                 f"c.project = r.project AND c.id = r.case_id WHERE {where} "
                 "ORDER BY c.pos, r.annotator", args).fetchall()
-        return [self._rev(r) for r in rows]
+        return [self._parsed(review_from_row, r) for r in rows]
 
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         who = self.annotator if annotator is None else annotator
@@ -692,14 +681,14 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
                     f"SELECT {_E} FROM citeview.evidence e WHERE e.project = %s AND "
                     "e.case_id = %s AND e.id = %s",
                     (self.project, change.case_id, change.ident)).fetchone()
-            return self._mark(evidence_from_row, row) if row else None
+            return self._parsed(evidence_from_row, row) if row else None
         if change.kind == "correction":
             with _guard(self.path):
                 row = self.conn.execute(
                     f"SELECT {_K} FROM citeview.corrections k WHERE k.project = %s AND "
                     "k.case_id = %s AND k.id = %s",
                     (self.project, change.case_id, change.ident)).fetchone()
-            return self._mark(correction_from_row, row) if row else None
+            return self._parsed(correction_from_row, row) if row else None
         if change.kind == "annotation":
             return self.annotation_row(change)
         return self._review(change.case_id, change.annotator)
@@ -844,7 +833,8 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
             (self.project, c.id, c.case_id, c.annotator, c.timestamp, dumps_json(c.to_dict()),
              _uuid(op)))
 
-    def _mark(self, parse: Callable[[Sequence[Any]], Any], row: Sequence[Any]) -> Any:
+    def _parsed(self, parse: Callable[[Sequence[Any]], _Parsed], row: Sequence[Any]) -> _Parsed:
+        """A row read as the model's (a row the model cannot read: the project is damaged)."""
         try:
             return parse(row)
         except (ValueError, TypeError) as err:
@@ -865,7 +855,7 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
                 "c.project = e.project AND c.id = e.case_id WHERE " + where
                 + " ORDER BY c.pos, e.number, e.source_id, e.start_offset, e.end_offset, "
                 "e.annotator, e.id", args).fetchall()
-        return [self._mark(evidence_from_row, row) for row in rows]
+        return [self._parsed(evidence_from_row, row) for row in rows]
 
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
@@ -881,7 +871,7 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
                 args).fetchall()
         by_pos: dict[int, list[Correction]] = {}
         for row in rows:
-            by_pos.setdefault(int(row[-1]), []).append(self._mark(correction_from_row, row))
+            by_pos.setdefault(int(row[-1]), []).append(self._parsed(correction_from_row, row))
         return [c for pos in sorted(by_pos) for c in ordered(by_pos[pos])]
 
     def fill_from(self, source: ReviewStore) -> None:
