@@ -132,18 +132,22 @@ class RoutedStore(OutboxStore):
         super().apply(changes)
 
 
+def _lead_on_routed(store: OutboxStore) -> bool:
+    """Whether ``store`` is a lead's window on a routed project (as the outbox kept it)."""
+    routing = store.outbox.kept(ROUTING) or {}
+    return routing.get("overlap") is not None and bool(routing.get("privileged"))
+
+
 def takes_handouts(store: OutboxStore) -> bool:
     """Whether the window leases cases for this member: not a lead's window on a routed
     project (a lead adjudicates; holding cases would take reviewers' places in N)."""
-    routing = store.outbox.kept(ROUTING) or {}
-    return routing.get("overlap") is None or not routing.get("privileged")
+    return not _lead_on_routed(store)
 
 
 def reviewer_counts(store: OutboxStore) -> dict[str, int] | None:
     """Per case, how many reviewers it has (held or done), for a lead's window on a routed
     project; None when the server does not say (offline, not a routed project, a reviewer)."""
-    routing = store.outbox.kept(ROUTING) or {}
-    if routing.get("overlap") is None or not routing.get("privileged"):
+    if not _lead_on_routed(store):
         return None
 
     def online(server: ReviewStore) -> dict[str, int] | None:
