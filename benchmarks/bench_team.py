@@ -41,6 +41,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _timing import ms, percentile, wall_time  # noqa: E402
+
 from citeview.core.cases import Case  # noqa: E402
 from citeview.session.interchange import write_json  # noqa: E402
 from citeview.session.store import Session  # noqa: E402
@@ -93,13 +95,9 @@ json.dump({"hand": hand, "put": put}, open(out, "w"))
 """
 
 
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
-def ms(x: float) -> str:
-    return f"{x * 1000:.2f} ms"
+def export(store: Any, path: Path) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        write_json(store, out)
 
 
 def review_round(cluster: Any, address: str, tmp: Path, reviewers: int, writes: int,
@@ -162,13 +160,9 @@ def main() -> None:
     cluster = start_cluster(durable=not args.no_fsync)
     try:
         address = cluster.address("bench")
-        t = time.perf_counter()
-        PgBackend().create_file(address, cases, overlap=2)
-        made_server = time.perf_counter() - t
+        made_server = wall_time(lambda: PgBackend().create_file(address, cases, overlap=2))
         file_path = str(tmp / "bench.citeview")
-        t = time.perf_counter()
-        Session.create_file(file_path, cases)
-        made_file = time.perf_counter() - t
+        made_file = wall_time(lambda: Session.create_file(file_path, cases))
         print(f"create a {args.cases:,}-case project: server {made_server:.2f} s, "
               f"file session {made_file:.2f} s (same run)")
 
@@ -181,23 +175,18 @@ def main() -> None:
             tag = f"r{n}{'p' if pace != '0,0' else 's'}x"
             hand, put, wall = review_round(cluster, address, tmp, n, args.writes, tag, pace)
             print(f"{n} reviewer{'s' if n > 1 else ''} at once ({how}), {len(put)} verdicts in "
-                  f"{wall:.1f} s: verdict write median {ms(statistics.median(put))}, p99 "
-                  f"{ms(pct(put, 99))} (targets < 10 ms, < 50 ms); next-case hand-out median "
-                  f"{ms(statistics.median(hand))}, p99 {ms(pct(hand, 99))}")
+                  f"{wall:.1f} s: verdict write median {ms(statistics.median(put), 2)}, p99 "
+                  f"{ms(percentile(put, 99), 2)} (targets < 10 ms, < 50 ms); next-case "
+                  f"hand-out median {ms(statistics.median(hand), 2)}, p99 "
+                  f"{ms(percentile(hand, 99), 2)}")
 
         # The same verdicts in the file session, then both exported.
         with PgBackend().open(address, readonly=True) as project, \
                 Session.open(file_path, annotator="") as file:
             for ann in project.iter_annotations():
                 file.put_annotation(ann)
-            t = time.perf_counter()
-            with open(tmp / "server.json", "w", encoding="utf-8") as out:
-                write_json(project, out)
-            exp_server = time.perf_counter() - t
-            t = time.perf_counter()
-            with open(tmp / "file.json", "w", encoding="utf-8") as out:
-                write_json(file, out)
-            exp_file = time.perf_counter() - t
+            exp_server = wall_time(lambda: export(project, tmp / "server.json"))
+            exp_file = wall_time(lambda: export(file, tmp / "file.json"))
         print(f"export (JSON) of the {args.cases:,}-case project: server {exp_server:.2f} s, "
               f"file session {exp_file:.2f} s (same run)")
     finally:

@@ -26,23 +26,18 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from markdown_it import MarkdownIt
 
 from citeview.core.analysis import AnalysedCase, AnalysedCitation
+from citeview.core.markdown import CLOSE, OPEN, inert_markdown
 from citeview.core.material import Source
 from citeview.core.resolution import Target
 from citeview.core.stripping import PRIVATE_MARKER_CHARS, Edit, apply_edits, residue_edits
 from citeview.core.text import iter_lines
 
 _DELETE = {ord(ch): None for ch in PRIVATE_MARKER_CHARS}
-# Sentinels standing in for chips while markdown-it parses the answer (private-use characters
-# markdown never treats as syntax); any already in the answer are neutralised first.
-_OPEN, _CLOSE = "\uf8f0", "\uf8f1"
-_NEUTRAL = {ord(_OPEN): "\ufffd", ord(_CLOSE): "\ufffd", **_DELETE}
+_NEUTRAL = {ord(OPEN): "\ufffd", ord(CLOSE): "\ufffd", **_DELETE}
 _UNIT_RE = re.compile(f"<[^>]*>|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"
-                      f"|{_OPEN}[0-9]+{_CLOSE}|[^<&{_OPEN}]|[&{_OPEN}]", re.S)
+                      f"|{OPEN}[0-9]+{CLOSE}|[^<&{OPEN}]|[&{OPEN}]", re.S)
 
 STYLE = """
 body{font:15px/1.5 system-ui,sans-serif;margin:0;display:flex;height:100vh;color:#222}
@@ -153,38 +148,9 @@ def _esc(text: str) -> str:
 # ----------------------------------------------------------------------------- the answer
 
 
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
-
-    def image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
-        alt = self.renderInlineAsText(tokens[idx].children or [], options, env)
-        return f'<span class="img">[image: {html.escape(alt)}]</span>'
-
-    def link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
-        return '<span class="link">'  # the page follows chips only
-
-    def link_close(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
-        return "</span>"
-
-    md.add_render_rule("image", image)
-    md.add_render_rule("link_open", link_open)
-    md.add_render_rule("link_close", link_close)
-    return md
-
-
-_MD: MarkdownIt | None = None
-
-
-def _md() -> MarkdownIt:
-    global _MD
-    if _MD is None:
-        _MD = _markdown()
-    return _MD
-
-
 def visible_text(fragment: str) -> str:
     """What a Markdown fragment shows once rendered (syntax and link targets gone)."""
-    rendered = _md().renderInline(fragment.translate(_NEUTRAL))
+    rendered = inert_markdown().renderInline(fragment.translate(_NEUTRAL))
     return html.unescape(re.sub(r"<[^>]*>", "", rendered))
 
 
@@ -208,7 +174,7 @@ def _with_sentinels(a: AnalysedCase) -> tuple[str, list[AnalysedCitation]]:
         piece = apply_edits(text[pos:e.end], [Edit(e.start - pos, e.end - pos, e.replacement)])
         out.append(piece.translate(_NEUTRAL))
         for c in cits:
-            out.append(f"{_OPEN}{len(order)}{_CLOSE}")
+            out.append(f"{OPEN}{len(order)}{CLOSE}")
             order.append(c)
         pos = e.end
     out.append(text[pos:].translate(_NEUTRAL))
@@ -251,14 +217,14 @@ def _answer_html(a: AnalysedCase, prefix: str, cites: dict[int, str],
     """The answer as rendered Markdown, chips in place, each claim's text in spans of class
     ``cl-N`` (only text is wrapped, so the markup stays well nested)."""
     source, order = _with_sentinels(a)
-    body = _md().render(source)
+    body = inert_markdown().render(source)
     units = [m.group(0) for m in _UNIT_RE.finditer(body)]
     chars: list[str] = []  # what each unit shows: "" for a tag or a chip
     chip_at: dict[int, int] = {}  # sentinel index -> unit index
     for i, u in enumerate(units):
         if u.startswith("<"):
             chars.append("")
-        elif u.startswith(_OPEN) and u.endswith(_CLOSE) and len(u) > 2:
+        elif u.startswith(OPEN) and u.endswith(CLOSE) and len(u) > 2:
             chip_at[int(u[1:-1])] = i
             chars.append("")
         else:

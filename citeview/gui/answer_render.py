@@ -17,22 +17,16 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from markdown_it import MarkdownIt
-
+from citeview.core.markdown import CLOSE, OPEN, inert_markdown
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.core.numbering import index_of, number_at
 from citeview.lexers import VISIBLE_START, VISIBLE_STOP
 
-# Sentinels standing in for citations while markdown-it parses the answer. Private-use
-# characters markdown never treats as syntax; any already in the answer are neutralised first.
-_OPEN = "\uf8f0"
-_CLOSE = "\uf8f1"
-_SENTINEL_RE = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
-_ADJACENT_RE = re.compile(f"{_CLOSE}(?={_OPEN})")
-_SENTINEL_IN_TAG_RE = re.compile(f"<[^>{_OPEN}]*{_OPEN}")
-_TAG_WITH_SENTINEL_RE = re.compile(f"<[^>{_OPEN}]*{_OPEN}[^>]*>")
+_SENTINEL_RE = re.compile(f"{OPEN}(\\d+){CLOSE}")
+_ADJACENT_RE = re.compile(f"{CLOSE}(?={OPEN})")
+_SENTINEL_IN_TAG_RE = re.compile(f"<[^>{OPEN}]*{OPEN}")
+_TAG_WITH_SENTINEL_RE = re.compile(f"<[^>{OPEN}]*{OPEN}[^>]*>")
 
 CHIP_SCHEME = "cite"
 
@@ -219,44 +213,13 @@ def chip_anchor(index: int, cls: str, inner: str) -> str:
     return f'<a href="{CHIP_SCHEME}:{index}"{attr}>{inner}</a>'
 
 
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    def image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
-        # Never an <img>: the alt text, marked as an image, so nothing can be fetched.
-        alt = self.renderInlineAsText(tokens[idx].children or [], options, env)
-        return f'<span class="img">[image: {html.escape(alt)}]</span>'
-
-    def link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
-        # Links keep their look but lose their target: the answer pane follows chips only.
-        return '<span class="link">'
-
-    def link_close(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
-        return "</span>"
-
-    def table_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
-        return '<table border="1" cellspacing="0" cellpadding="4">\n'
-
-    md.add_render_rule("image", image)
-    md.add_render_rule("link_open", link_open)
-    md.add_render_rule("link_close", link_close)
-    md.add_render_rule("table_open", table_open)
-    return md
-
-
-_MD: MarkdownIt | None = None
-
-
-def _md() -> MarkdownIt:
-    global _MD
-    if _MD is None:
-        _MD = _markdown()
-    return _MD
-
+# Qt's rich text draws a table's cell borders only from these attributes.
+_TABLE_OPEN = '<table border="1" cellspacing="0" cellpadding="4">\n'
 
 # A stray START and STOP show as the raw view shows them (the stream replay finds leaked
 # markers by them).
 _VISIBLE = str.maketrans({START: VISIBLE_START, STOP: VISIBLE_STOP, DELIMITER: "|",
-                          _OPEN: "\ufffd", _CLOSE: "\ufffd"})
+                          OPEN: "\ufffd", CLOSE: "\ufffd"})
 
 
 def with_sentinels(answer: str, spans: Sequence[tuple[int, int]]) -> str:
@@ -269,7 +232,7 @@ def with_sentinels(answer: str, spans: Sequence[tuple[int, int]]) -> str:
         piece = answer[pos:s]
         # (translate is slow even on text it leaves alone; none of its characters are ASCII)
         out.append(piece if piece.isascii() else piece.translate(_VISIBLE))
-        out.append(f"{_OPEN}{i}{_CLOSE}")
+        out.append(f"{OPEN}{i}{CLOSE}")
         pos = e
     out.append(answer[pos:].translate(_VISIBLE))
     return "".join(out)
@@ -323,14 +286,14 @@ def render_parts(answer: str, spans: Sequence[tuple[int, int]],
     """:func:`render_answer` in pieces, the chips found as it goes (no anchor is written to be
     searched for again). ``chips`` None: every citation's chip as it first shows, its number
     in the resolved look (the answer painted before its citations are resolved)."""
-    body = _md().render(with_sentinels(answer, spans))
+    body = inert_markdown(_TABLE_OPEN).render(with_sentinels(answer, spans))
     # Only in text between tags: a sentinel that ended up in an attribute (a fence's info
     # string) is dropped rather than injected into markup. (Text holds no "<": markdown-it
     # escapes it, so every "<" starts a tag.)
     if _SENTINEL_IN_TAG_RE.search(body) is not None:
         body = _TAG_WITH_SENTINEL_RE.sub(lambda m: _SENTINEL_RE.sub("", m.group(0)), body)
     # Adjacent chips get a thin space between them, or they read as one chip.
-    body = _ADJACENT_RE.sub(_CLOSE + "\u2009", body)
+    body = _ADJACENT_RE.sub(CLOSE + "\u2009", body)
     n = len(spans) if chips is None else len(chips)
     pieces = _SENTINEL_RE.split(body)
     indices = [int(i) for i in pieces[1::2]]
@@ -412,7 +375,8 @@ def visible_text(fragment: str) -> str:
     """The text a fragment of the answer shows once rendered (Markdown syntax and link targets
     gone): what the answer pane finds a provider's claim by, whose span may be all syntax, such
     as a link ``([site](https://site/page))``."""
-    return html.unescape(TAG_RE.sub("", _md().renderInline(fragment.translate(_VISIBLE))))
+    rendered = inert_markdown(_TABLE_OPEN).renderInline(fragment.translate(_VISIBLE))
+    return html.unescape(TAG_RE.sub("", rendered))
 
 
 def stylesheet(dark: bool = False) -> str:

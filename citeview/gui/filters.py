@@ -18,6 +18,15 @@ from PySide6.QtWidgets import QComboBox
 from citeview.core.diagnostics import Severity
 from citeview.gui.state import CitationView
 from citeview.gui.tables import IssueRow
+from citeview.session.events import (
+    AnnotationChanged,
+    CaseChanged,
+    Change,
+    CorrectionChanged,
+    EvidenceChanged,
+    ReviewChanged,
+    SizesKnown,
+)
 from citeview.session.model import ReviewState
 
 if TYPE_CHECKING:
@@ -87,6 +96,7 @@ class Filters(QObject):
         self.cases_box.currentIndexChanged.connect(lambda _i: self.apply_cases())
         self._labels: tuple[str, ...] = ()
         self._case_choices: tuple[Filter, ...] = ()  # the shown case's statuses and codes
+        self._noted: set[str] | None = None  # cases "Has a note" lists, while it is chosen
 
     def fill(self, labels: Sequence[str]) -> None:
         """Filter choices: all, not yet judged / not done / done, problems only, has a note,
@@ -191,7 +201,8 @@ class Filters(QObject):
         if f.kind is FilterKind.PROBLEMS:
             progress.check_problems(self.state.dataset)
 
-        noted = self._noted_cases() if f.kind is FilterKind.NOTE else set()
+        self._noted = self._noted_cases() if f.kind is FilterKind.NOTE else None
+        noted = self._noted if self._noted is not None else set()
 
         def accept(row: tuple[int, str]) -> bool:
             i, cid = row
@@ -211,10 +222,30 @@ class Filters(QObject):
         self.cases_proxy.set_row_filter(None if f.kind is FilterKind.ALL else accept)
 
 
-    def session_changed(self) -> None:
-        """A verdict or note changed: the cases "Has a note" lists are read again."""
-        if self.cases_filter().kind is FilterKind.NOTE:
+    def session_changed(self, change: Change) -> None:
+        """A change committed: while "Has a note" lists the cases, the notes of the case it
+        changed are read again (every case's after a change to the session as a whole)."""
+        noted = self._noted
+        if self.cases_filter().kind is not FilterKind.NOTE or noted is None:
+            return
+        if isinstance(change, (EvidenceChanged, CorrectionChanged, SizesKnown)):
+            return  # no note changed
+        if not isinstance(change, (AnnotationChanged, ReviewChanged, CaseChanged)):
             self.apply_cases()
+            return
+        cid = change.case_id
+        if self._has_note(cid) != (cid in noted):
+            noted.symmetric_difference_update((cid,))
+            self.cases_proxy.invalidate_rows()
+
+    def _has_note(self, case_id: str) -> bool:
+        """Whether ``case_id`` has a note of this annotator's (see :meth:`_noted_cases`)."""
+        s = self.review_session.session
+        if s is None:
+            return False
+        me = s.annotator
+        return bool(s.review(case_id, me).note) or any(
+            a.note for a in s.iter_annotations(case_id, annotator=me))
 
     def _noted_cases(self) -> set[str]:
         """Cases with a note of this annotator's: on the case, or on one of its citations

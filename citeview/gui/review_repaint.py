@@ -93,7 +93,7 @@ class ReviewRepaint(QObject):
             self.review_session.show_where()
         elif isinstance(change, CasesAdded):
             self.relist()
-        self.filters.session_changed()
+        self.filters.session_changed(change)
         self.review.sync_bar()
 
     def relist(self) -> None:

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from citeview.core.analysis import Analyser
 from citeview.core.cases import Case
@@ -27,7 +27,7 @@ from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.session.analysing import AnalysingStore
-from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse, damaged
+from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse
 from citeview.session.events import (
     CaseChanged,
     CasesAdded,
@@ -46,14 +46,9 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
-    citation_slots,
+    index_not_done,
     now_iso,
     prefix_forms,
-    reattach,
-    reattach_marks,
-    rubric_labels,
-    rubric_reasons,
-    stored_reasons,
 )
 from citeview.session.protocol import (
     ReviewStore,
@@ -63,7 +58,12 @@ from citeview.session.protocol import (
     check_row,
     row_event,
 )
-from citeview.session.store_file import DOCUMENT_EXTRA
+from citeview.session.row_access import RowReads, RowWrites
+from citeview.session.rowfilter import RowFilter
+from citeview.session.settings import DOCUMENT_EXTRA, StoredSettings
+from citeview.session.updating import moved_rows, sync_cases
+
+_M = TypeVar("_M", Evidence, Correction)
 
 
 @dataclass(slots=True)
@@ -152,7 +152,7 @@ def _read_file(path: str) -> _Rows:
     return rows
 
 
-class MemorySession(AnalysingStore):
+class MemorySession(StoredSettings, AnalysingStore, RowWrites, RowReads):
     """An open session held by a :class:`MemoryBackend` (see :class:`ReviewStore`)."""
 
     def __init__(self, backend: MemoryBackend, path: str, rows: _Rows, *, annotator: str,
@@ -234,37 +234,8 @@ class MemorySession(AnalysingStore):
 
     # ------------------------------------------------------------------ meta
 
-    @property
-    def meta(self) -> dict[str, Any]:
-        return {k: v for k, v in self._rows.meta.items() if k != DOCUMENT_EXTRA}
-
-    @property
-    def document_extra(self) -> dict[str, Any]:
-        extra = self._rows.meta.get(DOCUMENT_EXTRA, {})
-        return dict(extra) if isinstance(extra, dict) else {}
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        labels = self._rows.meta.get("labels")
-        if labels is None:
-            return DEFAULT_LABELS
-        if (not isinstance(labels, list) or not labels
-                or not all(isinstance(x, str) and x for x in labels)):
-            raise damaged(self.path, "the labels are not a list of names")
-        return tuple(labels)
-
-    @property
-    def families(self) -> tuple[str, ...]:
-        fams = self._rows.meta.get("families")
-        if fams is None:
-            return DEFAULT_FAMILIES
-        if not isinstance(fams, list) or not fams or not all(isinstance(x, str) for x in fams):
-            raise damaged(self.path, "the marker families are not a list of names")
-        return tuple(fams)
-
-    @property
-    def blind(self) -> bool:
-        return bool(self._rows.meta.get("blind", False))
+    def _meta_all(self) -> dict[str, Any]:
+        return self._rows.meta
 
     @property
     def name(self) -> str:
@@ -278,22 +249,6 @@ class MemorySession(AnalysingStore):
             self._analyser = None
         self._committed()
         self._notify(MetaChanged())
-
-    def set_blind(self, blind: bool) -> None:
-        self.set_meta("blind", bool(blind))
-
-    def set_labels(self, labels: Sequence[str]) -> None:
-        self.set_meta("labels", rubric_labels(labels))
-
-    @property
-    def reasons(self) -> tuple[str, ...]:
-        found = stored_reasons(self._rows.meta.get("reasons"))
-        if found is None:
-            raise damaged(self.path, "the reasons are not a list of names")
-        return found
-
-    def set_reasons(self, reasons: Sequence[str]) -> None:
-        self.set_meta("reasons", rubric_reasons(reasons))
 
     # ------------------------------------------------------------------ cases
 
@@ -357,22 +312,18 @@ class MemorySession(AnalysingStore):
     def update_case(self, case: Case) -> Reattached:
         old = self.get_case(case.id)
         data = dumps_json(case.to_dict())
-        anns = self.annotations(case.id)
         if old.answer == case.answer:
-            result = Reattached(anns, [])
+            result = Reattached(self.annotations(case.id), [])
             if data != dumps_json(old.to_dict()):
                 self._write().cases[case.id] = data
                 self._committed()
         else:
-            new_slots = citation_slots(self.analysed(case))
-            result = reattach(anns, new_slots)
-            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
-                                          citation_slots(self.analysed(old)), new_slots,
-                                          old.answer, case.answer)
+            moved = moved_rows(self, old, case)
+            result = moved.annotations
             rows = self._write()
-            for ev in marks:
+            for ev in moved.evidence:
                 rows.evidence[ev.id] = ev
-            for fix in fixes:
+            for fix in moved.corrections:
                 rows.corrections[fix.id] = fix
             rows.cases[case.id] = data
             rows.annotations = [(n, a) for n, a in rows.annotations if a.case_id != case.id]
@@ -385,19 +336,7 @@ class MemorySession(AnalysingStore):
         return result
 
     def sync_from(self, dataset: Dataset) -> dict[str, Reattached]:
-        new: list[Case] = []
-        changed: dict[str, Reattached] = {}
-        for case in dataset.iter_cases():
-            data = self._rows.cases.get(case.id)
-            if data is None:
-                new.append(case)
-            elif dumps_json(case.to_dict()) != data:
-                answer_changed = self.get_case(case.id).answer != case.answer
-                result = self.update_case(case)
-                if answer_changed:
-                    changed[case.id] = result
-        self.add_cases(new)
-        return changed
+        return sync_cases(self, dataset, self._rows.cases.get)
 
     # ------------------------------------------------------------------ analysis
 
@@ -428,30 +367,18 @@ class MemorySession(AnalysingStore):
                 return a
         return None
 
-    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
-                    orphaned: bool | None = None) -> list[Annotation]:
-        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
-
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                          orphaned: bool | None = None,
                          number: int | None = None) -> Iterator[Annotation]:
         pos = {cid: i for i, cid in enumerate(self._rows.cases)}
+        asked = RowFilter(case_id, annotator, number, orphaned)
         found = [(pos[a.case_id], a.key.number, a.key.source_id, a.annotator, n, a)
                  for n, a in self._rows.annotations
-                 if (case_id is None or a.case_id == case_id)
-                 and (number is None or a.key.number == number)
-                 and (annotator is None or a.annotator == annotator)
-                 and (orphaned is None or a.orphaned == orphaned) and a.case_id in pos]
+                 if asked.matches(a.case_id, a.annotator, a.key, a.orphaned)
+                 and a.case_id in pos]
         found.sort(key=lambda row: row[:5])
         for row in found:
             yield row[5]
-
-    def orphans(self, case_id: str | None = None) -> list[Annotation]:
-        return self.annotations(case_id, orphaned=True)
-
-    def put_annotation(self, ann: Annotation) -> None:
-        self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
-                              None if ann.empty else ann)])
 
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         who = self.annotator if annotator is None else annotator
@@ -463,72 +390,40 @@ class MemorySession(AnalysingStore):
                  if r.case_id in pos and (case_id is None or r.case_id == case_id)]
         return sorted(found, key=lambda r: (pos[r.case_id], r.annotator))
 
-    def put_review(self, review: CaseReview) -> None:
-        self.apply([RowChange("review", review.case_id, review.annotator, None, False,
-                              None if review.empty else review)])
-
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         who = self.annotator if annotator is None else annotator
         return {cid: r.state for (cid, a), r in self._rows.reviews.items() if a == who}
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
-        states = self.states(annotator)
-        for i, cid in enumerate(self.case_ids()):
-            if states.get(cid) is not ReviewState.DONE:
-                return i
-        return None
+        return index_not_done(self.case_ids(), self.states(annotator))
 
     # ------------------------------------------------------------------ evidence, corrections
 
     def evidence(self, case_id: str | None = None, *, key: AnnotationKey | None = None,
                  annotator: str | None = None) -> list[Evidence]:
         pos = {cid: i for i, cid in enumerate(self._rows.cases)}
+        asked = RowFilter(case_id, annotator, key=key)
         found = [e for e in self._rows.evidence.values()
-                 if e.case_id in pos and (key is None or e.key == key)
-                 and (case_id is None or e.case_id == case_id)
-                 and (annotator is None or e.annotator == annotator)]
+                 if e.case_id in pos and asked.matches(e.case_id, e.annotator, e.key)]
         return sorted(found, key=lambda e: (pos[e.case_id], e.key.number, e.key.source_id,
                                             e.start, e.end, e.annotator, e.id))
-
-    def put_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, evidence, evidence.id)])
-
-    def delete_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, None, evidence.id)])
 
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
         by_case: dict[str, list[Correction]] = {}
+        asked = RowFilter(case_id, annotator)
         for c in self._rows.corrections.values():
-            if (case_id is None or c.case_id == case_id) and (
-                    annotator is None or c.annotator == annotator):
+            if asked.matches(c.case_id, c.annotator):
                 by_case.setdefault(c.case_id, []).append(c)
         return [c for cid in self._rows.cases for c in ordered(by_case.get(cid, []))]
 
-    def put_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, correction, correction.id)])
-
-    def delete_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, None, correction.id)])
-
     def current_row(self, change: RowChange) -> Row | None:
-        if change.kind == "evidence":
-            found_e = self._rows.evidence.get(change.ident)
-            return found_e if found_e is not None and found_e.case_id == change.case_id else None
-        if change.kind == "correction":
-            found_c = self._rows.corrections.get(change.ident)
-            return found_c if found_c is not None and found_c.case_id == change.case_id else None
+        if change.kind in ("evidence", "correction"):
+            marks = self._rows.evidence if change.kind == "evidence" else self._rows.corrections
+            found_m = marks.get(change.ident)
+            return found_m if found_m is not None and found_m.case_id == change.case_id else None
         if change.kind == "annotation":
-            assert change.key is not None
-            if change.orphaned:
-                found = [a for a in self.annotations(change.case_id, annotator=change.annotator,
-                                                     orphaned=True) if a.key == change.key]
-                return found[0] if found else None
-            return self.annotation(change.key, change.annotator)
+            return self.annotation_row(change)
         return self._rows.reviews.get((change.case_id, change.annotator))
 
     def apply(self, changes: Sequence[RowChange]) -> None:
@@ -545,21 +440,9 @@ class MemorySession(AnalysingStore):
                 raise SessionError(f"{self.path}: cannot store the change (no case "
                                    f"{ch.case_id!r})")
             if ch.kind == "evidence":
-                if ch.ident in evidence and evidence[ch.ident].case_id == ch.case_id:
-                    del evidence[ch.ident]
-                if isinstance(ch.new, Evidence):
-                    if ch.ident in evidence:
-                        raise SessionError(f"{self.path}: cannot store the change (evidence "
-                                           f"{ch.ident!r} exists)")
-                    evidence[ch.ident] = ch.new
+                self._put_mark(evidence, ch, Evidence)
             elif ch.kind == "correction":
-                if ch.ident in corrections and corrections[ch.ident].case_id == ch.case_id:
-                    del corrections[ch.ident]
-                if isinstance(ch.new, Correction):
-                    if ch.ident in corrections:
-                        raise SessionError(f"{self.path}: cannot store the change (correction "
-                                           f"{ch.ident!r} exists)")
-                    corrections[ch.ident] = ch.new
+                self._put_mark(corrections, ch, Correction)
             elif ch.kind == "annotation":
                 at = next((i for i, (_n, a) in enumerate(annotations)
                            if a.key == ch.key and a.annotator == ch.annotator
@@ -583,6 +466,17 @@ class MemorySession(AnalysingStore):
         rows.evidence, rows.corrections = evidence, corrections
         self._committed()
         self._notify(*[row_event(ch) for ch in changes])
+
+
+    def _put_mark(self, marks: dict[str, _M], ch: RowChange, kind: type[_M]) -> None:
+        """Evidence or a correction (``marks``, by id) as ``ch`` writes it."""
+        if ch.ident in marks and marks[ch.ident].case_id == ch.case_id:
+            del marks[ch.ident]
+        if isinstance(ch.new, kind):
+            if ch.ident in marks:
+                raise SessionError(f"{self.path}: cannot store the change ({ch.kind} "
+                                   f"{ch.ident!r} exists)")
+            marks[ch.ident] = ch.new
 
 
 def _typed(session: MemorySession) -> ReviewStore:

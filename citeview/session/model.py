@@ -15,7 +15,7 @@ text; those it cannot place are kept, flagged orphaned.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -78,6 +78,12 @@ class ReviewState(StrEnum):
     NOT_STARTED = "not started"
     IN_PROGRESS = "in progress"
     DONE = "done"
+
+
+def index_not_done(ids: Iterable[str], states: Mapping[str, ReviewState]) -> int | None:
+    """Index in ``ids`` of the first case ``states`` does not have done (where to resume)."""
+    return next((i for i, cid in enumerate(ids) if states.get(cid) is not ReviewState.DONE),
+                None)
 
 
 def now_iso() -> str:

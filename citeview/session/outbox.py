@@ -49,6 +49,7 @@ from citeview.session.model import (
     prefix_forms,
 )
 from citeview.session.protocol import ReviewStore, Row, RowChange, SessionDataset, row_event
+from citeview.session.row_access import RowReads, RowWrites
 
 _T = TypeVar("_T")
 
@@ -167,7 +168,25 @@ CREATE TABLE IF NOT EXISTS cases (
     data TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS own_rows (case_id TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS own_changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    row TEXT NOT NULL UNIQUE,
+    case_id TEXT NOT NULL,
+    change TEXT NOT NULL
+);
 """
+
+
+def _row_of(ch: RowChange) -> str:
+    """Which row ``ch`` writes (the last write of a row is all the copy needs of it)."""
+    if ch.kind in ("evidence", "correction"):
+        return dumps_json([ch.kind, ch.case_id, ch.ident])
+    if ch.kind == "review":
+        return dumps_json([ch.kind, ch.case_id, ch.annotator])
+    k = ch.key
+    assert k is not None
+    return dumps_json([ch.kind, ch.case_id, ch.annotator, k.number, k.anchor, k.source_id,
+                       ch.orphaned])
 
 
 @dataclass(slots=True, frozen=True)
@@ -270,14 +289,12 @@ class Outbox:
         rows = self.conn.execute("SELECT op_id, changes FROM pending ORDER BY seq").fetchall()
         return [(op, [change_from_json(d) for d in json.loads(text)]) for op, text in rows]
 
-    def sent(self, op_id: str, rows: Sequence[OwnRows] = ()) -> None:
-        """The server has ``op_id``: it leaves; ``rows`` (:meth:`keep_rows`) in the same
-        transaction."""
+    def sent(self, op_id: str, changes: Sequence[RowChange] = ()) -> None:
+        """The server has ``op_id``: it leaves; ``changes`` kept in the copy
+        (:meth:`keep_changes`) in the same transaction."""
         with self._tx() as c:
             c.execute("DELETE FROM pending WHERE op_id = ?", (op_id,))
-            for own in rows:
-                c.execute("INSERT OR REPLACE INTO own_rows VALUES (?, ?)",
-                          (own.case_id, _rows_json(own)))
+            self._keep_changes(c, changes)
 
     def refuse(self, op_id: str, reason: str) -> None:
         """Move a write the server refused (not one it could not be reached for) aside."""
@@ -312,9 +329,28 @@ class Outbox:
                 self.conn.execute("SELECT case_id, data FROM cases ORDER BY seq")]
 
     def keep_rows(self, rows: OwnRows) -> None:
+        """A case's rows as the server has them (the changes kept of it before are in them)."""
         with self._tx() as c:
             c.execute("INSERT OR REPLACE INTO own_rows VALUES (?, ?)",
                       (rows.case_id, _rows_json(rows)))
+            c.execute("DELETE FROM own_changes WHERE case_id = ?", (rows.case_id,))
+
+    def keep_changes(self, changes: Sequence[RowChange]) -> None:
+        """Keep written rows in the copy: each row's last write, on top of :meth:`rows`."""
+        if not changes:
+            return
+        with self._tx() as c:
+            self._keep_changes(c, changes)
+
+    def _keep_changes(self, c: sqlite3.Connection, changes: Sequence[RowChange]) -> None:
+        c.executemany("INSERT OR REPLACE INTO own_changes (row, case_id, change) "
+                      "VALUES (?, ?, ?)", [(_row_of(ch), ch.case_id, dumps_json(change_json(ch)))
+                                           for ch in changes])
+
+    def changes(self) -> list[RowChange]:
+        """The rows written since their case was copied (:meth:`keep_changes`)."""
+        return [change_from_json(json.loads(text)) for (text,) in
+                self.conn.execute("SELECT change FROM own_changes ORDER BY seq")]
 
     def rows(self) -> list[OwnRows]:
         found = []
@@ -357,7 +393,7 @@ StatusListener = Callable[[OutboxStatus], None]
 _MIRROR = "<outbox copy>"
 
 
-class OutboxStore:
+class OutboxStore(RowWrites, RowReads):
     """A :class:`ReviewStore` for one reviewer on a server's project, with an outbox.
 
     ``server`` is the open store (None when it could not be opened: the outbox copy is used
@@ -416,20 +452,16 @@ class OutboxStore:
         for cid, data in self.outbox.cases():
             with contextlib.suppress(SessionError):
                 cases.append(Case.from_dict(data, cid))
-        labels = meta.get("labels") or ["supported", "partially supported", "unsupported",
-                                        "cannot tell"]
-        kwargs: dict[str, Any] = {"labels": labels, "name": meta.get("name") or "project"}
+        kwargs: dict[str, Any] = {"name": meta.get("name") or "project"}
         if meta.get("families"):
             kwargs["families"] = meta["families"]
         mirror = MemoryBackend().create(_MIRROR, cases, annotator=self.annotator, **kwargs)
-        mirror.set_blind(bool(meta.get("blind", False)))
+        _copy_settings(meta, mirror)
         self._kept_cases = {c.id for c in cases}
-        if meta.get("reasons") is not None:
-            with contextlib.suppress(SessionError):
-                mirror.set_meta("reasons", meta["reasons"])
         for own in self.outbox.rows():
             if own.case_id in self._kept_cases:
                 self._mirror_apply(mirror, own.changes())
+        self._mirror_apply(mirror, self.outbox.changes())
         for _op, changes in self.outbox.pending():
             self._mirror_apply(mirror, changes)
         return mirror
@@ -451,13 +483,7 @@ class OutboxStore:
             return
         self.outbox.keep("meta", meta)
         self.outbox.keep("case_ids", ids)
-        if meta.get("labels"):
-            with contextlib.suppress(SessionError):
-                self._mirror.set_labels(meta["labels"])
-        self._mirror.set_blind(bool(meta.get("blind", False)))
-        if meta.get("reasons") is not None:
-            with contextlib.suppress(SessionError):
-                self._mirror.set_meta("reasons", meta["reasons"])
+        _copy_settings(meta, self._mirror)
 
     def _keep_case(self, case_id: str) -> None:
         """Copy a case and this annotator's rows of it from the server (once a session)."""
@@ -479,15 +505,10 @@ class OutboxStore:
         self._kept_cases.add(case_id)
         self._mirror_apply(self._mirror, own.changes())
 
-    def _own_rows(self, case_ids: Iterable[str]) -> list[OwnRows]:
-        m, me = self._mirror, self.annotator
-        return [OwnRows(cid, m.annotations(cid, annotator=me), m.review(cid, me),
-                        m.evidence(cid, annotator=me), m.corrections(cid, annotator=me))
-                for cid in sorted(set(case_ids) & self._kept_cases)]
-
-    def _save_rows(self, case_ids: Iterable[str]) -> None:
-        for own in self._own_rows(case_ids):
-            self.outbox.keep_rows(own)
+    def _own_changes(self, changes: Sequence[RowChange]) -> list[RowChange]:
+        """Of ``changes``, those the copy keeps: this annotator's, of a case it holds."""
+        return [ch for ch in changes
+                if ch.annotator == self.annotator and ch.case_id in self._kept_cases]
 
     def _keep(self, case_id: str) -> None:
         """:meth:`_keep_case` when online; an unreachable server is noted, not raised."""
@@ -862,13 +883,6 @@ class OutboxStore:
                                                        orphaned=orphaned, number=number)))
         return iter(rows)
 
-    def orphans(self, case_id: str | None = None) -> list[Annotation]:
-        return self.annotations(case_id, orphaned=True)
-
-    def put_annotation(self, ann: Annotation) -> None:
-        self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
-                              None if ann.empty else ann)])
-
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         self._keep(case_id)
         return self.ask(lambda s: s.review(case_id, annotator),
@@ -876,10 +890,6 @@ class OutboxStore:
 
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
         return self.ask(lambda s: s.reviews(case_id), lambda: self._mirror.reviews(case_id))
-
-    def put_review(self, review: CaseReview) -> None:
-        self.apply([RowChange("review", review.case_id, review.annotator, None, False,
-                              None if review.empty else review)])
 
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         return self.ask(lambda s: s.states(annotator), lambda: self._mirror.states(annotator))
@@ -900,26 +910,10 @@ class OutboxStore:
         return self.ask(lambda s: s.evidence(case_id, key=key, annotator=annotator),
                          lambda: self._mirror.evidence(case_id, key=key, annotator=annotator))
 
-    def put_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, evidence, evidence.id)])
-
-    def delete_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, None, evidence.id)])
-
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
         return self.ask(lambda s: s.corrections(case_id, annotator=annotator),
                          lambda: self._mirror.corrections(case_id, annotator=annotator))
-
-    def put_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, correction, correction.id)])
-
-    def delete_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, None, correction.id)])
 
     def current_row(self, change: RowChange) -> Row | None:
         return self.ask(lambda s: s.current_row(change),
@@ -965,17 +959,29 @@ class OutboxStore:
                 raise
             else:
                 self._mirror_apply(self._mirror, changes)
-                self.outbox.sent(op_id, self._own_rows(cases))
+                self.outbox.sent(op_id, self._own_changes(changes))
                 self._status_changed()
                 return
         # Waiting: the window shows it from the copy until the server has it.
         self._mirror_apply(self._mirror, changes)
-        self._save_rows(cases)
+        self.outbox.keep_changes(self._own_changes(changes))
         self._status_changed()
         self._subscribers.notify(*[row_event(ch) for ch in changes])
         if self._online:
             self._flush()
             self._status_changed()
+
+
+def _copy_settings(meta: dict[str, Any], mirror: MemorySession) -> None:
+    """The server's labels, blind and reasons (``meta``) into the copy (a setting the copy
+    cannot take is left as it was: the server checks its own)."""
+    if meta.get("labels"):
+        with contextlib.suppress(SessionError):
+            mirror.set_labels(meta["labels"])
+    mirror.set_blind(bool(meta.get("blind", False)))
+    if meta.get("reasons") is not None:
+        with contextlib.suppress(SessionError):
+            mirror.set_meta("reasons", meta["reasons"])
 
 
 def _typed(store: OutboxStore) -> ReviewStore:

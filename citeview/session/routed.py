@@ -20,7 +20,7 @@ from typing import Any
 from citeview.core.cases import Case
 from citeview.session.errors import SessionError
 from citeview.session.events import CasesAdded
-from citeview.session.model import ReviewState
+from citeview.session.model import ReviewState, index_not_done
 from citeview.session.outbox import Outbox, OutboxStore
 from citeview.session.protocol import ReviewStore, RowChange
 
@@ -121,11 +121,7 @@ class RoutedStore(OutboxStore):
         return self.get_case(self._mine[index])
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
-        states = self.states(annotator)
-        for i, cid in enumerate(self._mine):
-            if states.get(cid) is not ReviewState.DONE:
-                return i
-        return None
+        return index_not_done(self._mine, self.states(annotator))
 
     def apply(self, changes: Sequence[RowChange]) -> None:
         """Refused for a case not handed to this reviewer (say so, keep nothing)."""
@@ -136,18 +132,22 @@ class RoutedStore(OutboxStore):
         super().apply(changes)
 
 
+def _lead_on_routed(store: OutboxStore) -> bool:
+    """Whether ``store`` is a lead's window on a routed project (as the outbox kept it)."""
+    routing = store.outbox.kept(ROUTING) or {}
+    return routing.get("overlap") is not None and bool(routing.get("privileged"))
+
+
 def takes_handouts(store: OutboxStore) -> bool:
     """Whether the window leases cases for this member: not a lead's window on a routed
     project (a lead adjudicates; holding cases would take reviewers' places in N)."""
-    routing = store.outbox.kept(ROUTING) or {}
-    return routing.get("overlap") is None or not routing.get("privileged")
+    return not _lead_on_routed(store)
 
 
 def reviewer_counts(store: OutboxStore) -> dict[str, int] | None:
     """Per case, how many reviewers it has (held or done), for a lead's window on a routed
     project; None when the server does not say (offline, not a routed project, a reviewer)."""
-    routing = store.outbox.kept(ROUTING) or {}
-    if routing.get("overlap") is None or not routing.get("privileged"):
+    if not _lead_on_routed(store):
         return None
 
     def online(server: ReviewStore) -> dict[str, int] | None:

@@ -36,8 +36,9 @@ from citeview.session.protocol import (
     SessionDataset,
 )
 from citeview.session.records import insert_annotation, insert_review
+from citeview.session.settings import DOCUMENT_EXTRA
 from citeview.session.store_annotations import SessionAnnotations
-from citeview.session.store_file import DOCUMENT_EXTRA, KNOWN_META
+from citeview.session.store_file import KNOWN_META
 
 
 class Session(SessionAnnotations):

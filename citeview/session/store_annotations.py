@@ -23,9 +23,6 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
-    citation_slots,
-    reattach,
-    reattach_marks,
 )
 from citeview.session.protocol import Row, RowChange, check_row, row_event
 from citeview.session.records import (
@@ -45,10 +42,13 @@ from citeview.session.records import (
     review_from_row,
     select_review,
 )
+from citeview.session.row_access import RowReads, RowWrites
+from citeview.session.rowfilter import RowFilter
 from citeview.session.store_stats import SessionStats
+from citeview.session.updating import moved_rows, sync_cases
 
 
-class SessionAnnotations(SessionStats):
+class SessionAnnotations(SessionStats, RowWrites, RowReads):
     """Annotations, reviews, and cases brought up to date (annotations re-attached)."""
 
     def update_case(self, case: Case) -> Reattached:
@@ -56,20 +56,16 @@ class SessionAnnotations(SessionStats):
         annotations are re-attached; those that cannot be placed are kept, flagged orphaned."""
         old = self.get_case(case.id)
         data = _dumps(case.to_dict())
-        anns = self.annotations(case.id)
         if old.answer == case.answer:
-            result = Reattached(anns, [])
+            result = Reattached(self.annotations(case.id), [])
             if data != _dumps(old.to_dict()):
                 def put(conn: sqlite3.Connection) -> None:
                     conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
                     conn.execute("DELETE FROM case_rows WHERE case_id = ?", (case.id,))
                 self._write(put)
         else:
-            new_slots = citation_slots(self.analysed(case))
-            result = reattach(anns, new_slots)
-            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
-                                          citation_slots(self.analysed(old)), new_slots,
-                                          old.answer, case.answer)
+            moved = moved_rows(self, old, case)
+            result = moved.annotations
 
             def run(conn: sqlite3.Connection) -> None:
                 conn.execute("UPDATE cases SET data = ? WHERE id = ?", (data, case.id))
@@ -80,9 +76,9 @@ class SessionAnnotations(SessionStats):
                     insert_annotation(conn, ann)
                 conn.execute("DELETE FROM evidence WHERE case_id = ?", (case.id,))
                 conn.execute("DELETE FROM corrections WHERE case_id = ?", (case.id,))
-                for ev in marks:
+                for ev in moved.evidence:
                     insert_evidence(conn, ev)
-                for fix in fixes:
+                for fix in moved.corrections:
                     insert_correction(conn, fix)
             self._write(run)
             if self._sizes is not None:
@@ -97,19 +93,7 @@ class SessionAnnotations(SessionStats):
         updated (annotations re-attached); cases gone from the input stay. Returns the
         re-attachment of each case whose answer changed."""
         stored = dict(self.conn.execute("SELECT id, data FROM cases"))
-        new: list[Case] = []
-        changed: dict[str, Reattached] = {}
-        for case in dataset.iter_cases():
-            data = stored.get(case.id)
-            if data is None:
-                new.append(case)
-            elif _dumps(case.to_dict()) != data:
-                answer_changed = self.get_case(case.id).answer != case.answer
-                result = self.update_case(case)
-                if answer_changed:
-                    changed[case.id] = result
-        self.add_cases(new)
-        return changed
+        return sync_cases(self, dataset, stored.get)
 
 
     # ------------------------------------------------------------------ annotations
@@ -125,48 +109,19 @@ class SessionAnnotations(SessionStats):
             (key.case_id, key.number, key.anchor, key.source_id, who)).fetchone()
         return annotation_from_row(row) if row else None
 
-    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
-                    orphaned: bool | None = None) -> list[Annotation]:
-        """Annotations (all annotators unless one is named), in case then citation order."""
-        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
-
     @reading
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                          orphaned: bool | None = None,
                          number: int | None = None) -> Iterator[Annotation]:
         """Annotations in case then citation order; ``number``: of that citation only (with a
         ``case_id``)."""
-        where: list[str] = []
-        args: list[object] = []
-        if case_id is not None:
-            where.append("a.case_id = ?")
-            args.append(case_id)
-        if number is not None:
-            where.append("a.number = ?")
-            args.append(number)
-        if annotator is not None:
-            where.append("a.annotator = ?")
-            args.append(annotator)
-        if orphaned is not None:
-            where.append("a.orphaned = ?")
-            args.append(int(orphaned))
+        where, args = RowFilter(case_id, annotator, number, orphaned).sql("a")
         sql = (f"SELECT {columns(ANNOTATION_FIELDS, 'a')} FROM annotations a "
-               "JOIN cases c ON c.id = a.case_id"
-               + (" WHERE " + " AND ".join(where) if where else "")
+               "JOIN cases c ON c.id = a.case_id" + where
                + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid")
         # A live cursor: export streams 100,000 rows without holding them all.
         for row in self.conn.execute(sql, args):
             yield annotation_from_row(row)
-
-    def orphans(self, case_id: str | None = None) -> list[Annotation]:
-        """Annotations whose citation was not found again after the answer changed."""
-        return self.annotations(case_id, orphaned=True)
-
-    def put_annotation(self, ann: Annotation) -> None:
-        """Store ``ann`` (replacing the one at its key and annotator), in its own transaction. An
-        empty annotation (no verdict, no note) is deleted instead."""
-        self.apply([RowChange("annotation", ann.case_id, ann.annotator, ann.key, ann.orphaned,
-                              None if ann.empty else ann)])
 
     @reading
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
@@ -178,19 +133,10 @@ class SessionAnnotations(SessionStats):
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
         # The reviews first (CROSS JOIN keeps that order): SQLite otherwise walked every
         # case looking for reviews (0.3 s per 200,000 cases with none).
+        where, args = RowFilter(case_id).sql("r")
         sql = (f"SELECT {columns(REVIEW_FIELDS, 'r')} FROM reviews r "
-               "CROSS JOIN cases c ON c.id = r.case_id")
-        args: tuple[str, ...] = ()
-        if case_id is not None:
-            sql += " WHERE r.case_id = ?"
-            args = (case_id,)
-        return [review_from_row(r) for r in self.conn.execute(sql + " ORDER BY c.pos, r.annotator",
-                                                      args)]
-
-    def put_review(self, review: CaseReview) -> None:
-        """Store a case review in its own transaction (an empty one is deleted)."""
-        self.apply([RowChange("review", review.case_id, review.annotator, None, False,
-                              None if review.empty else review)])
+               "CROSS JOIN cases c ON c.id = r.case_id" + where + " ORDER BY c.pos, r.annotator")
+        return [review_from_row(r) for r in self.conn.execute(sql, args)]
 
     @reading
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
@@ -221,60 +167,25 @@ class SessionAnnotations(SessionStats):
                  annotator: str | None = None) -> list[Evidence]:
         """Evidence spans (of one citation source with ``key``), in case, citation, source
         and offset order."""
-        where: list[str] = []
-        args: list[object] = []
-        if key is not None:
-            where.append("e.case_id = ? AND e.number = ? AND e.raw = ? AND e.source_id = ?")
-            args += [key.case_id, key.number, key.anchor, key.source_id]
-        elif case_id is not None:
-            where.append("e.case_id = ?")
-            args.append(case_id)
-        if annotator is not None:
-            where.append("e.annotator = ?")
-            args.append(annotator)
+        where, args = RowFilter(case_id, annotator, key=key).sql("e")
         sql = (f"SELECT {columns(EVIDENCE_FIELDS, 'e')} FROM evidence e "
-               "JOIN cases c ON c.id = e.case_id"
-               + (" WHERE " + " AND ".join(where) if where else "")
+               "JOIN cases c ON c.id = e.case_id" + where
                + " ORDER BY c.pos, e.number, e.source_id, e.start_offset, e.end_offset, "
                "e.annotator, e.id")
         return [evidence_from_row(row) for row in self.conn.execute(sql, args)]
-
-    def put_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, evidence, evidence.id)])
-
-    def delete_evidence(self, evidence: Evidence) -> None:
-        self.apply([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                              False, None, evidence.id)])
 
     @reading
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
         """Corrections in case order, each case's in the order they apply."""
-        where: list[str] = []
-        args: list[object] = []
-        if case_id is not None:
-            where.append("k.case_id = ?")
-            args.append(case_id)
-        if annotator is not None:
-            where.append("k.annotator = ?")
-            args.append(annotator)
+        where, args = RowFilter(case_id, annotator).sql("k")
         sql = (f"SELECT {columns(CORRECTION_FIELDS, 'k')}, c.pos FROM corrections k "
-               "JOIN cases c ON c.id = k.case_id"
-               + (" WHERE " + " AND ".join(where) if where else ""))
+               "JOIN cases c ON c.id = k.case_id" + where)
         rows = [(row[2], correction_from_row(row)) for row in self.conn.execute(sql, args)]
         by_pos: dict[int, list[Correction]] = {}
         for pos, corr in rows:
             by_pos.setdefault(pos, []).append(corr)
         return [c for pos in sorted(by_pos) for c in ordered(by_pos[pos])]
-
-    def put_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, correction, correction.id)])
-
-    def delete_correction(self, correction: Correction) -> None:
-        self.apply([RowChange("correction", correction.case_id, correction.annotator, None,
-                              False, None, correction.id)])
 
     @reading
     def current_row(self, change: RowChange) -> Row | None:
@@ -289,12 +200,7 @@ class SessionAnnotations(SessionStats):
                 "case_id = ?", (change.ident, change.case_id)).fetchone()
             return correction_from_row(row) if row else None
         if change.kind == "annotation":
-            assert change.key is not None
-            if change.orphaned:
-                found = [a for a in self.annotations(change.case_id, annotator=change.annotator,
-                                                     orphaned=True) if a.key == change.key]
-                return found[0] if found else None
-            return self.annotation(change.key, change.annotator)
+            return self.annotation_row(change)
         return select_review(self.conn, change.case_id, change.annotator)
 
     def apply(self, changes: Sequence[RowChange]) -> None:

@@ -65,17 +65,14 @@ from citeview.session.migrations import (
 from citeview.session.model import (
     DEFAULT_LABELS,
     now_iso,
-    rubric_labels,
-    rubric_reasons,
-    stored_reasons,
 )
 from citeview.session.schema import harden
+from citeview.session.settings import StoredSettings
 
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
 CASE_BATCH = 2000  # case rows a statement inserts when a session is made
 FILL_CACHE_KIB = 64 << 10  # SQLite's page cache while a session is made (the ids' index)
 KNOWN_META = ("name", "labels", "blind", "families", "created", "source", "reasons")
-DOCUMENT_EXTRA = "_document_extra"  # meta key: unknown top-level keys of an imported document
 
 
 
@@ -98,7 +95,7 @@ def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
 
 
 
-class SessionFile:
+class SessionFile(StoredSettings):
     """An open session file: lock, settings, subscriptions, transactions."""
 
     def __init__(self, conn: sqlite3.Connection, path: str, *, readonly: bool,
@@ -415,39 +412,6 @@ class SessionFile:
         return self._meta
 
     @property
-    def meta(self) -> dict[str, Any]:
-        """Session settings (name, labels, blind, families, created, source, unknown keys)."""
-        return {k: v for k, v in self._meta_all().items() if k != DOCUMENT_EXTRA}
-
-    @property
-    def document_extra(self) -> dict[str, Any]:
-        extra = self._meta_all().get(DOCUMENT_EXTRA, {})
-        return dict(extra) if isinstance(extra, dict) else {}
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        labels = self._meta_all().get("labels")
-        if labels is None:
-            return DEFAULT_LABELS
-        if (not isinstance(labels, list) or not labels
-                or not all(isinstance(x, str) and x for x in labels)):
-            raise damaged(self.path, "the labels are not a list of names")
-        return tuple(labels)
-
-    @property
-    def families(self) -> tuple[str, ...]:
-        fams = self._meta_all().get("families")
-        if fams is None:
-            return DEFAULT_FAMILIES
-        if not isinstance(fams, list) or not fams or not all(isinstance(x, str) for x in fams):
-            raise damaged(self.path, "the marker families are not a list of names")
-        return tuple(fams)
-
-    @property
-    def blind(self) -> bool:
-        return bool(self._meta_all().get("blind", False))
-
-    @property
     def name(self) -> str:
         return str(self._meta_all().get("name") or Path(self.path).stem)
 
@@ -468,24 +432,4 @@ class SessionFile:
             self._analyser = None
         self._meta_all()[key] = json.loads(text)
         self._notify(MetaChanged())
-
-    def set_blind(self, blind: bool) -> None:
-        """Remember that the session is (was) annotated blind."""
-        self.set_meta("blind", bool(blind))
-
-    def set_labels(self, labels: Sequence[str]) -> None:
-        """Use a rubric of one's own: the verdict labels, in key order (1, 2, ...)."""
-        self.set_meta("labels", rubric_labels(labels))
-
-    @property
-    def reasons(self) -> tuple[str, ...]:
-        """The reasons a verdict may give, in picker order (the defaults until set)."""
-        found = stored_reasons(self._meta_all().get("reasons"))
-        if found is None:
-            raise damaged(self.path, "the reasons are not a list of names")
-        return found
-
-    def set_reasons(self, reasons: Sequence[str]) -> None:
-        """Use a reason list of one's own (number keys 1, 2, ... in the picker)."""
-        self.set_meta("reasons", rubric_reasons(reasons))
 

@@ -136,3 +136,25 @@ def test_has_a_note_lists_the_cases_with_a_note(qtbot, win) -> None:  # type: ig
     win.review.edit_case_note()  # Shift+N: a note on the whole case
     ids = [cases.index(r, 1).data() for r in range(cases.rowCount())]
     assert ids == ["contract-block-level"]
+
+
+def test_has_a_note_follows_notes_written_and_cleared(qtbot, win) -> None:  # type: ignore[no-untyped-def]
+    win.loader.show_case(1)
+    qtbot.waitUntil(lambda: is_settled(win) and win.view is not None
+                    and win.view.case.id == "contract-block-level", timeout=5000)
+    win.filters.set_cases_filter(FilterKind.NOTE)
+    cases = win.cases_proxy
+
+    def listed() -> list[str]:
+        return [cases.index(r, 1).data() for r in range(cases.rowCount())]
+
+    win.review.prompt_note = lambda title, prompt, text: "which page?"
+    win.review.edit_note()  # N: a note on the selected citation
+    assert listed() == ["contract-block-level"]
+    win.review.set_case_verdict("supported")  # no note changed: still listed
+    assert listed() == ["contract-block-level"]
+    win.review.prompt_note = lambda title, prompt, text: ""
+    win.review.edit_note()  # the note cleared: the case leaves the list
+    assert listed() == []
+    win.review.undo_stack.undo()  # and comes back with it
+    assert listed() == ["contract-block-level"]

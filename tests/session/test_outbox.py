@@ -174,6 +174,26 @@ def test_quitting_with_edits_waiting_keeps_them_for_the_next_start(
     assert on_server(server, key) == "cannot tell"
 
 
+def test_verdicts_changed_and_cleared_online_open_offline_as_last_saved(
+        server: Server, open_store: Callable[..., OutboxStore]) -> None:
+    store = open_store()
+    cid = store.case_ids()[0]
+    k0, k1 = key_of(store, cid, 0), key_of(store, cid, 1)
+    edits.set_verdict(store, k0, "supported")
+    edits.set_verdict(store, k1, "unsupported")
+    edits.set_verdict(store, k0, "cannot tell")  # changed: the copy keeps the last
+    edits.set_verdict(store, k1, None)  # cleared: the copy drops it
+    assert store.waiting == 0 and on_server(server, k0) == "cannot tell"
+    store.close()
+
+    server.down = True
+    again = open_store()  # offline start: read from the copy
+    assert not again.online
+    assert again.annotation(k0) is not None and again.annotation(k0).verdict == "cannot tell"
+    assert again.annotation(k1) is None
+    assert [a.key for a in again.annotations(cid)] == [k0]
+
+
 def test_a_case_not_fetched_before_the_server_went_away_says_so(
         server: Server, open_store: Callable[..., OutboxStore]) -> None:
     store = open_store()

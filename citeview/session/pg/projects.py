@@ -20,7 +20,7 @@ from citeview.session.pg.connection import Conn, connect
 from citeview.session.pg.connection import guard as _guard
 from citeview.session.pg.schema import migrate, server_version
 from citeview.session.protocol import ReviewStore
-from citeview.session.store_file import DOCUMENT_EXTRA
+from citeview.session.settings import DOCUMENT_EXTRA
 
 if TYPE_CHECKING:
     from citeview.session.pg.store import PgSession

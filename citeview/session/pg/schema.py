@@ -43,6 +43,24 @@ $$"""
 # Tables a member reads and writes through the policies below (rows of their own).
 _OWN_ROWS = ("annotations", "reviews")
 
+
+def _row_policies(table: str) -> list[str]:
+    """The policies of a table of reviewers' rows (the first migration's and the second's)."""
+    return [
+        # an annotator's own rows: read, write, change, delete
+        f"""CREATE POLICY own_rows ON citeview.{table} TO {ANNOTATOR}
+            USING (annotator = CURRENT_USER AND citeview.is_member(project, CURRENT_USER))
+            WITH CHECK (annotator = CURRENT_USER
+                        AND citeview.is_member(project, CURRENT_USER))""",
+        # others' rows, read only, unless the project is blind
+        f"""CREATE POLICY open_reads ON citeview.{table} FOR SELECT TO {ANNOTATOR}
+            USING (citeview.is_member(project, CURRENT_USER) AND NOT citeview.is_blind(project))""",
+        # a lead reads everything and adjudicates (writes any row of the project)
+        f"""CREATE POLICY lead_all ON citeview.{table} TO {LEAD}
+            USING (citeview.is_lead(project, CURRENT_USER))
+            WITH CHECK (citeview.is_lead(project, CURRENT_USER))""",
+    ]
+
 MIGRATION_1: list[str] = [
     _ROLES,
     f"CREATE SCHEMA IF NOT EXISTS citeview AUTHORIZATION {OWNER}",
@@ -435,20 +453,7 @@ MIGRATION_1: list[str] = [
                                                AND citeview.is_member(project, CURRENT_USER))""",
     f"""CREATE POLICY own_or_lead ON citeview.assignments FOR SELECT TO {ANNOTATOR}, {LEAD}
         USING (reviewer = CURRENT_USER OR citeview.is_lead(project, CURRENT_USER))""",
-    *[stmt for t in _OWN_ROWS for stmt in (
-        # an annotator's own rows: read, write, change, delete
-        f"""CREATE POLICY own_rows ON citeview.{t} TO {ANNOTATOR}
-            USING (annotator = CURRENT_USER AND citeview.is_member(project, CURRENT_USER))
-            WITH CHECK (annotator = CURRENT_USER
-                        AND citeview.is_member(project, CURRENT_USER))""",
-        # others' rows, read only, unless the project is blind
-        f"""CREATE POLICY open_reads ON citeview.{t} FOR SELECT TO {ANNOTATOR}
-            USING (citeview.is_member(project, CURRENT_USER) AND NOT citeview.is_blind(project))""",
-        # a lead reads everything and adjudicates (writes any row of the project)
-        f"""CREATE POLICY lead_all ON citeview.{t} TO {LEAD}
-            USING (citeview.is_lead(project, CURRENT_USER))
-            WITH CHECK (citeview.is_lead(project, CURRENT_USER))""",
-    )],
+    *[stmt for t in _OWN_ROWS for stmt in _row_policies(t)],
 ]
 
 # Issue 30: the reasons of a verdict, evidence spans and corrections of the citations. The
@@ -505,15 +510,7 @@ MIGRATION_2: list[str] = [
         f"ALTER TABLE citeview.{t} ENABLE ROW LEVEL SECURITY",
         f"ALTER TABLE citeview.{t} FORCE ROW LEVEL SECURITY",
         f"CREATE POLICY owner_all ON citeview.{t} TO {OWNER} USING (true) WITH CHECK (true)",
-        f"""CREATE POLICY own_rows ON citeview.{t} TO {ANNOTATOR}
-            USING (annotator = CURRENT_USER AND citeview.is_member(project, CURRENT_USER))
-            WITH CHECK (annotator = CURRENT_USER
-                        AND citeview.is_member(project, CURRENT_USER))""",
-        f"""CREATE POLICY open_reads ON citeview.{t} FOR SELECT TO {ANNOTATOR}
-            USING (citeview.is_member(project, CURRENT_USER) AND NOT citeview.is_blind(project))""",
-        f"""CREATE POLICY lead_all ON citeview.{t} TO {LEAD}
-            USING (citeview.is_lead(project, CURRENT_USER))
-            WITH CHECK (citeview.is_lead(project, CURRENT_USER))""",
+        *_row_policies(t),
     )],
 ]
 

@@ -14,7 +14,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg import errors as pgerrors
@@ -25,7 +25,6 @@ from citeview.core.cases import Case
 from citeview.core.corrections import Correction, ordered
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.session.analysing import AnalysingStore
 from citeview.session.errors import ReadOnlySession, SessionError, SessionInUse, damaged
 from citeview.session.events import (
@@ -43,20 +42,14 @@ from citeview.session.events import (
 )
 from citeview.session.jsonio import dumps_json
 from citeview.session.model import (
-    DEFAULT_LABELS,
     Annotation,
     AnnotationKey,
     CaseReview,
     Evidence,
     Reattached,
     ReviewState,
-    citation_slots,
+    index_not_done,
     prefix_forms,
-    reattach,
-    reattach_marks,
-    rubric_labels,
-    rubric_reasons,
-    stored_reasons,
 )
 from citeview.session.pg.address import Address, is_address, parse_address
 from citeview.session.pg.connection import Conn, ServerUnreachable, connect, server_error
@@ -82,16 +75,19 @@ from citeview.session.records import (
     evidence_from_row,
     review_from_row,
 )
-from citeview.session.store_file import DOCUMENT_EXTRA
+from citeview.session.row_access import RowReads, RowWrites
+from citeview.session.rowfilter import RowFilter
+from citeview.session.settings import StoredSettings
+from citeview.session.updating import moved_rows, sync_cases
 
+_Parsed = TypeVar("_Parsed")
 _A = columns(ANNOTATION_FIELDS, "a")
 _R = columns(REVIEW_FIELDS, "r")
 _E = columns(EVIDENCE_FIELDS, "e")
 _K = columns(CORRECTION_FIELDS, "k")
-_EVIDENCE_KEYS = ("case_id", "number", "raw", "source_id")
 
 
-class PgSession(AnalysingStore):
+class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
     """An open project (see :class:`~citeview.session.protocol.ReviewStore`)."""
 
     def __init__(self, conn: Conn, address: Address, *, annotator: str, readonly: bool,
@@ -423,38 +419,6 @@ class PgSession(AnalysingStore):
         return self._meta
 
     @property
-    def meta(self) -> dict[str, Any]:
-        return {k: v for k, v in self._meta_all().items() if k != DOCUMENT_EXTRA}
-
-    @property
-    def document_extra(self) -> dict[str, Any]:
-        extra = self._meta_all().get(DOCUMENT_EXTRA, {})
-        return dict(extra) if isinstance(extra, dict) else {}
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        labels = self._meta_all().get("labels")
-        if labels is None:
-            return DEFAULT_LABELS
-        if (not isinstance(labels, list) or not labels
-                or not all(isinstance(x, str) and x for x in labels)):
-            raise damaged(self.path, "the labels are not a list of names")
-        return tuple(labels)
-
-    @property
-    def families(self) -> tuple[str, ...]:
-        fams = self._meta_all().get("families")
-        if fams is None:
-            return DEFAULT_FAMILIES
-        if not isinstance(fams, list) or not fams or not all(isinstance(x, str) for x in fams):
-            raise damaged(self.path, "the marker families are not a list of names")
-        return tuple(fams)
-
-    @property
-    def blind(self) -> bool:
-        return bool(self._meta_all().get("blind", False))
-
-    @property
     def name(self) -> str:
         return str(self._meta_all().get("name") or self.project)
 
@@ -473,22 +437,6 @@ class PgSession(AnalysingStore):
         if key == "families":
             self._sizes, self._pending, self._analyser = {}, {}, None
         self._notify(MetaChanged())
-
-    def set_blind(self, blind: bool) -> None:
-        self.set_meta("blind", bool(blind))
-
-    def set_labels(self, labels: Sequence[str]) -> None:
-        self.set_meta("labels", rubric_labels(labels))
-
-    @property
-    def reasons(self) -> tuple[str, ...]:
-        found = stored_reasons(self._meta_all().get("reasons"))
-        if found is None:
-            raise damaged(self.path, "the reasons are not a list of names")
-        return found
-
-    def set_reasons(self, reasons: Sequence[str]) -> None:
-        self.set_meta("reasons", rubric_reasons(reasons))
 
     # ------------------------------------------------------------------ cases
 
@@ -581,18 +529,14 @@ class PgSession(AnalysingStore):
     def update_case(self, case: Case) -> Reattached:
         old = self.get_case(case.id)
         data = dumps_json(case.to_dict())
-        anns = self.annotations(case.id)
         if old.answer == case.answer:
-            result = Reattached(anns, [])
+            result = Reattached(self.annotations(case.id), [])
             if data != dumps_json(old.to_dict()):
                 with self._tx():
                     self._set_case(case.id, data)
         else:
-            new_slots = citation_slots(self.analysed(case))
-            result = reattach(anns, new_slots)
-            marks, fixes = reattach_marks(self.evidence(case.id), self.corrections(case.id),
-                                          citation_slots(self.analysed(old)), new_slots,
-                                          old.answer, case.answer)
+            moved = moved_rows(self, old, case)
+            result = moved.annotations
             with self._tx():
                 self._set_case(case.id, data)
                 for table in ("annotations", "case_stats", "evidence", "corrections"):
@@ -600,9 +544,9 @@ class PgSession(AnalysingStore):
                                       "case_id = %s", (self.project, case.id))
                 for ann in [*result.placed, *result.orphaned]:
                     self._insert_annotation(ann, None)
-                for ev in marks:
+                for ev in moved.evidence:
                     self._insert_evidence(ev, None)
-                for fix in fixes:
+                for fix in moved.corrections:
                     self._insert_correction(fix, None)
             if self._sizes is not None:
                 self._sizes.pop(case.id, None)
@@ -616,20 +560,14 @@ class PgSession(AnalysingStore):
                           (data, self.project, case_id))
 
     def sync_from(self, dataset: Dataset) -> dict[str, Reattached]:
-        new: list[Case] = []
-        changed: dict[str, Reattached] = {}
         have = set(self.case_ids())
-        for case in dataset.iter_cases():
-            if case.id not in have:
-                new.append(case)
-            elif dumps_json(case.to_dict()) != dumps_json(self.case_data(case.id)):
-                self._cases.pop(case.id, None)
-                answer_changed = self.get_case(case.id).answer != case.answer
-                result = self.update_case(case)
-                if answer_changed:
-                    changed[case.id] = result
-        self.add_cases(new)
-        return changed
+
+        def stored(case_id: str) -> str | None:
+            if case_id not in have:
+                return None
+            self._cases.pop(case_id, None)  # compared with the stored case, not one adopted
+            return dumps_json(self.case_data(case_id))
+        return sync_cases(self, dataset, stored)
 
     # ------------------------------------------------------------------ analysis, counts
 
@@ -680,43 +618,25 @@ class PgSession(AnalysingStore):
                 "a.annotator = %s AND a.orphaned = 0",
                 (self.project, key.case_id, key.number, key.anchor, key.source_id, who)
             ).fetchone()
-        return self._ann(row) if row else None
-
-    def _ann(self, row: Sequence[Any]) -> Annotation:
-        try:
-            return annotation_from_row(row)
-        except (ValueError, TypeError) as err:
-            raise damaged(self.path, str(err)) from None
-
-    def annotations(self, case_id: str | None = None, *, annotator: str | None = None,
-                    orphaned: bool | None = None) -> list[Annotation]:
-        return list(self.iter_annotations(case_id, annotator=annotator, orphaned=orphaned))
+        return self._parsed(annotation_from_row, row) if row else None
 
     def iter_annotations(self, case_id: str | None = None, *, annotator: str | None = None,
                          orphaned: bool | None = None,
                          number: int | None = None) -> Iterator[Annotation]:
-        where, args = ["a.project = %s"], [self.project]
-        for column, value in (("a.case_id", case_id), ("a.annotator", annotator),
-                              ("a.number", number),
-                              ("a.orphaned", None if orphaned is None else int(orphaned))):
-            if value is not None:
-                where.append(f"{column} = %s")
-                args.append(value)  # type: ignore[arg-type]
+        where, args = self._where(RowFilter(case_id, annotator, number, orphaned), "a")
         with _guard(self.path):
             rows = self.conn.execute(
                 f"SELECT {self._cols} FROM citeview.annotations a JOIN citeview.cases c ON "
-                "c.project = a.project AND c.id = a.case_id WHERE " + " AND ".join(where)
+                "c.project = a.project AND c.id = a.case_id WHERE " + where
                 + " ORDER BY c.pos, a.number, a.source_id, a.annotator, a.rowid",
                 args).fetchall()
         for row in rows:
-            yield self._ann(row)
+            yield self._parsed(annotation_from_row, row)
 
-    def orphans(self, case_id: str | None = None) -> list[Annotation]:
-        return self.annotations(case_id, orphaned=True)
-
-    def put_annotation(self, ann: Annotation, op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("annotation", ann.case_id, ann.annotator, ann.key,
-                                     ann.orphaned, None if ann.empty else ann)], op_id=op_id)
+    def _where(self, rows: RowFilter, alias: str) -> tuple[str, list[object]]:
+        """``rows`` of this project, as a WHERE clause over ``alias`` and its arguments."""
+        conds, args = rows.where(alias, "%s")
+        return " AND ".join([f"{alias}.project = %s", *conds]), [self.project, *args]
 
     def review(self, case_id: str, annotator: str | None = None) -> CaseReview:
         who = self.annotator if annotator is None else annotator
@@ -727,29 +647,16 @@ class PgSession(AnalysingStore):
             row = self.conn.execute(
                 f"SELECT {_R} FROM citeview.reviews r WHERE r.project = %s AND r.case_id = %s "
                 "AND r.annotator = %s", (self.project, case_id, who)).fetchone()
-        return self._rev(row) if row else None
-
-    def _rev(self, row: Sequence[Any]) -> CaseReview:
-        try:
-            return review_from_row(row)
-        except (ValueError, TypeError) as err:
-            raise damaged(self.path, str(err)) from None
+        return self._parsed(review_from_row, row) if row else None
 
     def reviews(self, case_id: str | None = None) -> list[CaseReview]:
-        where, args = "r.project = %s", [self.project]
-        if case_id is not None:
-            where += " AND r.case_id = %s"
-            args.append(case_id)
+        where, args = self._where(RowFilter(case_id), "r")
         with _guard(self.path):
             rows = self.conn.execute(
                 f"SELECT {_R} FROM citeview.reviews r JOIN citeview.cases c ON "
                 f"c.project = r.project AND c.id = r.case_id WHERE {where} "
                 "ORDER BY c.pos, r.annotator", args).fetchall()
-        return [self._rev(r) for r in rows]
-
-    def put_review(self, review: CaseReview, op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("review", review.case_id, review.annotator, None, False,
-                                     None if review.empty else review)], op_id=op_id)
+        return [self._parsed(review_from_row, r) for r in rows]
 
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         who = self.annotator if annotator is None else annotator
@@ -763,11 +670,7 @@ class PgSession(AnalysingStore):
             raise damaged(self.path, str(err)) from None
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
-        states = self.states(annotator)
-        for i, cid in enumerate(self.case_ids()):
-            if states.get(cid) is not ReviewState.DONE:
-                return i
-        return None
+        return index_not_done(self.case_ids(), self.states(annotator))
 
     def current_row(self, change: RowChange) -> Row | None:
         if change.kind in ("evidence", "correction") and not self._marks:
@@ -778,21 +681,16 @@ class PgSession(AnalysingStore):
                     f"SELECT {_E} FROM citeview.evidence e WHERE e.project = %s AND "
                     "e.case_id = %s AND e.id = %s",
                     (self.project, change.case_id, change.ident)).fetchone()
-            return self._mark(evidence_from_row, row) if row else None
+            return self._parsed(evidence_from_row, row) if row else None
         if change.kind == "correction":
             with _guard(self.path):
                 row = self.conn.execute(
                     f"SELECT {_K} FROM citeview.corrections k WHERE k.project = %s AND "
                     "k.case_id = %s AND k.id = %s",
                     (self.project, change.case_id, change.ident)).fetchone()
-            return self._mark(correction_from_row, row) if row else None
+            return self._parsed(correction_from_row, row) if row else None
         if change.kind == "annotation":
-            assert change.key is not None
-            if change.orphaned:
-                found = [a for a in self.annotations(change.case_id, annotator=change.annotator,
-                                                     orphaned=True) if a.key == change.key]
-                return found[0] if found else None
-            return self.annotation(change.key, change.annotator)
+            return self.annotation_row(change)
         return self._review(change.case_id, change.annotator)
 
     def applied(self, op_id: str | uuid.UUID) -> bool:
@@ -935,7 +833,8 @@ class PgSession(AnalysingStore):
             (self.project, c.id, c.case_id, c.annotator, c.timestamp, dumps_json(c.to_dict()),
              _uuid(op)))
 
-    def _mark(self, parse: Callable[[Sequence[Any]], Any], row: Sequence[Any]) -> Any:
+    def _parsed(self, parse: Callable[[Sequence[Any]], _Parsed], row: Sequence[Any]) -> _Parsed:
+        """A row read as the model's (a row the model cannot read: the project is damaged)."""
         try:
             return parse(row)
         except (ValueError, TypeError) as err:
@@ -949,31 +848,14 @@ class PgSession(AnalysingStore):
         citation, source and offset order."""
         if not self._marks:
             return []
-        where, args = ["e.project = %s"], [self.project]
-        if key is not None:
-            where += [f"e.{c} = %s" for c in _EVIDENCE_KEYS]
-            args += [key.case_id, key.number, key.anchor, key.source_id]  # type: ignore[list-item]
-        elif case_id is not None:
-            where.append("e.case_id = %s")
-            args.append(case_id)
-        if annotator is not None:
-            where.append("e.annotator = %s")
-            args.append(annotator)
+        where, args = self._where(RowFilter(case_id, annotator, key=key), "e")
         with _guard(self.path):
             rows = self.conn.execute(
                 f"SELECT {_E} FROM citeview.evidence e JOIN citeview.cases c ON "
-                "c.project = e.project AND c.id = e.case_id WHERE " + " AND ".join(where)
+                "c.project = e.project AND c.id = e.case_id WHERE " + where
                 + " ORDER BY c.pos, e.number, e.source_id, e.start_offset, e.end_offset, "
                 "e.annotator, e.id", args).fetchall()
-        return [self._mark(evidence_from_row, row) for row in rows]
-
-    def put_evidence(self, evidence: Evidence, op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                             False, evidence, evidence.id)], op_id=op_id)
-
-    def delete_evidence(self, evidence: Evidence, op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("evidence", evidence.case_id, evidence.annotator, evidence.key,
-                             False, None, evidence.id)], op_id=op_id)
+        return [self._parsed(evidence_from_row, row) for row in rows]
 
     def corrections(self, case_id: str | None = None, *,
                     annotator: str | None = None) -> list[Correction]:
@@ -981,32 +863,16 @@ class PgSession(AnalysingStore):
         apply."""
         if not self._marks:
             return []
-        where, args = ["k.project = %s"], [self.project]
-        if case_id is not None:
-            where.append("k.case_id = %s")
-            args.append(case_id)
-        if annotator is not None:
-            where.append("k.annotator = %s")
-            args.append(annotator)
+        where, args = self._where(RowFilter(case_id, annotator), "k")
         with _guard(self.path):
             rows = self.conn.execute(
                 f"SELECT {_K}, c.pos FROM citeview.corrections k JOIN citeview.cases c ON "
-                "c.project = k.project AND c.id = k.case_id WHERE " + " AND ".join(where),
+                "c.project = k.project AND c.id = k.case_id WHERE " + where,
                 args).fetchall()
         by_pos: dict[int, list[Correction]] = {}
         for row in rows:
-            by_pos.setdefault(int(row[-1]), []).append(self._mark(correction_from_row, row))
+            by_pos.setdefault(int(row[-1]), []).append(self._parsed(correction_from_row, row))
         return [c for pos in sorted(by_pos) for c in ordered(by_pos[pos])]
-
-    def put_correction(self, correction: Correction,
-                       op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("correction", correction.case_id, correction.annotator, None,
-                             False, correction, correction.id)], op_id=op_id)
-
-    def delete_correction(self, correction: Correction,
-                          op_id: str | uuid.UUID | None = None) -> None:
-        self.send([RowChange("correction", correction.case_id, correction.annotator, None,
-                             False, None, correction.id)], op_id=op_id)
 
     def fill_from(self, source: ReviewStore) -> None:
         """Write ``source``'s item counts, annotations, reviews, evidence and corrections as
