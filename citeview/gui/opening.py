@@ -301,9 +301,10 @@ class InputOpener(QObject):
         self.panes.cases_model.set_ids(dataset.case_ids())
         self.cases_box.setVisible(len(dataset) > 1)
 
-    def _session_made(self, session: ReviewStore, shown: Dataset, cases: Dataset) -> None:
-        """The session of the input shown is made (from ``cases``, the whole input): review in
-        it, keeping the case and citation shown."""
+    def _session_made(self, session: ReviewStore, shown: Dataset, cases: Dataset | None) -> None:
+        """The session of the input shown is made (from ``cases``, the whole input; None when
+        another process read it: then, as when it is reopened, the input is read again only to
+        reload it): review in it, keeping the case and citation shown."""
         if self.state.input_dataset is not shown or self.review_session.session is not None:
             session.close()  # another input was opened meanwhile
             return

@@ -30,6 +30,7 @@ from citeview.core.analysis import Analyser
 from citeview.core.cases import Case
 from citeview.core.datasets import Dataset, JsonlDataset
 from citeview.core.markers import DEFAULT_FAMILIES
+from citeview.session import copying
 from citeview.session.errors import (
     ReadOnlySession,
     SessionError,
@@ -151,7 +152,12 @@ class SessionFile:
         }
         if source is not None:
             meta["source"] = source
-        rows: Iterable[tuple[str, str]]
+        rows: Iterable[tuple[str, str | bytes]]
+        if isinstance(cases, JsonlDataset) and copying.in_process(cases):
+            # A big file not read yet: read and written by processes of their own, this thread
+            # only waits (issue 26); it stays unindexed here.
+            copying.make_in_processes(path, cases, meta, overwrite=overwrite)
+            return
         if isinstance(cases, JsonlDataset):
             # A case line is stored as it is (one parse, no build and dump: issue 26).
             rows = ((cid, c if isinstance(c, str) else _dumps(c.to_dict()))
@@ -159,7 +165,7 @@ class SessionFile:
         else:
             items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
             rows = ((c.id, _dumps(c.to_dict())) for c in items)
-        cls.make_file(path, meta, rows, overwrite=overwrite)
+        cls.make_file(path, meta, rows, overwrite=overwrite, fresh=True)
 
     @classmethod
     def create_from_rows(cls, path: str, meta: dict[str, Any],
@@ -171,10 +177,14 @@ class SessionFile:
         return cls.open(path, annotator=annotator)
 
     @classmethod
-    def make_file(cls, path: str, meta: dict[str, Any], case_rows: Iterable[tuple[str, str]], *,
-                  overwrite: bool,
-                  fill: Callable[[sqlite3.Connection], None] | None = None) -> None:
-        """The file :meth:`create_from_rows` makes, not opened (no connection is kept)."""
+    def make_file(cls, path: str, meta: dict[str, Any],
+                  case_rows: Iterable[tuple[str, str | bytes]], *, overwrite: bool,
+                  fill: Callable[[sqlite3.Connection], None] | None = None,
+                  fresh: bool = False) -> None:
+        """The file :meth:`create_from_rows` makes, not opened (no connection is kept). A case's
+        JSON may be UTF-8 bytes (stored as text). ``fresh``: filled with no journal at all (each
+        page written once, not to the WAL and again into the file), then switched to WAL and
+        synced before it is moved into place."""
         if os.path.isdir(path):
             raise SessionError(f"{path}: is a directory, not a file")
         if os.path.exists(path) and not overwrite:
@@ -190,7 +200,7 @@ class SessionFile:
             try:
                 # A file nobody sees until it is moved in whole: no syncs while it is filled
                 # (a crash leaves a temporary file, never a half-made session).
-                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute(f"PRAGMA journal_mode = {'OFF' if fresh else 'WAL'}")
                 conn.execute("PRAGMA synchronous = OFF")
                 conn.execute(f"PRAGMA cache_size = -{FILL_CACHE_KIB}")
                 conn.execute("PRAGMA foreign_keys = ON")
@@ -203,16 +213,25 @@ class SessionFile:
                     # moving) and memory is one batch, whatever the case count.
                     rows = iter(case_rows)
                     while batch := list(itertools.islice(rows, CASE_BATCH)):
-                        conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)", batch)
+                        conn.executemany(
+                            "INSERT INTO cases (id, data) VALUES (?, CAST(? AS TEXT))", batch)
                 except sqlite3.IntegrityError:
                     raise SessionError(f"{path}: duplicate case ids in the input") from None
                 if fill is not None:
                     fill(conn)
                 conn.execute("COMMIT")
+                if fresh:
+                    conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = FULL")
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 conn.close()
+            if fresh:  # (no journal: the file's own pages synced before it is moved in)
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
 
     @classmethod
     def open(cls, path: str, *, annotator: str = "", readonly: bool = False,
