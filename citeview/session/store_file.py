@@ -297,6 +297,17 @@ class SessionFile:
 
     def _acquire_lock(self, force: bool) -> None:
         conn = self.conn
+        # The lock row is not synced to disk (WAL, synchronous=NORMAL): a power cut that loses
+        # it loses only the mark of a process that is gone, and a sync on a busy disk stalled
+        # the window's thread as it opened the session it had just made.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            self._write_lock_row(force)
+        finally:
+            conn.execute("PRAGMA synchronous = FULL")
+
+    def _write_lock_row(self, force: bool) -> None:
+        conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             row = conn.execute(
