@@ -612,12 +612,16 @@ def _plain_case_json(obj: object, cid: str) -> bool:
 
 
 def _plain_value(key: str, value: object) -> bool:
+    # (Every item's type in one C pass: a generator per record was a tenth of a copy's parse.)
     if key == "tool_outputs":
-        return type(value) is list and bool(value) and all(type(v) is str for v in value)
+        return type(value) is list and bool(value) and set(map(type, value)) == _STR_ONLY
     if key == "documents":
         return (type(value) is dict and bool(value)
-                and all(type(v) is str for v in value.values()))
+                and set(map(type, value.values())) == _STR_ONLY)
     return type(value) is str
+
+
+_STR_ONLY = {str}
 
 
 def _plain_keys() -> frozenset[tuple[str, ...]]:
