@@ -104,13 +104,15 @@ def make_in_processes(path: str, cases: JsonlDataset, meta: dict[str, Any], *,
                        f"{maker.returncode}{': ' + last[-1] if last else ''})")
 
 
-def _frames(stream: IO[bytes]) -> Iterator[tuple[str, bytes | str]]:
-    """The rows the reader sends on ``stream``; its error raised as an InputError."""
+def _frames(stream: IO[bytes], path: str) -> Iterator[tuple[str, bytes | str]]:
+    """The rows the reader sends on ``stream`` for session ``path``; its error raised as an
+    InputError."""
     while True:
         head = stream.read(_HEAD.size)
         body = stream.read(_HEAD.unpack(head)[0]) if len(head) == _HEAD.size else b""
         if not body:
-            raise SessionError("the process reading the input stopped before its end")
+            raise SessionError(f"{path}: cannot create session (the process reading the input "
+                               "stopped before its end)")
         kind, value = pickle.loads(body)  # noqa: S301  (the reader this module started)
         if kind == "rows":
             yield from cast("list[tuple[str, bytes | str]]", value)
@@ -158,7 +160,7 @@ def maker_main(argv: list[str]) -> int:
 
     path, meta = argv[0], json.loads(argv[1])
     try:
-        SessionFile.make_file(path, meta, _frames(sys.stdin.buffer),
+        SessionFile.make_file(path, meta, _frames(sys.stdin.buffer, path),
                               overwrite=argv[2] == "overwrite", fresh=True)
     except InputError as err:
         print(json.dumps({"error": str(err), "session": isinstance(err, SessionError)}))

@@ -107,3 +107,14 @@ def test_an_existing_session_is_never_replaced(tmp_path: Path,
     with pytest.raises(SessionError, match="already exists"):
         make(tmp_path, data, "s", True, monkeypatch)
     assert target.read_bytes() == b"precious"
+
+
+def test_a_reader_that_dies_is_told_in_one_line_and_leaves_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(iter_lines(20)), encoding="utf-8")
+    monkeypatch.setattr(copying, "_READER", "import sys; sys.exit(3)")  # killed, say
+    with pytest.raises(SessionError, match="the process reading the input stopped") as err:
+        make(tmp_path, data, "s", True, monkeypatch)
+    assert str(err.value).startswith(str(tmp_path / "s.citeview")) and "\n" not in str(err.value)
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]
