@@ -277,6 +277,11 @@ class JsonlDataset(Dataset):
         self._indexed()
         return len(self._offsets)
 
+    @property
+    def indexed(self) -> bool:
+        """Whether the file is indexed yet (a deferred dataset is not until its first use)."""
+        return not self._unindexed
+
     def case_ids(self) -> list[str]:
         self._indexed()
         return list(self._ids)
@@ -442,8 +447,94 @@ class JsonlDataset(Dataset):
         self._ids_cache = seen
         self._unindexed = False
 
+    def copy_batches(self, size: int) -> Iterator[list[tuple[str, bytes | str | Case]]]:
+        """Every record of the file as ``(case id, its case JSON)``, in lists of up to ``size``:
+        what :meth:`iter_case_texts` gives, read once in pieces, without indexing the dataset
+        (a process of its own reads it for a session: issue 26). A plain case line with nothing
+        after it comes as its bytes, checked as :meth:`iter_case_texts` checks it (valid UTF-8,
+        parsed once) but not decoded again; errors as :meth:`iter_case_texts`'s."""
+        assert self.path is not None
+        limit = max_input_bytes()
+        seen: dict[str, int] = {}  # id: its line (a duplicate's message names both)
+        plain_keys, scan, listy = _PLAIN_CASE_KEYS, _scan_once, _LISTY_KEYS
+        lineno = number = 0
+        carry = b""
+        batch: list[tuple[str, bytes | str | Case]] = []
+        start = True
+        try:
+            with open(self.path, "rb") as fh:
+                while True:
+                    chunk = fh.read(INDEX_CHUNK)
+                    buf = carry + chunk if carry else chunk
+                    if not buf:
+                        break
+                    if chunk:
+                        last = buf.rfind(b"\n")
+                        if last < 0:
+                            carry = buf
+                            if len(carry) > limit:
+                                raise too_large(f"{self.name} line {lineno + 1}", limit)
+                            continue
+                        pieces = buf[:last].split(b"\n")
+                        carry = buf[last + 1:]
+                    else:
+                        pieces, carry = [buf], b""
+                    if start:
+                        pieces[0] = pieces[0].removeprefix(b"\xef\xbb\xbf")
+                        start = False
+                    for line in pieces:
+                        lineno += 1
+                        if not line or line.isspace():
+                            continue
+                        number += 1
+                        row: bytes | str | Case | None = None
+                        if line[:1] == b"{" and b"\x00" not in line:
+                            # A plain case (as _texts_indexing tells it): stored as it is.
+                            try:
+                                text = line.decode("utf-8")
+                                obj, stop = scan(text, 0)
+                            except (ValueError, StopIteration, RecursionError):
+                                obj, stop = None, 0
+                            if (type(obj) is dict and tuple(obj) in plain_keys
+                                    and (stop == len(text) or text[stop:].isspace())
+                                    and type(cid := obj["id"]) is str and cid
+                                    and (b"\\u" not in line or (b"\\ud" not in line
+                                                                 and b"\\uD" not in line))):
+                                for k, v in obj.items():
+                                    if type(v) is str:
+                                        if k in listy:
+                                            break
+                                    elif not _plain_value(k, v):
+                                        break
+                                else:
+                                    row = line if stop == len(text) else text[:stop]
+                        if row is None:  # anything else: as the index and the copy read it
+                            cid = self._line_id(line, lineno, number)
+                            row = self._text_of(cid, lineno, line + b"\n")
+                        if cid in seen:
+                            raise InputError(f"{self.name}: duplicate case id {cid!r} (lines "
+                                             f"{seen[cid]} and {lineno})")
+                        seen[cid] = lineno
+                        batch.append((cid, row))
+                        if len(batch) >= size:
+                            yield batch
+                            batch = []
+                    if len(carry) > limit:
+                        raise too_large(f"{self.name} line {lineno + 1}", limit)
+                    if not chunk:
+                        break
+        except OSError as err:
+            raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
+        if batch:
+            yield batch
+
     def _case_text(self, index: int, line: bytes) -> tuple[str, str | Case]:
         cid = self._ids[index]
+        return cid, self._text_of(cid, self._lines[index], line)
+
+    def _text_of(self, cid: str, lineno: int, line: bytes) -> str | Case:
+        """Record ``line`` (line ``lineno``, id ``cid``) as its case JSON text when it already is
+        what ``Case.to_dict`` writes, else as the Case."""
         obj: object = _NOT_READ
         if b"\x00" not in line and (line.count(b"{") + line.count(b"[")) < MAX_JSON_DEPTH:
             # Too few brackets to nest too deeply: parsed at once (a failure is read again
@@ -456,13 +547,12 @@ class JsonlDataset(Dataset):
             else:
                 if (_plain_case_json(obj, cid) and b"\\ud" not in line
                         and b"\\uD" not in line):  # (a lone surrogate is scrubbed: not plain)
-                    return cid, text.strip().removeprefix("\ufeff")
-        lineno = self._lines[index]
+                    return text.strip().removeprefix("\ufeff")
         if obj is _NOT_READ or may_hold_surrogates(line.decode("utf-8", "replace")):
             obj = parse_jsonl_line(line, self.name, lineno)
         case = _with_context(f"{self.name} line {lineno}", record_to_case, obj, cid)
         case.id = cid
-        return cid, case
+        return case
 
     def _build(self, index: int, line: bytes) -> Case:
         lineno = self._lines[index]
@@ -522,12 +612,16 @@ def _plain_case_json(obj: object, cid: str) -> bool:
 
 
 def _plain_value(key: str, value: object) -> bool:
+    # (Every item's type in one C pass: a generator per record was a tenth of a copy's parse.)
     if key == "tool_outputs":
-        return type(value) is list and bool(value) and all(type(v) is str for v in value)
+        return type(value) is list and bool(value) and set(map(type, value)) == _STR_ONLY
     if key == "documents":
         return (type(value) is dict and bool(value)
-                and all(type(v) is str for v in value.values()))
+                and set(map(type, value.values())) == _STR_ONLY)
     return type(value) is str
+
+
+_STR_ONLY = {str}
 
 
 def _plain_keys() -> frozenset[tuple[str, ...]]:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from citeview.core.datasets import Dataset
@@ -301,9 +301,10 @@ class InputOpener(QObject):
         self.panes.cases_model.set_ids(dataset.case_ids())
         self.cases_box.setVisible(len(dataset) > 1)
 
-    def _session_made(self, session: ReviewStore, shown: Dataset, cases: Dataset) -> None:
-        """The session of the input shown is made (from ``cases``, the whole input): review in
-        it, keeping the case and citation shown."""
+    def _session_made(self, session: ReviewStore, shown: Dataset, cases: Dataset | None) -> None:
+        """The session of the input shown is made (from ``cases``, the whole input; None when
+        another process read it: then, as when it is reopened, the input is read again only to
+        reload it): review in it, keeping the case and citation shown."""
         if self.state.input_dataset is not shown or self.review_session.session is not None:
             session.close()  # another input was opened meanwhile
             return
@@ -311,13 +312,6 @@ class InputOpener(QObject):
         self.review_session.attach(session)
         made = session.dataset()
         self.state.set_dataset(made)
-        if len(session) != self.panes.cases_model.total():  # only the first record was read
-            ids = made.id_window()
-            self.panes.cases_model.set_ids(ids)
-            self.cases_box.setVisible(len(ids) > 1)
-            fit_columns(self.panes.cases_table, 160, CASE_COLUMN_SHARES)
-            select_row(self.panes.cases_table, self.panes.cases_proxy, self.state.case_index)
-            self.loader.update_counts()
         self.panes.cases_table.setColumnHidden(2, False)
         # The review column fills in: painted again. (A dataChanged over every row made the
         # sort proxy filter and sort a million rows again, in Python, on this thread.)
@@ -335,6 +329,22 @@ class InputOpener(QObject):
                 self.loader.refresh_citation(i)
             self.progress.show_case(view.case.id)
             self.loader.prefetch_next_soon()  # built ahead under the session's policy now
+        # The case list takes the session's cases at the next turn of the event loop: the
+        # window answers (and paints) between the two halves of the hand-over.
+        QTimer.singleShot(0, self, lambda: self._list_made(session, made))
+
+    def _list_made(self, session: ReviewStore, made: SessionDataset) -> None:
+        """The second half of :meth:`_session_made`: the case list lists the session's cases
+        (only the first record was listed); then the review has started."""
+        if self.review_session.session is not session or self.state.dataset is not made:
+            return  # another input or session since
+        if len(session) != self.panes.cases_model.total():
+            ids = made.id_window()
+            self.panes.cases_model.set_ids(ids)
+            self.cases_box.setVisible(len(ids) > 1)
+            fit_columns(self.panes.cases_table, 160, CASE_COLUMN_SHARES)
+            select_row(self.panes.cases_table, self.panes.cases_proxy, self.state.case_index)
+            self.loader.update_counts()
         self.sessionMade.emit()
 
     def question_of(self, i: int) -> str:

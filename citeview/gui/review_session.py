@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from citeview.core.datasets import Dataset
+from citeview.core.datasets import Dataset, JsonlDataset
 from citeview.core.errors import InputError
 from citeview.gui import dialogs, message, ops
 from citeview.gui.elided import QtElidedLabel
@@ -51,13 +51,15 @@ def usable(session: ReviewStore) -> bool:
 @dataclass(slots=True)
 class Made:
     """A session made in the worker: where, from which cases, the input's stamp when read,
-    and the case ids in order with each one's position."""
+    and the case ids in order with each one's position. ``cases`` is None (and so are the
+    ids) when another process read the input: this one never indexed it, and the session
+    answers by query as when it is reopened."""
 
     path: str
-    cases: Dataset
+    cases: Dataset | None
     stamp: list[int] | None
-    ids: list[str]
-    positions: dict[str, int]
+    ids: list[str] | None
+    positions: dict[str, int] | None
 
 
 class ReviewSession(QObject):
@@ -188,7 +190,7 @@ class ReviewSession(QObject):
         return session
 
     def make_later(self, input_path: str, dataset: Dataset,
-                   ready: Callable[[ReviewStore, Dataset], None],
+                   ready: Callable[[ReviewStore, Dataset | None], None],
                    whole: Callable[[], Dataset] | None = None) -> bool:
         """The first opening of an input: its session is made in a worker thread of its own
         (the window shows the input meanwhile), then opened here and handed to ``ready`` with
@@ -207,6 +209,8 @@ class ReviewSession(QObject):
             cases = whole() if whole is not None else dataset
             os.makedirs(os.path.dirname(path), exist_ok=True)
             self.sessions.create_file(path, cases, source=source)
+            if isinstance(cases, JsonlDataset) and not cases.indexed:
+                return Made(path, None, stamp, None, None)  # read by another process
             # The ids in order, and each one's position, listed here: not on the GUI thread.
             ids = cases.case_ids()
             return Made(path, cases, stamp, ids, {cid: i for i, cid in enumerate(ids)})
@@ -215,7 +219,10 @@ class ReviewSession(QObject):
             cases = result.cases
             try:
                 session = self.sessions.open(result.path, annotator=self.annotator)
-                session.adopt_case_ids(result.ids, result.positions)
+                if result.ids is not None and result.positions is not None:
+                    session.adopt_case_ids(result.ids, result.positions)
+                else:
+                    session.adopt_made_count()
                 location.stamp_session(session, result.stamp)
             except InputError as err:
                 message.error(str(err))

@@ -161,6 +161,18 @@ class SessionCases(SessionFile):
             self._ids, self._positions = ids, positions
             self._shape = (len(ids), True)
 
+    @reading
+    def adopt_made_count(self) -> None:
+        """This session was made just now (its cases at positions 1..N, none removed): its
+        count is its last position, one end of the primary key, not a ``count(*)`` over the
+        ids' index (tens of ms for a million cases on the thread that asks)."""
+        if self._ids is not None or self._shape is not None:
+            return
+        low = self.conn.execute("SELECT min(pos) FROM cases").fetchone()[0]
+        high = self.conn.execute("SELECT max(pos) FROM cases").fetchone()[0]
+        if low == 1 and isinstance(high, int):
+            self._shape = (high, True)
+
     def _positions_or_load(self) -> dict[str, int]:
         self._id_list()
         assert self._positions is not None

@@ -21,8 +21,9 @@ import json
 import os
 import socket
 import sqlite3
+import threading
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -30,6 +31,7 @@ from citeview.core.analysis import Analyser
 from citeview.core.cases import Case
 from citeview.core.datasets import Dataset, JsonlDataset
 from citeview.core.markers import DEFAULT_FAMILIES
+from citeview.session import copying
 from citeview.session.errors import (
     ReadOnlySession,
     SessionError,
@@ -72,6 +74,7 @@ from citeview.session.settings import StoredSettings
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
 CASE_BATCH = 2000  # case rows a statement inserts when a session is made
 FILL_CACHE_KIB = 64 << 10  # SQLite's page cache while a session is made (the ids' index)
+SYNC_SECONDS = 1.0  # how often a fresh session file's pages are synced while it fills
 KNOWN_META = ("name", "labels", "blind", "families", "created", "source", "reasons")
 
 
@@ -93,6 +96,40 @@ def _upgraded_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
         raise
     return mem
 
+
+
+@contextlib.contextmanager
+def _syncing(path: str | None) -> Iterator[None]:
+    """While the block runs, a thread syncs the pages of the file ``path`` (None: nothing) to
+    disk every :data:`SYNC_SECONDS`, so the sync before a fresh file is moved in has little
+    left to write (a million cases left a GB for it). The sync runs without the interpreter
+    lock, beside the inserts."""
+    if path is None:
+        yield
+        return
+    stop = threading.Event()
+    sync = getattr(os, "fdatasync", os.fsync)
+
+    def run() -> None:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            while not stop.wait(SYNC_SECONDS):
+                sync(fd)
+        except OSError:
+            pass  # the sync before the move says what is wrong
+        finally:
+            os.close(fd)
+
+    thread = threading.Thread(target=run, name="citeview-session-sync", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 class SessionFile(StoredSettings):
@@ -148,7 +185,12 @@ class SessionFile(StoredSettings):
         }
         if source is not None:
             meta["source"] = source
-        rows: Iterable[tuple[str, str]]
+        rows: Iterable[tuple[str, str | bytes]]
+        if isinstance(cases, JsonlDataset) and copying.in_process(cases):
+            # A big file not read yet: read and written by processes of their own, this thread
+            # only waits (issue 26); it stays unindexed here.
+            copying.make_in_processes(path, cases, meta, overwrite=overwrite)
+            return
         if isinstance(cases, JsonlDataset):
             # A case line is stored as it is (one parse, no build and dump: issue 26).
             rows = ((cid, c if isinstance(c, str) else _dumps(c.to_dict()))
@@ -156,7 +198,7 @@ class SessionFile(StoredSettings):
         else:
             items: Iterable[Case] = cases.iter_cases() if isinstance(cases, Dataset) else cases
             rows = ((c.id, _dumps(c.to_dict())) for c in items)
-        cls.make_file(path, meta, rows, overwrite=overwrite)
+        cls.make_file(path, meta, rows, overwrite=overwrite, fresh=True)
 
     @classmethod
     def create_from_rows(cls, path: str, meta: dict[str, Any],
@@ -168,10 +210,14 @@ class SessionFile(StoredSettings):
         return cls.open(path, annotator=annotator)
 
     @classmethod
-    def make_file(cls, path: str, meta: dict[str, Any], case_rows: Iterable[tuple[str, str]], *,
-                  overwrite: bool,
-                  fill: Callable[[sqlite3.Connection], None] | None = None) -> None:
-        """The file :meth:`create_from_rows` makes, not opened (no connection is kept)."""
+    def make_file(cls, path: str, meta: dict[str, Any],
+                  case_rows: Iterable[tuple[str, str | bytes]], *, overwrite: bool,
+                  fill: Callable[[sqlite3.Connection], None] | None = None,
+                  fresh: bool = False) -> None:
+        """The file :meth:`create_from_rows` makes, not opened (no connection is kept). A case's
+        JSON may be UTF-8 bytes (stored as text). ``fresh``: filled with no journal at all (each
+        page written once, not to the WAL and again into the file), then switched to WAL and
+        synced before it is moved into place."""
         if os.path.isdir(path):
             raise SessionError(f"{path}: is a directory, not a file")
         if os.path.exists(path) and not overwrite:
@@ -187,7 +233,7 @@ class SessionFile(StoredSettings):
             try:
                 # A file nobody sees until it is moved in whole: no syncs while it is filled
                 # (a crash leaves a temporary file, never a half-made session).
-                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute(f"PRAGMA journal_mode = {'OFF' if fresh else 'WAL'}")
                 conn.execute("PRAGMA synchronous = OFF")
                 conn.execute(f"PRAGMA cache_size = -{FILL_CACHE_KIB}")
                 conn.execute("PRAGMA foreign_keys = ON")
@@ -195,21 +241,32 @@ class SessionFile(StoredSettings):
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany("INSERT INTO meta VALUES (?, ?)",
                                  [(k, _dumps(v)) for k, v in meta.items()])
-                try:
-                    # In batches: each C call is short (a window's thread keeps the GIL
-                    # moving) and memory is one batch, whatever the case count.
-                    rows = iter(case_rows)
-                    while batch := list(itertools.islice(rows, CASE_BATCH)):
-                        conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)", batch)
-                except sqlite3.IntegrityError:
-                    raise SessionError(f"{path}: duplicate case ids in the input") from None
+                with _syncing(tmp if fresh else None):
+                    try:
+                        # In batches: each C call is short (a window's thread keeps the GIL
+                        # moving) and memory is one batch, whatever the case count.
+                        rows = iter(case_rows)
+                        while batch := list(itertools.islice(rows, CASE_BATCH)):
+                            conn.executemany(
+                                "INSERT INTO cases (id, data) VALUES (?, CAST(? AS TEXT))",
+                                batch)
+                    except sqlite3.IntegrityError:
+                        raise SessionError(f"{path}: duplicate case ids in the input") from None
                 if fill is not None:
                     fill(conn)
                 conn.execute("COMMIT")
+                if fresh:
+                    conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = FULL")
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 conn.close()
+            if fresh:  # (no journal: the file's own pages synced before it is moved in)
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
 
     @classmethod
     def open(cls, path: str, *, annotator: str = "", readonly: bool = False,
@@ -274,6 +331,17 @@ class SessionFile(StoredSettings):
         return session
 
     def _acquire_lock(self, force: bool) -> None:
+        conn = self.conn
+        # The lock row is not synced to disk (WAL, synchronous=NORMAL): a power cut that loses
+        # it loses only the mark of a process that is gone, and a sync on a busy disk stalled
+        # the window's thread as it opened the session it had just made.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            self._write_lock_row(force)
+        finally:
+            conn.execute("PRAGMA synchronous = FULL")
+
+    def _write_lock_row(self, force: bool) -> None:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:

@@ -80,6 +80,47 @@ def test_the_session_is_made_in_a_worker_in_bounded_pieces(
     assert session.case_at(39).id == "case-0000039"
 
 
+def test_a_big_files_session_is_made_by_other_processes_while_the_window_waits(
+        qtbot, tmp_path: Path, big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``copying.PROCESS_BYTES`` (any size here) the rows are read and written by a
+    reader and a maker process: this process neither indexes the input nor writes a row, and
+    the window reviews in the session they made, counted without a scan."""
+    import citeview.core.datasets as datasets
+    from citeview.core.datasets import JsonlDataset
+    from citeview.session import copying
+
+    monkeypatch.setattr(datasets, "INDEXED_BYTES", 1)  # read in pieces, as a big file is
+    monkeypatch.setattr(copying, "PROCESS_BYTES", 0)
+    written: list[str] = []
+    indexed: list[str] = []
+    real_make = store_file.SessionFile.make_file.__func__  # type: ignore[attr-defined]
+    real_index = JsonlDataset._index_file
+
+    def make_file(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        written.append(threading.current_thread().name)
+        return real_make(cls, *args, **kwargs)
+
+    def index_file(self, path):  # type: ignore[no-untyped-def]
+        indexed.append(path)
+        return real_index(self, path)
+
+    monkeypatch.setattr(store_file.SessionFile, "make_file", classmethod(make_file))
+    monkeypatch.setattr(JsonlDataset, "_index_file", index_file)
+    monkeypatch.setattr(JsonlDataset, "iter_case_texts", None)  # (the thread's copy)
+    win = window(qtbot, tmp_path)
+    made = []
+    win.opener.sessionMade.connect(lambda: made.append(True))
+    assert win.open_path(str(big))
+    qtbot.waitUntil(lambda: bool(made) and is_settled(win), timeout=30_000)
+    assert written == [] and indexed == []
+    session = win.review_session.session
+    assert session is not None and len(session) == 40
+    assert session.case_at(39).id == "case-0000039"
+    assert win.state.input_dataset is None  # (reloading reads the input again)
+    session.put_review(CaseReview("case-0000000", "qa", ReviewState.DONE))
+    assert session.first_not_done() == 1
+
+
 def test_reopening_an_unchanged_input_reads_only_its_session(
         qtbot, tmp_path: Path, big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     win = window(qtbot, tmp_path)

@@ -1,0 +1,120 @@
+"""Issue 26: a big JSONL input not indexed yet is copied into its new session by a reader and a
+maker process (the window's thread only waits). The session they make holds exactly what the
+copy in one thread stores, record for record (plain case lines as they are, anything else built
+and dumped); a bad input is the same one-line error and leaves no session and no temporary file;
+an existing session is never replaced."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from citeview.core.datasets import JsonlDataset
+from citeview.core.errors import InputError
+from citeview.session import copying
+from citeview.session.errors import SessionError
+from citeview.session.store import Session
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from million_data import iter_lines  # noqa: E402
+
+ODD_LINES = [
+    '{"id": "plain", "question": "Q?", "answer": "A \\u00e9 \\n"}',
+    "",
+    '   {"id": "indented", "answer": "x"}',
+    '{"id": "extra", "answer": "y", "meta": {"k": [1, 2]}}',
+    '{"answer": "no id first", "id": "later"}',
+    '{"id": "trailing", "answer": "z"}   ',
+    '{"id": "crlf", "answer": "w"}\r',
+    '{"messages": [{"role": "user", "content": "q"}, '
+    '{"role": "assistant", "content": "a transcript"}]}',
+    '{"id": "surrogate", "answer": "lone \\ud800 here"}',
+    '{"id": "docs", "documents": {"d1": "text"}, "answer": "v"}',
+]
+
+
+def stored(path: Path) -> list[tuple[int, str, str, str]]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT pos, id, data, typeof(data) FROM cases ORDER BY pos").fetchall()
+    finally:
+        conn.close()
+
+
+def make(tmp_path: Path, data: Path, name: str, processes: bool,
+         monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(copying, "PROCESS_BYTES", 0 if processes else 1 << 62)
+    out = tmp_path / f"{name}.citeview"
+    dataset = JsonlDataset(str(data), indexed=True, deferred=True)
+    assert copying.in_process(dataset) is processes
+    Session.create_file(str(out), dataset, source=str(data))
+    assert not dataset.indexed or not processes  # this process never read it
+    return out
+
+
+@pytest.mark.parametrize("lines", [ODD_LINES, None], ids=["odd records", "generated cases"])
+def test_the_processes_store_what_one_thread_stores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[str] | None) -> None:
+    data = tmp_path / "in.jsonl"
+    if lines is None:
+        data.write_text("".join(iter_lines(300)), encoding="utf-8")
+    else:  # a byte order mark first, then every kind of line
+        data.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode("utf-8") + b"\n")
+    by_processes = stored(make(tmp_path, data, "p", True, monkeypatch))
+    by_thread = stored(make(tmp_path, data, "t", False, monkeypatch))
+    assert by_processes == by_thread
+    assert len(by_processes) == (300 if lines is None else 9)
+    assert {row[3] for row in by_processes} == {"text"}  # never a blob
+    for _, _, text, _ in by_processes:
+        json.loads(text)
+    with Session.open(str(tmp_path / "p.citeview")) as s:
+        assert s.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert len(s) == len(by_thread)
+        if lines is not None:
+            assert s.get_case("later").answer == "no id first"
+    assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('{"id": "a", "answer": "x"}\n{"id": "a", "answer": "y"}\n',
+     r"duplicate case id 'a' \(lines 1 and 2\)"),
+    ('{"id": "a", "answer": "x"}\n{"id": "b", "answer": \n', r"line 2: invalid JSON"),
+])
+def test_a_bad_input_is_the_same_one_line_error_and_leaves_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, said: str) -> None:
+    data = tmp_path / "bad.jsonl"
+    data.write_text(text, encoding="utf-8")
+    messages = []
+    for processes in (True, False):
+        with pytest.raises(InputError, match=said) as err:
+            make(tmp_path, data, "s", processes, monkeypatch)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and "\n" not in messages[0]
+    assert os.listdir(tmp_path) == ["bad.jsonl"]
+
+
+def test_an_existing_session_is_never_replaced(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(iter_lines(20)), encoding="utf-8")
+    target = tmp_path / "s.citeview"
+    target.write_bytes(b"precious")
+    with pytest.raises(SessionError, match="already exists"):
+        make(tmp_path, data, "s", True, monkeypatch)
+    assert target.read_bytes() == b"precious"
+
+
+def test_a_reader_that_dies_is_told_in_one_line_and_leaves_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(iter_lines(20)), encoding="utf-8")
+    monkeypatch.setattr(copying, "_READER", "import sys; sys.exit(3)")  # killed, say
+    with pytest.raises(SessionError, match="the process reading the input stopped") as err:
+        make(tmp_path, data, "s", True, monkeypatch)
+    assert str(err.value).startswith(str(tmp_path / "s.citeview")) and "\n" not in str(err.value)
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]
