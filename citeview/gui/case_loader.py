@@ -328,6 +328,7 @@ class CaseLoader(QObject):
         except InputError as err:
             message.error(str(err))
             return
+        ops.collect_after_paint()  # (collections wait for the case's first paint)
         # A tiny case is built here when it replaces one shown; the first case of an input is
         # built in the worker while the window finishes setting up beside it.
         inline = self.synchronous or (self.state.view is not None and case_size(case) < TINY_CASE)

@@ -24,7 +24,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QMenu, QTableView, QWidget
 
-from citeview.gui import dialogs, message
+from citeview.gui import dialogs, message, ops
 from citeview.gui.ops import AfterPaint
 from citeview.gui.state import SourceRow
 from citeview.gui.tables import KEY_ROLE, FilterProxy
@@ -130,6 +130,7 @@ class Navigator(QObject):
         view = self.state.view
         if view is None or not 0 <= index < len(view.citations):
             return
+        ops.collect_after_paint()  # (collections wait for the span's paint)
         cv = view.citations[index]
         n = len(cv.citation.source_ids)
         source = source % n if n else 0

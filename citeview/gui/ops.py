@@ -15,6 +15,7 @@ lane's own worker thread (making a review session must not hold up showing the c
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -277,4 +278,41 @@ class AfterPaint(QObject):
             self._fn()
 
 
-__all__ = ["AfterPaint", "BackgroundOp", "cancel", "pending", "start_lanes"]
+class _CollectAfterPaint:
+    """Cycle collections held off while the window answers a key or a click, until the frame
+    that shows the answer is painted (see :func:`collect_after_paint`)."""
+
+    def __init__(self) -> None:
+        self.held = False
+        self.later = AfterPaint(self.resume)
+
+    def hold(self) -> None:
+        if not self.held and gc.isenabled():
+            gc.disable()
+            self.held = True
+        if self.held:
+            self.later.request()
+
+    def resume(self) -> None:
+        if self.held:
+            self.held = False
+            gc.enable()
+
+
+_collect: _CollectAfterPaint | None = None
+
+
+def collect_after_paint() -> None:
+    """No cycle collection until the paints asked for so far are done (call on the GUI thread,
+    as an interaction starts). A case switch makes thousands of objects: the collections they
+    set off (a young generation's every few hundred allocations, an older one's of everything
+    that survived: 5-80 ms on a loaded machine) ran inside the frame the reviewer waits for;
+    they run right after it instead. Collections a caller turned off stay off."""
+    global _collect
+    if _collect is None:
+        _collect = _CollectAfterPaint()
+    _collect.hold()
+
+
+__all__ = ["AfterPaint", "BackgroundOp", "cancel", "collect_after_paint", "pending",
+           "start_lanes"]

@@ -26,7 +26,7 @@ from citeview.core.numbering import index_of
 from citeview.gui import dialogs, message
 from citeview.gui.advance import unjudged
 from citeview.gui.answer_render import VERDICT_GLYPHS
-from citeview.gui.ops import AfterPaint
+from citeview.gui.ops import AfterPaint, collect_after_paint
 from citeview.gui.undo import push_edit
 from citeview.session.edits import Edit, annotation_edit, combine, review_edit
 from citeview.session.model import AnnotationKey, ReviewState, annotation_key
@@ -123,7 +123,7 @@ class ReviewController(QObject):
         if shortcuts:
             act.setShortcuts([QKeySequence(s) for s in shortcuts])
         act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        act.triggered.connect(lambda _=False: slot())
+        act.triggered.connect(lambda _=False: (collect_after_paint(), slot()))
         if tip:
             act.setToolTip(tip)
         self.window.addAction(act)  # shortcuts work even when the toolbar is hidden
