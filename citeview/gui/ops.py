@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Generic, TypeVar, cast
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal, Slot
 
 from citeview.gui import message
 
@@ -285,13 +285,20 @@ class _CollectAfterPaint:
     def __init__(self) -> None:
         self.held = False
         self.later = AfterPaint(self.resume)
+        # Asked for from the event loop, once the interaction has marked what it changed
+        # dirty: its paint request is posted by then, and the resumption comes after it (asked
+        # for at once, it came before that request, and so before the paint).
+        self.ask = QTimer()
+        self.ask.setSingleShot(True)
+        self.ask.setInterval(0)
+        self.ask.timeout.connect(self.later.request)
 
     def hold(self) -> None:
         if not self.held and gc.isenabled():
             gc.disable()
             self.held = True
         if self.held:
-            self.later.request()
+            self.ask.start()
 
     def resume(self) -> None:
         if self.held:

@@ -123,11 +123,17 @@ class ReviewController(QObject):
         if shortcuts:
             act.setShortcuts([QKeySequence(s) for s in shortcuts])
         act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        act.triggered.connect(lambda _=False: (collect_after_paint(), slot()))
+        act.triggered.connect(lambda _=False: self._run(slot))
         if tip:
             act.setToolTip(tip)
         self.window.addAction(act)  # shortcuts work even when the toolbar is hidden
         return act
+
+    @staticmethod
+    def _run(slot: Callable[[], object]) -> None:
+        """A review key's work, collections held off until its frame is painted."""
+        collect_after_paint()
+        slot()
 
     def _build_actions(self) -> None:
         window = self.window
