@@ -109,6 +109,9 @@ class AnswerView(QTextBrowser):
         self._pressed: QPoint | None = None  # where a left button went down
         self._active: int | None = None
         self._claim_range: tuple[int, int] | None = None
+        # The claim's highlight colour, by the palette it was worked out from (not every
+        # colour role again at each activation).
+        self._claim_colour: tuple[int, str] | None = None
         self.tooltip_for: Callable[[int], Sequence[str]] | None = None
         self._added_tips: dict[str, str] = {}  # the added chips shown: id -> tooltip
         self._reworded: set[str] = set()  # which of them are rewords' marks (their look)
@@ -484,8 +487,8 @@ class AnswerView(QTextBrowser):
             claim = self.claim_range(index)
             if claim is not None and claim[1] > claim[0]:
                 self._claim_range = claim
-                selections.append(self._selection(
-                    claim, color_roles(self.palette()).highlight.name(), claim_role=True))
+                selections.append(self._selection(claim, self._claim_highlight(),
+                                                  claim_role=True))
             chip = self.chip_range(index)
             if chip is not None:
                 sel = self._selection(chip, "#1a4a9c" if not self._dark else "#b9d1ff")
@@ -495,6 +498,13 @@ class AnswerView(QTextBrowser):
                 if scroll and not self._in_view(chip):
                     self._centre(chip[0])
         self.setExtraSelections(selections)
+
+    def _claim_highlight(self) -> str:
+        palette = self.palette()
+        key = palette.cacheKey()
+        if self._claim_colour is None or self._claim_colour[0] != key:
+            self._claim_colour = (key, color_roles(palette).highlight.name())
+        return self._claim_colour[1]
 
     def active(self) -> int | None:
         return self._active

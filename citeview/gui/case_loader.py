@@ -312,6 +312,11 @@ class CaseLoader(QObject):
         # The item counts of the case shown, stored once it is painted (see _on_built).
         self._sizes: list[tuple[ReviewStore, str, tuple[int, ...]]] = []
         self._sizes_later = AfterPaint(self._record_sizes, self)
+        # The tables' columns fitted and the status bar's counts of the case shown, in the
+        # frame after the one that paints its answer and source (fitting a table's columns to
+        # a new case took 1.7 ms, a third of a case switch; the tables repaint then anyway).
+        self._chrome_pending = False
+        self._chrome_later = AfterPaint(self._fit_chrome, self)
 
     def show_case(self, index: int, citation: int | None = 0, source: int = 0) -> None:
         """Show case ``index``; ``citation`` (its ``source``-th source) becomes active once its
@@ -323,6 +328,7 @@ class CaseLoader(QObject):
         except InputError as err:
             message.error(str(err))
             return
+        ops.collect_after_paint()  # (collections wait for the case's first paint)
         # A tiny case is built here when it replaces one shown; the first case of an input is
         # built in the worker while the window finishes setting up beside it.
         inline = self.synchronous or (self.state.view is not None and case_size(case) < TINY_CASE)
@@ -575,8 +581,16 @@ class CaseLoader(QObject):
          .run(here=self.synchronous))
 
     def sizes_pending(self) -> bool:
-        """Whether item counts of a case shown wait for its paint to join the progress."""
-        return bool(self._sizes)
+        """Whether item counts of a case shown wait for its paint to join the progress, or its
+        tables' columns and status-bar counts for that paint."""
+        return bool(self._sizes) or self._chrome_pending
+
+    def _fit_chrome(self) -> None:
+        """The tables fitted and the counts shown, put off by :meth:`_on_built`."""
+        if self._chrome_pending:
+            self._chrome_pending = False
+            self.fit_tables()
+            self.update_counts()
 
     def _record_sizes(self) -> None:
         """The item counts put off by :meth:`_on_built`, into the session (if still open)."""
@@ -691,7 +705,11 @@ class CaseLoader(QObject):
              .run(here=self.synchronous, after_paint=True))
         self.panes.sources_model.set_rows(view.sources)
         self.panes.citations_model.set_view(view)
-        self.fit_tables()
+        if self.synchronous:
+            self.fit_tables()
+        else:
+            self._chrome_pending = True
+            self._chrome_later.request()
         source = self.panes.source
         shown, shown_src = source.shown_source_id(), source.shown_source()
         if shown is not None and any(r.source is shown_src for r in view.sources):
@@ -705,12 +723,15 @@ class CaseLoader(QObject):
                 self._tints_later.request()
         else:
             self.panes.source.show_source(None)
-        self.update_counts()
+        if self.synchronous:
+            self.update_counts()
         pending = self._pending
         self._pending = None
         if pending is not None and pending[0] is not None and view.citations:
+            # (Not said in the status bar: cleared below. A message shown and cleared hid and
+            # showed the status bar's labels, each a layout of the window before the paint.)
             self.navigator.activate_citation(min(pending[0], len(view.citations) - 1),
-                                            pending[1])
+                                            pending[1], tell=False)
         elif view.sources and view.sources[0].source is not None and not (
                 view.citations and self.landing()):
             # (a case the advance lands in shows its landing citation's source once, not this
@@ -726,7 +747,11 @@ class CaseLoader(QObject):
                 self._record_sizes()  # (a snapshot: no frame to wait for)
             else:
                 self._sizes_later.request()
-        message.clear()
+        activated = pending is not None and pending[0] is not None and bool(view.citations)
+        if activated or not (view.citations and self.landing()):
+            # (A case the advance lands in says its landing citation instead: cleared, then
+            # told, the status bar hid and showed its labels again before the paint.)
+            message.clear()
         self.viewReady.emit()
         if case_size(view.case) < TINY_CASE:  # (a big case's next is not built ahead)
             self.prefetch_next_soon()

@@ -24,7 +24,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QMenu, QTableView, QWidget
 
-from citeview.gui import dialogs, message
+from citeview.gui import dialogs, message, ops
 from citeview.gui.ops import AfterPaint
 from citeview.gui.state import SourceRow
 from citeview.gui.tables import KEY_ROLE, FilterProxy
@@ -126,12 +126,14 @@ class Navigator(QObject):
 
     # ------------------------------------------------------------------------------ citations
 
-    def activate_citation(self, index: int, source: int = 0) -> None:
+    def activate_citation(self, index: int, source: int = 0, tell: bool = True) -> None:
         """Make citation ``index`` (0-based) active: claim highlighted in the answer, its
-        ``source``-th source shown with the cited span highlighted and centred."""
+        ``source``-th source shown with the cited span highlighted and centred. ``tell``: say
+        what it is in the status bar (a case just shown clears the status bar instead)."""
         view = self.state.view
         if view is None or not 0 <= index < len(view.citations):
             return
+        ops.collect_after_paint()  # (collections wait for the span's paint)
         cv = view.citations[index]
         n = len(cv.citation.source_ids)
         source = source % n if n else 0
@@ -157,6 +159,9 @@ class Navigator(QObject):
             select_row(self.panes.sources_table, self.panes.sources_proxy, ("source", sid))
         finally:
             self._syncing = False
+        if not tell:
+            self.citationChanged.emit(index)
+            return
         more = f" (source {source + 1} of {n}: {sid})" if n > 1 else ""
         codes = ("" if self.state.blind else
                  "".join(f" \u00b7 {d.code} {d.name}" for d in cv.diagnostics))

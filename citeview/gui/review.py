@@ -26,6 +26,7 @@ from citeview.core.numbering import index_of
 from citeview.gui import dialogs, message
 from citeview.gui.advance import unjudged
 from citeview.gui.answer_render import VERDICT_GLYPHS
+from citeview.gui.ops import AfterPaint, collect_after_paint
 from citeview.gui.undo import push_edit
 from citeview.session.edits import Edit, annotation_edit, combine, review_edit
 from citeview.session.model import AnnotationKey, ReviewState, annotation_key
@@ -75,6 +76,10 @@ class ReviewController(QObject):
         self.more_actions: list[QAction | None] = []
         self._build_actions()
         self.navigator.citationChanged.connect(lambda _i: self.sync_bar())
+        # A case asked for: the bar follows once it is painted (its first citation, active by
+        # then, mostly shows as the last one did: "No citation" set and replaced before that
+        # paint laid the bar out, and repainted it, twice per case switch).
+        self._sync_later = AfterPaint(self.sync_bar, self)
         self.loader.viewReady.connect(self._apply_typed_ahead)
         self.loader.caseChanged.connect(self._case_changed)
         self._set_enabled(False)
@@ -86,7 +91,7 @@ class ReviewController(QObject):
 
     def _case_changed(self, _index: int) -> None:
         self._confirm_done = None  # a warning was about the case left
-        self.sync_bar()
+        self._sync_later.request()
 
     @property
     def session(self) -> ReviewStore | None:
@@ -118,11 +123,17 @@ class ReviewController(QObject):
         if shortcuts:
             act.setShortcuts([QKeySequence(s) for s in shortcuts])
         act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        act.triggered.connect(lambda _=False: slot())
+        act.triggered.connect(lambda _=False: self._run(slot))
         if tip:
             act.setToolTip(tip)
         self.window.addAction(act)  # shortcuts work even when the toolbar is hidden
         return act
+
+    @staticmethod
+    def _run(slot: Callable[[], object]) -> None:
+        """A review key's work, collections held off until its frame is painted."""
+        collect_after_paint()
+        slot()
 
     def _build_actions(self) -> None:
         window = self.window

@@ -48,6 +48,8 @@ class _Gutter(QWidget):
 
 
 TAB_WIDTH = 4  # spaces a tab stands for in the source pane
+# A gutter label's alignment, as the int drawText takes (combined once: flags are Python enums).
+_LABEL_ALIGN = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 class QtSourceText(QPlainTextEdit):
@@ -101,9 +103,10 @@ class QtSourceText(QPlainTextEdit):
     def update_gutter_width(self, *_: object) -> None:
         sample = self.loaded.gutter_sample if self.loaded else ""
         fm = QFontMetrics(self.font())
-        self._gutter_w = max(fm.horizontalAdvance(sample or "L00"), fm.horizontalAdvance("L00"))
-        self._gutter_w += 18
-        self.setViewportMargins(self._gutter_w, 0, 0, 0)
+        width = max(fm.horizontalAdvance(sample or "L00"), fm.horizontalAdvance("L00")) + 18
+        if width != self._gutter_w:  # (the margins set again lay the scroll area out again)
+            self._gutter_w = width
+            self.setViewportMargins(width, 0, 0, 0)
 
     def _update_gutter(self, rect: QRect, dy: int) -> None:
         if dy:
@@ -130,14 +133,18 @@ class QtSourceText(QPlainTextEdit):
     def _visible_blocks(self) -> Iterator[tuple[QTextBlock, float, float]]:
         """Yield ``(block, top, bottom)`` for each block on screen, in viewport coordinates."""
         block = self.firstVisibleBlock()
-        offset = self.contentOffset()
+        if not block.isValid():
+            return
         height = self.viewport().height()
-        while block.isValid():
-            geo = self.blockBoundingGeometry(block).translated(offset)
-            if geo.top() > height:
-                break
+        layout = self.document().documentLayout()
+        # (Blocks are stacked: each one's top is the bottom of the one before, as Qt's own
+        # paint walks them; one geometry looked up per block, not moved per block.)
+        top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+        while block.isValid() and top <= height:
+            bottom = top + layout.blockBoundingRect(block).height()
             if block.isVisible():
-                yield block, geo.top(), geo.bottom()
+                yield block, top, bottom
+            top = bottom
             block = block.next()
 
     def caret_later(self, block: int) -> None:
@@ -279,36 +286,45 @@ class QtSourceText(QPlainTextEdit):
         roles = self.roles
         painter = QPainter(self.gutter)
         try:
-            painter.fillRect(event.rect(), roles.panel)
+            rect = event.rect()
+            painter.fillRect(rect, roles.panel)
             w = self._gutter_w
             painter.setPen(roles.border)
-            painter.drawLine(w - 1, event.rect().top(), w - 1, event.rect().bottom())
-            if self.loaded is None:
+            painter.drawLine(w - 1, rect.top(), w - 1, rect.bottom())
+            loaded = self.loaded
+            if loaded is None:
                 return
-            fm = QFontMetrics(self.font())
-            bold = QFont(self.font())
+            font = self.font()
+            line_h = QFontMetrics(font).height()
+            bold = QFont(font)
             bold.setBold(True)
             strong = self.strong_blocks
+            evidence = self.evidence_blocks
+            first_tint, last_tint = self._tint_first, self._tint_last
+            shown_strong: bool | None = None  # the painter's font and pen: set on a change
+            label_width = w - 10
+            rect_top = rect.top()
             for block, top, bottom in self._visible_blocks():
-                if bottom < event.rect().top():
+                if bottom < rect_top:
                     continue
                 number = block.blockNumber()
-                line_h = fm.height()
                 is_strong = strong is not None and strong[0] <= number <= strong[1]
                 if is_strong:
                     painter.fillRect(QRectF(w - 5, top, 3, bottom - top), roles.highlight_edge)
-                elif self.is_tinted(number):
-                    painter.fillRect(QRectF(w - 4, top, 2, bottom - top), roles.tint_edge)
-                if any(a <= number <= b for a, b in self.evidence_blocks):
+                elif first_tint:
+                    i = bisect_right(first_tint, number) - 1
+                    if i >= 0 and last_tint[i] >= number:
+                        painter.fillRect(QRectF(w - 4, top, 2, bottom - top), roles.tint_edge)
+                if evidence and any(a <= number <= b for a, b in evidence):
                     painter.fillRect(QRectF(w - 9, top, 3, bottom - top), roles.evidence_edge)
                 pos = block.position()
-                label = self.loaded.block_label(pos, pos + block.length() - 1)
+                label = loaded.block_label(pos, pos + block.length() - 1)
                 if label:
-                    painter.setFont(bold if is_strong else self.font())
-                    painter.setPen(roles.text if is_strong else roles.muted)
-                    painter.drawText(QRectF(2, top, w - 10, line_h),
-                                     int(Qt.AlignmentFlag.AlignRight
-                                         | Qt.AlignmentFlag.AlignVCenter), label)
+                    if shown_strong is not is_strong:
+                        shown_strong = is_strong
+                        painter.setFont(bold if is_strong else font)
+                        painter.setPen(roles.text if is_strong else roles.muted)
+                    painter.drawText(QRectF(2, top, label_width, line_h), _LABEL_ALIGN, label)
         finally:
             painter.end()
 

@@ -513,7 +513,10 @@ class QtSourceView(QWidget):
     def set_evidence(self, spans: list[tuple[int, int]]) -> None:
         """Mark ``spans`` of the shown source as evidence: their characters in the evidence
         colour (not the cited span's), their lines marked in the gutter."""
-        self._evidence = sorted(spans)
+        spans = sorted(spans)
+        if spans == self._evidence:
+            return  # painted so already (every activation asks; most citations have none)
+        self._evidence = spans
         self._apply_selections()
 
     def evidence_spans(self) -> list[tuple[int, int]]:
