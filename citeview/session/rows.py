@@ -526,8 +526,12 @@ def _chunk_rows(session: ReviewStore, ids: list[str], policy: Policy | None,
     stored = stored_rows(session, ids, rows_key(session, policy)) if judged is not None else {}
     for cid in ids:
         text = stored.get(cid)
-        if text is not None and judged is not None and cid not in judged:
-            yield cid, text, None, None
+        if judged is not None and cid not in judged:
+            if text is None:  # nobody judged it: its rows are its unjudged rows, no query
+                text = unjudged_text(session, cid, policy)
+                yield cid, text, None, text
+            else:
+                yield cid, text, None, None
         else:
             rows, made, same = export_rows(session, cid, policy, annotator, text)
             if same and made is not None:
