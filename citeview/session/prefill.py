@@ -1,0 +1,182 @@
+"""Export rows and item counts worked out ahead, in the background (issue 26).
+
+A session made from a big input has neither: its first export analyses every case (about a
+millisecond each), and the window's progress counts citations case by case. :func:`prefill` does
+both in one pass, analysing each case once: its unjudged export rows go to ``case_rows`` (under
+the key an export in the session's folder reads them with, :func:`rows.rows_key`) and its item
+counts to ``case_stats``, a piece of :data:`PIECE` cases a transaction, through a connection of
+its own. Both are caches: a piece the session cannot take (busy, read-only, a full disk) is
+skipped, and a case that has both is skipped, so a pass stopped midway (the window closed) goes
+on where it stopped the next time.
+
+:class:`BackgroundFill` runs it in a process of its own (``spawn``, at a lower priority): the
+window's thread only reads the counts it sends (:meth:`BackgroundFill.poll`), so it never
+stalls, and on a 2-core machine the other core stays the window's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import os
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+from citeview.core.batchgc import collect_less
+from citeview.core.errors import InputError
+from citeview.core.policy import Policy
+from citeview.session.errors import SessionError, read_errors
+from citeview.session.files import connect
+from citeview.session.migrations import SCHEMA_VERSION, user_version
+from citeview.session.rows import analysed_once, base_rows, iter_case_ids, rows_key, rows_text
+from citeview.session.store import Session
+
+PIECE = 256  # cases a transaction (and a message to the window)
+Sizes = dict[str, tuple[int, ...]]
+
+
+def session_policy(session: Session) -> Policy:
+    """The lint policy an export of ``session`` finds when run in its folder (the window's
+    File > Export, ``citeview export`` there), read with the session's families."""
+    found = Policy.discover(os.path.dirname(os.path.abspath(session.path)))
+    return found.merged(families=session.families)
+
+
+def _have(conn: sqlite3.Connection, ids: Sequence[str], key: str) -> set[str]:
+    """Those of ``ids`` with both current rows and item counts stored."""
+    marks = ",".join("?" * len(ids))
+    rows = {r[0] for r in conn.execute(
+        f"SELECT case_id FROM case_rows WHERE policy = ? AND case_id IN ({marks})", (key, *ids))}
+    if not rows:
+        return rows
+    return rows & {r[0] for r in conn.execute(
+        f"SELECT case_id FROM case_stats WHERE case_id IN ({marks})", ids)}
+
+
+def _pieces(session: Session) -> Iterator[list[str]]:
+    for page in iter_case_ids(session):
+        for k in range(0, len(page), PIECE):
+            yield page[k : k + PIECE]
+
+
+def prefill(path: str, policy: Policy | None = None, *,
+            told: Callable[[Sizes, int], None] | None = None) -> int:
+    """Work out and store the export rows and item counts of every case of the session file
+    ``path`` that lacks either (``policy``: default :func:`session_policy`); ``told(sizes,
+    done)`` after each piece: the item counts it worked out, and how many cases are done so
+    far. Returns how many cases it worked out."""
+    collect_less()
+    worked = done = 0
+    with Session.open(path, readonly=True) as session:
+        if policy is None:
+            policy = session_policy(session)
+        key = rows_key(session, policy)
+        writer = connect(path, readonly=False)
+        try:
+            writer.execute("PRAGMA busy_timeout = 200")  # never hold the window's writes long
+            writer.execute("PRAGMA synchronous = OFF")  # a cache: worked out again if lost
+            if user_version(writer) != SCHEMA_VERSION:
+                return 0
+            for ids in _pieces(session):
+                with read_errors(session.path):
+                    have = _have(session.conn, ids, key)
+                rows: list[tuple[str, str, str]] = []
+                sizes: Sizes = {}
+                for cid in ids:
+                    if cid in have:
+                        continue
+                    try:
+                        analysed = analysed_once(session, cid, policy)
+                    except (SessionError, InputError):
+                        sizes[cid] = ()  # unreadable: nothing to judge (as the window counts)
+                        continue
+                    sizes[cid] = analysed.item_counts
+                    rows.append((cid, key, rows_text(base_rows(analysed, cid))))
+                done += len(ids)
+                worked += len(sizes)
+                if sizes:
+                    _store(writer, rows, sizes)
+                if told is not None:
+                    told(sizes, done)
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                writer.close()
+    return worked
+
+
+def _store(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], sizes: Sizes) -> None:
+    """One piece in one transaction; a session that cannot take it now keeps none of it."""
+    stats = [(cid, json.dumps(list(v))) for cid, v in sizes.items()]
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)", rows)
+            conn.executemany("INSERT OR REPLACE INTO case_stats VALUES (?, ?)", stats)
+            conn.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise
+    except sqlite3.Error:
+        pass  # busy, a full disk, a case gone meanwhile: worked out again next time
+
+
+def _child(path: str, out: Connection) -> None:
+    """The background process: :func:`prefill`, each piece's counts sent to the window."""
+    with contextlib.suppress(OSError):
+        os.nice(10)  # the window's thread comes first
+    try:
+        prefill(path, told=lambda sizes, done: out.send(("piece", sizes, done)))
+        out.send(("done", {}, 0))
+    except (SessionError, sqlite3.Error, OSError, InputError) as err:
+        with contextlib.suppress(OSError):
+            out.send(("failed", {}, str(err)))
+    finally:
+        out.close()
+
+
+class BackgroundFill:
+    """:func:`prefill` of a session file in a process of its own; :meth:`poll` (never
+    blocking) hands on what it sent."""
+
+    def __init__(self, path: str) -> None:
+        ctx = multiprocessing.get_context("spawn")  # (never fork a process that runs Qt)
+        self._conn, child = ctx.Pipe(duplex=False)
+        self.process: Any = ctx.Process(target=_child, args=(path, child), daemon=True,
+                                        name="citeview-prefill")
+        self.process.start()
+        child.close()
+        self.done = 0  # cases gone through so far
+        self.finished = False
+        self.error = ""
+
+    def poll(self) -> Sizes:
+        """The item counts sent since the last call (never waits)."""
+        found: Sizes = {}
+        with contextlib.suppress(EOFError, OSError):
+            while not self.finished and self._conn.poll():
+                kind, sizes, done = self._conn.recv()
+                found.update(sizes)
+                if kind == "piece":
+                    self.done = int(done)
+                else:
+                    self.finished = True
+                    self.error = str(done) if kind == "failed" else ""
+            return found
+        self.finished = True  # the process ended without saying so
+        return found
+
+    def stop(self) -> None:
+        """End the process (what it stored stays; the rest is worked out next time)."""
+        self.finished = True
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join(timeout=2)
+        with contextlib.suppress(OSError):
+            self._conn.close()
+
+
+__all__ = ["PIECE", "BackgroundFill", "prefill", "session_policy"]
