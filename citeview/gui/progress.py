@@ -22,8 +22,8 @@ from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
 from citeview.session.events import CaseChanged, CasesAdded, Change, ReviewChanged
 from citeview.session.model import Annotation, AnnotationKey, ReviewState, annotation_key
-from citeview.session.progress import Progress, ProgressCounts
 from citeview.session.prefill import BackgroundFill
+from citeview.session.progress import Progress, ProgressCounts
 from citeview.session.protocol import ReviewStore
 from citeview.session.store import Session
 
