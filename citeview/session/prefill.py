@@ -9,7 +9,7 @@ its own. Both are caches: a piece the session cannot take (busy, read-only, a fu
 skipped, and a case that has both is skipped, so a pass stopped midway (the window closed) goes
 on where it stopped the next time.
 
-:class:`BackgroundFill` runs it in a process of its own (``spawn``, at a lower priority): the
+:class:`BackgroundFill` runs it in a process of its own (at a lower priority): the
 window's thread only reads the counts it sends (:meth:`BackgroundFill.poll`), so it never
 stalls, and on a 2-core machine the other core stays the window's.
 """
@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import multiprocessing
 import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Sequence
-from multiprocessing.connection import Connection
-from typing import Any
 
 from citeview.core.batchgc import collect_less
 from citeview.core.errors import InputError
@@ -124,59 +123,96 @@ def _store(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], sizes: Si
         pass  # busy, a full disk, a case gone meanwhile: worked out again next time
 
 
-def _child(path: str, out: Connection) -> None:
-    """The background process: :func:`prefill`, each piece's counts sent to the window."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m citeview.session.prefill SESSION``: the background process. One JSON line
+    to standard output per piece (``[done, {case id: item counts}]``), ``["end"]`` last."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m citeview.session.prefill SESSION", file=sys.stderr)
+        return 2
     with contextlib.suppress(OSError):
-        os.nice(10)  # the window's thread comes first
+        os.nice(10)  # the window's thread (and the reviewer's other work) comes first
+
+    def told(sizes: Sizes, done: int) -> None:
+        sys.stdout.write(json.dumps([done, sizes]) + "\n")
+        sys.stdout.flush()
+
     try:
-        prefill(path, told=lambda sizes, done: out.send(("piece", sizes, done)))
-        out.send(("done", {}, 0))
-    except (SessionError, sqlite3.Error, OSError, InputError) as err:
-        with contextlib.suppress(OSError):
-            out.send(("failed", {}, str(err)))
-    finally:
-        out.close()
+        prefill(args[0], told=told)
+    except (SessionError, sqlite3.Error, InputError) as err:
+        print(f"citeview: background pass: {err}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0  # the window went away
+    sys.stdout.write('["end"]\n')
+    return 0
 
 
 class BackgroundFill:
-    """:func:`prefill` of a session file in a process of its own; :meth:`poll` (never
-    blocking) hands on what it sent."""
+    """:func:`prefill` of a session file in a process of its own (``python -m
+    citeview.session.prefill``: nothing of the caller's program is run again in it);
+    :meth:`poll` (never blocking) hands on the item counts it sent."""
 
     def __init__(self, path: str) -> None:
-        ctx = multiprocessing.get_context("spawn")  # (never fork a process that runs Qt)
-        self._conn, child = ctx.Pipe(duplex=False)
-        self.process: Any = ctx.Process(target=_child, args=(path, child), daemon=True,
-                                        name="citeview-prefill")
-        self.process.start()
-        child.close()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "citeview.session.prefill", path],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            bufsize=0)  # (a raw pipe: a read gives what is there, None when nothing is)
+        assert self.process.stdout is not None
+        self._out = self.process.stdout
+        os.set_blocking(self._out.fileno(), False)
+        self._partial = b""
         self.done = 0  # cases gone through so far
-        self.finished = False
-        self.error = ""
+        self.finished = False  # the process ended (its work done, or not: ``complete``)
+        self.complete = False
 
     def poll(self) -> Sizes:
         """The item counts sent since the last call (never waits)."""
         found: Sizes = {}
-        with contextlib.suppress(EOFError, OSError):
-            while not self.finished and self._conn.poll():
-                kind, sizes, done = self._conn.recv()
-                found.update(sizes)
-                if kind == "piece":
-                    self.done = int(done)
-                else:
-                    self.finished = True
-                    self.error = str(done) if kind == "failed" else ""
+        if self.finished:
             return found
-        self.finished = True  # the process ended without saying so
+        chunks = [self._partial]
+        while True:
+            try:
+                got = self._out.read(1 << 16)
+            except (BlockingIOError, InterruptedError):
+                got = None
+            if not got:
+                ended = got == b""  # end of file: the process closed its output
+                break
+            chunks.append(got)
+        *lines, self._partial = b"".join(chunks).split(b"\n")
+        for line in lines:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if msg == ["end"]:
+                self.complete = True
+            elif isinstance(msg, list) and len(msg) == 2 and isinstance(msg[1], dict):
+                self.done = int(msg[0])
+                found.update((str(k), tuple(v)) for k, v in msg[1].items())
+        if ended:
+            self.finished = True
+            self.process.wait()
         return found
 
     def stop(self) -> None:
         """End the process (what it stored stays; the rest is worked out next time)."""
         self.finished = True
-        if self.process.is_alive():
+        if self.process.poll() is None:
             self.process.terminate()
-        self.process.join(timeout=2)
+            try:
+                self.process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
         with contextlib.suppress(OSError):
-            self._conn.close()
+            self._out.close()
 
 
-__all__ = ["PIECE", "BackgroundFill", "prefill", "session_policy"]
+__all__ = ["PIECE", "BackgroundFill", "main", "prefill", "session_policy"]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
