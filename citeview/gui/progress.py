@@ -20,7 +20,13 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from citeview.core.analysis import Analyser
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.session.events import CaseChanged, CasesAdded, Change, ReviewChanged
+from citeview.session.events import (
+    CaseChanged,
+    CasesAdded,
+    Change,
+    ReviewChanged,
+    SizesKnown,
+)
 from citeview.session.model import Annotation, AnnotationKey, ReviewState, annotation_key
 from citeview.session.prefill import BackgroundFill
 from citeview.session.progress import Progress, ProgressCounts
@@ -286,7 +292,10 @@ class ProgressTracker(QObject):
         now = time.perf_counter()
         if found and (fill.finished or now - self._saved_at >= SAVE_SECONDS):
             self._counted, self._saved_at = {}, now
-            counts.add_many(found)
+            if isinstance(s, Session):  # (always: only a session file is counted so)
+                s.sizes_stored(found)  # stored by the process: nothing written here
+            for cid in found:
+                counts.on_change(SizesKnown(cid))  # (taken once, whoever tells it first)
             self.changed.emit()
         if fill.finished:
             self._stop_fill()

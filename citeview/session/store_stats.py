@@ -67,6 +67,18 @@ class SessionStats(SessionCases, AnalysingStore):
         if new:
             self._notify(*[SizesKnown(cid) for cid in new])
 
+    def sizes_stored(self, sizes: dict[str, tuple[int, ...]]) -> None:
+        """Item counts another process stored (the background pass, session/prefill.py):
+        known at once and told, never written again here (the window's thread waits on no
+        writer for them)."""
+        known = self.sizes()
+        new = {cid: tuple(v) for cid, v in sizes.items() if known.get(cid) != tuple(v)}
+        known.update(new)
+        for cid in new:
+            self._pending_sizes.pop(cid, None)
+        if new:
+            self._notify(*[SizesKnown(cid) for cid in new])
+
     def flush_sizes(self) -> None:
         """Write the item counts kept back (one transaction; a failure only loses counts)."""
         if not self._pending_sizes or self.readonly or self.closed:
