@@ -293,10 +293,10 @@ class ProgressTracker(QObject):
         if found and (fill.finished or now - self._saved_at >= SAVE_SECONDS):
             self._counted, self._saved_at = {}, now
             if isinstance(s, Session):  # (always: only a session file is counted so)
-                s.sizes_stored(found)  # stored by the process: nothing written here
+                s.sizes_stored(found)  # stored by the process: nothing written, nobody told
             for cid in found:
-                counts.on_change(SizesKnown(cid))  # (taken once, whoever tells it first)
-            self.changed.emit()
+                counts.on_change(SizesKnown(cid))
+            self.changed.emit()  # one repaint for the piece
         if fill.finished:
             self._stop_fill()
             if counts.counted() < len(s):
