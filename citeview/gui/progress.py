@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from citeview.core.analysis import Analyser
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
+from citeview.session import prefill
 from citeview.session.events import (
     CaseChanged,
     CasesAdded,
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 # A session file of at least this many cases is counted in a background process that stores
 # each case's export rows in the same pass (session/prefill.py): smaller ones are counted here.
-BACKGROUND_MIN_CASES = 1000
+BACKGROUND_MIN_CASES = prefill.BACKGROUND_MIN_CASES
 POLL_MS = 100  # how often the window reads what the background process sent
 
 TICK_SECONDS = 0.01  # work per idle tick while counting or checking: the window stays smooth

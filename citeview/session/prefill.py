@@ -34,6 +34,9 @@ from citeview.session.rows import analysed_once, base_rows, iter_case_ids, rows_
 from citeview.session.store import Session
 
 PIECE = 256  # cases a transaction (and a message to the window)
+# A session of at least this many cases gets the pass in the background when it is made (the
+# window's count, ``citeview import``); a smaller one is worked out as it is read.
+BACKGROUND_MIN_CASES = 1000
 Sizes = dict[str, tuple[int, ...]]
 
 
@@ -148,6 +151,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def start_detached(path: str) -> int:
+    """Start the pass over the session file ``path`` in a process that outlives the caller
+    (``citeview import``: the command returns at once); its process id (0: not started)."""
+    # Started by a short-lived launcher, so that it is nobody's child here (never waited for).
+    try:
+        got = subprocess.run([sys.executable, "-c", _LAUNCH, sys.executable, path], check=True,
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        return int(got.stdout.strip())
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return 0  # not started: the first export works the rows out (and stores them)
+
+
+_LAUNCH = """import subprocess, sys
+p = subprocess.Popen([sys.argv[1], "-m", "citeview.session.prefill", sys.argv[2]],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True)
+print(p.pid)
+"""
+
+
 class BackgroundFill:
     """:func:`prefill` of a session file in a process of its own (``python -m
     citeview.session.prefill``: nothing of the caller's program is run again in it);
@@ -211,7 +234,8 @@ class BackgroundFill:
             self._out.close()
 
 
-__all__ = ["PIECE", "BackgroundFill", "main", "prefill", "session_policy"]
+__all__ = ["BACKGROUND_MIN_CASES", "PIECE", "BackgroundFill", "main", "prefill", "session_policy",
+           "start_detached"]
 
 
 if __name__ == "__main__":

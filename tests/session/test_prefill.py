@@ -57,3 +57,30 @@ def test_a_pass_stopped_midway_goes_on_where_it_stopped(
     with pytest.raises(KeyboardInterrupt):
         prefill.prefill(str(made), told=stop)
     assert prefill.prefill(str(made)) == 30 - 8  # the first piece was kept
+
+
+def test_an_imported_big_session_gets_its_rows_worked_out_in_the_background(
+        made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``citeview import`` of a big session returns at once; a process of its own stores every
+    case's export rows, so the first export copies them."""
+    import time
+
+    from citeview.cli import main
+
+    monkeypatch.setattr(prefill, "BACKGROUND_MIN_CASES", 10)  # 30 cases count as many here
+    doc = tmp_path / "s.json"
+    assert main(["export", str(made), "--format", "json", "-o", str(doc)]) == 0
+    out = tmp_path / "imported.citeview"
+    assert main(["import", str(doc), "-o", str(out)]) == 0
+    assert "export rows in the background (process " in capsys.readouterr().err
+
+    def stored() -> int:
+        with Session.open(str(out), readonly=True) as s:
+            return len(stored_rows(s, s.case_ids(), rows_key(s, prefill.session_policy(s))))
+
+    deadline = time.monotonic() + 60
+    while stored() < 30 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert stored() == 30
+    assert exported(out) == exported(made)
