@@ -1,5 +1,6 @@
 """Review progress in the window: the session's counts shown, cases never counted counted in idle
-ticks, which cases have problems.
+ticks (a big session file: in a background process that stores each case's export rows in the
+same pass, ``session/prefill.py``), which cases have problems.
 
 The numbers themselves are the session's :class:`~citeview.session.progress.Progress` (kept
 change by change from item counts stored per case, so opening a session counts nothing again).
@@ -254,7 +255,8 @@ class ProgressTracker(QObject):
 
     def _start_counting(self) -> None:
         """Count the cases whose item counts the session does not hold yet (a session opened
-        before has them all: nothing to do), a few milliseconds per idle tick."""
+        before has them all: nothing to do): a big session file by the background pass (which
+        stores export rows too), anything else a few milliseconds per idle tick."""
         if self.counts is None:
             return
         self._counted = {}
@@ -264,11 +266,15 @@ class ProgressTracker(QObject):
                 and self.counts.counted() < len(s)):
             # A big session file: counted in a process of its own, which stores each case's
             # export rows in the same pass (one analysis a case, none on this thread).
-            self._count_queue, self._count_more = iter(()), False
-            self._fill = BackgroundFill(s.path)
-            self._fill_timer.start()
-            self.changed.emit()
-            return
+            try:
+                self._fill = BackgroundFill(s.path)
+            except OSError:
+                self._fill = None  # no process to be had: counted here, as a small one is
+            if self._fill is not None:
+                self._count_queue, self._count_more = iter(()), False
+                self._fill_timer.start()
+                self.changed.emit()
+                return
         self._count_queue = self.counts.iter_missing()
         self._count_more = True
         self._count_timer.start()
