@@ -10,7 +10,9 @@ import sys
 from citeview.commands._sessions import write_session
 from citeview.core.errors import InputError
 from citeview.core.files import STDIN, input_name, is_regular_file
+from citeview.session import prefill
 from citeview.session.interchange import import_document, read_document
+from citeview.session.pg.address import is_address
 
 HELP = "read a session exported as JSON into a new .citeview session"
 
@@ -47,6 +49,13 @@ def run(args: argparse.Namespace) -> int:
     n_ann = len(doc.get("annotations", []))
     write_session(out, lambda path: import_document(doc, path, overwrite=args.force),
                   overwrite=args.force)
-    print(f"imported {len(doc.get('cases', []))} cases and {n_ann} annotations into {out}",
-          file=sys.stderr)
+    n_cases = len(doc.get("cases", []))
+    print(f"imported {n_cases} cases and {n_ann} annotations into {out}", file=sys.stderr)
+    if n_cases >= prefill.BACKGROUND_MIN_CASES and not is_address(out):
+        # A big session: its export rows (and progress counts) are worked out in the
+        # background, so the first export copies them instead of analysing every case.
+        pid = prefill.start_detached(out)
+        if pid:
+            print(f"working out its export rows in the background (process {pid})",
+                  file=sys.stderr)
     return 0

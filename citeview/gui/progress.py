@@ -1,5 +1,6 @@
 """Review progress in the window: the session's counts shown, cases never counted counted in idle
-ticks, which cases have problems.
+ticks (a big session file: in a background process that stores each case's export rows in the
+same pass, ``session/prefill.py``), which cases have problems.
 
 The numbers themselves are the session's :class:`~citeview.session.progress.Progress` (kept
 change by change from item counts stored per case, so opening a session counts nothing again).
@@ -20,13 +21,27 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from citeview.core.analysis import Analyser
 from citeview.core.datasets import Dataset
 from citeview.core.errors import InputError
-from citeview.session.events import CaseChanged, CasesAdded, Change, ReviewChanged
+from citeview.session import prefill
+from citeview.session.events import (
+    CaseChanged,
+    CasesAdded,
+    Change,
+    ReviewChanged,
+    SizesKnown,
+)
 from citeview.session.model import Annotation, AnnotationKey, ReviewState, annotation_key
+from citeview.session.prefill import BackgroundFill
 from citeview.session.progress import Progress, ProgressCounts
 from citeview.session.protocol import ReviewStore
+from citeview.session.store import Session
 
 if TYPE_CHECKING:
     from citeview.gui.state import CaseView
+
+# A session file of at least this many cases is counted in a background process that stores
+# each case's export rows in the same pass (session/prefill.py): smaller ones are counted here.
+BACKGROUND_MIN_CASES = prefill.BACKGROUND_MIN_CASES
+POLL_MS = 100  # how often the window reads what the background process sent
 
 TICK_SECONDS = 0.01  # work per idle tick while counting or checking: the window stays smooth
 # Counting waits while the reviewer moves around (a case switch must not queue behind it), and
@@ -87,6 +102,10 @@ class ProgressTracker(QObject):
         self._problem_timer = QTimer(self)
         self._problem_timer.setInterval(0)
         self._problem_timer.timeout.connect(self._check_some_cases)
+        self._fill: BackgroundFill | None = None  # the background count, in its own process
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setInterval(POLL_MS)
+        self._fill_timer.timeout.connect(self._poll_fill)
 
     # ------------------------------------------------------------------ the session
 
@@ -98,6 +117,7 @@ class ProgressTracker(QObject):
         """Track ``session`` (None: nothing), starting over."""
         self._count_timer.stop()
         self._problem_timer.stop()
+        self._stop_fill()
         self._problems = {}
         self.session = session
         if session is None:
@@ -235,14 +255,62 @@ class ProgressTracker(QObject):
 
     def _start_counting(self) -> None:
         """Count the cases whose item counts the session does not hold yet (a session opened
-        before has them all: nothing to do), a few milliseconds per idle tick."""
+        before has them all: nothing to do): a big session file by the background pass (which
+        stores export rows too), anything else a few milliseconds per idle tick."""
         if self.counts is None:
             return
         self._counted = {}
+        self._stop_fill()
+        s = self.session
+        if (isinstance(s, Session) and not s.readonly and len(s) >= BACKGROUND_MIN_CASES
+                and self.counts.counted() < len(s)):
+            # A big session file: counted in a process of its own, which stores each case's
+            # export rows in the same pass (one analysis a case, none on this thread).
+            try:
+                self._fill = BackgroundFill(s.path)
+            except OSError:
+                self._fill = None  # no process to be had: counted here, as a small one is
+            if self._fill is not None:
+                self._count_queue, self._count_more = iter(()), False
+                self._fill_timer.start()
+                self.changed.emit()
+                return
         self._count_queue = self.counts.iter_missing()
         self._count_more = True
         self._count_timer.start()
         self.changed.emit()
+
+    def _stop_fill(self) -> None:
+        self._fill_timer.stop()
+        if self._fill is not None:
+            self._fill.stop()
+            self._fill = None
+
+    def _poll_fill(self) -> None:
+        """What the background process counted, taken into the progress (stored by it: here
+        only remembered; a save each :data:`SAVE_SECONDS`)."""
+        s, counts, fill = self.session, self.counts, self._fill
+        if fill is None or s is None or counts is None or s.closed:
+            self._stop_fill()
+            self._counted = {}
+            return
+        found = self._counted
+        found.update(fill.poll())
+        now = time.perf_counter()
+        if found and (fill.finished or now - self._saved_at >= SAVE_SECONDS):
+            self._counted, self._saved_at = {}, now
+            if isinstance(s, Session):  # (always: only a session file is counted so)
+                s.sizes_stored(found)  # stored by the process: nothing written, nobody told
+            for cid in found:
+                counts.on_change(SizesKnown(cid))
+            self.changed.emit()  # one repaint for the piece
+        if fill.finished:
+            self._stop_fill()
+            if counts.counted() < len(s):
+                # It stopped short (a failure, cases added meanwhile): the rest counted here.
+                self._count_queue = counts.iter_missing()
+                self._count_more = True
+                self._count_timer.start()
 
     def busy(self) -> None:
         """The reviewer moved (a case is being shown): counting pauses for a while."""

@@ -17,3 +17,17 @@ def dumps_json(obj: object, indent: int | None = None) -> str:
     except UnicodeEncodeError:
         text = json.dumps(obj, ensure_ascii=True, indent=indent, separators=seps)
     return text
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def json_lines(objs: list[object]) -> str:
+    """Each of ``objs`` as :func:`dumps_json` writes it, one a line (each line ending in a
+    newline): one encoder and one UTF-8 check for them all (a case's export rows)."""
+    text = "".join([_COMPACT.encode(obj) + "\n" for obj in objs])
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(dumps_json(obj) + "\n" for obj in objs)
+    return text

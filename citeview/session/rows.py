@@ -43,7 +43,7 @@ from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
 from citeview.session.errors import SessionError, read_errors
 from citeview.session.files import connect
-from citeview.session.jsonio import dumps_json
+from citeview.session.jsonio import dumps_json, json_lines
 from citeview.session.migrations import SCHEMA_VERSION, user_version
 from citeview.session.model import Annotation, CaseReview, Evidence
 from citeview.session.protocol import ReviewStore
@@ -261,7 +261,7 @@ def rows_key(session: ReviewStore, policy: Policy | None) -> str:
 
 def rows_text(rows: list[Row]) -> str:
     """Rows as JSON lines (lone surrogates escaped): the ``--format jsonl`` export."""
-    return "".join(dumps_json(row.to_dict()) + "\n" for row in rows)
+    return json_lines([row.to_dict() for row in rows])
 
 
 def parsed_rows(text: str) -> list[Row]:
@@ -526,8 +526,12 @@ def _chunk_rows(session: ReviewStore, ids: list[str], policy: Policy | None,
     stored = stored_rows(session, ids, rows_key(session, policy)) if judged is not None else {}
     for cid in ids:
         text = stored.get(cid)
-        if text is not None and judged is not None and cid not in judged:
-            yield cid, text, None, None
+        if judged is not None and cid not in judged:
+            if text is None:  # nobody judged it: its rows are its unjudged rows, no query
+                text = unjudged_text(session, cid, policy)
+                yield cid, text, None, text
+            else:
+                yield cid, text, None, None
         else:
             rows, made, same = export_rows(session, cid, policy, annotator, text)
             if same and made is not None:

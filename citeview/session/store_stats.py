@@ -67,6 +67,16 @@ class SessionStats(SessionCases, AnalysingStore):
         if new:
             self._notify(*[SizesKnown(cid) for cid in new])
 
+    def sizes_stored(self, sizes: dict[str, tuple[int, ...]]) -> None:
+        """Item counts another process stored (the background pass, session/prefill.py):
+        known at once, never written again here (the window's thread waits on no writer for
+        them) and told to no subscriber: the caller takes them into its progress at once (a
+        subscriber repaints per change: 2.6 ms a case, a stall for a piece of them)."""
+        known = self.sizes()
+        for cid, v in sizes.items():
+            known[cid] = tuple(v)
+            self._pending_sizes.pop(cid, None)
+
     def flush_sizes(self) -> None:
         """Write the item counts kept back (one transaction; a failure only loses counts)."""
         if not self._pending_sizes or self.readonly or self.closed:

@@ -332,3 +332,36 @@ def test_a_long_answer_is_judged_as_a_whole() -> None:
     whole = check_placement(answer, result.citations, part_chars=len(answer) + 1)
     assert {d.code for d in whole} >= {"CV301", "CV302", "CV303", "CV304", "CV305", "CV308"}
     assert check_placement(answer, result.citations) == whole
+
+
+# --------------------------------------------------------------------------- plain prose
+
+_PLAIN_PIECES = st.sampled_from([
+    "Remote", "work", "is", "allowed.", " ", "  ", "\t", "\n", "\n\n", "\u00e9t\u00e9", "\u03a9",
+    "x:", "|", "*", "1.", "#", "-", "=", "`", ">", "<b>", "[a]: /u", "\u00a0", "\u2028", "\ue200",
+    "\r", "A", "    code",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PLAIN_PIECES, max_size=30).map("".join))
+def test_plain_prose_is_laid_out_as_markdown_it_parses_it(text: str) -> None:
+    """An answer of plain prose is laid out without markdown-it's block parse (most answers):
+    its paragraphs, their inline content and where each line of it stands are the parse's."""
+    from citeview.core import placement
+
+    def seen(layout: placement._Layout) -> object:
+        return (layout.paragraphs, layout.code, layout.open_at_end,
+                [(i.first_line, i.token.content, i.token.map, i.content_starts, i.text_starts,
+                  i.lengths) for i in layout.inlines])
+
+    assert seen(placement._layout(text)) == seen(placement._parsed_layout(text))
+
+
+def test_plain_prose_takes_the_short_way_and_markdown_does_not() -> None:
+    from citeview.core import placement
+
+    assert placement._plain_paragraphs("Remote work.\nStaff may.\n\n \t\nAnother one\n") == [
+        (0, 2, "Remote work.\nStaff may."), (4, 5, "Another one")]
+    for text in ("# Title\n", "Remote:\n- work\n", "A\n    b\n", "A\r\nB", "\ue200\n"):
+        assert placement._plain_paragraphs(text) is None

@@ -275,3 +275,42 @@ def test_the_case_list_asks_no_row_of_python_without_a_filter(qtbot) -> None:  #
     asked.clear()
     model.set_ids([f"d{i}" for i in range(300)])
     assert proxy.rowCount() == 300 and asked == []
+
+
+def test_a_big_session_is_counted_in_a_process_that_stores_every_cases_export_rows(
+        qtbot, tmp_path: Path, big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The background count of a big session file runs in a process of its own, which stores
+    each case's export rows in the same pass: the window's progress tells the count as it
+    goes, the window analyses no case to count it, and every case has its rows after it."""
+    from citeview.core import analysis
+    from citeview.gui import progress
+    from citeview.session import Session
+    from citeview.session.prefill import session_policy
+    from citeview.session.rows import rows_key, stored_rows
+
+    monkeypatch.setattr(progress, "BACKGROUND_MIN_CASES", 10)  # 40 cases count as many here
+    here: list[str] = []
+    real = analysis.Analyser.analysed_once
+
+    def analysed_once(self, case, policy=None):  # type: ignore[no-untyped-def]
+        here.append(case.id)
+        return real(self, case, policy)
+
+    monkeypatch.setattr(analysis.Analyser, "analysed_once", analysed_once)
+    win = window(qtbot, tmp_path)
+    made = []
+    win.opener.sessionMade.connect(lambda: made.append(True))
+    assert win.open_path(str(big))
+    qtbot.waitUntil(lambda: bool(made), timeout=20_000)
+    assert "(counting: " in win.progress_label.text()
+    qtbot.waitUntil(lambda: "counting" not in win.progress_label.text(), timeout=60_000)
+    label = win.progress_label.text()
+    assert "Citations judged 0/120 " in label + " "  # 3 citations each, every case counted
+    assert len(set(here)) < 10  # the cases shown and built ahead, not the 40 counted
+    session = win.review_session.session
+    assert session is not None
+    path = session.path
+    win.close()
+    with Session.open(path, readonly=True) as s:
+        ids = s.case_ids()
+        assert set(stored_rows(s, ids, rows_key(s, session_policy(s)))) == set(ids)
