@@ -62,4 +62,5 @@ def ordered_map(work: Callable[[list[_T]], list[_R]], items: Iterable[_T], jobs:
     finally:  # (also when the caller stops early: batches not started are dropped)
         pool.shutdown(wait=True, cancel_futures=True)
 
+
 __all__ = ["BrokenProcessPool", "batches", "ordered_map", "start_method"]
