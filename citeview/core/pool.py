@@ -3,7 +3,9 @@ in input order, with a bounded number of batches in flight (memory stays flat ho
 input). ``citeview lint --jobs`` and the session's row export use it.
 
 It never forks a process that has Qt loaded (Qt's threads and GPU handles do not survive a
-fork): it starts its workers with ``spawn`` then (:func:`start_method`).
+fork): it starts its workers with ``spawn`` then (:func:`start_method`). A worker that dies or
+whose initializer fails raises :class:`BrokenProcessPool` here: ``multiprocessing.Pool`` started
+new workers for ever and waited on the lost batch (a hang that kept the CPU busy).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import multiprocessing
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
@@ -46,14 +50,17 @@ def ordered_map(work: Callable[[list[_T]], list[_R]], items: Iterable[_T], jobs:
     ``initializer(*initargs)``), yielding the results in input order. ``work`` and
     ``initializer`` must be module-level functions (a spawned worker imports them)."""
     ctx = multiprocessing.get_context(start_method())
-    with ctx.Pool(jobs, initializer=initializer, initargs=initargs) as pool:
-        window: deque[Any] = deque()
+    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=initializer, initargs=initargs)
+    try:
+        window: deque[Future[list[_R]]] = deque()
         for chunk in batches(items, batch):
-            window.append(pool.apply_async(work, (chunk,)))
+            window.append(pool.submit(work, chunk))
             if len(window) >= jobs * in_flight_per_job:
-                yield from window.popleft().get()
+                yield from window.popleft().result()
         while window:
-            yield from window.popleft().get()
+            yield from window.popleft().result()
+    finally:  # (also when the caller stops early: batches not started are dropped)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-__all__ = ["batches", "ordered_map", "start_method"]
+__all__ = ["BrokenProcessPool", "batches", "ordered_map", "start_method"]

@@ -3,13 +3,14 @@ workers' speed, and never a fork of a process that has Qt loaded."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import types
 
 import pytest
 
-from citeview.core.pool import batches, ordered_map, start_method
+from citeview.core.pool import BrokenProcessPool, batches, ordered_map, start_method
 
 
 def _square_slowly(batch: list[int]) -> list[int]:
@@ -21,6 +22,25 @@ def _square_slowly(batch: list[int]) -> list[int]:
 def test_results_come_in_input_order() -> None:
     got = list(ordered_map(_square_slowly, range(200), 2, batch=7, in_flight_per_job=2))
     assert got == [x * x for x in range(200)]
+
+
+def _cannot_start() -> None:
+    raise OSError("the session file went away")
+
+
+def _die(batch: list[int]) -> list[int]:
+    os._exit(3)
+
+
+def test_a_worker_that_cannot_start_fails_the_run_instead_of_hanging() -> None:
+    # multiprocessing.Pool started new workers for ever and waited on the lost batch.
+    with pytest.raises(BrokenProcessPool):
+        list(ordered_map(_square_slowly, range(10), 2, batch=2, initializer=_cannot_start))
+
+
+def test_a_worker_that_dies_fails_the_run_instead_of_hanging() -> None:
+    with pytest.raises(BrokenProcessPool):
+        list(ordered_map(_die, range(10), 2, batch=2))
 
 
 def test_batches_cover_every_item_once() -> None:

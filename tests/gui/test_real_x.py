@@ -18,7 +18,8 @@ from tests.conftest import load_sample
 from tests.gui.conftest import reviewer_home
 from tests.gui.xserver import App, xvfb
 
-pytestmark = pytest.mark.slow
+# (timeout: the 100 random chips of a 200,000-line case took 94 s on a loaded machine)
+pytestmark = [pytest.mark.slow, pytest.mark.own_x, pytest.mark.timeout(600)]
 
 SAMPLES = ["handbook-line-level", "contract-block-level", "transit-multi-turn",
            "opinion-injected-context", "handbook-rule-breaking"]

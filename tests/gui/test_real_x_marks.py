@@ -16,7 +16,7 @@ from tests.conftest import load_sample
 from tests.gui.conftest import THREE
 from tests.gui.xserver import xvfb
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_x]
 
 
 def test_evidence_marked_with_the_mouse_and_a_locator_fixed_with_the_keyboard(

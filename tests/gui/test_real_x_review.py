@@ -15,7 +15,7 @@ from tests.conftest import load_sample
 from tests.gui.conftest import THREE
 from tests.gui.xserver import App, xvfb
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_x]
 
 
 def three_cases(path: Path) -> Path:

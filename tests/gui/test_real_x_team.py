@@ -18,7 +18,7 @@ import pytest
 from tests.gui.conftest import reviewer_home
 from tests.gui.xserver import App, xvfb
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_x]
 
 DATASET = Path(__file__).parents[1] / "data" / "samples" / "policies.dataset.jsonl"
 ROOT = Path(__file__).parents[2]

@@ -14,7 +14,7 @@ from tests.gui.conftest import reviewer_home
 from tests.gui.test_side_by_side import long_case
 from tests.gui.xserver import App, xvfb
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_x]
 
 
 def test_scrolling_both_panes_resizing_and_switching_cases_in_x(tmp_path: Path) -> None:

@@ -15,6 +15,8 @@ import pytest
 from tests.gui import xserver
 from tests.gui.xserver import skip_without_x, xvfb
 
+pytestmark = pytest.mark.own_x
+
 
 def geometry(display: str) -> subprocess.CompletedProcess[str]:
     """One request to the display, no retry."""

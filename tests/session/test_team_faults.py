@@ -28,7 +28,8 @@ import pytest
 from citeview.core.cases import Case
 from tests.session.conftest import sample_cases
 
-pytestmark = pytest.mark.slow
+# (timeout: each run is bounded near 60 s; a loaded machine may double it)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 CLIENT = Path(__file__).with_name("_team_client.py")
 ROOT = Path(__file__).parent.parent.parent
