@@ -168,6 +168,7 @@ class MainWindow(QMainWindow):
         self.watcher.synced.connect(self.review_views.refresh_review)
         self.state.blindChanged.connect(self._blind_set)
         self.watcher.reloaded.connect(self.opener.list_cases)
+        self.review_session.remake.connect(self.opener.reopen_changed)
         self.progress.changed.connect(self.review_views.show_progress)
         self.progress.problemsChecked.connect(self.cases_proxy.invalidate_rows)
         from citeview.gui import focus

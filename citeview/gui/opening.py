@@ -184,6 +184,13 @@ class InputOpener(QObject):
         self._add_recent(path)
         return True
 
+    def reopen_changed(self, path: str) -> None:
+        """``path`` changed while its session was made (the making failed on what it read):
+        open it again, on the case shown, if it is still the window's input."""
+        if self.state.path and os.path.abspath(self.state.path) == os.path.abspath(path):
+            view = self.state.view
+            self.open_path(path, case_id=view.case.id if view is not None else None)
+
     def _first_record(self, path: str, case_id: str | None) -> Dataset | None:
         """The first record of a JSONL input that has no session yet (see open_path)."""
         from citeview.core.datasets import jsonl_first_record

@@ -62,11 +62,16 @@ class Made:
     positions: dict[str, int] | None
 
 
+class _InputChanged(Exception):
+    """The input changed between being read and its session being made from it."""
+
+
 class ReviewSession(QObject):
     attached = Signal(object)  # the Session now reviewed, or None
     changed = Signal(object)  # a citeview.session.events.Change, after it was committed
     followed = Signal()  # read-only: another citeview changed the session; views read again
     recount = Signal()  # whose verdicts are shown changed (another annotator): views read again
+    remake = Signal(str)  # this input changed while its session was made: open it again
 
     def __init__(self, settings: QSettings, synchronous: bool, sessions: SessionBackend,
                  parent: QWidget) -> None:
@@ -204,8 +209,12 @@ class ReviewSession(QObject):
             return False
         source = os.path.abspath(input_path)
 
+        read_at = location.input_stamp(input_path)  # as ``dataset`` was read (its index)
+
         def make() -> Made:
             stamp = location.input_stamp(input_path)  # before reading: a change after is seen
+            if whole is None and stamp != read_at:
+                raise _InputChanged  # what was indexed is not in the file any more
             cases = whole() if whole is not None else dataset
             os.makedirs(os.path.dirname(path), exist_ok=True)
             self.sessions.create_file(path, cases, source=source)
@@ -233,6 +242,13 @@ class ReviewSession(QObject):
             ready(session, cases)
 
         def failed(err: Exception) -> None:
+            if isinstance(err, _InputChanged) or location.input_stamp(input_path) != read_at:
+                # Rewritten while it was read (a stale index reads broken records): not a
+                # fault of the file; its session is made again from what it is now.
+                message.info(f"{os.path.basename(input_path)} changed while its review session "
+                             "was made: making it again", 5000)
+                self.remake.emit(input_path)
+                return
             what = err.strerror if isinstance(err, OSError) and err.strerror else err
             message.error(f"{input_path}: cannot keep a review session ({what})"
                           if isinstance(err, OSError) else str(err))

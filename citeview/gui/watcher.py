@@ -61,6 +61,8 @@ class InputWatcher(QObject):
         stale = [p for p in self._watcher.files() if p not in wanted]
         if stale:
             self._watcher.removePaths(stale)
+            # Another input now: a reload its files' change started is not this one's.
+            self._timer.stop()
         new = [p for p in wanted if p not in self._watcher.files()]
         if new:
             self._watcher.addPaths(new)
@@ -81,6 +83,12 @@ class InputWatcher(QObject):
         """Re-read the input, keeping the active case (by id) and citation."""
         state = self.state
         if not state.path or self._stopped:
+            return
+        if self.review_session.session is None and self.review_session.making():
+            # Its session is being made from what was read before: read again once it is
+            # made, so the session takes the change in (syncing) instead of being dropped as
+            # a session of another input.
+            self._timer.start()
             return
         if self.review_session.follow_now():  # F5 on a read-only window: the writer's changes
             message.info("Reloaded: the session changed in another citeview", 5000)

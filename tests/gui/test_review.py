@@ -15,6 +15,7 @@ from citeview.gui.filters import Filter, FilterKind
 from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled, shown_dialog
 from citeview.gui.review_session import ANNOTATOR_KEY
+from citeview.gui.watcher import SETTLE_MS
 from citeview.session.model import ReviewState
 from citeview.session.store import Session
 from tests.conftest import load_sample
@@ -413,6 +414,49 @@ def test_input_rewritten_on_disk_keeps_the_verdicts(qtbot, tmp_path, dataset,
     assert "Short summary first." in win.view.case.answer
     assert verdicts(win) == [(None,), ("unsupported",)]
     assert win.review.session.orphans() == []
+
+
+def test_input_rewritten_while_its_session_is_made_is_reviewed_as_rewritten(
+        qtbot, tmp_path, dataset, open_window, messages) -> None:
+    """A file that changes just after it is first opened (its session still being made): the
+    review starts anyway, on the answers as rewritten (the reload once the session is made
+    syncs it; it used to drop the session as one of another input, and no verdict key did
+    anything)."""
+    win = open_window(make_settings(tmp_path))
+    assert win.open_path(str(dataset)), messages.errors
+    assert win.review_session.making()
+    cases = [json.loads(line) for line in dataset.read_text(encoding="utf-8").splitlines()]
+    cases[0]["answer"] = "Short summary first. " + cases[0]["answer"]
+    dataset.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    win.watcher.reload()  # what the file watcher's timer does
+    qtbot.waitUntil(lambda: win.review.session is not None and is_settled(win), timeout=10000)
+    qtbot.waitUntil(lambda: "Short summary first." in win.view.case.answer, timeout=10000)
+    ready(qtbot, win)
+    key(qtbot, win, K.Key_J)
+    key(qtbot, win, K.Key_3)
+    assert verdicts(win)[1] == ("unsupported",)
+    assert [a.verdict for a in win.review.session.annotations()] == ["unsupported"]
+    assert "Short summary first." in win.review.session.get_case(win.view.case.id).answer
+    assert messages.errors == []
+
+
+def test_a_reload_of_the_input_left_does_not_reach_the_next_one(qtbot, tmp_path, dataset,
+                                                                open_window, messages) -> None:
+    """A file changed just before another input is opened: its reload, still pending, is
+    not done on the new input (which used to lose its new session the same way)."""
+    win = open_window(make_settings(tmp_path), dataset)
+    other = tmp_path / "other.jsonl"
+    other.write_text(dataset.read_text(encoding="utf-8"), encoding="utf-8")
+    dataset.write_text(dataset.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    qtbot.waitUntil(win.watcher._timer.isActive, timeout=5000)  # the watcher saw the write
+    assert win.open_path(str(other)), messages.errors
+    qtbot.waitUntil(lambda: win.review.session is not None and is_settled(win), timeout=10000)
+    qtbot.wait(2 * SETTLE_MS)
+    assert win.review.session is not None
+    assert not any(t.startswith("Reloaded") for t in messages.texts)
+    key(qtbot, win, K.Key_J)
+    key(qtbot, win, K.Key_1)
+    assert [a.verdict for a in win.review.session.annotations()] == ["supported"]
 
 
 def test_a_session_in_use_can_be_looked_at_read_only(qtbot, tmp_path, dataset,
