@@ -15,8 +15,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# Tests do not time things: Hypothesis's 200 ms deadline per example failed property tests
+# on a loaded 2-core machine (CI, other work) while every example held.
+settings.register_profile("citeview", deadline=None)
+settings.load_profile("citeview")
 
 # Tests never read or write the user's own settings, sessions or caches: QSettings and
 # QStandardPaths follow the XDG variables, citeview's data folder follows CITEVIEW_DATA_DIR.
