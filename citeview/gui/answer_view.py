@@ -115,6 +115,8 @@ class AnswerView(QTextBrowser):
         self.tooltip_for: Callable[[int], Sequence[str]] | None = None
         self._added_tips: dict[str, str] = {}  # the added chips shown: id -> tooltip
         self._reworded: set[str] = set()  # which of them are rewords' marks (their look)
+        # The words each reword replaces, struck through (cursors follow the document's edits).
+        self._struck: list[QTextEdit.ExtraSelection] = []
 
     # -- content ---------------------------------------------------------------------------------
 
@@ -170,6 +172,7 @@ class AnswerView(QTextBrowser):
         self._claim_range = None
         self._added_tips = {}
         self._reworded = set()
+        self._struck = []
         self.setExtraSelections([])
 
     def set_claims(self, claims: Sequence[tuple[str, object]]) -> None:
@@ -345,6 +348,10 @@ class AnswerView(QTextBrowser):
         ranges = self.added_ranges()
         self._added_tips = {}
         self._reworded = set()
+        if self._struck:
+            self._struck = []
+            self.setExtraSelections([s for s in self.extraSelections()
+                                     if not s.format.fontStrikeOut()])
         if not ranges:
             return
         c = QTextCursor(self.document())
@@ -359,13 +366,15 @@ class AnswerView(QTextBrowser):
             self.set_active(self._active, scroll=False)
 
     def set_added(self, added: Sequence[tuple[int, str, str, str]],
-                  reworded: Sequence[tuple[int, str, str, str]] = ()) -> None:
+                  reworded: Sequence[tuple[int, str, str, str]] = (),
+                  struck: Sequence[tuple[int, int]] = ()) -> None:
         """Show citations a reviewer added as chips of their own: (Qt position, label,
         correction id, tooltip) each, placed at that position as plain text (never markup),
         in :func:`added_format`'s look; and rewords (same fields, the label being the new
         text) as :data:`REWORD_MARK` and the new text, in :func:`reword_format`'s look, after
-        the words they reword. Replaces the ones shown before; the model's chips after each
-        move along (their positions kept up to date)."""
+        the words they reword, which ``struck`` (Qt ranges) strikes through. Replaces the ones
+        shown before; the model's chips after each move along (their positions kept up to
+        date)."""
         self.clear_added()
         if not added and not reworded:
             return
@@ -389,8 +398,21 @@ class AnswerView(QTextBrowser):
             self._shift_chips(pos, len(text.encode("utf-16-le")) // 2)
             self._added_tips[cid] = tip
         c.endEditBlock()
+        # Struck once every mark is in (a cursor ending where a mark goes in would take it in):
+        # the old words end where their mark starts.
+        lengths = {r[2]: b - a for r, (a, b) in zip(reworded, struck, strict=False)}
+        for start, _end, cid in self.added_ranges():
+            if lengths.get(cid, 0) > 0:
+                sel = QTextEdit.ExtraSelection()
+                sel.cursor = QTextCursor(self.document())
+                sel.cursor.setPosition(max(start - lengths[cid], 0))
+                sel.cursor.setPosition(start, QTextCursor.MoveMode.KeepAnchor)
+                sel.format.setFontStrikeOut(True)
+                self._struck.append(sel)
         if self._active is not None:
             self.set_active(self._active, scroll=False)
+        elif self._struck:
+            self.setExtraSelections(self._struck)
 
     def added_center(self, cid: str) -> QPoint | None:
         """Viewport position of the middle of the added chip of correction ``cid``."""
@@ -481,7 +503,7 @@ class AnswerView(QTextBrowser):
         is not wholly in view (a chip clicked, or the next one on screen, stays where it is:
         the pane does not jump under the pointer, nor repaint whole)."""
         self._active = index
-        selections: list[QTextEdit.ExtraSelection] = []
+        selections: list[QTextEdit.ExtraSelection] = list(self._struck)
         self._claim_range = None
         if index is not None:
             claim = self.claim_range(index)

@@ -344,10 +344,12 @@ class ReviewMarks(QObject):
             return
         pmap, u16 = build_map(view, answer)
         rendered = answer.document().toRawText()
-        marks = []
+        marks, struck = [], []
         for corr in reworded:
             assert corr.claim is not None
             end = self._rendered_end(view, pmap, rendered, *corr.claim)
+            struck.append((u16.to_utf16(min(pmap.to_rendered(corr.claim[0]), end)),
+                           u16.to_utf16(end)))
             old = view.case.answer[corr.claim[0]:corr.claim[1]]
             tip = (f"Reworded by you: \u201c{_clip(old, 200)}\u201d \u2192 "
                    f"\u201c{_clip(corr.text, 200)}\u201d (a correction; Ctrl+Z takes it "
@@ -365,7 +367,7 @@ class ReviewMarks(QObject):
             tip = (f"Added by you: {describe(corr).removeprefix('add ')} "
                    "(a correction; click to show its source)")
             items.append((u16.to_utf16(end), label, corr.id, tip))
-        answer.set_added(items, marks)
+        answer.set_added(items, marks, struck)
 
     def show_added_source(self, correction_id: str) -> None:
         """An added chip was clicked: its source in the source pane, its lines highlighted

@@ -779,6 +779,9 @@ def test_reword_selected_words_with_w_shows_them_marked_exports_and_undoes(
     assert fmt.underlineStyle() == fmt.UnderlineStyle.DotLine and not fmt.isAnchor()
     assert [pane.chip_text(i) for i in range(pane.chip_count())] == chips_before
     assert win.marks.corrections_text() == [f"Reworded: \u201c{old}\u201d \u2192 \u201c{new}\u201d"]
+    # The words it replaces are struck through (an overlay: the text stays the model's).
+    assert [x.cursor.selectedText() for x in pane.extraSelections()
+            if x.format.fontStrikeOut()] == [old]
     # Exported: the corrected answer reads the new words, its citations as they were.
     [row] = exported(win, "corrections")
     assert (row["kind"], row["claim"], row["text"]) == ("reword", [start, start + len(old)], new)
@@ -789,6 +792,7 @@ def test_reword_selected_words_with_w_shows_them_marked_exports_and_undoes(
     press(qtbot, win, K.Key_Z, CTRL)
     assert s.corrections("handbook-line-level") == []
     assert pane.added_ranges() == [] and pane.document().toRawText() == text_before
+    assert not any(x.format.fontStrikeOut() for x in pane.extraSelections())
     assert exported(win, "corrections") == []
     press(qtbot, win, K.Key_Z, CTRL | SHIFT)
     assert [x[2] for x in pane.added_ranges()] == [c.id]
