@@ -629,6 +629,9 @@ class CaseLoader(QObject):
         self._ahead_later.cancel()
         self._rest_later.cancel()
         self._open_later.cancel()
+        self._chrome_later.cancel()  # (its counts would read the session just closed)
+        self._tints_later.cancel()
+        self._chrome_pending = False
         self._then = None
         self._release_lint()
         ops.cancel(self)
