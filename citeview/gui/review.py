@@ -68,6 +68,11 @@ class ReviewController(QObject):
                 window, dialogs.edit_note(window, title, prompt, text)))
         self.presenting = False
         self._confirm_done: str | None = None  # the case a Ctrl+Enter warned about
+        # Set while Ctrl+Enter marks a case done and opens the next: what shows that change
+        # (progress label, case list) repaints after the next case's first paint (see
+        # ReviewRepaint.session_changed), which sets ``repaint_held`` until it has.
+        self.switching = False
+        self.repaint_held = False
         self._typed_ahead: list[Callable[[], None]] = []  # review keys pressed while loading
         self.verdict_actions: list[QAction] = []
         self.case_actions: list[QAction] = []
@@ -537,9 +542,15 @@ class ReviewController(QObject):
                             8000)
             return
         self._confirm_done = None
-        if not self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)):
-            return
-        self.advance.open_next_case()
+        # The write is committed here, before the switch (nothing says it is saved before it
+        # is); the views that show it follow the next case's first paint.
+        self.switching = True
+        try:
+            if not self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)):
+                return
+            self.advance.open_next_case()
+        finally:
+            self.switching = False
 
     def change_annotator(self) -> None:
         name = self.review_session.prompt_annotator()
