@@ -467,6 +467,10 @@ class CaseLoader(QObject):
                 self._on_first(first)  # asked for while it was built
             else:
                 self._ahead[index] = (build, first)
+                if first.built is not None and first.built.prepared is not None:
+                    # Its answer laid out now, while the window idles: opening it swaps
+                    # documents (the layout was half of showing the answer).
+                    self.panes.answer.lay_out_ahead(first.built.prepared)
                 if self._building is None and not self.review_session.making():
                     # The one after it (not while a case is being shown; nor while the
                     # session is made: its policy builds them again).
