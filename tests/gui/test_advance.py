@@ -330,6 +330,8 @@ def test_a_read_only_window_follows_the_window_that_writes(qtbot, tmp_path, data
     assert "Citations judged 1/" in reader.progress_label.text()
     writer.review.done_action.trigger()
     writer.review.done_action.trigger()  # case 1 done anyway
+    # ("done" is committed once the writer's next case is painted.)
+    qtbot.waitUntil(lambda: is_settled(writer), timeout=5000)
     reader.watcher.reload()  # F5 takes it in at once
     assert reader.progress.case_state("handbook-line-level") is ReviewState.DONE
 
@@ -651,6 +653,7 @@ def test_resume_when_every_case_is_done_lands_on_the_unjudged_citation_of_the_la
     press(qtbot, win, K.Key_1)
     press(qtbot, win, K.Key_Return, CTRL)
     press(qtbot, win, K.Key_Return, CTRL)
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)  # ("done" follows the paint)
     assert win.progress.case_state("transit-multi-turn") is ReviewState.DONE
     win.close()
     again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
