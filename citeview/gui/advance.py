@@ -153,10 +153,13 @@ class Advancer(QObject):
 
     # -- across cases ------------------------------------------------------------------------
 
-    def open_next_case(self) -> None:
-        """Open the next case not done, at its first unjudged citation."""
+    def open_next_case(self, leaving: int | None = None) -> None:
+        """Open the next case not done, at its first unjudged citation. ``leaving``: the case
+        being marked done (its write follows the next case's paint): not a case to open."""
         state = self.state
         nxt = self.progress.next_undone(state.case_index)
+        if nxt is not None and nxt == leaving:
+            nxt = None
         team = self.team
         if nxt is None and team is not None and team.routed:
             # A routed project: the server hands out the next case (or says there is none).

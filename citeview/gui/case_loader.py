@@ -34,7 +34,6 @@ from citeview.gui import message, ops
 from citeview.gui.answer_document import PreparedDocument, prepare_document
 from citeview.gui.answer_render import Chip, render_parts
 from citeview.gui.elided import plural
-from citeview.gui.navigation import select_row
 from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.palette import is_dark
 from citeview.gui.prepared_source import PreparedSource, prepare_source
@@ -345,7 +344,7 @@ class CaseLoader(QObject):
         self.state.set_active(None, self.state.active_source)
         self._pending = (citation, source)
         self.navigator.hold_tables()  # the new case's answer and source paint first
-        select_row(self.panes.cases_table, self.panes.cases_proxy, index)
+        self.navigator.follow_row(self.panes.cases_table, self.panes.cases_proxy, index)
         self.window.setWindowTitle(self._title(case.id))
         self.panes.question.setText(case.question or "")
         self.panes.question.setVisible(bool(case.question))
@@ -467,6 +466,10 @@ class CaseLoader(QObject):
                 self._on_first(first)  # asked for while it was built
             else:
                 self._ahead[index] = (build, first)
+                if first.built is not None and first.built.prepared is not None:
+                    # Its answer laid out now, while the window idles: opening it swaps
+                    # documents (the layout was half of showing the answer).
+                    self.panes.answer.lay_out_ahead(first.built.prepared)
                 if self._building is None and not self.review_session.making():
                     # The one after it (not while a case is being shown; nor while the
                     # session is made: its policy builds them again).

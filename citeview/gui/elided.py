@@ -44,6 +44,7 @@ class QtElidedLabel(QLabel):
         self.forms: tuple[str, ...] = ()  # shorter texts, painted when the whole one is cut
         self._tip = ""  # the tooltip set (setting an equal one again costs an event)
         self._tip_later = False  # set_full_text sets the tooltip itself, once
+        self._text = ""
         self.setTextFormat(Qt.TextFormat.PlainText)
         policy = QSizePolicy.Policy.Ignored if share is None else QSizePolicy.Policy.Maximum
         self.setSizePolicy(policy, QSizePolicy.Policy.Preferred)
@@ -54,13 +55,27 @@ class QtElidedLabel(QLabel):
         if text == self.text():
             return  # (a new size asked for lays out the status bar, and the window, again)
         self.forms = ()
-        super().setText(text)
+        if self.share is None:
+            # A pane's label is as wide as its pane gives and one line high whatever its
+            # text: the new text is elided in place and repainted, and QLabel's own text (its
+            # size hint: one line, or none) changes only when it empties or fills (setting it
+            # each time laid out the pane's header again before every new source's paint).
+            was, self._text = self._text, text
+            if bool(was) != bool(text) or not super().text():
+                super().setText(text)
+            self.setAccessibleName(text)  # (a screen reader reads the text shown)
+            self.update()
+        else:
+            self._text = text
+            super().setText(text)
         if not self._tip_later:
             self.set_detail(self.detail)  # the whole text on hover
         if self.share is not None:
             self._fit()
-        else:
-            self.updateGeometry()
+
+    def text(self) -> str:
+        """The whole text (what is painted, elided, and said on hover)."""
+        return self._text
 
     def _fit(self, siblings: bool = True) -> None:
         """A status-bar label's fixed size: its text's width, stepped, within its cap."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMenu, QToolBar
 
@@ -68,6 +68,22 @@ class ReviewController(QObject):
                 window, dialogs.edit_note(window, title, prompt, text)))
         self.presenting = False
         self._confirm_done: str | None = None  # the case a Ctrl+Enter warned about
+        # Set while Ctrl+Enter marks a case done and opens the next: what shows that change
+        # (progress label, case list) repaints after the next case's first paint (see
+        # ReviewRepaint.session_changed), which sets ``repaint_held`` until it has.
+        self.switching = False
+        self.repaint_held = False
+        # The case Ctrl+Enter marked done, written once the next case is painted (a commit
+        # waits on the disk: 1-6 ms of the key's wait on a busy machine). Written first by
+        # anything that edits, undoes, or closes the session; nothing says it is done before.
+        self._done_pending: tuple[ReviewStore, str] | None = None
+        self._quiet = False  # that write's push: it does not go back to its case
+        self._write_later = AfterPaint(self.write_done, self)
+        self._ask_write = QTimer(self)  # (from the event loop: after the switch's paint request)
+        self._ask_write.setSingleShot(True)
+        self._ask_write.setInterval(0)
+        self._ask_write.timeout.connect(self._write_later.request)
+        review_session.detaching.connect(self.write_done)
         self._typed_ahead: list[Callable[[], None]] = []  # review keys pressed while loading
         self.verdict_actions: list[QAction] = []
         self.case_actions: list[QAction] = []
@@ -129,10 +145,11 @@ class ReviewController(QObject):
         self.window.addAction(act)  # shortcuts work even when the toolbar is hidden
         return act
 
-    @staticmethod
-    def _run(slot: Callable[[], object]) -> None:
-        """A review key's work, collections held off until its frame is painted."""
+    def _run(self, slot: Callable[[], object]) -> None:
+        """A review key's work, collections held off until its frame is painted (a case
+        marked done and not yet written is written first)."""
         collect_after_paint()
+        self.write_done()
         slot()
 
     def _build_actions(self) -> None:
@@ -141,6 +158,12 @@ class ReviewController(QObject):
         self.undo_action.setShortcuts([QKeySequence("Ctrl+Z")])
         self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
         self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        # A case marked done and not yet written is written before an undo or redo (which
+        # would otherwise step over it).
+        for a, step in ((self.undo_action, self.undo_stack.undo),
+                        (self.redo_action, self.undo_stack.redo)):
+            a.triggered.disconnect()
+            a.triggered.connect(lambda _=False, step=step: self._written_then(step))
         for a in (self.undo_action, self.redo_action):
             window.addAction(a)
         edit_menu = next((m for m in window.menuBar().findChildren(QMenu)
@@ -391,7 +414,8 @@ class ReviewController(QObject):
     def _reveal(self, edit: Edit, undone: bool) -> None:
         """After an undo or redo, show the case and citation it touched."""
         rows = edit.after
-        if not rows or self.state.dataset is None or self.state.view is None:
+        if (self._quiet or not rows or self.state.dataset is None
+                or self.state.view is None):
             return
         row = rows[0]
         if row.case_id != self.state.view.case.id:
@@ -537,9 +561,47 @@ class ReviewController(QObject):
                             8000)
             return
         self._confirm_done = None
-        if not self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)):
+        team = self.advance.team
+        if team is not None and team.routed:
+            # The server hands out the next case: it hears this one is done first.
+            self.switching = True  # (the label and case list repaint after its paint)
+            try:
+                if self._push(lambda: review_edit(s, cid, state=ReviewState.DONE)):
+                    self.advance.open_next_case()
+            finally:
+                self.switching = False
             return
-        self.advance.open_next_case()
+        if not self._can_edit():
+            return
+        # The next case first; "done" is committed once it is painted (write_done), and the
+        # progress label and case list say so after that commit, not before.
+        self._done_pending = (s, cid)
+        self.advance.open_next_case(leaving=self.state.case_index)
+        self._ask_write.start()
+
+    def _written_then(self, step: Callable[[], None]) -> None:
+        self.write_done()
+        step()
+
+    def write_pending(self) -> bool:
+        """Whether a case marked done (Ctrl+Enter) waits for the next case's paint to be
+        written."""
+        return self._done_pending is not None
+
+    def write_done(self) -> None:
+        """Commit the case Ctrl+Enter marked done (after the next case's first paint, or
+        before anything else edits, undoes or closes the session)."""
+        pending, self._done_pending = self._done_pending, None
+        if pending is None:
+            return
+        s, cid = pending
+        if s is not self.session or s.closed:
+            return  # (the session is written before it is let go: see ReviewSession.detach)
+        self._quiet = True
+        try:
+            self._push(lambda: review_edit(s, cid, state=ReviewState.DONE))
+        finally:
+            self._quiet = False
 
     def change_annotator(self) -> None:
         name = self.review_session.prompt_annotator()

@@ -13,9 +13,10 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QSignalBlocker, QTimer
 
 from citeview.gui.navigation import select_row
+from citeview.gui.ops import AfterPaint
 from citeview.gui.progress import progress_text
 from citeview.session.events import (
     AnnotationChanged,
@@ -52,9 +53,20 @@ class ReviewRepaint(QObject):
         self.loader, self.filters = loader, filters
         self.review, self.menus = review, menus
         self.progress_label = progress_label  # the status bar's progress
+        # Changes made by a case switch (Ctrl+Enter), shown after the next case's first paint.
+        self._held: list[Change] = []
+        self._show_held = AfterPaint(self._repaint_held, self)
+        # Asked for from the event loop, once the switch has marked the new case dirty: its
+        # paint request is posted by then, and the repaint comes after that paint.
+        self._ask = QTimer(self)
+        self._ask.setSingleShot(True)
+        self._ask.setInterval(0)
+        self._ask.timeout.connect(self._show_held.request)
 
     def session_attached(self, session: ReviewStore | None) -> None:
         """Another session (or none) is reviewed: each part of the review starts over."""
+        self._held.clear()
+        self.review.repaint_held = False
         self.review.session_attached(session)
         self.progress.start(session)
         self.loader.fit_verdicts()  # the rubric's labels read whole
@@ -70,7 +82,29 @@ class ReviewRepaint(QObject):
         what shows it."""
         if self.review_session.session is None:
             return
+        if self.review.switching or self._held:
+            # Counted now (the next case not done reads the counts), shown after the paint
+            # (the label and case list are ~2 ms the reviewer would wait on before it). Later
+            # changes queue behind, in order.
+            with QSignalBlocker(self.progress):
+                self.progress.on_change(change)
+            self._held.append(change)
+            self.review.repaint_held = True
+            self._ask.start()
+            return
         self.progress.on_change(change)
+        self._repaint(change)
+
+    def _repaint_held(self) -> None:
+        held, self._held = self._held, []
+        self.review.repaint_held = False
+        if self.review_session.session is None or not held:
+            return
+        for change in held:
+            self._repaint(change)
+        self.show_progress()
+
+    def _repaint(self, change: Change) -> None:
         panes, dataset = self.panes, self.state.dataset
         if isinstance(change, ReviewChanged):
             if dataset is not None:

@@ -72,6 +72,7 @@ class ReviewSession(QObject):
     followed = Signal()  # read-only: another citeview changed the session; views read again
     recount = Signal()  # whose verdicts are shown changed (another annotator): views read again
     remake = Signal(str)  # this input changed while its session was made: open it again
+    detaching = Signal()  # the session is about to be let go: write what waits (a done case)
 
     def __init__(self, settings: QSettings, synchronous: bool, sessions: SessionBackend,
                  parent: QWidget) -> None:
@@ -305,7 +306,10 @@ class ReviewSession(QObject):
         return True
 
     def detach(self) -> None:
-        """Stop reviewing: the session is closed (every verdict is already committed)."""
+        """Stop reviewing: the session is closed (every verdict is already committed: an
+        edit put off until a paint is written on ``detaching``)."""
+        if self.session is not None:
+            self.detaching.emit()
         self._follow.stop()
         if self.adapter is not None:
             self.adapter.detach()

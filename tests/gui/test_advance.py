@@ -330,6 +330,8 @@ def test_a_read_only_window_follows_the_window_that_writes(qtbot, tmp_path, data
     assert "Citations judged 1/" in reader.progress_label.text()
     writer.review.done_action.trigger()
     writer.review.done_action.trigger()  # case 1 done anyway
+    # ("done" is committed once the writer's next case is painted.)
+    qtbot.waitUntil(lambda: is_settled(writer), timeout=5000)
     reader.watcher.reload()  # F5 takes it in at once
     assert reader.progress.case_state("handbook-line-level") is ReviewState.DONE
 
@@ -651,6 +653,7 @@ def test_resume_when_every_case_is_done_lands_on_the_unjudged_citation_of_the_la
     press(qtbot, win, K.Key_1)
     press(qtbot, win, K.Key_Return, CTRL)
     press(qtbot, win, K.Key_Return, CTRL)
+    qtbot.waitUntil(lambda: is_settled(win), timeout=5000)  # ("done" follows the paint)
     assert win.progress.case_state("transit-multi-turn") is ReviewState.DONE
     win.close()
     again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
@@ -706,3 +709,22 @@ def test_resume_lands_on_the_last_citation_of_the_last_case_when_only_it_is_unju
     again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
     qtbot.wait(300)
     assert where(again) == ("transit-multi-turn", 3, 0)
+
+
+def test_a_window_closed_right_after_ctrl_enter_keeps_the_case_done(
+        qtbot, tmp_path, dataset, open_window) -> None:
+    """"Done" is written once the next case is painted; closed before that paint, the window
+    writes it as it lets the session go: the case is done when the session is opened again."""
+    s = settings(tmp_path)
+    win = open_window(s, dataset)
+    for k in (K.Key_1,) * 7:
+        press(qtbot, win, k)
+        ready(qtbot, win)
+    press(qtbot, win, K.Key_J)
+    press(qtbot, win, K.Key_1)
+    press(qtbot, win, K.Key_Return, CTRL)
+    press(qtbot, win, K.Key_Return, CTRL)
+    win.close()  # no event loop turn in between: nothing painted yet
+    again = open_window(QSettings(s.fileName(), QSettings.Format.IniFormat), dataset)
+    qtbot.waitUntil(lambda: is_settled(again), timeout=5000)
+    assert again.progress.case_state("transit-multi-turn") is ReviewState.DONE
