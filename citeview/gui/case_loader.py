@@ -34,6 +34,7 @@ from citeview.gui import message, ops
 from citeview.gui.answer_document import PreparedDocument, prepare_document
 from citeview.gui.answer_render import Chip, render_parts
 from citeview.gui.elided import plural
+from citeview.gui.navigation import select_row
 from citeview.gui.ops import AfterPaint, BackgroundOp
 from citeview.gui.palette import is_dark
 from citeview.gui.prepared_source import PreparedSource, prepare_source
@@ -344,7 +345,7 @@ class CaseLoader(QObject):
         self.state.set_active(None, self.state.active_source)
         self._pending = (citation, source)
         self.navigator.hold_tables()  # the new case's answer and source paint first
-        self.navigator.follow_row(self.panes.cases_table, self.panes.cases_proxy, index)
+        select_row(self.panes.cases_table, self.panes.cases_proxy, index)
         self.window.setWindowTitle(self._title(case.id))
         self.panes.question.setText(case.question or "")
         self.panes.question.setVisible(bool(case.question))

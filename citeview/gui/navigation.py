@@ -84,8 +84,6 @@ class Navigator(QObject):
         self.team: QtTeamLink | None = None  # a team project's routing (the window sets it)
         self._tables_later = AfterPaint(self._paint_tables, self)
         self._held: list[QWidget] = []
-        # Rows the held tables follow once released (per table, the last asked for).
-        self._rows: dict[int, tuple[QTableView, FilterProxy, object]] = {}
         self._ask_later = QTimer(self)  # (a child: gone with the window)
         self._ask_later.setSingleShot(True)
         self._ask_later.setInterval(0)
@@ -121,30 +119,7 @@ class Navigator(QObject):
         # then posted before this one), from the event loop: released whatever happens.
         self._ask_later.start()
 
-    def follow_row(self, table: QTableView, proxy: FilterProxy, key: object) -> None:
-        """Make ``key``'s row current in ``table``, as the active citation (or case) moved:
-        while the tables are held, once they are released (selecting and scrolling three
-        tables' rows, ~0.7 ms, waited for the frame with the cited span)."""
-        if self._held:
-            self._rows[id(table)] = (table, proxy, key)
-            return
-        self._select(table, proxy, key)
-
-    def _select(self, table: QTableView, proxy: FilterProxy, key: object) -> None:
-        self._syncing = True
-        try:
-            select_row(table, proxy, key)
-        finally:
-            self._syncing = False
-
-    def rows_pending(self) -> bool:
-        """Whether a table's current row waits for the frame being painted."""
-        return bool(self._rows)
-
     def _paint_tables(self) -> None:
-        rows, self._rows = list(self._rows.values()), {}
-        for table, proxy, key in rows:
-            self._select(table, proxy, key)
         held, self._held = self._held, []
         for w in held:
             w.setUpdatesEnabled(True)  # (repaints it)
@@ -177,10 +152,13 @@ class Navigator(QObject):
                 self.panes.source.show_source(src)
                 self.panes.source.set_tints(view.cited_spans.get(sid, []))
             self.panes.source.highlight(target)
-        self.hold_tables()
-        self.follow_row(self.panes.citations_table, self.panes.citations_proxy,
-                        ("citation", index))
-        self.follow_row(self.panes.sources_table, self.panes.sources_proxy, ("source", sid))
+        self._syncing = True
+        try:
+            self.hold_tables()
+            select_row(self.panes.citations_table, self.panes.citations_proxy, ("citation", index))
+            select_row(self.panes.sources_table, self.panes.sources_proxy, ("source", sid))
+        finally:
+            self._syncing = False
         if not tell:
             self.citationChanged.emit(index)
             return

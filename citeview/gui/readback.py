@@ -93,10 +93,9 @@ def is_ready(shown: ShownWindow) -> bool:
 def is_settled(shown: ShownWindow) -> bool:
     """The shown case is in the panes and its lint diagnostics too (or lint failed), the
     source shown holds all its text, its item counts joined the progress, and the review's
-    last change is shown and the tables' rows follow (both after a switch's first paint)."""
+    last change is shown (a case switch shows it after its first paint)."""
     return (is_ready(shown) and not shown.review.repaint_held
             and not shown.review.write_pending()
-            and not shown.loader.navigator.rows_pending()
             and not ops.pending(shown.loader, CASE_WORK)
             and not shown.panes.source.is_loading() and not shown.loader.sizes_pending())
 
