@@ -366,7 +366,6 @@ class JsonlDataset(Dataset):
         limit = max_input_bytes()
         seen: dict[str, int] = {}
         offsets, lines, ids = self._offsets, self._lines, self._ids
-        plain_keys, scan, listy = _PLAIN_CASE_KEYS, _scan_once, _LISTY_KEYS
         lineno = 0
         base = 0
         carry = b""
@@ -397,27 +396,10 @@ class JsonlDataset(Dataset):
                         cid: str | None = None
                         text = ""
                         if line[:1] == b"{" and b"\x00" not in line:
-                            # The usual record: a plain case (its id first, no extra key, text
-                            # values), stored as it is, parsed this once (by the C scanner
-                            # itself: json.loads's Python around it is a third of its cost).
-                            try:
-                                text = line.decode("utf-8")
-                                obj, stop = scan(text, 0)
-                            except (ValueError, StopIteration, RecursionError):
-                                obj, stop = None, 0
-                            if (type(obj) is dict and tuple(obj) in plain_keys
-                                    and (stop == len(text) or text[stop:].isspace())
-                                    and type(got := obj["id"]) is str and got
-                                    and (b"\\u" not in line or (b"\\ud" not in line
-                                                                 and b"\\uD" not in line))):
-                                for k, v in obj.items():
-                                    if type(v) is str:
-                                        if k in listy:
-                                            break
-                                    elif not _plain_value(k, v):
-                                        break
-                                else:
-                                    cid = got
+                            # The usual record: a plain case, stored as it is (_plain_line).
+                            found = _plain_line(line)
+                            if found is not None:
+                                cid, text, _stop = found
                         plain = cid is not None
                         if cid is None:  # anything else: as the index and the copy read it
                             cid = self._line_id(line, lineno, index + 1)
@@ -456,7 +438,6 @@ class JsonlDataset(Dataset):
         assert self.path is not None
         limit = max_input_bytes()
         seen: dict[str, int] = {}  # id: its line (a duplicate's message names both)
-        plain_keys, scan, listy = _PLAIN_CASE_KEYS, _scan_once, _LISTY_KEYS
         lineno = number = 0
         carry = b""
         batch: list[tuple[str, bytes | str | Case]] = []
@@ -490,24 +471,10 @@ class JsonlDataset(Dataset):
                         row: bytes | str | Case | None = None
                         if line[:1] == b"{" and b"\x00" not in line:
                             # A plain case (as _texts_indexing tells it): stored as it is.
-                            try:
-                                text = line.decode("utf-8")
-                                obj, stop = scan(text, 0)
-                            except (ValueError, StopIteration, RecursionError):
-                                obj, stop = None, 0
-                            if (type(obj) is dict and tuple(obj) in plain_keys
-                                    and (stop == len(text) or text[stop:].isspace())
-                                    and type(cid := obj["id"]) is str and cid
-                                    and (b"\\u" not in line or (b"\\ud" not in line
-                                                                 and b"\\uD" not in line))):
-                                for k, v in obj.items():
-                                    if type(v) is str:
-                                        if k in listy:
-                                            break
-                                    elif not _plain_value(k, v):
-                                        break
-                                else:
-                                    row = line if stop == len(text) else text[:stop]
+                            found = _plain_line(line)
+                            if found is not None:
+                                cid, text, stop = found
+                                row = line if stop == len(text) else text[:stop]
                         if row is None:  # anything else: as the index and the copy read it
                             cid = self._line_id(line, lineno, number)
                             row = self._text_of(cid, lineno, line + b"\n")
@@ -609,6 +576,30 @@ def _plain_case_json(obj: object, cid: str) -> bool:
         if rank < 6 and not _plain_value(key, value):
             return False
     return "answer" in obj
+
+
+def _plain_line(line: bytes) -> tuple[str, str, int] | None:
+    """A JSONL line holding a plain case (its id first, no extra key, text values, no lone
+    surrogate escape): its id, its text and where the object ends in it; else None. Parsed
+    this once, by the C scanner itself (json.loads's Python around it is a third of its
+    cost); the index and the session's copy both ask it."""
+    try:
+        text = line.decode("utf-8")
+        obj, stop = _scan_once(text, 0)
+    except (ValueError, StopIteration, RecursionError):
+        return None
+    if not (type(obj) is dict and tuple(obj) in _PLAIN_CASE_KEYS
+            and (stop == len(text) or text[stop:].isspace())
+            and type(cid := obj["id"]) is str and cid
+            and (b"\\u" not in line or (b"\\ud" not in line and b"\\uD" not in line))):
+        return None
+    for k, v in obj.items():
+        if type(v) is str:
+            if k in _LISTY_KEYS:
+                return None
+        elif not _plain_value(k, v):
+            return None
+    return cid, text, stop
 
 
 def _plain_value(key: str, value: object) -> bool:
