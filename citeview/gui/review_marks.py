@@ -54,6 +54,7 @@ from citeview.core.material import SourceLines
 from citeview.core.placement import SENTENCE_PUNCTUATION
 from citeview.gui import dialogs, message
 from citeview.gui.side_by_side import build_map
+from citeview.gui.tables import CitationsModel, locator_text, widen_to_fit
 from citeview.session.edits import (
     add_citation_edit,
     annotation_edit,
@@ -304,6 +305,9 @@ class ReviewMarks(QObject):
                 cv.corrections, cv.relocated = lines, relocated
                 self.panes.answer.update_chips([cv.chip])
                 self.panes.citations_model.refresh_citation(cv.index)
+                if relocated is not None:  # "L2-L3 → L4-L5" reads whole, as verdicts do
+                    widen_to_fit(self.panes.citations_table, CitationsModel.LOCATOR_COLUMN,
+                                 [locator_text(cv)])
         self._decorated = (view, now)
 
     def _added(self, kind: CorrectionKind = CorrectionKind.ADD) -> list[Correction]:

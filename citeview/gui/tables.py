@@ -216,6 +216,7 @@ class CitationsModel(_RowsModel):
                    "Triage hint, never a verdict: share of the claim's content words found in "
                    "the cited text (best source). Paraphrase scores low; negation can score "
                    "high.", "Lint findings", "Your notes on the citation's sources (N)")
+    LOCATOR_COLUMN = 2
     VERDICT_COLUMN = 4
     HINT_COLUMN = 5
     DIAGNOSTICS_COLUMN = 6
@@ -252,12 +253,9 @@ class CitationsModel(_RowsModel):
         if column == 1:
             ids = ", ".join(c.citation.source_ids)
             return ids, ids
-        if column == 2:
-            old = c.citation.locator or ""
-            if c.relocated is not None:  # a reviewer's relocation: the old and the new lines
-                moved = f"{old or 'whole'} \u2192 {c.relocated}"
-                return moved, moved
-            return old, old
+        if column == self.LOCATOR_COLUMN:
+            text = locator_text(c)
+            return text, text
         if column == 3:
             return c.status_text, (c.problem, c.status_text)
         if column == 4:
@@ -487,6 +485,12 @@ def cell_text_width(table: QTableView, text: str) -> int:
 
     margin = table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
     return table.fontMetrics().horizontalAdvance(text) + 2 * margin
+
+
+def locator_text(c: CitationView) -> str:
+    """The Locator column's text: a reviewer's relocation shows the old and the new lines."""
+    old = c.citation.locator or ""
+    return old if c.relocated is None else f"{old or 'whole'} \u2192 {c.relocated}"
 
 
 def widen_to_fit(table: QTableView, column: int, texts: Sequence[str],

@@ -842,6 +842,12 @@ def test_the_locator_column_shows_a_relocation_and_its_undo(qtbot, win: MainWind
     select_lines_with_keys(qtbot, win, 4, 5)
     press(qtbot, win, K.Key_L)
     assert locator_cell() == "L2-L5 \u2192 L4-L5"
+    # The column shows it whole (it was sized to "L2-L5" and cut the new lines off).
+    from citeview.gui.tables import cell_text_width
+
+    table = win.panes.citations_table
+    assert (table.horizontalHeader().sectionSize(2)
+            >= cell_text_width(table, "L2-L5 \u2192 L4-L5"))
     assert str(model.index(model.row_of_citation(0), 2).data()) == "L1"  # the other as it was
     select_lines_with_keys(qtbot, win, 3, 3)
     press(qtbot, win, K.Key_L)  # relocated again: the last lines given
