@@ -87,11 +87,19 @@ def stem(word: str) -> str:
     return word
 
 
+# ASCII text has no unspaced script and no U+2019: its words and numbers are what _TOKEN_RE
+# finds there, found by one pattern without groups (letters and digits never share a token).
+_ASCII_TOKEN_RE = re.compile(r"[a-z]+(?:'[a-z]+)*|\d+(?:[.,]\d+)*")
+
+
 def content_words(text: str) -> set[str]:
     """The set of normalised content words (and numbers, and CJK bigrams) of ``text``."""
-    norm = (text.lower() if text.isascii()
-            else unicodedata.normalize("NFKC", text).casefold())
-    out: set[str] = set()
+    if text.isascii():
+        out = set(map(_ascii_token, _ASCII_TOKEN_RE.findall(text.lower())))
+        out.discard("")
+        return out
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    out = set()
     for num, cjk, word in _TOKEN_RE.findall(norm):
         if num:
             out.add(num)
@@ -104,6 +112,12 @@ def content_words(text: str) -> set[str]:
             out.add(_word(word))
     out.discard("")
     return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _ascii_token(tok: str) -> str:
+    """An ASCII token's content form: a number as it is, a word as :func:`_word` makes it."""
+    return tok if tok[0].isdigit() else _word(tok)
 
 
 @lru_cache(maxsize=1 << 16)
