@@ -354,18 +354,19 @@ def _inline_contexts(content: str, points: Sequence[int]) -> list[set[str]]:
 # --------------------------------------------------------------------------- rules
 
 
-def _parsed_text(answer: str, citations: Sequence[Citation],
-                 spans: _Spans) -> tuple[StrippedText, str]:
+def _parsed_text(answer: str, citations: Sequence[Citation], spans: _Spans,
+                 lines: Sequence[_CitedLine]) -> tuple[StrippedText, str]:
     """The answer with ``spans`` (the citations' and the extra ones) removed, as parsed, and
-    its offset map.
+    its offset map (``lines``: :func:`_cited_lines`).
 
     A line left blank by the removal keeps one inert placeholder character, so a citation on a
     line of its own does not split its paragraph in two. ``\\r\\n`` and ``\\r`` become ``\\n``
     (markdown-it normalises them; doing it here keeps offsets exact)."""
-    placeholders = _first_on_blank_lines(answer, citations, spans)
+    placeholders = _first_on_blank_lines(citations, lines)
     keep = set(placeholders)
     cut = [(s + 1, e) if s in keep else (s, e) for s, e in spans.spans]
-    cut.extend((m.start(), m.start() + 1) for m in re.finditer("\r\n", answer))
+    if "\r" in answer:
+        cut.extend((m.start(), m.start() + 1) for m in re.finditer("\r\n", answer))
     stripped = StrippedText.build(answer, cut)
     text = stripped.text.replace("\r", "\n").replace("\0", "\ufffd")
     if placeholders:
@@ -376,21 +377,36 @@ def _parsed_text(answer: str, citations: Sequence[Citation],
     return stripped, text
 
 
-def _lines_with_citations(answer: str, citations: Sequence[Citation]
-                          ) -> list[tuple[int, int, list[Citation]]]:
-    """(line start, line end, citations starting on it), for lines that hold a citation."""
+@dataclass(slots=True)
+class _CitedLine:
+    """A line of a part that holds a citation: the indexes (into the part's citations) of those
+    starting on it, and the line without any removed span."""
+
+    start: int
+    cits: list[int]
+    rest: str
+
+
+def _cited_lines(answer: str, citations: Sequence[Citation], spans: _Spans
+                 ) -> list[_CitedLine]:
+    """The lines holding a citation, in order: worked out once a part, read by the placeholder
+    and the CV305 rule."""
     lines = list(iter_lines(answer))
     starts = [ls for ls, _, _ in lines]
-    out: list[tuple[int, int, list[Citation]]] = []
-    for c in citations:
+    out: list[_CitedLine] = []
+    ends: list[int] = []
+    for i, c in enumerate(citations):
         k = bisect_right(starts, c.start) - 1
         if k < 0:
             continue
         ls, le, _ = lines[k]
-        if out and out[-1][0] == ls:
-            out[-1][2].append(c)
+        if out and out[-1].start == ls:
+            out[-1].cits.append(i)
         else:
-            out.append((ls, le, [c]))
+            out.append(_CitedLine(ls, [i], ""))
+            ends.append(le)
+    for line, le in zip(out, ends, strict=True):
+        line.rest = spans.remaining(answer, line.start, le)
     return out
 
 
@@ -421,23 +437,22 @@ class _Spans:
         return "".join(pieces)
 
 
-def _citation_only_lines(answer: str, citations: Sequence[Citation],
-                         spans: _Spans) -> list[tuple[int, int]]:
-    """Spans (first marker start, last marker end) of lines holding nothing but citations
-    (and blockquote or list markers)."""
+def _citation_only_lines(citations: Sequence[Citation], lines: Sequence[_CitedLine],
+                         placed: Sequence[bool]) -> list[tuple[int, int]]:
+    """Spans (first marker start, last marker end, of the ``placed`` citations) of lines
+    holding nothing but citations (and blockquote or list markers)."""
     out = []
-    for ls, le, group in _lines_with_citations(answer, citations):
-        rest = spans.remaining(answer, ls, le)
-        if _ONLY_PREFIX_RE.fullmatch(rest):
-            out.append((group[0].start, group[-1].end))
+    for line in lines:
+        group = [i for i in line.cits if placed[i]]
+        if group and _ONLY_PREFIX_RE.fullmatch(line.rest):
+            out.append((citations[group[0]].start, citations[group[-1]].end))
     return out
 
 
-def _first_on_blank_lines(answer: str, citations: Sequence[Citation],
-                          spans: _Spans) -> list[int]:
+def _first_on_blank_lines(citations: Sequence[Citation],
+                          lines: Sequence[_CitedLine]) -> list[int]:
     """Start of the first citation of each line that removing the markers leaves blank."""
-    return [group[0].start for ls, le, group in _lines_with_citations(answer, citations)
-            if not spans.remaining(answer, ls, le).strip()]
+    return [citations[line.cits[0]].start for line in lines if not line.rest.strip()]
 
 
 def _runs(answer: str, citations: Sequence[Citation]) -> list[list[Citation]]:
@@ -535,6 +550,7 @@ class _Part:
     spans: _Spans
     stripped: StrippedText
     layout: _Layout
+    lines: list[_CitedLine]
 
 
 @dataclass(slots=True)
@@ -632,14 +648,14 @@ def _parse(answer: str, lo: int, hi: int, cits: Sequence[Citation],
         removed = [(c.start, c.end) for c in local]
         removed.extend((s - lo, e - lo) for s, e in extra)
     spans = _Spans(removed)
-    stripped, parsed = _parsed_text(text, local, spans)
-    return _Part(lo, text, cits, local, spans, stripped, _layout(parsed))
+    lines = _cited_lines(text, local, spans)
+    stripped, parsed = _parsed_text(text, local, spans, lines)
+    return _Part(lo, text, cits, local, spans, stripped, _layout(parsed), lines)
 
 
 def _judge(part: _Part, multi_source: MultiSource | None) -> _Judged:
     """The placement rules over one part (see :func:`check_placement`)."""
-    answer, cits, spans, stripped, layout = (part.text, part.local, part.spans, part.stripped,
-                                             part.layout)
+    answer, cits, stripped, layout = part.text, part.local, part.stripped, part.layout
     diags: list[Diagnostic] = []
     if not cits:
         return _Judged(diags, [], len(layout.paragraphs), [], True, _uncited(part, set()))
@@ -709,7 +725,7 @@ def _judge(part: _Part, multi_source: MultiSource | None) -> _Judged:
                               "punctuation", start, last.end))
 
     # CV305: lines of nothing but citations.
-    for s, e in _citation_only_lines(answer, placed, spans):
+    for s, e in _citation_only_lines(cits, part.lines, [not x for x in in_code]):
         diags.append(make("CV305", "line holds nothing but citations: put them at the end of "
                           "the sentence they support", s, e))
 
