@@ -22,6 +22,7 @@ from operator import attrgetter
 
 from citeview.core.diagnostics import RULES, Diagnostic, make
 from citeview.core.locators import LINE_LOCATOR_RE, Locator, near_miss_locator, parse_locator
+from citeview.core.nearsearch import finditer_near
 from citeview.core.wild import find_wild, refine_unknown_family
 
 START = "\ue200"
@@ -577,7 +578,10 @@ class _Scanner:
     def degraded(self) -> None:
         text = self.text
         known = self.eligible_known
-        for m in _degraded_head_re(self.families).finditer(text):
+        # Every match is a family, maybe after a lost character: tried only there.
+        heads = finditer_near(_degraded_head_re(self.families), text,
+                              [f for f in self.families if f], 1, _LOST_CHARS)
+        for m in heads:
             s = m.start()
             rest = _DEGRADED_REST_RE.match(text, m.end())
             split = _split_degraded(rest.group(), known) if rest else None
@@ -608,7 +612,12 @@ class _Scanner:
 
     def verbatim_ids(self) -> None:
         known = set(self.eligible_known)
-        for m in _ID_CANDIDATE_RE.finditer(self.text):
+        # A word is flagged when it is a known id or a turnNkindM id: it starts with one of
+        # them or with "turn", so only such words are read (a few known ids: each is a find).
+        starts = ("turn", *(k for k in known if not k.startswith("turn")))  # (found at "turn")
+        words = (finditer_near(_ID_CANDIDATE_RE, self.text, starts, 0)
+                 if len(starts) <= _NEAR_KNOWN_IDS else _ID_CANDIDATE_RE.finditer(self.text))
+        for m in words:
             token = m.group()
             if token not in known and not TURN_ID_RE.fullmatch(token):
                 continue
@@ -630,9 +639,13 @@ def _eligible_known(known_ids: Iterable[str]) -> list[str]:
 
 # What lost private-use characters may have become: nothing, U+FFFD, or a question mark.
 _LOST = "\ufffd?"
+_LOST_CHARS = frozenset(_LOST)
 # A whole word that contains a digit: a candidate for a verbatim source id. The ids themselves
 # are checked in Python, so no pattern is compiled per case from its ids.
 _ID_CANDIDATE_RE = re.compile(f"(?<![{_WORD}])[{_WORD}]*\\d[{_WORD}]*(?![{_WORD}])")
+# Up to this many known ids, the words flagged as verbatim ids are found from where each id
+# (and "turn") occurs; more, and one pass over every word is cheaper.
+_NEAR_KNOWN_IDS = 16
 _LOCATOR_AT_RE = re.compile(r"L\d+(?:-L\d+)?")
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from citeview.core.locators import LINE_LOCATOR_RE
+from citeview.core.nearsearch import finditer_near
 
 START = "\ue200"
 DELIMITER = "\ue202"
@@ -105,6 +106,13 @@ _LOCATOR = r"L\d+(?:-L\d+)?"
 
 
 @lru_cache(maxsize=16)
+def _lead(families: tuple[str, ...]) -> frozenset[str]:
+    """What may stand between a degraded marker's start and its first id: lost characters and
+    the families' letters."""
+    return frozenset(_LOST + "".join(families))
+
+
+@lru_cache(maxsize=16)
 def _degraded_re(families: tuple[str, ...]) -> re.Pattern[str] | None:
     fams = sorted({f for f in families if f}, key=lambda f: (-len(f), f))
     if not fams:
@@ -129,8 +137,10 @@ _CODEX_RE = re.compile(
 _CODEX_ATTR_RE = re.compile(r'([A-Za-z_]+)=(?:"([^"]*)"|(\S+))')
 # A bare run of ids: a word-start tail of a family name (what the previous chunk did not
 # write), then ids, maybe a line locator.
+_BARE_TAIL = 8  # the longest tail
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _BARE_IDS_RE = re.compile(
-    f"(?<![{_WORD}])(?P<tail>[a-z]{{0,8}})(?P<ids>{_TURN_IDS}+)(?P<loc>{_LOCATOR})?(?![{_WORD}])")
+    f"(?<![{_WORD}])(?P<tail>[a-z]{{0,{_BARE_TAIL}}})(?P<ids>{_TURN_IDS}+)(?P<loc>{_LOCATOR})?(?![{_WORD}])")
 # [cite: 1, 2] or a range [cite: 230-234].
 _GEMINI_NUM = r"\d{1,9}(?:-\d{1,9})?"
 _GEMINI_TAG_RE = re.compile(r"\[cite_(?:start|end)\]|\[cite:[ \t]?(?P<ids>"
@@ -185,7 +195,9 @@ def find_wild(text: str, families: Iterable[str]) -> list[WildFinding]:
     others = tuple(f for f in (*CITATION_FAMILIES, *OTHER_FAMILIES) if f not in enabled)
     degraded = _degraded_re(others)
     if degraded is not None:
-        for m in degraded.finditer(text):
+        # Every match: a lost character, a family, a lost character, then "turn".
+        back = 2 + max(map(len, others))
+        for m in finditer_near(degraded, text, ("turn",), back, _lead(others)):
             family = m.group("family")
             ids = tuple(_ONE_TURN_ID_RE.findall(m.group("ids")))
             loc = m.group("loc")
@@ -231,7 +243,7 @@ def find_wild(text: str, families: Iterable[str]) -> list[WildFinding]:
                                      (path,) if path else (), loc))
 
     if "turn" in text:
-        for m in _BARE_IDS_RE.finditer(text):
+        for m in finditer_near(_BARE_IDS_RE, text, ("turn",), _BARE_TAIL, _LOWER):
             tail = m.group("tail")
             ids = tuple(_ONE_TURN_ID_RE.findall(m.group("ids")))
             if tail in CITATION_FAMILIES or tail in OTHER_FAMILIES:
