@@ -422,3 +422,18 @@ def test_labelled_lines_read_in_pieces_are_each_line_without_its_label(
     repeats = len(expected) - len({n for n, _ in expected})
     assert codes(parse_tool_output(f"Citation Marker: {marker('a')}{br}{body}")).count(
         "CV501") == repeats
+
+
+_HEADER_PIECES = st.sampled_from([
+    "Citation Marker:", "citation marker :", "CITATION MARKER:\t", "Citation Marker", ":",
+    "\ufeff", "\n", "\r", "\r\n", " ", "\t", "x", "turn0file0", "[L1] text", "\ue200cite\ue202",
+])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_HEADER_PIECES, max_size=30).map("".join))
+def test_headers_found_from_line_breaks_are_the_patterns_matches(text: str) -> None:
+    """The header lines of a tool output (found from its line breaks, each matched again where
+    it starts) are the header pattern's own matches: the same sources, whatever the size."""
+    got = [(m.span(), m.group(1)) for m in material_module.find_headers(text)]
+    assert got == [(m.span(), m.group(1)) for m in material_module.HEADER_LINE_RE.finditer(text)]
