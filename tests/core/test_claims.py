@@ -104,3 +104,22 @@ def test_claims_lie_between_citations_within_one_sentence(pieces: list[str]) -> 
             assert not re.search(r"[.!?]\s+\S", text)
             assert not re.search(r"\n[ \t]*\r?\n", text)
         prev_end = c.end
+
+
+_SENTENCE_PIECES = st.sampled_from([
+    "Claim", " ", ".", "!", "?", "\u2026", "\u3002", "\uff01", "\"", ")", "\u201d", "\n", "\r",
+    "\r\n", "\t", "# ", "##", "```", "~~~", "- ", "* ", "> ", "| ", "1. ", "12) ", "x", "7",
+])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_SENTENCE_PIECES, max_size=40).map("".join), st.integers(0, 60),
+       st.integers(0, 60))
+def test_sentence_boundaries_are_the_patterns_matches(text: str, a: int, b: int) -> None:
+    """Sentence boundaries found from the places one may start (terminators, line breaks,
+    line starts) are the boundary pattern's own matches, in any window: claims stay the same."""
+    from citeview.core.claims import SENTENCE_BOUNDARY_RE, sentence_boundaries
+
+    pos, endpos = min(a, b, len(text)), min(max(a, b), len(text))
+    got = [m.span() for m in sentence_boundaries(text, pos, endpos)]
+    assert got == [m.span() for m in SENTENCE_BOUNDARY_RE.finditer(text, pos, endpos)]
