@@ -30,7 +30,14 @@ from citeview.core.policy import Policy
 from citeview.session.errors import SessionError, read_errors
 from citeview.session.files import connect
 from citeview.session.migrations import SCHEMA_VERSION, user_version
-from citeview.session.rows import analysed_once, base_rows, iter_case_ids, rows_key, rows_text
+from citeview.session.rows import (
+    analysed_once,
+    base_rows,
+    iter_case_ids,
+    rows_key,
+    rows_text,
+    stored_cases,
+)
 from citeview.session.store import Session
 
 PIECE = 256  # cases a transaction (and a message to the window)
@@ -85,13 +92,14 @@ def prefill(path: str, policy: Policy | None = None, *,
             for ids in _pieces(session):
                 with read_errors(session.path):
                     have = _have(session.conn, ids, key)
+                datas = stored_cases(session, [cid for cid in ids if cid not in have])
                 rows: list[tuple[str, str, str]] = []
                 sizes: Sizes = {}
                 for cid in ids:
                     if cid in have:
                         continue
                     try:
-                        analysed = analysed_once(session, cid, policy)
+                        analysed = analysed_once(session, cid, policy, datas.get(cid))
                     except (SessionError, InputError):
                         sizes[cid] = ()  # unreadable: nothing to judge (as the window counts)
                         continue

@@ -130,12 +130,19 @@ def _target_codes(codes: list[str], target: Target) -> tuple[str, ...]:
     return tuple(sorted(keep))
 
 
-def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None) -> AnalysedCase:
+def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None,
+                  stored: str | None = None) -> AnalysedCase:
     """The case analysed as the session numbers it, neither kept nor counted: a pass over every
     case (export, report) must not grow the session's memory with a million item counts, nor
-    push out of its cache the cases being shown."""
+    push out of its cache the cases being shown. ``stored``: its stored JSON, read already
+    (:func:`stored_cases`)."""
     try:  # parsed here, not kept by the session: 256 cases of 17 MB sources are no bound
-        case = Case.from_dict(session.case_data(case_id), case_id)
+        if stored is None:
+            data = session.case_data(case_id)
+        else:
+            with read_errors(session.path):  # as case_data reads it
+                data = json.loads(stored)
+        case = Case.from_dict(data, case_id)
     except InputError as err:
         raise SessionError(f"{session.path}: case {case_id!r}: {err}") from None
     return session.analyser.analysed_once(case, policy)
@@ -353,6 +360,30 @@ def stored_rows(session: ReviewStore, ids: Sequence[str], key: str) -> dict[str,
     return found
 
 
+def stored_cases(session: ReviewStore, ids: Sequence[str]) -> dict[str, str]:
+    """The stored JSON of those of ``ids`` a session file holds, read in one query (a query a
+    case was a tenth of a cold export's time); none for a session that is no file (each case
+    is read as it is worked out)."""
+    if not isinstance(session, Session) or not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    found: dict[str, str] = {}
+    budget = _READ_AHEAD_CHARS  # cases of 17 MB sources are read when worked out, one at a time
+    try:
+        for cid, data in session.conn.execute(
+                f"SELECT id, data FROM cases WHERE id IN ({marks})", tuple(ids)):
+            if isinstance(cid, str) and isinstance(data, str) and len(data) <= budget:
+                found[cid] = data
+                budget -= len(data)
+    except (sqlite3.Error, ValueError):  # each case read alone then, saying what is wrong
+        return {}
+    return found
+
+
+# Characters of cases' JSON that stored_cases reads ahead of their analysis, at most.
+_READ_AHEAD_CHARS = 1 << 20
+
+
 def judged_cases(session: ReviewStore, ids: Sequence[str]) -> set[str] | None:
     """Which of ``ids`` have a verdict, evidence or a correction (by anyone); None when that
     is not known (a session that is no file: every case is worked out in full)."""
@@ -373,23 +404,25 @@ def store_rows(session: Session, rows: dict[str, str], key: str) -> None:
         session.keep_case_rows(rows, key)
 
 
-def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None) -> str:
-    """The case's unjudged rows as JSON lines, worked out from its analysis (what is stored)."""
-    return rows_text(base_rows(analysed_once(session, case_id, policy), case_id))
+def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None,
+                  stored: str | None = None) -> str:
+    """The case's unjudged rows as JSON lines, worked out from its analysis (what is stored;
+    ``stored``: the case's JSON, read already)."""
+    return rows_text(base_rows(analysed_once(session, case_id, policy, stored), case_id))
 
 
 def export_rows(session: ReviewStore, case_id: str, policy: Policy | None,
-                annotator: str | None, stored: str | None
+                annotator: str | None, stored: str | None, data: str | None = None
                 ) -> tuple[list[Row], str | None, bool]:
     """The rows of one case, as :func:`case_rows` gives them, and its unjudged rows as JSON
     lines when they were worked out here (None when read from ``stored``), and whether the
     rows are those unjudged rows as they are (nothing put on them): from ``stored``
     (its current unjudged rows, or None) when the case has no correction (whose place needs
-    the analysis), else from its analysis."""
+    the analysis), else from its analysis (``data``: the case's JSON, read already)."""
     if stored is not None and not session.corrections(case_id, annotator=annotator):
         return _judged_rows(session, case_id, parsed_rows(stored), annotator,
                             lambda corr: True)[0], None, False
-    analysed = analysed_once(session, case_id, policy)
+    analysed = analysed_once(session, case_id, policy, data)
     base = base_rows(analysed, case_id)
     rows = _judged_rows(session, case_id, base, annotator, lambda corr: fits(analysed, corr))[0]
     same = len(rows) == len(base) and all(a is b for a, b in zip(rows, base, strict=True))
@@ -576,16 +609,18 @@ def _chunk_rows(session: ReviewStore, ids: list[str], policy: Policy | None,
     else (its id, None, its rows, its unjudged rows as JSON lines when worked out here)."""
     judged = judged_cases(session, ids)
     stored = stored_rows(session, ids, rows_key(session, policy)) if judged is not None else {}
+    datas = stored_cases(session, [cid for cid in ids if cid not in stored])
     for cid in ids:
         text = stored.get(cid)
         if judged is not None and cid not in judged:
             if text is None:  # nobody judged it: its rows are its unjudged rows, no query
-                text = unjudged_text(session, cid, policy)
+                text = unjudged_text(session, cid, policy, datas.get(cid))
                 yield cid, text, None, text
             else:
                 yield cid, text, None, None
         else:
-            rows, made, same = export_rows(session, cid, policy, annotator, text)
+            rows, made, same = export_rows(session, cid, policy, annotator, text,
+                                           datas.get(cid))
             if same and made is not None:
                 yield cid, made, None, made
             else:
@@ -703,13 +738,14 @@ def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
     """Per case of ``ids``: (its id, its unjudged rows worked out) when it has no current
     stored rows, else None."""
     have = stored_rows(session, ids, rows_key(session, policy))
+    datas = stored_cases(session, [cid for cid in ids if cid not in have])
     out: list[tuple[str, str] | None] = []
     for cid in ids:
         if cid in have:
             out.append(None)
             continue
         try:
-            out.append((cid, unjudged_text(session, cid, policy)))
+            out.append((cid, unjudged_text(session, cid, policy, datas.get(cid))))
         except SessionError:
             out.append(None)  # an unreadable case: said as it is by the export itself
     return out

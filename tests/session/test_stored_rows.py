@@ -97,7 +97,7 @@ def test_export_of_a_session_without_stored_rows_analyses_its_cases(
     calls: list[str] = []
     real = rows_mod.analysed_once
     monkeypatch.setattr(rows_mod, "analysed_once",
-                        lambda s, cid, p: calls.append(cid) or real(s, cid, p))
+                        lambda s, cid, p, *read: calls.append(cid) or real(s, cid, p, *read))
     out = tmp_path / "out.jsonl"
     assert main(["export", str(path), "--format", "jsonl", "--jobs", "1", "-o", str(out)]) == 0
     with Session.open(str(path), readonly=True) as s:
@@ -118,7 +118,7 @@ def test_an_export_stores_the_rows_it_worked_out_for_the_next(
     calls: list[str] = []
     real = rows_mod.analysed_once
     monkeypatch.setattr(rows_mod, "analysed_once",
-                        lambda s, cid, p: calls.append(cid) or real(s, cid, p))
+                        lambda s, cid, p, *read: calls.append(cid) or real(s, cid, p, *read))
     out = tmp_path / "out.csv"
     assert main(["export", str(path), "--format", "csv", "--jobs", "1", "-o", str(out)]) == 0
     first = len(calls)
