@@ -22,6 +22,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any, Literal
 
 from markdown_it import MarkdownIt
@@ -107,10 +108,12 @@ def _inline_parser() -> MarkdownIt:
 
 @dataclass(slots=True)
 class _Inline:
-    """An inline token (paragraph, heading or table cell) located in the parsed text."""
+    """An inline token (paragraph, heading or table cell) located in the parsed text: its
+    content, and its lines (the token's map: first and end line)."""
 
-    token: Token
+    content: str
     first_line: int
+    end_line: int
     # For each content line: its start in the content and its start in the parsed text.
     content_starts: list[int]
     text_starts: list[int]
@@ -212,7 +215,7 @@ def _locate_inline(layout: _Layout, tok: Token, in_table: bool,
         cstart += len(ck) + 1
     if not text_starts:
         return None
-    return _Inline(tok, first, content_starts, text_starts, lengths)
+    return _Inline(tok.content, first, tok.map[1], content_starts, text_starts, lengths)
 
 
 def _plain_paragraphs(text: str) -> list[tuple[int, int, str]] | None:
@@ -291,18 +294,19 @@ def _parsed_layout(text: str) -> _Layout:
 def _plain_layout(layout: _Layout, paragraphs: list[tuple[int, int, str]]) -> _Layout:
     """The layout of plain prose (:func:`_plain_paragraphs`), as :func:`_layout` makes it from
     the block parser's tokens."""
-    cursors: dict[int, int] = {}
+    line_starts = layout.line_starts
     for first, end, content in paragraphs:
-        tok = Token("inline", "", 0, map=[first, end], content=content, children=[])
-        located = _locate_inline(layout, tok, False, cursors)
-        if located is None:
-            continue
-        layout.inlines.append(located)
+        # Each line of a paragraph of plain prose starts with a letter: its content is its
+        # lines as they are (the last one trimmed at its end), each where its line starts (what
+        # _locate_inline finds on markdown-it's tokens).
+        lengths = list(map(len, content.split("\n")))
+        content_starts = list(accumulate(map((1).__add__, lengths[:-1]), initial=0))
+        text_starts = line_starts[first:end]
+        layout.inlines.append(_Inline(content, first, end, content_starts, text_starts,
+                                      lengths))
         words = content.replace(_PLACEHOLDER, "").strip()
-        last = len(located.text_starts) - 1
         layout.paragraphs.append(_Paragraph(
-            first, end, located.text_starts[0],
-            located.text_starts[last] + located.lengths[last],
+            first, end, text_starts[0], text_starts[-1] + lengths[-1],
             len(_WORD_RE.findall(words)), words.endswith(":"),
         ))
     return layout
@@ -391,20 +395,26 @@ def _cited_lines(answer: str, citations: Sequence[Citation], spans: _Spans
                  ) -> list[_CitedLine]:
     """The lines holding a citation, in order: worked out once a part, read by the placeholder
     and the CV305 rule."""
-    lines = list(iter_lines(answer))
-    starts = [ls for ls, _, _ in lines]
+    if "\r" in answer:
+        lines = list(iter_lines(answer))
+        starts = [ls for ls, _, _ in lines]
+        stops = [le for _, le, _ in lines]
+    else:  # (each line ends at the next one's start, its "\n" before it)
+        starts = _line_starts(answer)
+        stops = [s - 1 for s in starts[1:]]
+        stops.append(len(answer))
     out: list[_CitedLine] = []
     ends: list[int] = []
     for i, c in enumerate(citations):
         k = bisect_right(starts, c.start) - 1
         if k < 0:
             continue
-        ls, le, _ = lines[k]
+        ls = starts[k]
         if out and out[-1].start == ls:
             out[-1].cits.append(i)
         else:
             out.append(_CitedLine(ls, [i], ""))
-            ends.append(le)
+            ends.append(stops[k])
     for line, le in zip(out, ends, strict=True):
         line.rest = spans.remaining(answer, line.start, le)
     return out
@@ -695,7 +705,7 @@ def _judge(part: _Part, multi_source: MultiSource | None) -> _Judged:
                     pending.setdefault(id(inline), (inline, []))[1].append((q, i))
                     break
         for inline, hits in pending.values():
-            content = inline.token.content
+            content = inline.content
             if not _INLINE_MARKUP_RE.search(content):
                 continue  # no emphasis or code span can stand here
             hits.sort()
@@ -804,7 +814,7 @@ def inline_spans(answer: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for part in _parts(answer, [], [], PART_CHARS):
         for inline in part.layout.inlines:
-            content = inline.token.content
+            content = inline.content
             if not _SPAN_MARKUP_RE.search(content):
                 continue
             tokens = _inline_parser().parseInline(content)

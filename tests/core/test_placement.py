@@ -352,7 +352,7 @@ def test_plain_prose_is_laid_out_as_markdown_it_parses_it(text: str) -> None:
 
     def seen(layout: placement._Layout) -> object:
         return (layout.paragraphs, layout.code, layout.open_at_end,
-                [(i.first_line, i.token.content, i.token.map, i.content_starts, i.text_starts,
+                [(i.first_line, i.content, i.end_line, i.content_starts, i.text_starts,
                   i.lengths) for i in layout.inlines])
 
     assert seen(placement._layout(text)) == seen(placement._parsed_layout(text))
