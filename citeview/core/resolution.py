@@ -232,6 +232,21 @@ class _LineIndex:
             return lines[bisect_left(self.labels, lo) : bisect_right(self.labels, hi)]
         return [line for line in lines if lo <= line.label <= hi]
 
+    def cited(self, lo: int, hi: int) -> tuple[tuple[SourceLine, ...], tuple[int, int] | None]:
+        """The lines :meth:`between` ``lo`` and ``hi`` as a tuple, and their span (:func:`_span`):
+        for a parsed source with ascending labels, read off its columns (no line object is
+        made to be looked at)."""
+        lines = self.source.lines
+        if not (self.ascending and isinstance(lines, SourceLines)):
+            found = tuple(self.between(lo, hi))
+            return found, _span(found)
+        a, b = bisect_left(self.labels, lo), bisect_right(self.labels, hi)
+        if a >= b:
+            return (), None
+        starts, ends = lines.starts[a:b], lines.ends[a:b]
+        return (tuple(map(SourceLine, lines.labels[a:b], starts, ends)),
+                (min(starts), max(ends)))
+
     def describe_missing(self, n: int) -> str:
         """Why ``Ln`` is not a label: before the first, past the last, or in a gap."""
         if n < self.lo:
@@ -279,15 +294,13 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
     dup = len(found) - 1
     dup_note = f" (id defined {dup + 1} times; the first is used)" if dup else ""
     whole = (0, len(source.text))
-    all_lines = (source.lines if isinstance(source.lines, SourceLines)
-                 else tuple(source.lines))
     if locator_raw is None:
         count = f" ({_lines_word(len(source.lines))})" if source.lines else ""
-        return Target(source_id, source, Status.WHOLE_SOURCE, all_lines, whole,
+        return Target(source_id, source, Status.WHOLE_SOURCE, _all_lines(source), whole,
                       f"whole {_kind_word(source)}{count}{dup_note}", duplicates=dup)
     loc = parse_locator(locator_raw) or near_miss_locator(locator_raw)
     if loc is None:
-        return Target(source_id, source, Status.WHOLE_SOURCE, all_lines, whole,
+        return Target(source_id, source, Status.WHOLE_SOURCE, _all_lines(source), whole,
                       f"locator {locator_raw!r} not understood; whole source{dup_note}",
                       duplicates=dup)
     if not source.lines:
@@ -300,7 +313,7 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
     first_ok = index.has(loc.first)
     last_ok = index.has(loc.last)
     lo, hi = min(loc.first, loc.last), max(loc.first, loc.last)
-    lines = tuple(index.between(lo, hi))
+    lines, span = index.cited(lo, hi)
     end: str | None = None
     missing = ""
     if not (first_ok and last_ok):
@@ -325,17 +338,21 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
             detail += f"; {missing}"
         elif lines:
             detail += f"; showing L{lo}-L{hi}"
-        return Target(source_id, source, Status.REVERSED, lines, _span(lines), detail + dup_note,
+        return Target(source_id, source, Status.REVERSED, lines, span, detail + dup_note,
                       end, loc, dup)
     if end is not None:
         shown = f"; showing the {_lines_word(len(lines))} that exist" if lines else ""
-        return Target(source_id, source, Status.OUT_OF_RANGE, lines, _span(lines),
+        return Target(source_id, source, Status.OUT_OF_RANGE, lines, span,
                       missing + shown + dup_note, end, loc, dup)
     detail = _lines_word(len(lines))
     if len(lines) > hi - lo + 1:
         detail += " (a label repeats)"
-    return Target(source_id, source, Status.OK, lines, _span(lines), detail + dup_note, None,
-                  loc, dup)
+    return Target(source_id, source, Status.OK, lines, span, detail + dup_note, None, loc, dup)
+
+
+def _all_lines(source: Source) -> Sequence[SourceLine]:
+    """A whole source's lines: a parsed source's as they are, others as a tuple."""
+    return source.lines if isinstance(source.lines, SourceLines) else tuple(source.lines)
 
 
 def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
