@@ -332,6 +332,8 @@ def touching(citations: Sequence[AnalysedCitation], diagnostics: Sequence[Diagno
     """For each citation, the diagnostics whose span overlaps its marker (a zero-width one
     touches the marker it sits in or at the start of). O((d + c) log c) for markers in order,
     as scanned; recovered markers may nest, and then each one is looked at."""
+    if not diagnostics:  # (most cases)
+        return ((),) * len(citations)
     out: list[list[Diagnostic]] = [[] for _ in citations]
     spans = _Spans(citations)
     for d in diagnostics:

@@ -152,15 +152,17 @@ def base_rows(analysed: AnalysedCase, case_id: str) -> list[Row]:
     """The case's rows before any judgement: one per citation and source id, in numbering
     order (what :func:`case_rows` gives a case nobody judged)."""
     rows: list[Row] = []
+    # (str() of a StrEnum member is its value, without the .value property's Python call)
     for c, diags, scores in zip(analysed.citations, analysed.citation_diagnostics(),
                                 analysed.support, strict=True):
-        codes = list(dict.fromkeys(d.code for d in diags))
-        recovered = c.recovered.value if c.recovered is not None else None
+        codes = list(dict.fromkeys(d.code for d in diags)) if diags else []
+        recovered = str(c.recovered) if c.recovered is not None else None
+        claim = c.claim_text
         for target, score in zip(c.targets, scores, strict=True):
-            kind = target.source.kind.value if target.source is not None else None
+            kind = str(target.source.kind) if target.source is not None else None
             rows.append(Row(case_id, c.number, target.source_id, c.citation.locator,
-                            target.status.value, _target_codes(codes, target), c.claim_text,
-                            target.text, score, source_kind=kind, recovered=recovered,
+                            str(target.status), _target_codes(codes, target) if codes else (),
+                            claim, target.text, score, source_kind=kind, recovered=recovered,
                             anchor=c.anchor))
     return rows
 
