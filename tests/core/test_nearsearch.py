@@ -64,3 +64,25 @@ def test_a_degraded_marker_of_another_family_and_bare_ids_are_still_told() -> No
     assert ("CV113", "urlturn0search1") in codes or ("CV111", "urlturn0search1") in codes
     assert ("CV117", "turn0file0turn0file1") in codes
     assert ("CV109", "doc7") in codes
+
+
+_MARKED = st.lists(st.sampled_from([
+    "Claim one.", " ", "\n", "\ue200cite\ue202turn0file0\ue202L2\ue201",
+    "\ue200cite\ue202turn0file1\ue201", "\ue200cite\ue202 turn1view0 \ue202 turn0file0 \ue201",
+    "\ue200cite\ue202L3\ue202turn0file0\ue201", "\ue200cite\ue202bad id\ue201", "citeturn0file2",
+    "turn0file0", "\u3010turn0file0\u3011", "x7", "\ue200cite\ue202turn0file0L2-3\ue201",
+]), max_size=20).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_MARKED)
+def test_a_stray_delimiter_at_the_end_changes_nothing_but_its_own_finding(text: str) -> None:
+    """An answer whose marker characters all belong to well-formed markers is scanned without
+    visiting each character; one stray DELIMITER after it makes the scan visit them all: the
+    findings must be the same but for that stray character's own."""
+    plain, stray = scan(text, ("cite",), ["turn0file0"]), scan(text + "\ue202", ("cite",),
+                                                                ["turn0file0"])
+    assert [c.to_dict() for c in plain.citations] == [c.to_dict() for c in stray.citations]
+    assert [*plain.diagnostics, *(d for d in stray.diagnostics if d.start == len(text))] \
+        == stray.diagnostics
+    assert [d.code for d in stray.diagnostics if d.start == len(text)] == ["CV105"]
