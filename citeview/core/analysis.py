@@ -215,9 +215,9 @@ class AnalysedCase:
         if self._support is None:
             from citeview.core.support import SupportScorer
 
-            scorer = SupportScorer()
+            score = SupportScorer().score
             self._support = tuple(
-                tuple(scorer.score(c.claim_text, t.text) if t.ok else None for t in c.targets)
+                tuple([score(c.claim_text, t.text) if t.ok else None for t in c.targets])
                 for c in self.citations)
         return self._support
 

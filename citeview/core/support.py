@@ -182,7 +182,20 @@ class SupportScorer:
         return support_parts(self.words(claim), self.words(cited))
 
     def score(self, claim: str, cited: str) -> float | None:
-        return self.parts(claim, cited).score  # no cited text: Support(0, 0), score None
+        """``parts(claim, cited).score``, with no :class:`Support` made (a score per cited
+        source of every case of an export)."""
+        if not cited:
+            return None  # Support(0, 0)
+        cache = self._cache
+        cw = cache.get(claim)
+        if cw is None:
+            cw = cache[claim] = content_words(claim)
+        if not cw:
+            return None  # Support(0, 0)
+        tw = cache.get(cited)
+        if tw is None:
+            tw = cache[cited] = content_words(cited)
+        return len(cw & tw) / len(cw)
 
 
 def weak_support_diagnostics(answer: str, citations: Sequence[Citation],
