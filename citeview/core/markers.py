@@ -344,6 +344,8 @@ def _parts_with_spans(text: str, body_start: int, body_end: int) -> list[_Part]:
 def _may_hide_locator(ids: tuple[str, ...]) -> bool:
     """Whether a conformant citation's ids include a locator read as an id (see
     ``_Scanner._locator_hints``): a valid locator anywhere, or a near miss after the first."""
+    if len(ids) == 1:  # (most markers)
+        return LINE_LOCATOR_RE.fullmatch(ids[0]) is not None
     return any(
         LINE_LOCATOR_RE.fullmatch(i) or (k > 0 and near_miss_locator(i) is not None)
         for k, i in enumerate(ids)

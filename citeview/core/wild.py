@@ -106,10 +106,15 @@ _LOCATOR = r"L\d+(?:-L\d+)?"
 
 
 @lru_cache(maxsize=16)
-def _lead(families: tuple[str, ...]) -> frozenset[str]:
-    """What may stand between a degraded marker's start and its first id: lost characters and
-    the families' letters."""
-    return frozenset(_LOST + "".join(families))
+def _others(enabled: frozenset[str]) -> tuple[re.Pattern[str] | None, int, frozenset[str]]:
+    """For the ``enabled`` families: the pattern of degraded markers of the other known
+    families, and how it is searched (:func:`finditer_near`): every match is a lost character,
+    a family, a lost character, then "turn"."""
+    others = tuple(f for f in (*CITATION_FAMILIES, *OTHER_FAMILIES) if f not in enabled)
+    if not others:
+        return None, 0, frozenset()
+    return (_degraded_re(others), 2 + max(map(len, others)),
+            frozenset(_LOST + "".join(others)))
 
 
 @lru_cache(maxsize=16)
@@ -167,7 +172,7 @@ def find_wild(text: str, families: Iterable[str]) -> list[WildFinding]:
     """Every wild form in ``text`` under the enabled ``families``, sorted by position, none
     overlapping another (the first wins). Degraded markers of enabled families are not wild:
     ``markers.scan`` recovers them itself (CV107)."""
-    enabled = set(families)
+    enabled = frozenset(families)
     found: list[WildFinding] = []
 
     if "\u00ee" in text:
@@ -192,12 +197,9 @@ def find_wild(text: str, families: Iterable[str]) -> list[WildFinding]:
                 found.append(WildFinding(m.start(), m.end(), "CV114", base + tail, family, ids,
                                          loc))
 
-    others = tuple(f for f in (*CITATION_FAMILIES, *OTHER_FAMILIES) if f not in enabled)
-    degraded = _degraded_re(others)
+    degraded, back, lead = _others(enabled)
     if degraded is not None:
-        # Every match: a lost character, a family, a lost character, then "turn".
-        back = 2 + max(map(len, others))
-        for m in finditer_near(degraded, text, ("turn",), back, _lead(others)):
+        for m in finditer_near(degraded, text, ("turn",), back, lead):
             family = m.group("family")
             ids = tuple(_ONE_TURN_ID_RE.findall(m.group("ids")))
             loc = m.group("loc")
