@@ -588,6 +588,9 @@ def _parts(answer: str, cits: Sequence[Citation], extra: Sequence[tuple[int, int
     code and HTML blocks of kinds 1 to 5 run on over blank lines: a part in which one reaches
     its end is parsed again with more text (twice as much: the work stays linear)."""
     n = len(answer)
+    if n <= size:  # (most answers: one part, where the loop below would cut it)
+        yield _parse(answer, 0, n, cits, extra)
+        return
     cutter = _Cutter(answer, cits, extra)
     lo = ci = ei = 0
     while lo < n:
@@ -676,7 +679,7 @@ def _judge(part: _Part, multi_source: MultiSource | None) -> _Judged:
     # Code: fenced or indented blocks, then code spans and emphasis in inline content.
     in_code = [False] * len(cits)
     code_starts = [a for a, _, _ in layout.code]
-    for i, c in enumerate(cits):
+    for i, c in enumerate(cits if code_starts else ()):
         k = bisect_right(code_starts, lines[i]) - 1
         if k < 0 or lines[i] >= layout.code[k][1]:
             continue

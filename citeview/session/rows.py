@@ -313,12 +313,15 @@ def _row_line(row: Row) -> str | None:
     try:
         return "".join((
             '{"case_id":', _STR(row.case_id), ',"citation":', repr(row.number),
-            ',"source_id":', _STR(row.source_id), ',"locator":', _opt(row.locator),
-            ',"status":', _STR(row.status), ',"lint_codes":', _strs(row.lint_codes),
+            ',"source_id":', _STR(row.source_id),
+            ',"locator":', "null" if row.locator is None else _STR(row.locator),
+            ',"status":', _STR(row.status),
+            ',"lint_codes":', _strs(row.lint_codes),
             ',"claim":', _STR(row.claim), ',"cited_text":', _STR(row.cited_text),
             ',"support":', score, ',"verdict":', _opt(row.verdict), ',"note":', _STR(row.note),
             ',"annotator":', _STR(row.annotator), ',"timestamp":', _STR(row.timestamp),
-            ',"source_kind":', _opt(row.source_kind), ',"recovered":', _opt(row.recovered),
+            ',"source_kind":', _opt(row.source_kind),
+            ',"recovered":', "null" if row.recovered is None else _STR(row.recovered),
             ',"raw":', _STR(row.anchor), ',"reasons":', _strs(row.reasons),
             ',"evidence":[],"correction":null}\n'))
     except TypeError:  # a field of another type than the row's (json decides how it goes)
