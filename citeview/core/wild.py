@@ -246,8 +246,10 @@ def find_wild(text: str, families: Iterable[str]) -> list[WildFinding]:
 
     if "turn" in text:
         for m in finditer_near(_BARE_IDS_RE, text, ("turn",), _BARE_TAIL, _LOWER):
-            tail = m.group("tail")
-            ids = tuple(_ONE_TURN_ID_RE.findall(m.group("ids")))
+            tail, run = m.group("tail", "ids")
+            if not tail and run.count("turn") == 1:
+                continue  # one id in prose (each id starts with "turn"): CV109
+            ids = tuple(_ONE_TURN_ID_RE.findall(run))
             if tail in CITATION_FAMILIES or tail in OTHER_FAMILIES:
                 continue  # a degraded marker (CV107, CV111, CV113)
             if tail:
