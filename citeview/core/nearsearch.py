@@ -46,9 +46,10 @@ def finditer_near(pattern: re.Pattern[str], text: str, literals: Sequence[str], 
     match = pattern.match
     for t in hits:
         p = t
-        stop = max(pos, t - back, tried + 1)
-        while p > stop and text[p - 1] in lead:
-            p -= 1
+        if t and text[t - 1] in lead:  # (else only t itself may start a match)
+            stop = max(pos, t - back, tried + 1)
+            while p > stop and text[p - 1] in lead:
+                p -= 1
         while p <= t:
             if p >= pos and p > tried and (not p or text[p - 1] not in WORD_CHARS):
                 tried = p
