@@ -162,8 +162,8 @@ def base_rows(analysed: AnalysedCase, case_id: str) -> list[Row]:
             kind = str(target.source.kind) if target.source is not None else None
             rows.append(Row(case_id, c.number, target.source_id, c.citation.locator,
                             str(target.status), _target_codes(codes, target) if codes else (),
-                            claim, target.text, score, source_kind=kind, recovered=recovered,
-                            anchor=c.anchor))
+                            claim, target.text, score, None, "", "", "", kind, recovered,
+                            c.anchor))
     return rows
 
 
