@@ -644,7 +644,7 @@ def _eligible_known(known_ids: Iterable[str]) -> list[str]:
     """Known ids worth looking for outside markers: a digit and 4+ characters (so words such
     as "intro" or "a1" are not flagged), longest first."""
     return sorted(
-        {i for i in known_ids if len(i) >= 4 and any(ch.isdigit() for ch in i)
+        {i for i in known_ids if len(i) >= 4 and any(map(str.isdigit, i))
          and SOURCE_ID_RE.fullmatch(i)},
         key=lambda i: (-len(i), i),
     )
