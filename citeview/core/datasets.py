@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from citeview.core.cases import Case
+from citeview.core.chunks import line_chunk
 from citeview.core.errors import InputError
 from citeview.core.files import (
     MAX_JSON_DEPTH,
@@ -494,6 +495,50 @@ class JsonlDataset(Dataset):
             raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
         if batch:
             yield batch
+
+    def part_batches(self, part: int, parts: int, size: int
+                     ) -> Iterator[list[tuple[str, bytes | str | Case]] | None]:
+        """Chunks ``part``, ``part + parts``, ... of the file (:func:`line_chunk`, ``size``
+        bytes each) as :meth:`copy_batches` gives their records, one list a chunk, so ``parts``
+        readers share the file (issue 26). Yields None, and stops, at a record this cannot take
+        alone (no id of its own, an error, a line past the limit): the caller reads the file
+        with :meth:`copy_batches` instead, for its id or message. Duplicate ids across chunks
+        are the caller's to catch (the session's key)."""
+        assert self.path is not None
+        limit = max_input_bytes()
+        unnamed = f"{self._stem}#0"  # (record numbers start at 1: this id means "none given")
+        try:
+            with open(self.path, "rb") as fh:
+                file_size = os.fstat(fh.fileno()).st_size
+                index = part
+                while (lines := line_chunk(fh, index, size, file_size, limit)) is not None:
+                    if index == 0 and lines:
+                        lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
+                    rows: list[tuple[str, bytes | str | Case]] = []
+                    for line in lines:
+                        if not line or line.isspace():
+                            continue
+                        if line[:1] == b"{" and b"\x00" not in line:
+                            found = _plain_line(line)
+                            if found is not None:
+                                cid, text, stop = found
+                                rows.append((cid, line if stop == len(text) else text[:stop]))
+                                continue
+                        try:
+                            cid = self._line_id(line, 0, 0)
+                            if cid == unnamed:
+                                yield None
+                                return
+                            rows.append((cid, self._text_of(cid, 0, line + b"\n")))
+                        except InputError:
+                            yield None
+                            return
+                    yield rows
+                    index += parts
+                if index < -(-file_size // size):  # a line past the limit, not the end
+                    yield None
+        except OSError as err:
+            raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
 
     def _case_text(self, index: int, line: bytes) -> tuple[str, str | Case]:
         cid = self._ids[index]

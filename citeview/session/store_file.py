@@ -33,6 +33,7 @@ from citeview.core.datasets import Dataset, JsonlDataset
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.session import copying
 from citeview.session.errors import (
+    DuplicateCaseIds,
     ReadOnlySession,
     SessionError,
     SessionInUse,
@@ -251,7 +252,7 @@ class SessionFile(StoredSettings):
                                 "INSERT INTO cases (id, data) VALUES (?, CAST(? AS TEXT))",
                                 batch)
                     except sqlite3.IntegrityError:
-                        raise SessionError(f"{path}: duplicate case ids in the input") from None
+                        raise DuplicateCaseIds(f"{path}: duplicate case ids in the input") from None
                 if fill is not None:
                     fill(conn)
                 conn.execute("COMMIT")
