@@ -19,7 +19,6 @@ went wrong, or nothing.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import itertools
 import json
 import os
@@ -77,7 +76,9 @@ def make_in_processes(path: str, cases: JsonlDataset, meta: dict[str, Any], *,
     file order. A record they cannot take alone (no id, an error) or ids repeated across
     chunks send the work to one reader over the whole file, which says which line is wrong."""
     assert cases.path is not None
-    if (os.cpu_count() or 1) > 1 and _make(path, cases.path, meta, overwrite, PARTS):
+    # (POSIX only: the maker is handed the readers' pipes by number.)
+    if (os.cpu_count() or 1) > 1 and os.name == "posix" and _make(
+            path, cases.path, meta, overwrite, PARTS):
         return
     _make(path, cases.path, meta, overwrite, 1)
 
@@ -139,7 +140,9 @@ def _make(path: str, source: str, meta: dict[str, Any], overwrite: bool, parts: 
 def _widen(fd: int) -> None:
     """Let the pipe ``fd`` hold a whole chunk's frame or more (Linux; elsewhere the default):
     a reader then parses its next chunk while the maker still writes the other reader's."""
-    with contextlib.suppress(OSError, AttributeError):
+    with contextlib.suppress(OSError, ImportError):
+        import fcntl
+
         fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
 
 
