@@ -45,6 +45,7 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
+    ReviewTally,
     now_iso,
     prefix_forms,
 )
@@ -896,6 +897,10 @@ class OutboxStore(RowWrites, RowReads):
 
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         return self.ask(lambda s: s.states(annotator), lambda: self._mirror.states(annotator))
+
+    def annotator_progress(self) -> dict[str, ReviewTally]:
+        """The server's count; offline, the copy's (this reviewer's own reviews)."""
+        return self.ask(lambda s: s.annotator_progress(), self._mirror.annotator_progress)
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
         def offline() -> int | None:

@@ -73,6 +73,40 @@ def test_a_leads_window_shows_each_reviewers_progress_as_they_work(
         link.detach()
 
 
+def test_a_leads_window_asks_the_progress_once_for_a_burst_of_changes(
+        qtbot: Any, stores: dict[str, OutboxStore], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three cases done in one write (several announcements at once): the lead's label shows
+    them after one question to the store, which never lists every review for it."""
+    from citeview.session.model import CaseReview
+    from citeview.session.protocol import RowChange
+
+    lead, ana = stores["lead"], stores["ana"]
+    asked: list[bool] = []
+    count = lead.annotator_progress
+
+    def progress() -> Any:
+        asked.append(True)
+        return count()
+
+    def every_review(case_id: str | None = None) -> Any:
+        raise AssertionError("the window read every review of the project")
+
+    monkeypatch.setattr(lead, "annotator_progress", progress)
+    monkeypatch.setattr(lead, "reviews", every_review)
+    link = window_on(qtbot, lead)
+    try:
+        held = ana.next_cases(3)
+        assert len(held) == 3 and not link.progress_label.isVisible()
+        asked.clear()
+        ana.apply([RowChange("review", cid, "ana", None, False,
+                             CaseReview(cid, "ana", ReviewState.DONE)) for cid in held])
+        qtbot.waitUntil(lambda: link.progress_label.text() == "ana: 3 done, 0 in progress",
+                        timeout=10_000)
+        assert link.progress_label.isVisible() and asked == [True]
+    finally:
+        link.detach()
+
+
 def test_a_reviewers_window_hears_the_leads_adjudication_on_the_gui_thread(
         qtbot: Any, stores: dict[str, OutboxStore]) -> None:
     ana, lead = stores["ana"], stores["lead"]
