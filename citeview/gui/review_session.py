@@ -53,7 +53,7 @@ class Made:
     """A session made in the worker: where, from which cases, the input's stamp when read,
     and the case ids in order with each one's position. ``cases`` is None (and so are the
     ids) when another process read the input: this one never indexed it, and the session
-    answers by query as when it is reopened."""
+    answers by query as when it is reopened (its count stored with its cases)."""
 
     path: str
     cases: Dataset | None
@@ -231,8 +231,6 @@ class ReviewSession(QObject):
                 session = self.sessions.open(result.path, annotator=self.annotator)
                 if result.ids is not None and result.positions is not None:
                     session.adopt_case_ids(result.ids, result.positions)
-                else:
-                    session.adopt_made_count()
                 location.stamp_session(session, result.stamp)
             except InputError as err:
                 message.error(str(err))

@@ -269,9 +269,6 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites, RowReads):
     def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
         """Nothing to keep: the ids are in memory already."""
 
-    def adopt_made_count(self) -> None:
-        """Nothing to keep: the ids are in memory already."""
-
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         ordered = sorted(self._rows.cases)
         found: set[str] = set()

@@ -805,9 +805,6 @@ class OutboxStore(RowWrites, RowReads):
     def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
         """Nothing to keep: the server lists its own ids."""
 
-    def adopt_made_count(self) -> None:
-        """Nothing to keep: the server counts its own cases."""
-
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         def offline() -> list[str]:
             forms = prefix_forms(prefix)

@@ -495,9 +495,6 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
     def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
         """Nothing to keep: the server lists its own ids."""
 
-    def adopt_made_count(self) -> None:
-        """Nothing to keep: the server counts its own cases."""
-
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         """Go to Case on a big project: ids starting with ``prefix`` in any of its forms (see
         :func:`~citeview.session.model.prefix_forms`), in id order, at most ``limit``."""
