@@ -209,14 +209,14 @@ class ReviewSession(QObject):
         if self.sessions.exists(path):
             return False
         source = os.path.abspath(input_path)
-
-        read_at = location.input_stamp(input_path)  # as ``dataset`` was read (its index)
+        read = [dataset]  # what was read of the input (and the whole input, once read)
 
         def make() -> Made:
             stamp = location.input_stamp(input_path)  # before reading: a change after is seen
-            if whole is None and stamp != read_at:
+            if whole is None and dataset.stale():
                 raise _InputChanged  # what was indexed is not in the file any more
             cases = whole() if whole is not None else dataset
+            read.append(cases)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             self.sessions.create_file(path, cases, source=source)
             if isinstance(cases, JsonlDataset) and not cases.indexed:
@@ -241,7 +241,7 @@ class ReviewSession(QObject):
             ready(session, cases)
 
         def failed(err: Exception) -> None:
-            if isinstance(err, _InputChanged) or location.input_stamp(input_path) != read_at:
+            if isinstance(err, _InputChanged) or any(d.stale() for d in read):
                 # Rewritten while it was read (a stale index reads broken records): not a
                 # fault of the file; its session is made again from what it is now.
                 message.info(f"{os.path.basename(input_path)} changed while its review session "
