@@ -27,10 +27,10 @@ from citeview.session.events import (
     SizesKnown,
 )
 from citeview.session.memory import MemoryBackend
-from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
+from citeview.session.model import Annotation, CaseReview, ReviewState
 from citeview.session.protocol import ReviewStore, RowChange, SessionBackend
 from citeview.session.store import SQLITE
-from tests.session.conftest import sample_cases
+from tests.session.conftest import key_of, sample_cases
 
 # The server twice: as its admin (a superuser: row-level security does not apply) and as a lead
 # (a plain role granted citeview_lead: every write passes the policies).
@@ -90,12 +90,6 @@ def session(backend: SessionBackend, path: str) -> Iterator[ReviewStore]:
     s = backend.create(path, ListDataset(sample_cases(), None, "jsonl"), annotator="ana")
     yield s
     s.close()
-
-
-def key_of(s: ReviewStore, case_id: str, n: int = 0, src: int = 0) -> AnnotationKey:
-    from citeview.session.model import citation_slots
-
-    return citation_slots(s.analysed(case_id))[n].keys(case_id)[src]
 
 
 def test_cases_are_held_in_input_order_and_read_back_whole(session: ReviewStore) -> None:
