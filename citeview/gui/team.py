@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 RETRY_MS = 3000  # offline: how often the server is tried again
 RENEW_MS = 20_000  # how often the reviewer's leases are renewed and topped up to K ahead
 PROGRESS_MS = 500  # the lead's progress is counted at most this often
+REPAINT_ROWS = 64  # past this many cases whose reviewers moved, the whole column is repainted
 
 
 class QtLiveFeed(QObject):
@@ -257,6 +258,24 @@ class QtTeamLink(QObject):
         if not self._count.isActive():
             self._count.start()
 
+    def _show_reviewers(self, store: OutboxStore, moved: list[str]) -> None:
+        """The case list's rows whose count of reviewers moved are painted again (the whole
+        column at once when many did)."""
+        model = self._cases_model
+        if model is None or not model.rowCount() or not moved:
+            return
+        last = model.rowCount() - 1
+        if len(moved) > REPAINT_ROWS:
+            model.dataChanged.emit(model.index(0, 2), model.index(last, 2))
+            return
+        for cid in moved:
+            try:
+                row = store.index_of(cid)
+            except KeyError:
+                continue  # not a case of the list (yet)
+            if 0 <= row <= last:
+                model.dataChanged.emit(model.index(row, 2), model.index(row, 2))
+
     def show_progress(self) -> None:
         """Each annotator's progress, as far as this window may read it (a lead: everyone)."""
         store = self.store
@@ -265,11 +284,9 @@ class QtTeamLink(QObject):
         if self._cases_model is not None and self._cases_model.reviewers_of is not None:
             counts = reviewer_counts(store)
             if counts is not None and counts != self._counts:
-                self._counts = counts
-                model = self._cases_model
-                if model.rowCount():
-                    model.dataChanged.emit(model.index(0, 2),
-                                           model.index(model.rowCount() - 1, 2))
+                old, self._counts = self._counts, counts
+                self._show_reviewers(store, [cid for cid in old.keys() | counts.keys()
+                                             if old.get(cid, 0) != counts.get(cid, 0)])
         progress = store.annotator_progress()  # one query per burst of changes
         if (progress, store.annotator) == self._progress:
             return  # nobody's count moved: the label stays as it is
