@@ -123,6 +123,12 @@ class Dataset:
     def close(self) -> None:
         """Release what the dataset holds open (a session's database); nothing by default."""
 
+    def stale(self) -> bool:
+        """Whether the input changed since it was read, so that what this dataset reads of it
+        now may be another version's records (a JSONL file's index). Never for cases held in
+        memory: the default."""
+        return False
+
     def iter_cases(self) -> Iterator[Case]:
         """Every case in order (subclasses may read faster than ``get`` one by one)."""
         return (self.get(i) for i in range(len(self)))
@@ -162,6 +168,19 @@ class ListDataset(Dataset):
         return self.cases[index]
 
 
+FileIdentity = tuple[int, int, int]
+
+
+def file_identity(path: str) -> FileIdentity | None:
+    """What tells one version of file ``path`` from another: its size, modification time (ns)
+    and inode (a file replaced by a rename); None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 class JsonlDataset(Dataset):
     """A JSONL file: line offsets and ids are indexed once; a record is parsed when asked for.
 
@@ -184,6 +203,9 @@ class JsonlDataset(Dataset):
         self._ids: list[str] = []
         self._lineno = 0
         self._cache: OrderedDict[int, Case] = OrderedDict()
+        # The file as it was read (before reading: a change meanwhile is seen); a file's
+        # records are read again by offset, so its index holds while the file keeps this.
+        self._identity = None if stream else file_identity(path)
         # An indexed file is indexed at once; ``deferred``, by its first reader instead:
         # iter_case_texts indexes it as it copies it into a session (one read and one parse a
         # record), anything else by _index_file first (errors are then met on first use).
@@ -204,6 +226,7 @@ class JsonlDataset(Dataset):
         if self._unindexed:
             assert self.path is not None
             self._reset_index()
+            self._identity = file_identity(self.path)
             self._index_file(self.path)
             self._ids_cache = _unique_index(self._ids, self.name, self._lines)
             self._unindexed = False
@@ -282,6 +305,13 @@ class JsonlDataset(Dataset):
     def indexed(self) -> bool:
         """Whether the file is indexed yet (a deferred dataset is not until its first use)."""
         return not self._unindexed
+
+    def stale(self) -> bool:
+        """Whether the file changed (size, modification time or inode), or went, since it was
+        read: since it was indexed, or, not indexed yet, since this dataset was made. Its
+        offsets may then point into other records (a read fails as invalid JSON, or gives
+        another case). Never for data read from a stream (held in memory)."""
+        return self.path is not None and file_identity(self.path) != self._identity
 
     def case_ids(self) -> list[str]:
         self._indexed()
@@ -364,6 +394,7 @@ class JsonlDataset(Dataset):
         parsed once, its offset, line and id kept as :meth:`_index_file` keeps them."""
         assert self.path is not None
         self._reset_index()
+        self._identity = file_identity(self.path)
         limit = max_input_bytes()
         seen: dict[str, int] = {}
         offsets, lines, ids = self._offsets, self._lines, self._ids

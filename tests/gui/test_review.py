@@ -9,17 +9,16 @@ import pytest
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from citeview.gui.advance import ADVANCE_KEY
 from citeview.gui.dialogs import InUse, SummaryDialog
 from citeview.gui.filters import Filter, FilterKind
 from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled, shown_dialog
-from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.gui.watcher import SETTLE_MS
 from citeview.session.model import ReviewState
 from citeview.session.store import Session
 from tests.conftest import load_sample
 from tests.gui.conftest import BACKENDS, THREE, backend_named
+from tests.gui.helpers import window_settings
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
 
@@ -48,11 +47,7 @@ def make_settings(tmp_path: Path, name: str | None = "ana", advance: bool = Fals
                   ) -> QSettings:
     """Settings of a reviewer; these tests drive each key by hand (moving on after a verdict
     off) unless ``advance`` (test_advance.py tests moving on)."""
-    s = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    if name is not None:
-        s.setValue(ANNOTATOR_KEY, name)
-    s.setValue(ADVANCE_KEY, advance)
-    return s
+    return window_settings(tmp_path, name, advance)
 
 
 @pytest.fixture

@@ -201,3 +201,37 @@ def test_a_bad_record_in_the_other_readers_chunk_is_told_by_its_line(
     assert tried[:2] == [(2, "given up"), (1, "error")]  # one reader said which line
     assert messages[0] == messages[1] and "\n" not in messages[0]
     assert os.listdir(tmp_path) == ["bad.jsonl"]
+
+
+@pytest.mark.parametrize("processes", [True, False], ids=["processes", "one thread"])
+def test_a_made_session_knows_its_case_count_without_counting_its_cases(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: bool) -> None:
+    """Opened, a session made either way says how many cases it holds and finds them by
+    position without a count(*) over every case (what the window asks on its own thread);
+    cases added later are counted the same; a case taken out by hand is not listed empty."""
+    from citeview.core.cases import Case
+
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(iter_lines(30)), encoding="utf-8")
+    out = make(tmp_path, data, "s", processes, monkeypatch)
+    said: list[str] = []
+    with Session.open(str(out)) as s:
+        s.conn.set_trace_callback(said.append)
+        assert len(s) == 30 and s.index_of("case-0000029") == 29
+        assert s.ids_between(28, 31) == ["case-0000028", "case-0000029"]
+        assert not [q for q in said if "count(" in q.lower()]
+        assert "_case_count" not in s.meta  # not a setting (nor exported)
+        s.add_cases([Case("late", "A late case.")])
+    with Session.open(str(out)) as s:
+        said.clear()
+        s.conn.set_trace_callback(said.append)
+        assert len(s) == 31 and s.case_at(30).id == "late"
+        assert not [q for q in said if "count(" in q.lower()]
+    conn = sqlite3.connect(out)
+    conn.execute("DELETE FROM cases WHERE id = 'case-0000003'")  # by hand: citeview never does
+    conn.commit()
+    conn.close()
+    with Session.open(str(out)) as s:
+        ids = s.case_ids()
+        assert len(ids) == 30 and "" not in ids and "case-0000003" not in ids
+        assert len(s) == 30 and s.index_of("late") == 29
