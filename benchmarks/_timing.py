@@ -41,24 +41,23 @@ def ms(seconds: float, places: int = 1) -> str:
 
 
 def wait_until(done: Callable[[], bool], timeout: float = 300.0) -> None:
-    """Run the Qt event loop until ``done()`` (checked every 5 ms), as a running application
-    waits: blocked in the loop, not polling it. (``processEvents(flags, 5)`` returns at once
-    when nothing is pending, so a loop of it kept a core busy and took it from the processes a
-    benchmark measured.)"""
-    from PySide6.QtCore import QEventLoop, QTimer
+    """Run the Qt event loop until ``done()``, checked after each batch of events, blocked in
+    the loop meanwhile as a running application is (a timer wakes it every 5 ms at least).
+    (``processEvents(flags, 5)`` returns at once when nothing is pending: a loop of it kept a
+    core busy and took it from the processes a benchmark measured.)"""
+    from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
-    if done():
-        return
     end = time.perf_counter() + timeout
-    loop = QEventLoop()
-    poll = QTimer()
-    poll.setInterval(5)
-    poll.timeout.connect(lambda: (done() or time.perf_counter() > end) and loop.quit())
-    poll.start()
-    loop.exec()
-    poll.stop()
-    if not done():
-        raise SystemExit("timed out")
+    wake = QTimer()
+    wake.setInterval(5)
+    wake.start()
+    try:
+        while not done():
+            if time.perf_counter() > end:
+                raise SystemExit("timed out")
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+    finally:
+        wake.stop()
 
 
 def spin(seconds: float) -> None:
