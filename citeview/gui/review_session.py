@@ -226,6 +226,7 @@ class ReviewSession(QObject):
             return Made(path, cases, stamp, ids, {cid: i for i, cid in enumerate(ids)})
 
         def made(result: Made) -> None:
+            self.label.setText("")  # (the session's name once it is attached)
             cases = result.cases
             try:
                 session = self.sessions.open(result.path, annotator=self.annotator)
@@ -241,6 +242,7 @@ class ReviewSession(QObject):
             ready(session, cases)
 
         def failed(err: Exception) -> None:
+            self.label.setText("")
             if isinstance(err, _InputChanged) or any(d.stale() for d in read):
                 # Rewritten while it was read (a stale index reads broken records): not a
                 # fault of the file; its session is made again from what it is now.
@@ -256,6 +258,11 @@ class ReviewSession(QObject):
         # Started once the first case is shown: copying every case must not slow down the
         # first paint (the copy holds the GIL now and then).
         self._start_later = op
+        # Said where the session's name goes: a big input takes seconds, and until then the
+        # review keys do nothing.
+        self.label.setText("making the review session\u2026")
+        self.label.set_detail("Every case of the input is copied into its review session file; "
+                              "the review keys work once it is made.")
         return True
 
     def start_making(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -569,3 +570,16 @@ def test_the_window_keeps_its_session_where_its_entry_point_said(qtbot, tmp_path
     assert Path(path).exists() is not isinstance(session_backend, MemoryBackend)
     with session_backend.open(path, readonly=True) as s:
         assert [a.verdict for a in s.annotations()] == ["supported"]
+
+
+def test_the_status_bar_says_the_review_session_is_being_made(qtbot, tmp_path, dataset,
+                                                              open_window, messages) -> None:
+    """A first opening shows the input at once and makes its session behind it (seconds for a
+    big file): the status bar says so where the session's name goes, so review keys that do
+    nothing yet are explained; once made, the session's file name is shown."""
+    win = open_window(make_settings(tmp_path))
+    assert win.open_path(str(dataset)), messages.errors
+    assert win.review_session.making()
+    assert win.review_session.label.text().startswith("making the review session")
+    qtbot.waitUntil(lambda: win.review.session is not None and is_settled(win), timeout=10000)
+    assert win.review_session.label.text() == os.path.basename(win.review.session.path)
