@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -80,7 +81,7 @@ def _start_worker(parent: int, initializer: Callable[..., object] | None,
 def _exit_with(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_CHECK_SECONDS)
-    os._exit(1)
+    os.kill(os.getpid(), signal.SIGTERM)  # (ends the process, whatever its main thread waits on)
 
 
 PARENT_CHECK_SECONDS = 1.0
