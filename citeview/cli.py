@@ -127,22 +127,6 @@ def open_file(path: str, case_id: str | None, advance: bool = True) -> int:
     return int(args._run(args))
 
 
-def shown_by_first_record(path: str) -> bool:
-    """Whether the window opens ``path`` as File > Open does, not read whole first: a big JSONL
-    file whose first line is a record (checked here: it exists, can be read, is not binary).
-    Its first case shows at once and its session is made, or reopened by a query, in the
-    background (issue 26); reading a million cases first took seconds before any window, and
-    an indexed input was copied into its session on the window's worker thread. A later line
-    that is wrong is told by the window, as for File > Open."""
-    from citeview.core.datasets import jsonl_first_record
-
-    first = jsonl_first_record(path)
-    if first is None:
-        return False
-    first.close()
-    return True
-
-
 def check_demo_case(case_id: str) -> None:
     """An :class:`InputError` (the line ``citeview FILE --case ID`` gives) unless the demo
     dataset has case ``case_id``."""
@@ -166,10 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if gui_args.demo and gui_args.case is not None:
                 # As for a file: an unknown case is one line before any window opens.
                 check_demo_case(gui_args.case)
-            if (gui_args.file and not gui_args.demo
-                    and not (gui_args.case is None and shown_by_first_record(gui_args.file))):
+            if gui_args.file and not gui_args.demo:
                 # Exactly `citeview open FILE`: the input is read and checked before the
-                # window opens, so a missing, binary or unreadable file is a one-line error.
+                # window opens, so a missing, binary or unreadable file is a one-line error
+                # (a big JSONL file: its first record, see open.shown_by_first_record).
                 return open_file(gui_args.file, gui_args.case, not gui_args.no_advance)
             from citeview.gui.launch import run_gui
 

@@ -1,8 +1,9 @@
-"""``citeview FILE``: which door a file takes into the window (issue 26). A big JSONL file opens
-as File > Open opens it (its first case at once, its session made or reopened in the
-background); reading a million cases whole first kept the window away for seconds and then
-copied them into the session on the window's own worker thread. Anything else, and a big file
-with ``--case``, is read and checked first, so a bad file is one line before any window."""
+"""``citeview FILE`` and ``citeview open FILE``: which door a file takes into the window (issue
+26). A big JSONL file opens as File > Open opens it (its first case at once, its session made
+or reopened in the background); reading a million cases whole first kept the window away for
+seconds and then copied them into the session on the window's own worker thread. Anything
+else, and a big file with ``--case``, is read and checked first, so a bad file is one line
+before any window."""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ def test_a_big_jsonl_file_opens_in_the_window_without_being_read_first(
 
     monkeypatch.setattr(datasets.JsonlDataset, "_indexed", read_whole)
     assert cli.main([str(data)]) == 0
-    assert doors == {"window": [str(data)], "read first": []}
+    assert cli.main(["open", str(data)]) == 0  # the command says the same
+    assert doors == {"window": [str(data), str(data)], "read first": []}
 
 
 def test_a_big_file_with_case_and_other_files_are_read_and_checked_first(
@@ -61,12 +63,13 @@ def test_a_big_file_with_case_and_other_files_are_read_and_checked_first(
 ) -> None:
     data = write_cases(tmp_path / "big.jsonl", 50)
     assert cli.main([str(data), "--case", "c7"]) == 0  # the id is checked in the index
+    assert cli.main(["open", str(data), "--case", "c7"]) == 0
     assert cli.main([str(data), "--case", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
     case = tmp_path / "one.json"
     case.write_text(json.dumps({"id": "x", "answer": "y"}), encoding="utf-8")
     assert cli.main([str(case)]) == 0
-    assert doors["window"] == [] and len(doors["read first"]) == 2
+    assert doors["window"] == [] and len(doors["read first"]) == 3
 
 
 @pytest.mark.parametrize(("name", "content", "said"), [
