@@ -64,6 +64,8 @@ _TEXT = ("employees may work remotely three days week manager approval portal re
 WORDS = _TEXT.split()
 SID = "turn0file0"
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _timing import spin, wait_until  # noqa: E402
 
 
 def marker(sid: str, loc: str | None = None) -> str:
@@ -196,24 +198,6 @@ class Ticks:
         return max(b - a for a, b in zip(self.times, self.times[1:], strict=False))
 
 
-def wait_until(app: Any, done: Any, timeout: float = 300.0) -> None:
-    from PySide6.QtCore import QEventLoop
-
-    end = time.perf_counter() + timeout
-    while not done():
-        if time.perf_counter() > end:
-            raise SystemExit("timed out")
-        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 5)
-
-
-def spin(app: Any, seconds: float) -> None:
-    from PySide6.QtCore import QEventLoop
-
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 5)
-
-
 class PaintWatch:
     """Records the first paint of a widget's viewport once ``ready()`` holds at paint time.
 
@@ -325,8 +309,8 @@ def make_window(folder: Path) -> Any:
 def settle(app: Any, win: Any, extra: float = 1.0) -> None:
     from citeview.gui.readback import is_settled
 
-    wait_until(app, lambda: is_settled(win))
-    spin(app, extra)
+    wait_until(lambda: is_settled(win))
+    spin(extra)
 
 
 # --------------------------------------------------------------------------- children
@@ -344,15 +328,15 @@ def child_open(side: str, data: Path, name: str, interact: bool) -> dict[str, An
         edit.setReadOnly(True)
         edit.resize(640, 700)
         edit.show()
-        spin(app, 0.2)
+        spin(0.2)
         watch = PaintWatch(edit.viewport(), lambda: edit.document().characterCount() > 1)
         ticks = Ticks()
         ticks.start()
         t0 = time.perf_counter()
         edit.setPlainText(text)
-        wait_until(app, watch.done)
+        wait_until(watch.done)
         out["paint"] = watch.at - t0  # type: ignore[operator]
-        spin(app, 0.3)
+        spin(0.3)
         out["gap"] = ticks.stop()
         out["rss"] = rss_mb()
         if interact:
@@ -362,7 +346,7 @@ def child_open(side: str, data: Path, name: str, interact: bool) -> dict[str, An
             painted = PaintWatch(edit.viewport(), lambda: True, frame_end=True)
             for k in range(40):
                 line = n - 2 if k == 0 else rnd.randrange(n)
-                spin(app, 0.02)
+                spin(0.02)
                 painted.arm(lambda: True)
                 t0 = time.perf_counter()
                 block = edit.document().findBlockByNumber(line)
@@ -375,7 +359,7 @@ def child_open(side: str, data: Path, name: str, interact: bool) -> dict[str, An
                 edit.setExtraSelections([sel])
                 edit.setTextCursor(QTextCursor(block))
                 edit.centerCursor()
-                wait_until(app, painted.done, 10)
+                wait_until(painted.done, 10)
                 assert painted.at is not None and painted.returned is not None
                 clicks.append(painted.at - t0)
                 returned.append(painted.returned - t0)
@@ -386,7 +370,7 @@ def child_open(side: str, data: Path, name: str, interact: bool) -> dict[str, An
     folder = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     path = fresh_copy(data / f"{name}.case.json")
     win = make_window(folder)
-    spin(app, 1.0)  # a running window: its start-up work done
+    spin(1.0)  # a running window: its start-up work done
     text_view = win.source.text_view()
     watch = PaintWatch(text_view.viewport(), lambda: win.source.shown_source_id() == SID)
     # The first citation's span painted inside the source viewport (checked in the widget).
@@ -400,7 +384,7 @@ def child_open(side: str, data: Path, name: str, interact: bool) -> dict[str, An
     ticks.start()
     t0 = time.perf_counter()
     win.open_path(str(path))
-    wait_until(app, lambda: all_done(watch, lit, answered))
+    wait_until(lambda: all_done(watch, lit, answered))
     out["paint"] = watch.at - t0  # type: ignore[operator]
     out["highlight"] = lit.at - t0  # type: ignore[operator]
     out["answer"] = answered.at - t0  # type: ignore[operator]
@@ -419,14 +403,14 @@ def child_open(side: str, data: Path, name: str, interact: bool) -> dict[str, An
         for k in range(40):
             i = n - 1 if k == 0 else rnd.randrange(n)
             pos = chip_on_screen(app, win.answer, i)
-            spin(app, 0.02)
+            spin(0.02)
             shown.arm(lambda i=i: win.active == i and win.source.span_in_view() is True)
             # A real mouse click on the chip, until the span is painted inside the viewport.
             t0 = time.perf_counter()
             QTest.mouseClick(win.answer.viewport(), Qt.MouseButton.LeftButton,
                              Qt.KeyboardModifier.NoModifier, pos)
             handled.append(time.perf_counter() - t0)
-            wait_until(app, shown.done, 10)
+            wait_until(shown.done, 10)
             assert shown.at is not None
             clicks.append(shown.at - t0)
             assert shown.returned is not None
@@ -449,7 +433,7 @@ def child_open(side: str, data: Path, name: str, interact: bool) -> dict[str, An
 
 
 def child_chips(side: str, data: Path) -> dict[str, Any]:
-    app = _app()
+    _app()
     case = json.loads((data / "bigmany.case.json").read_text(encoding="utf-8"))
     answer = case["answer"]
     if side == "base":
@@ -463,7 +447,7 @@ def child_chips(side: str, data: Path) -> dict[str, Any]:
         view.resize(640, 700)
         view.show()
         view.setMarkdown("*warm* [1](cite:0)")  # (first use: as the window's start-up does)
-        spin(app, 0.2)
+        spin(0.2)
         t0 = time.perf_counter()
         view.setMarkdown(md)
         view.viewport().repaint()
@@ -477,7 +461,7 @@ def child_chips(side: str, data: Path) -> dict[str, Any]:
     view.show()
     # First use (the parser made, patterns compiled): the window does it at start-up.
     answer_first(Case("warm", f"*warm*{marker(SID, 'L1')}"), False, view.font().toString())
-    spin(app, 0.2)
+    spin(0.2)
     t0 = time.perf_counter()
     # What the window draws first: the marker parse, the rendered answer, its document.
     first = answer_first(Case("bench", answer), False, view.font().toString())
@@ -498,7 +482,7 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
         source.resize(640, 700)
         answer.show()
         source.show()
-        spin(app, 0.2)
+        spin(0.2)
         shown = (PaintWatch(answer.viewport(), lambda: True, frame_end=True),
                  PaintWatch(source.viewport(), lambda: True, frame_end=True))
 
@@ -508,7 +492,7 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
                 w.arm(lambda: True)
             answer.setMarkdown(case["answer"])
             source.setPlainText(case["tool_outputs"][0])
-            wait_until(app, lambda: all_done(*shown), 10)
+            wait_until(lambda: all_done(*shown), 10)
 
         t0 = time.perf_counter()
         with open(data / "dataset.jsonl", "rb") as fh:
@@ -519,7 +503,7 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
             lines = [fh.readline() for _ in range(2 * steps + 2)]
         nexts, returned = [], []
         for k in range(2 * steps):
-            spin(app, 0.02)
+            spin(0.02)
             t0 = time.perf_counter()
             show(lines[k + 1])
             nexts.append(max(w.at or t0 for w in shown) - t0)
@@ -531,12 +515,12 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     path = fresh_copy(data / "dataset.jsonl")
     win = make_window(folder)
-    spin(app, 1.0)  # a running window: its start-up work done
+    spin(1.0)  # a running window: its start-up work done
     ready = {"n": 0}
     win.loader.viewReady.connect(lambda: ready.__setitem__("n", ready["n"] + 1))
     t0 = time.perf_counter()
     win.open_path(str(path))
-    wait_until(app, lambda: ready["n"] >= 1)
+    wait_until(lambda: ready["n"] >= 1)
     app.processEvents()
     out["first"] = time.perf_counter() - t0
     settle(app, win, 0.5)
@@ -545,7 +529,7 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
     from PySide6.QtTest import QTest
 
     win.activateWindow()  # the keys are window shortcuts
-    wait_until(app, win.isActiveWindow, 10)
+    wait_until(win.isActiveWindow, 10)
     answer_painted = PaintWatch(win.answer.viewport(), lambda: False, frame_end=True)
     source_painted = PaintWatch(win.source.text_view().viewport(), lambda: False,
                                 frame_end=True)
@@ -564,9 +548,9 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
         n = ready["n"]
         t0 = time.perf_counter()
         QTest.keyClick(win, key, ctrl)
-        wait_until(app, lambda: ready["n"] > n)
+        wait_until(lambda: ready["n"] > n)
         t1 = time.perf_counter()
-        wait_until(app, lambda: all_done(answer_painted, source_painted))
+        wait_until(lambda: all_done(answer_painted, source_painted))
         assert answer_painted.at is not None and source_painted.at is not None
         assert answer_painted.returned is not None and source_painted.returned is not None
         return (max(answer_painted.at, source_painted.at) - t0, t1 - t0,
@@ -574,7 +558,7 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
 
     out["next"], out["next_ready"], out["next_returned"] = [], [], []
     for _ in range(steps):
-        spin(app, 0.05)
+        spin(0.05)
         on_screen, ready_at, back = step(Qt.Key.Key_PageDown)
         out["next"].append(on_screen)
         out["next_ready"].append(ready_at)
@@ -584,14 +568,14 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
     # key the reviewer waits on: both are timed, each on its own.
     out["done"], out["done_ready"], out["done_returned"], out["confirm"] = [], [], [], []
     for _ in range(steps):
-        spin(app, 0.05)
+        spin(0.05)
         stays = win.view.case.id if win.view is not None else None
         t0 = time.perf_counter()
         QTest.keyClick(win, Qt.Key.Key_Return, ctrl)
         app.processEvents()
         out["confirm"].append(time.perf_counter() - t0)
         assert win.view is not None and win.view.case.id == stays
-        spin(app, 0.05)
+        spin(0.05)
         on_screen, ready_at, back = step(Qt.Key.Key_Return)
         out["done"].append(on_screen)
         out["done_ready"].append(ready_at)
@@ -601,7 +585,7 @@ def child_dataset(side: str, data: Path, steps: int) -> dict[str, Any]:
 
 
 def child_nested(side: str, data: Path, n: int) -> dict[str, Any]:
-    app = _app()
+    _app()
     path = data / f"nested{n}.case.json"
     if side == "base":
         from PySide6.QtWidgets import QTextBrowser
@@ -610,7 +594,7 @@ def child_nested(side: str, data: Path, n: int) -> dict[str, Any]:
         view = QTextBrowser()
         view.resize(640, 700)
         view.show()
-        spin(app, 0.2)
+        spin(0.2)
         t0 = time.perf_counter()
         view.setMarkdown(answer)
         view.viewport().repaint()
@@ -618,11 +602,11 @@ def child_nested(side: str, data: Path, n: int) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     path = fresh_copy(path)
     win = make_window(folder)
-    spin(app, 1.0)  # a running window: its start-up work done
+    spin(1.0)  # a running window: its start-up work done
     watch = PaintWatch(win.answer.viewport(), lambda: win.view is not None)
     t0 = time.perf_counter()
     win.open_path(str(path))
-    wait_until(app, watch.done)
+    wait_until(watch.done)
     out = {"show": watch.at - t0}  # type: ignore[operator]
     win.close()
     return out

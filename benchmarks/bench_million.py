@@ -34,6 +34,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from _timing import spin, wait_until  # noqa: E402
 
 TICK_MS = 5
 
@@ -65,24 +66,6 @@ class Ticks:
         self.timer.stop()
         self.times.append(time.perf_counter())
         return max(b - a for a, b in zip(self.times, self.times[1:], strict=False))
-
-
-def wait_until(app: Any, done: Any, timeout: float = 1800.0) -> None:
-    from PySide6.QtCore import QEventLoop
-
-    end = time.perf_counter() + timeout
-    while not done():
-        if time.perf_counter() > end:
-            raise SystemExit("timed out")
-        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 5)
-
-
-def spin(app: Any, seconds: float) -> None:
-    from PySide6.QtCore import QEventLoop
-
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 5)
 
 
 class PaintWatch:
@@ -147,9 +130,9 @@ def child_first(data: Path, folder: Path) -> dict[str, Any]:
     then mark the first 3 cases done (for the reopen)."""
     from citeview.session.model import CaseReview, ReviewState
 
-    app = _app()
+    _app()
     win = make_window(folder)
-    spin(app, 1.0)
+    spin(1.0)
     made = {"at": None}
     win.opener.sessionMade.connect(lambda: made.__setitem__("at", time.perf_counter()))
     painted = PaintWatch(win.answer.viewport(), lambda: shown_id(win) is not None)
@@ -157,13 +140,13 @@ def child_first(data: Path, folder: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     win.open_path(str(data))
     ticks.start()  # the window's own open call returned: the GUI thread is free from here
-    wait_until(app, lambda: painted.at is not None, 120)
+    wait_until(lambda: painted.at is not None, 120)
     assert painted.at is not None
     first = painted.at - t0
     started = time.perf_counter()
-    wait_until(app, lambda: made["at"] is not None)
+    wait_until(lambda: made["at"] is not None)
     assert made["at"] is not None
-    spin(app, 0.5)
+    spin(0.5)
     gap = ticks.stop()
     session = win.review_session.session
     assert session is not None
@@ -173,7 +156,7 @@ def child_first(data: Path, folder: Path) -> dict[str, Any]:
     out = {"first": first, "made": made["at"] - started, "made_total": made["at"] - t0,
            "gap": gap, "cases": len(session), "rss": rss_mb()}
     win.close()
-    spin(app, 0.2)
+    spin(0.2)
     return out
 
 
@@ -187,23 +170,23 @@ def child_reopen(data: Path, folder: Path) -> dict[str, Any]:
 
     app = _app()
     win = make_window(folder)
-    spin(app, 1.0)
+    spin(1.0)
     painted = PaintWatch(win.answer.viewport(), lambda: shown_id(win) is not None)
     ticks = Ticks()
     ticks.start()
     t0 = time.perf_counter()
     win.open_path(str(data))
-    wait_until(app, lambda: painted.at is not None, 300)
+    wait_until(lambda: painted.at is not None, 300)
     assert painted.at is not None
     reopen = painted.at - t0
     shown = shown_id(win)
-    spin(app, 1.0)
+    spin(1.0)
     gap = ticks.stop()
     # Go to Case: the dialog the window opens with Ctrl+G, keys typed into its box.
     assert win.state.dataset is not None
     dlg = dialogs.case_dialog(win, win.state.dataset)
     dlg.show()
-    spin(app, 0.3)
+    spin(0.3)
     edit = dlg.findChild(QLineEdit)
     target = f"case-{max(0, int(os.environ.get('BENCH_CASES', '1000')) - 877):07d}"
     per_key = []

@@ -152,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 check_demo_case(gui_args.case)
             if gui_args.file and not gui_args.demo:
                 # Exactly `citeview open FILE`: the input is read and checked before the
-                # window opens, so a missing, binary or unreadable file is a one-line error.
+                # window opens, so a missing, binary or unreadable file is a one-line error
+                # (a big JSONL file: its first record, see open.shown_by_first_record).
                 return open_file(gui_args.file, gui_args.case, not gui_args.no_advance)
             from citeview.gui.launch import run_gui
 

@@ -13,9 +13,13 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
+
+if TYPE_CHECKING:
+    from citeview.core.cases import Case
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -44,6 +48,21 @@ def samples_dir() -> Path:
 def load_sample(name: str) -> dict:
     """The JSON of ``tests/data/samples/<name>`` (a copy of the shared samples)."""
     return json.loads((SAMPLES / name).read_text(encoding="utf-8"))
+
+
+#: The source tree's demo (``resource_path`` may resolve to another checkout's resources).
+DEMO = Path(__file__).parent.parent / "resources" / "demo" / "demo.jsonl"
+
+
+def demo_case(case_id: str) -> Case:
+    """Case ``case_id`` of the source tree's demo."""
+    from citeview.core.inputs import load_input
+
+    ds = load_input(str(DEMO))
+    try:
+        return next(c for c in ds.iter_cases() if c.id == case_id)
+    finally:
+        ds.close()
 
 
 # --------------------------------------------------------------------------- real pipes

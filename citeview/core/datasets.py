@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from citeview.core.cases import Case
+from citeview.core.chunks import line_chunk
 from citeview.core.errors import InputError
 from citeview.core.files import (
     MAX_JSON_DEPTH,
@@ -122,6 +123,12 @@ class Dataset:
     def close(self) -> None:
         """Release what the dataset holds open (a session's database); nothing by default."""
 
+    def stale(self) -> bool:
+        """Whether the input changed since it was read, so that what this dataset reads of it
+        now may be another version's records (a JSONL file's index). Never for cases held in
+        memory: the default."""
+        return False
+
     def iter_cases(self) -> Iterator[Case]:
         """Every case in order (subclasses may read faster than ``get`` one by one)."""
         return (self.get(i) for i in range(len(self)))
@@ -161,6 +168,19 @@ class ListDataset(Dataset):
         return self.cases[index]
 
 
+FileIdentity = tuple[int, int, int]
+
+
+def file_identity(path: str) -> FileIdentity | None:
+    """What tells one version of file ``path`` from another: its size, modification time (ns)
+    and inode (a file replaced by a rename); None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 class JsonlDataset(Dataset):
     """A JSONL file: line offsets and ids are indexed once; a record is parsed when asked for.
 
@@ -183,6 +203,9 @@ class JsonlDataset(Dataset):
         self._ids: list[str] = []
         self._lineno = 0
         self._cache: OrderedDict[int, Case] = OrderedDict()
+        # The file as it was read (before reading: a change meanwhile is seen); a file's
+        # records are read again by offset, so its index holds while the file keeps this.
+        self._identity = None if stream else file_identity(path)
         # An indexed file is indexed at once; ``deferred``, by its first reader instead:
         # iter_case_texts indexes it as it copies it into a session (one read and one parse a
         # record), anything else by _index_file first (errors are then met on first use).
@@ -203,6 +226,7 @@ class JsonlDataset(Dataset):
         if self._unindexed:
             assert self.path is not None
             self._reset_index()
+            self._identity = file_identity(self.path)
             self._index_file(self.path)
             self._ids_cache = _unique_index(self._ids, self.name, self._lines)
             self._unindexed = False
@@ -281,6 +305,13 @@ class JsonlDataset(Dataset):
     def indexed(self) -> bool:
         """Whether the file is indexed yet (a deferred dataset is not until its first use)."""
         return not self._unindexed
+
+    def stale(self) -> bool:
+        """Whether the file changed (size, modification time or inode), or went, since it was
+        read: since it was indexed, or, not indexed yet, since this dataset was made. Its
+        offsets may then point into other records (a read fails as invalid JSON, or gives
+        another case). Never for data read from a stream (held in memory)."""
+        return self.path is not None and file_identity(self.path) != self._identity
 
     def case_ids(self) -> list[str]:
         self._indexed()
@@ -363,6 +394,7 @@ class JsonlDataset(Dataset):
         parsed once, its offset, line and id kept as :meth:`_index_file` keeps them."""
         assert self.path is not None
         self._reset_index()
+        self._identity = file_identity(self.path)
         limit = max_input_bytes()
         seen: dict[str, int] = {}
         offsets, lines, ids = self._offsets, self._lines, self._ids
@@ -494,6 +526,50 @@ class JsonlDataset(Dataset):
             raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
         if batch:
             yield batch
+
+    def part_batches(self, part: int, parts: int, size: int
+                     ) -> Iterator[list[tuple[str, bytes | str | Case]] | None]:
+        """Chunks ``part``, ``part + parts``, ... of the file (:func:`line_chunk`, ``size``
+        bytes each) as :meth:`copy_batches` gives their records, one list a chunk, so ``parts``
+        readers share the file (issue 26). Yields None, and stops, at a record this cannot take
+        alone (no id of its own, an error, a line past the limit): the caller reads the file
+        with :meth:`copy_batches` instead, for its id or message. Duplicate ids across chunks
+        are the caller's to catch (the session's key)."""
+        assert self.path is not None
+        limit = max_input_bytes()
+        unnamed = f"{self._stem}#0"  # (record numbers start at 1: this id means "none given")
+        try:
+            with open(self.path, "rb") as fh:
+                file_size = os.fstat(fh.fileno()).st_size
+                index = part
+                while (lines := line_chunk(fh, index, size, file_size, limit)) is not None:
+                    if index == 0 and lines:
+                        lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
+                    rows: list[tuple[str, bytes | str | Case]] = []
+                    for line in lines:
+                        if not line or line.isspace():
+                            continue
+                        if line[:1] == b"{" and b"\x00" not in line:
+                            found = _plain_line(line)
+                            if found is not None:
+                                cid, text, stop = found
+                                rows.append((cid, line if stop == len(text) else text[:stop]))
+                                continue
+                        try:
+                            cid = self._line_id(line, 0, 0)
+                            if cid == unnamed:
+                                yield None
+                                return
+                            rows.append((cid, self._text_of(cid, 0, line + b"\n")))
+                        except InputError:
+                            yield None
+                            return
+                    yield rows
+                    index += parts
+                if index < -(-file_size // size):  # a line past the limit, not the end
+                    yield None
+        except OSError as err:
+            raise InputError(f"{self.path}: cannot read ({err.strerror or err})") from None
 
     def _case_text(self, index: int, line: bytes) -> tuple[str, str | Case]:
         cid = self._ids[index]

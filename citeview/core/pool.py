@@ -11,7 +11,11 @@ new workers for ever and waited on the lost batch (a hang that kept the CPU busy
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -50,7 +54,8 @@ def ordered_map(work: Callable[[list[_T]], list[_R]], items: Iterable[_T], jobs:
     ``initializer(*initargs)``), yielding the results in input order. ``work`` and
     ``initializer`` must be module-level functions (a spawned worker imports them)."""
     ctx = multiprocessing.get_context(start_method())
-    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=initializer, initargs=initargs)
+    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_start_worker,
+                               initargs=(os.getpid(), initializer, initargs))
     try:
         window: deque[Future[list[_R]]] = deque()
         for chunk in batches(items, batch):
@@ -62,5 +67,23 @@ def ordered_map(work: Callable[[list[_T]], list[_R]], items: Iterable[_T], jobs:
     finally:  # (also when the caller stops early: batches not started are dropped)
         pool.shutdown(wait=True, cancel_futures=True)
 
+
+def _start_worker(parent: int, initializer: Callable[..., object] | None,
+                  initargs: tuple[Any, ...]) -> None:
+    """A worker's set-up: it ends when the process that started it is gone (killed, say: a
+    forked worker holds the task pipe's other end too, so it would wait on it for ever)."""
+    threading.Thread(target=_exit_with, args=(parent,), name="citeview-pool-parent",
+                     daemon=True).start()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _exit_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os.kill(os.getpid(), signal.SIGTERM)  # (ends the process, whatever its main thread waits on)
+
+
+PARENT_CHECK_SECONDS = 1.0
 
 __all__ = ["BrokenProcessPool", "batches", "ordered_map", "start_method"]

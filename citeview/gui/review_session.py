@@ -53,7 +53,7 @@ class Made:
     """A session made in the worker: where, from which cases, the input's stamp when read,
     and the case ids in order with each one's position. ``cases`` is None (and so are the
     ids) when another process read the input: this one never indexed it, and the session
-    answers by query as when it is reopened."""
+    answers by query as when it is reopened (its count stored with its cases)."""
 
     path: str
     cases: Dataset | None
@@ -209,14 +209,14 @@ class ReviewSession(QObject):
         if self.sessions.exists(path):
             return False
         source = os.path.abspath(input_path)
-
-        read_at = location.input_stamp(input_path)  # as ``dataset`` was read (its index)
+        read = [dataset]  # what was read of the input (and the whole input, once read)
 
         def make() -> Made:
             stamp = location.input_stamp(input_path)  # before reading: a change after is seen
-            if whole is None and stamp != read_at:
+            if whole is None and dataset.stale():
                 raise _InputChanged  # what was indexed is not in the file any more
             cases = whole() if whole is not None else dataset
+            read.append(cases)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             self.sessions.create_file(path, cases, source=source)
             if isinstance(cases, JsonlDataset) and not cases.indexed:
@@ -226,13 +226,12 @@ class ReviewSession(QObject):
             return Made(path, cases, stamp, ids, {cid: i for i, cid in enumerate(ids)})
 
         def made(result: Made) -> None:
+            self.label.setText("")  # (the session's name once it is attached)
             cases = result.cases
             try:
                 session = self.sessions.open(result.path, annotator=self.annotator)
                 if result.ids is not None and result.positions is not None:
                     session.adopt_case_ids(result.ids, result.positions)
-                else:
-                    session.adopt_made_count()
                 location.stamp_session(session, result.stamp)
             except InputError as err:
                 message.error(str(err))
@@ -243,7 +242,8 @@ class ReviewSession(QObject):
             ready(session, cases)
 
         def failed(err: Exception) -> None:
-            if isinstance(err, _InputChanged) or location.input_stamp(input_path) != read_at:
+            self.label.setText("")
+            if isinstance(err, _InputChanged) or any(d.stale() for d in read):
                 # Rewritten while it was read (a stale index reads broken records): not a
                 # fault of the file; its session is made again from what it is now.
                 message.info(f"{os.path.basename(input_path)} changed while its review session "
@@ -258,6 +258,11 @@ class ReviewSession(QObject):
         # Started once the first case is shown: copying every case must not slow down the
         # first paint (the copy holds the GIL now and then).
         self._start_later = op
+        # Said where the session's name goes: a big input takes seconds, and until then the
+        # review keys do nothing.
+        self.label.setText("making the review session\u2026")
+        self.label.set_detail("Every case of the input is copied into its review session file; "
+                              "the review keys work once it is made.")
         return True
 
     def start_making(self) -> None:

@@ -7,7 +7,8 @@
 - Others' committed changes arrive live: :class:`QtLiveFeed` runs the server's ``LISTEN`` on a
   thread of its own (:class:`~citeview.session.live.LiveFeed`) and posts each change to the GUI
   thread through a queued signal, where the store tells its subscribers (views repaint). A
-  lead's window shows each annotator's progress (:class:`QtTeamProgress`).
+  lead's window shows each annotator's progress, asked of the store once per burst of
+  changes (:meth:`~citeview.session.protocol.ReviewStore.annotator_progress`: one query).
 - Closing with edits waiting says so; they stay in the outbox for the next start.
 """
 
@@ -23,9 +24,8 @@ from citeview.gui import dialogs, message
 from citeview.gui.untrusted import safe_title
 from citeview.session.events import CasesAdded, Change
 from citeview.session.live import Heard, LiveFeed
-from citeview.session.model import ReviewState
+from citeview.session.model import ReviewTally
 from citeview.session.outbox import OutboxStatus, OutboxStore
-from citeview.session.protocol import ReviewStore
 from citeview.session.routed import NO_MORE, RoutedStore, reviewer_counts, takes_handouts
 from citeview.session.team_client import AHEAD
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 RETRY_MS = 3000  # offline: how often the server is tried again
 RENEW_MS = 20_000  # how often the reviewer's leases are renewed and topped up to K ahead
 PROGRESS_MS = 500  # the lead's progress is counted at most this often
+REPAINT_ROWS = 64  # past this many cases whose reviewers moved, the whole column is repainted
 
 
 class QtLiveFeed(QObject):
@@ -55,20 +56,8 @@ class QtLiveFeed(QObject):
         self.feed.stop()
 
 
-def team_progress(store: ReviewStore) -> dict[str, tuple[int, int]]:
-    """Per annotator: (cases done, cases started), from the reviews the store lets one read
-    (a lead reads everyone's)."""
-    found: dict[str, tuple[int, int]] = {}
-    for r in store.reviews():
-        if not r.annotator:
-            continue
-        done, started = found.get(r.annotator, (0, 0))
-        found[r.annotator] = (done + (r.state is ReviewState.DONE),
-                              started + (r.state is ReviewState.IN_PROGRESS))
-    return found
-
-
-def progress_text(progress: dict[str, tuple[int, int]]) -> str:
+def progress_text(progress: dict[str, ReviewTally]) -> str:
+    """Each annotator's progress, by name."""
     return " · ".join(f"{who}: {done} done, {started} in progress"
                       for who, (done, started) in sorted(progress.items()))
 
@@ -87,6 +76,8 @@ class QtTeamLink(QObject):
         self.store: OutboxStore | None = None
         self._cases_model = cases_model
         self._counts: dict[str, int] = {}
+        # What the label shows: (each annotator's progress, whose window it is).
+        self._progress: tuple[dict[str, ReviewTally], str] | None = None
         # A routed project: what is left for this reviewer ("no more cases for you").
         self.routing_label = QLabel()
         self.routing_label.setObjectName("teamRouting")
@@ -156,6 +147,7 @@ class QtTeamLink(QObject):
         self.progress_label.hide()
         self.routing_label.hide()
         self._counts = {}
+        self._progress = None
         if self._cases_model is not None:
             self._cases_model.reviewers_of = None
 
@@ -266,6 +258,24 @@ class QtTeamLink(QObject):
         if not self._count.isActive():
             self._count.start()
 
+    def _show_reviewers(self, store: OutboxStore, moved: list[str]) -> None:
+        """The case list's rows whose count of reviewers moved are painted again (the whole
+        column at once when many did)."""
+        model = self._cases_model
+        if model is None or not model.rowCount() or not moved:
+            return
+        last = model.rowCount() - 1
+        if len(moved) > REPAINT_ROWS:
+            model.dataChanged.emit(model.index(0, 2), model.index(last, 2))
+            return
+        for cid in moved:
+            try:
+                row = store.index_of(cid)
+            except KeyError:
+                continue  # not a case of the list (yet)
+            if 0 <= row <= last:
+                model.dataChanged.emit(model.index(row, 2), model.index(row, 2))
+
     def show_progress(self) -> None:
         """Each annotator's progress, as far as this window may read it (a lead: everyone)."""
         store = self.store
@@ -274,18 +284,18 @@ class QtTeamLink(QObject):
         if self._cases_model is not None and self._cases_model.reviewers_of is not None:
             counts = reviewer_counts(store)
             if counts is not None and counts != self._counts:
-                self._counts = counts
-                model = self._cases_model
-                if model.rowCount():
-                    model.dataChanged.emit(model.index(0, 2),
-                                           model.index(model.rowCount() - 1, 2))
-        progress = team_progress(store)
-        others = {who for who in progress if who != store.annotator}
-        if not others:
+                old, self._counts = self._counts, counts
+                self._show_reviewers(store, [cid for cid in old.keys() | counts.keys()
+                                             if old.get(cid, 0) != counts.get(cid, 0)])
+        progress = store.annotator_progress()  # one query per burst of changes
+        if (progress, store.annotator) == self._progress:
+            return  # nobody's count moved: the label stays as it is
+        self._progress = (progress, store.annotator)
+        if not any(who != store.annotator for who in progress):
             self.progress_label.hide()
             return
         self.progress_label.setText(progress_text(progress))
         self.progress_label.show()
 
 
-__all__ = ["QtLiveFeed", "QtTeamLink", "progress_text", "team_progress"]
+__all__ = ["QtLiveFeed", "QtTeamLink", "progress_text"]

@@ -18,6 +18,8 @@ went wrong, or nothing.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import pickle
@@ -25,25 +27,31 @@ import struct
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any, cast
 
 import citeview
 from citeview.core.cases import Case
 from citeview.core.datasets import JsonlDataset
 from citeview.core.errors import InputError
-from citeview.session.errors import SessionError
+from citeview.session.errors import DuplicateCaseIds, SessionError
 from citeview.session.jsonio import dumps_json
 
 #: A deferred JSONL dataset at least this big is read in a child process.
 PROCESS_BYTES = 32 << 20
 BATCH = 500  # rows a frame carries (about 0.5 MB of 1 KB cases)
+PARTS = 2  # readers sharing a file by chunks
+PART_CHUNK = 256 << 10  # bytes of the file a chunk covers (its frame fits a widened pipe)
+PIPE_BYTES = 1 << 20  # Linux's default most for an unprivileged process
 _HEAD = struct.Struct("<Q")
-# The children's programs (not ``-m``: the session package imports this module first).
-_READER = ("import sys\nfrom citeview.session.copying import reader_main\n"
-           "sys.exit(reader_main(sys.argv[1:]))")
-_MAKER = ("import sys\nfrom citeview.session.copying import maker_main\n"
-          "sys.exit(maker_main(sys.argv[1:]))")
+# The children's programs (not ``-m``: the session package imports this module first). They
+# run a little below the window that starts them: three busy processes on two cores otherwise
+# delay the window's thread each time it wakes.
+_READER = ("import sys\nfrom citeview.session.copying import reader_main, lower\n"
+           "lower()\nsys.exit(reader_main(sys.argv[1:]))")
+_MAKER = ("import sys\nfrom citeview.session.copying import maker_main, lower\n"
+          "lower()\nsys.exit(maker_main(sys.argv[1:]))")
+NICE = 3
 
 
 def in_process(cases: JsonlDataset) -> bool:
@@ -60,33 +68,56 @@ def in_process(cases: JsonlDataset) -> bool:
 def make_in_processes(path: str, cases: JsonlDataset, meta: dict[str, Any], *,
                       overwrite: bool) -> None:
     """Make the session file ``path`` (as :meth:`SessionFile.make_file` with ``fresh``) from
-    every record of ``cases``, read by a reader process and written by a maker process; this
-    thread waits without the interpreter lock. Errors as ``make_file``'s (one line)."""
+    every record of ``cases``, read by reader processes and written by a maker process; this
+    thread waits without the interpreter lock. Errors as ``make_file``'s (one line).
+
+    With two cores or more, two readers share the file by chunks (each parses half of it: the
+    parse is most of the work, the maker's writes the rest), and the maker takes their chunks in
+    file order. A record they cannot take alone (no id, an error) or ids repeated across
+    chunks send the work to one reader over the whole file, which says which line is wrong."""
     assert cases.path is not None
+    # (POSIX only: the maker is handed the readers' pipes by number.)
+    if (os.cpu_count() or 1) > 1 and os.name == "posix" and _make(
+            path, cases.path, meta, overwrite, PARTS):
+        return
+    _make(path, cases.path, meta, overwrite, 1)
+
+
+def _make(path: str, source: str, meta: dict[str, Any], overwrite: bool, parts: int) -> bool:
+    """One attempt of :func:`make_in_processes` with ``parts`` readers (1: one reader over the
+    whole file); False when ``parts`` readers could not take the file (nothing is left)."""
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(citeview.__file__)))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (package_root, env.get("PYTHONPATH", "")) if p)
     started: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryFile() as reader_err, tempfile.TemporaryFile() as maker_err:
-        rows_out, rows_in = os.pipe()
+        pipes = [os.pipe() for _ in range(parts)]
         try:
             try:
-                started.append(subprocess.Popen(
-                    [sys.executable, "-P", "-c", _READER, cases.path], stdin=subprocess.DEVNULL,
-                    stdout=rows_in, stderr=reader_err, env=env))
+                for part, (_, rows_in) in enumerate(pipes):
+                    _widen(rows_in)
+                    started.append(subprocess.Popen(
+                        [sys.executable, "-P", "-c", _READER, source,
+                         *([str(part), str(parts), str(PART_CHUNK)] if parts > 1 else [])],
+                        stdin=subprocess.DEVNULL, stdout=rows_in, stderr=reader_err, env=env))
+                ends = [rows_out for rows_out, _ in pipes]
                 started.append(subprocess.Popen(
                     [sys.executable, "-P", "-c", _MAKER, path, json.dumps(meta),
-                     "overwrite" if overwrite else ""], stdin=rows_out,
-                    stdout=subprocess.PIPE, stderr=maker_err, env=env))
+                     "overwrite" if overwrite else "",
+                     *([",".join(map(str, ends))] if parts > 1 else [])],
+                    stdin=ends[0] if parts == 1 else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE, stderr=maker_err, env=env, pass_fds=ends))
             finally:
-                os.close(rows_in)
-                os.close(rows_out)
-            reader, maker = started
+                for fds in pipes:
+                    for fd in fds:
+                        os.close(fd)
+            *readers, maker = started
             said, _ = maker.communicate()
-            if reader.poll() is None and maker.returncode != 0:
-                reader.kill()  # (the maker stopped: nobody reads the rows)
-            reader.wait()
+            for reader in readers:
+                if reader.poll() is None and maker.returncode != 0:
+                    reader.kill()  # (the maker stopped: nobody reads the rows)
+                reader.wait()
         finally:
             for proc in started:
                 if proc.poll() is None:
@@ -95,13 +126,28 @@ def make_in_processes(path: str, cases: JsonlDataset, meta: dict[str, Any], *,
         lines = said.decode("utf-8", "replace").strip().splitlines()
         told = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else None
         if maker.returncode == 0 and told == {}:
-            return
+            return True
+        if isinstance(told, dict) and told.get("alone"):
+            return False
         if isinstance(told, dict) and isinstance(told.get("error"), str):
             raise (SessionError if told.get("session") else InputError)(told["error"])
         maker_err.seek(0)
         last = maker_err.read().decode("utf-8", "replace").strip().splitlines()
     raise SessionError(f"{path}: cannot create session (the process making it stopped: exit "
                        f"{maker.returncode}{': ' + last[-1] if last else ''})")
+
+
+def _widen(fd: int) -> None:
+    """Let the pipe ``fd`` hold a whole chunk's frame or more (Linux; elsewhere the default):
+    a reader then parses its next chunk while the maker still writes the other reader's."""
+    with contextlib.suppress(OSError, ImportError):
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+
+
+class _Alone(Exception):
+    """The readers sharing the file met what one reader over the whole file must take."""
 
 
 def _frames(stream: IO[bytes], path: str) -> Iterator[tuple[str, bytes | str]]:
@@ -122,29 +168,65 @@ def _frames(stream: IO[bytes], path: str) -> Iterator[tuple[str, bytes | str]]:
             return
 
 
+def _chunk_frames(streams: Sequence[IO[bytes]], path: str) -> Iterator[tuple[str, bytes | str]]:
+    """The rows the readers sharing the file by chunks send on ``streams`` (reader ``k`` has
+    chunks ``k``, ``k + len(streams)``, ...), in file order; :class:`_Alone` when one meets a
+    record it cannot take."""
+    for index in itertools.count():
+        stream = streams[index % len(streams)]
+        head = stream.read(_HEAD.size)
+        body = stream.read(_HEAD.unpack(head)[0]) if len(head) == _HEAD.size else b""
+        if not body:
+            raise SessionError(f"{path}: cannot create session (the process reading the input "
+                               "stopped before its end)")
+        kind, value = pickle.loads(body)  # noqa: S301  (the readers this module started)
+        if kind == "chunk":
+            yield from cast("list[tuple[str, bytes | str]]", value)
+        elif kind == "alone":
+            raise _Alone
+        elif kind == "error":
+            raise InputError(str(value))
+        else:
+            return
+
+
 def _send(out: IO[bytes], kind: str, value: object) -> None:
     body = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
     out.write(_HEAD.pack(len(body)))
     out.write(body)
 
 
+def lower() -> None:
+    """This process a little below its parent's priority (:data:`NICE`), where it can be."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(NICE)
+
+
 def reader_main(argv: list[str]) -> int:
     """The reader: every record of the JSONL file ``argv[0]`` sent as rows on standard
-    output."""
+    output; with ``argv[1:4]`` (``part``, ``parts``, the chunks' size), the records of its
+    chunks only, a frame a chunk."""
     out = sys.stdout.buffer
     dataset = JsonlDataset(argv[0], indexed=True, deferred=True)
     count = 0
     try:
         try:
-            for batch in dataset.copy_batches(BATCH):
-                rows = [(cid, dumps_json(row.to_dict()) if isinstance(row, Case) else row)
-                        for cid, row in batch]
-                _send(out, "rows", rows)
-                count += len(rows)
+            if len(argv) > 1:
+                for chunk in dataset.part_batches(int(argv[1]), int(argv[2]), int(argv[3])):
+                    if chunk is None:
+                        _send(out, "alone", "")
+                        break
+                    _send(out, "chunk", _rows(chunk))
+                else:
+                    _send(out, "done", 0)
+            else:
+                for batch in dataset.copy_batches(BATCH):
+                    rows = _rows(batch)
+                    _send(out, "rows", rows)
+                    count += len(rows)
+                _send(out, "done", count)
         except InputError as err:
             _send(out, "error", str(err))
-        else:
-            _send(out, "done", count)
         out.flush()
     except BrokenPipeError:  # the maker stopped (and says why); nothing more to flush
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -152,16 +234,34 @@ def reader_main(argv: list[str]) -> int:
     return 0
 
 
+def _rows(batch: list[tuple[str, bytes | str | Case]]) -> list[tuple[str, bytes | str]]:
+    return [(cid, dumps_json(row.to_dict()) if isinstance(row, Case) else row)
+            for cid, row in batch]
+
+
 def maker_main(argv: list[str]) -> int:
     """The maker: the session file ``argv[0]`` with meta ``argv[1]`` (JSON) from the rows on
-    standard input; ``argv[2]`` says whether it may replace a file. Prints ``{}`` once it is
-    in place, or the error."""
+    standard input, or with ``argv[3]`` from the readers' pipes it names (file descriptors,
+    comma-separated, in chunk order); ``argv[2]`` says whether it may replace a file. Prints
+    ``{}`` once it is in place, ``{"alone": true}`` when the readers sharing the file could not
+    take it (nothing is left), or the error."""
     from citeview.session.store_file import SessionFile
 
     path, meta = argv[0], json.loads(argv[1])
+    shared = len(argv) > 3
+    if shared:
+        streams = [os.fdopen(int(fd), "rb") for fd in argv[3].split(",")]
+        rows = _chunk_frames(streams, path)
+    else:
+        rows = _frames(sys.stdin.buffer, path)
     try:
-        SessionFile.make_file(path, meta, _frames(sys.stdin.buffer, path),
-                              overwrite=argv[2] == "overwrite", fresh=True)
+        SessionFile.make_file(path, meta, rows, overwrite=argv[2] == "overwrite", fresh=True)
+    except (_Alone, DuplicateCaseIds) as err:
+        if shared:  # (one reader over the file says which lines hold the same id)
+            print(json.dumps({"alone": True}))
+            return 3
+        print(json.dumps({"error": str(err), "session": True}))
+        return 2
     except InputError as err:
         print(json.dumps({"error": str(err), "session": isinstance(err, SessionError)}))
         return 2

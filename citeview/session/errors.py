@@ -37,6 +37,10 @@ class SessionWriteError(SessionError):
     every earlier change is."""
 
 
+class DuplicateCaseIds(SessionError):
+    """Two cases of a new session's input have one id."""
+
+
 class ServerUnreachable(SessionError):
     """The server holding a team project cannot be reached now (refused, dropped, timed out):
     a change can wait in the outbox (:mod:`citeview.session.outbox`) and be sent later."""

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from citeview.core.datasets import Dataset
+from citeview.core.datasets import Dataset, file_identity
 from citeview.core.inputs import SESSION_SUFFIX
 from citeview.resource_files import resource_root
 from citeview.session.protocol import ReviewStore, SessionBackend
@@ -82,11 +82,8 @@ SOURCE_STAMP = "source_stamp"
 
 def input_stamp(input_path: str) -> list[int] | None:
     """The input's size and modification time (ns), or None when it cannot be read."""
-    try:
-        st = os.stat(input_path)
-    except OSError:
-        return None
-    return [st.st_size, st.st_mtime_ns]
+    identity = file_identity(input_path)
+    return None if identity is None else [identity[0], identity[1]]
 
 
 def stamp_session(session: ReviewStore, stamp: list[int] | None) -> None:

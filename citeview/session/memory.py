@@ -46,9 +46,11 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
+    ReviewTally,
     index_not_done,
     now_iso,
     prefix_forms,
+    tally_reviews,
 )
 from citeview.session.protocol import (
     ReviewStore,
@@ -267,9 +269,6 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites, RowReads):
     def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
         """Nothing to keep: the ids are in memory already."""
 
-    def adopt_made_count(self) -> None:
-        """Nothing to keep: the ids are in memory already."""
-
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         ordered = sorted(self._rows.cases)
         found: set[str] = set()
@@ -396,6 +395,10 @@ class MemorySession(StoredSettings, AnalysingStore, RowWrites, RowReads):
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         who = self.annotator if annotator is None else annotator
         return {cid: r.state for (cid, a), r in self._rows.reviews.items() if a == who}
+
+    def annotator_progress(self) -> dict[str, ReviewTally]:
+        cases = self._rows.cases
+        return tally_reviews(r for r in self._rows.reviews.values() if r.case_id in cases)
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
         return index_not_done(self.case_ids(), self.states(annotator))

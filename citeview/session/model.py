@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from citeview.core.analysis import (
     AnalysedCase,
@@ -84,6 +84,25 @@ def index_not_done(ids: Iterable[str], states: Mapping[str, ReviewState]) -> int
     """Index in ``ids`` of the first case ``states`` does not have done (where to resume)."""
     return next((i for i, cid in enumerate(ids) if states.get(cid) is not ReviewState.DONE),
                 None)
+
+
+class ReviewTally(NamedTuple):
+    """One annotator's cases by review state: what a team's progress shows of them."""
+
+    done: int
+    in_progress: int
+
+
+def tally_reviews(reviews: Iterable[CaseReview]) -> dict[str, ReviewTally]:
+    """Per annotator of ``reviews`` (a review without one is nobody's): cases done and in
+    progress; an annotator with only reviews not started counts (0, 0)."""
+    found: dict[str, ReviewTally] = {}
+    for r in reviews:
+        if r.annotator:
+            done, started = found.get(r.annotator, (0, 0))
+            found[r.annotator] = ReviewTally(done + (r.state is ReviewState.DONE),
+                                             started + (r.state is ReviewState.IN_PROGRESS))
+    return found
 
 
 def now_iso() -> str:

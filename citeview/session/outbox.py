@@ -45,6 +45,7 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
+    ReviewTally,
     now_iso,
     prefix_forms,
 )
@@ -804,9 +805,6 @@ class OutboxStore(RowWrites, RowReads):
     def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
         """Nothing to keep: the server lists its own ids."""
 
-    def adopt_made_count(self) -> None:
-        """Nothing to keep: the server counts its own cases."""
-
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         def offline() -> list[str]:
             forms = prefix_forms(prefix)
@@ -896,6 +894,10 @@ class OutboxStore(RowWrites, RowReads):
 
     def states(self, annotator: str | None = None) -> dict[str, ReviewState]:
         return self.ask(lambda s: s.states(annotator), lambda: self._mirror.states(annotator))
+
+    def annotator_progress(self) -> dict[str, ReviewTally]:
+        """The server's count; offline, the copy's (this reviewer's own reviews)."""
+        return self.ask(lambda s: s.annotator_progress(), self._mirror.annotator_progress)
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
         def offline() -> int | None:

@@ -19,20 +19,25 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from citeview.core.batchgc import collect_less
 from citeview.core.errors import InputError
 from citeview.core.policy import Policy
+from citeview.core.pool import ordered_map
 from citeview.session.errors import SessionError, read_errors
 from citeview.session.files import connect
 from citeview.session.migrations import SCHEMA_VERSION, user_version
 from citeview.session.rows import (
     analysed_once,
     base_rows,
+    default_jobs,
     iter_case_ids,
     rows_key,
     rows_text,
@@ -72,40 +77,44 @@ def _pieces(session: Session) -> Iterator[list[str]]:
 
 
 def prefill(path: str, policy: Policy | None = None, *,
-            told: Callable[[Sizes, int], None] | None = None) -> int:
+            told: Callable[[Sizes, int], None] | None = None, jobs: int | None = 1) -> int:
     """Work out and store the export rows and item counts of every case of the session file
     ``path`` that lacks either (``policy``: default :func:`session_policy`); ``told(sizes,
     done)`` after each piece: the item counts it worked out, and how many cases are done so
-    far. Returns how many cases it worked out."""
+    far. With ``jobs`` > 1 (None: :func:`rows.default_jobs`, the CPUs for a big session) the
+    pieces are worked out in that many processes and this one stores them, in order. Returns
+    how many cases it worked out."""
     collect_less()
     worked = done = 0
     with Session.open(path, readonly=True) as session:
         if policy is None:
             policy = session_policy(session)
         key = rows_key(session, policy)
+        if jobs is None:
+            jobs = default_jobs(len(session))
         writer = connect(path, readonly=False)
         try:
             writer.execute("PRAGMA busy_timeout = 200")  # never hold the window's writes long
             writer.execute("PRAGMA synchronous = OFF")  # a cache: worked out again if lost
             if user_version(writer) != SCHEMA_VERSION:
                 return 0
-            for ids in _pieces(session):
-                with read_errors(session.path):
-                    have = _have(session.conn, ids, key)
-                datas = stored_cases(session, [cid for cid in ids if cid not in have])
-                rows: list[tuple[str, str, str]] = []
-                sizes: Sizes = {}
-                for cid in ids:
-                    if cid in have:
-                        continue
-                    try:
-                        analysed = analysed_once(session, cid, policy, datas.get(cid))
-                    except (SessionError, InputError):
-                        sizes[cid] = ()  # unreadable: nothing to judge (as the window counts)
-                        continue
-                    sizes[cid] = analysed.item_counts
-                    rows.append((cid, key, rows_text(base_rows(analysed, cid))))
-                done += len(ids)
+            sizes_of: deque[int] = deque()  # each piece's case count, as it is handed out
+
+            def todo() -> Iterator[list[str]]:
+                for ids in _pieces(session):
+                    with read_errors(session.path):
+                        have = _have(session.conn, ids, key)
+                    sizes_of.append(len(ids))
+                    yield [cid for cid in ids if cid not in have]
+
+            if jobs > 1:
+                results: Iterator[_Piece] = ordered_map(
+                    _work_pieces, todo(), jobs, batch=1, in_flight_per_job=2,
+                    initializer=_init_worker, initargs=(path, policy, key))
+            else:
+                results = (_work_piece(session, ids, policy, key) for ids in todo())
+            for rows, sizes in results:
+                done += sizes_of.popleft()
                 worked += len(sizes)
                 if sizes:
                     _store(writer, rows, sizes)
@@ -115,6 +124,38 @@ def prefill(path: str, policy: Policy | None = None, *,
             with contextlib.suppress(sqlite3.Error):
                 writer.close()
     return worked
+
+
+_Piece = tuple[list[tuple[str, str, str]], Sizes]  # (export rows to store, item counts)
+
+
+def _work_piece(session: Session, ids: list[str], policy: Policy, key: str) -> _Piece:
+    """The rows and item counts of the cases ``ids``, each analysed once."""
+    rows: list[tuple[str, str, str]] = []
+    sizes: Sizes = {}
+    datas = stored_cases(session, ids)  # (one query, not one a case)
+    for cid in ids:
+        try:
+            analysed = analysed_once(session, cid, policy, datas.get(cid))
+        except (SessionError, InputError):
+            sizes[cid] = ()  # unreadable: nothing to judge (as the window counts)
+            continue
+        sizes[cid] = analysed.item_counts
+        rows.append((cid, key, rows_text(base_rows(analysed, cid))))
+    return rows, sizes
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(path: str, policy: Policy, key: str) -> None:
+    collect_less()
+    _WORKER.update(session=Session.open(path, readonly=True), policy=policy, key=key)
+
+
+def _work_pieces(pieces: list[list[str]]) -> list[_Piece]:
+    w = _WORKER
+    return [_work_piece(w["session"], ids, w["policy"], w["key"]) for ids in pieces]
 
 
 def _store(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], sizes: Sizes) -> None:
@@ -149,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
 
     try:
-        prefill(args[0], told=told)
+        prefill(args[0], told=told, jobs=None)
     except (SessionError, sqlite3.Error, InputError) as err:
         print(f"citeview: background pass: {err}", file=sys.stderr)
         return 1
@@ -188,7 +229,8 @@ class BackgroundFill:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "citeview.session.prefill", path],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            bufsize=0)  # (a raw pipe: a read gives what is there, None when nothing is)
+            bufsize=0,  # (a raw pipe: a read gives what is there, None when nothing is)
+            start_new_session=os.name == "posix")  # (its workers in its group: stopped with it)
         assert self.process.stdout is not None
         self._out = self.process.stdout
         os.set_blocking(self._out.fileno(), False)
@@ -229,8 +271,12 @@ class BackgroundFill:
         return found
 
     def stop(self) -> None:
-        """End the process (what it stored stays; the rest is worked out next time)."""
+        """End the process and its workers (what it stored stays; the rest is worked out next
+        time)."""
         self.finished = True
+        if os.name == "posix":
+            with contextlib.suppress(OSError):
+                os.killpg(self.process.pid, signal.SIGTERM)
         if self.process.poll() is None:
             self.process.terminate()
             try:

@@ -23,6 +23,7 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
+    ReviewTally,
 )
 from citeview.session.protocol import Row, RowChange, check_row, row_event
 from citeview.session.records import (
@@ -144,6 +145,17 @@ class SessionAnnotations(SessionStats, RowWrites, RowReads):
         who = self.annotator if annotator is None else annotator
         return {cid: ReviewState(state) for cid, state in self.conn.execute(
             "SELECT case_id, state FROM reviews WHERE annotator = ?", (who,))}
+
+    @reading
+    def annotator_progress(self) -> dict[str, ReviewTally]:
+        """Per annotator: cases done and in progress (reviews of the session's cases), one
+        grouped query."""
+        return {str(who): ReviewTally(int(done), int(started)) for who, done, started in
+                self.conn.execute(
+                    "SELECT r.annotator, sum(r.state = ?), sum(r.state = ?) FROM reviews r "
+                    "CROSS JOIN cases c ON c.id = r.case_id WHERE r.annotator <> '' "
+                    "GROUP BY r.annotator", (ReviewState.DONE.value,
+                                             ReviewState.IN_PROGRESS.value))}
 
     @reading
     def first_not_done(self, annotator: str | None = None) -> int | None:

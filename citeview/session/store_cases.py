@@ -4,8 +4,9 @@ in order and parsed when asked for."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from citeview.core.cases import Case
 from citeview.core.errors import InputError
@@ -20,6 +21,7 @@ from citeview.session.events import (
 )
 from citeview.session.jsonio import dumps_json as _dumps
 from citeview.session.model import prefix_forms
+from citeview.session.settings import CASE_COUNT
 from citeview.session.store_file import SessionFile
 
 
@@ -41,11 +43,14 @@ class SessionCases(SessionFile):
                 # Positions 1..N (a session made whole): the ids come from their index, which
                 # holds each id with its position (tens of MB for a million cases), not from
                 # the table, whose rows hold every case's JSON (a GB).
-                ids = [""] * count
+                found: list[str | None] = [None] * count
                 for pos, cid in self.conn.execute("SELECT pos, id FROM cases ORDER BY id"):
-                    ids[pos - 1] = cid
-                self._ids = ids
-            else:
+                    found[pos - 1] = cid
+                if None not in found:
+                    self._ids = cast("list[str]", found)
+                else:  # a case taken out by hand (citeview never does): its stored count lied
+                    self._shape = (count - found.count(None), False)
+            if self._ids is None:
                 self._ids = [r[0] for r in self.conn.execute("SELECT id FROM cases ORDER BY pos")]
             self._positions = {cid: i for i, cid in enumerate(self._ids)}
         return self._ids
@@ -56,13 +61,19 @@ class SessionCases(SessionFile):
     @reading
     def _count_shape(self) -> tuple[int, bool]:
         if self._shape is None:
-            # Three statements: count(*) alone counts the entries of the smallest index (the
-            # ids'), min and max alone read one end of the primary key; together they were a
+            # Statements apart: min and max alone read one end of the primary key, count(*)
+            # alone counts the entries of the smallest index (the ids'); together they were a
             # scan of every case's row (0.4 s per 200,000 cases).
-            count = int(self.conn.execute("SELECT count(*) FROM cases").fetchone()[0])
             low = self.conn.execute("SELECT min(pos) FROM cases").fetchone()[0]
             high = self.conn.execute("SELECT max(pos) FROM cases").fetchone()[0]
-            self._shape = (count, not count or (low, high) == (1, count))
+            stored = self._meta_all().get(CASE_COUNT)
+            if type(stored) is int and stored > 0 and (low, high) == (1, stored):
+                # The count written with the cases, at positions 1..count still: no count(*)
+                # (tens of ms for a million cases, on the window's thread when it opens one).
+                self._shape = (stored, True)
+            else:  # a session made before the count was stored, or changed by hand
+                count = int(self.conn.execute("SELECT count(*) FROM cases").fetchone()[0])
+                self._shape = (count, not count or (low, high) == (1, count))
         return self._shape
 
     def __len__(self) -> int:
@@ -161,18 +172,6 @@ class SessionCases(SessionFile):
             self._ids, self._positions = ids, positions
             self._shape = (len(ids), True)
 
-    @reading
-    def adopt_made_count(self) -> None:
-        """This session was made just now (its cases at positions 1..N, none removed): its
-        count is its last position, one end of the primary key, not a ``count(*)`` over the
-        ids' index (tens of ms for a million cases on the thread that asks)."""
-        if self._ids is not None or self._shape is not None:
-            return
-        low = self.conn.execute("SELECT min(pos) FROM cases").fetchone()[0]
-        high = self.conn.execute("SELECT max(pos) FROM cases").fetchone()[0]
-        if low == 1 and isinstance(high, int):
-            self._shape = (high, True)
-
     def _positions_or_load(self) -> dict[str, int]:
         self._id_list()
         assert self._positions is not None
@@ -196,10 +195,15 @@ class SessionCases(SessionFile):
         if not new:
             return []
         rows = [(c.id, _dumps(c.to_dict())) for c in new]
-        self._write(lambda conn: conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)",
-                                                  rows))
+        count = str(len(have) + len(new))
+
+        def run(conn: sqlite3.Connection) -> None:
+            conn.executemany("INSERT INTO cases (id, data) VALUES (?, ?)", rows)
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (CASE_COUNT, count))
+        self._write(run)
         self._ids = self._positions = None
         self._shape = None
+        self._meta = None  # (its count)
         self._notify(CasesAdded())
         return [c.id for c in new]
 

@@ -33,6 +33,7 @@ from citeview.core.datasets import Dataset, JsonlDataset
 from citeview.core.markers import DEFAULT_FAMILIES
 from citeview.session import copying
 from citeview.session.errors import (
+    DuplicateCaseIds,
     ReadOnlySession,
     SessionError,
     SessionInUse,
@@ -69,7 +70,7 @@ from citeview.session.model import (
     now_iso,
 )
 from citeview.session.schema import harden
-from citeview.session.settings import StoredSettings
+from citeview.session.settings import CASE_COUNT, StoredSettings
 
 # Meta keys with a meaning; any other meta key (e.g. from an imported file) is kept as is.
 CASE_BATCH = 2000  # case rows a statement inserts when a session is made
@@ -246,12 +247,17 @@ class SessionFile(StoredSettings):
                         # In batches: each C call is short (a window's thread keeps the GIL
                         # moving) and memory is one batch, whatever the case count.
                         rows = iter(case_rows)
+                        count = 0
                         while batch := list(itertools.islice(rows, CASE_BATCH)):
                             conn.executemany(
                                 "INSERT INTO cases (id, data) VALUES (?, CAST(? AS TEXT))",
                                 batch)
+                            count += len(batch)
                     except sqlite3.IntegrityError:
-                        raise SessionError(f"{path}: duplicate case ids in the input") from None
+                        raise DuplicateCaseIds(f"{path}: duplicate case ids in the input") from None
+                    # Positions 1..count: the session knows its count when it is opened.
+                    conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                 (CASE_COUNT, str(count)))
                 if fill is not None:
                     fill(conn)
                 conn.execute("COMMIT")

@@ -149,3 +149,35 @@ def test_copying_once_refuses_what_the_index_refuses(tmp_path: Path, small_piece
     with input_limit(4096), pytest.raises(InputError, match=r"line 32: input too large"):
         Session.create_file(str(out), load_input(str(path), copy_once=True))
     assert not out.exists()
+
+
+def test_a_jsonl_dataset_knows_when_its_file_changed_since_it_was_read(tmp_path: Path) -> None:
+    """Its records are read again by offset: once the file is rewritten (grown, rewritten in
+    place at the same size, replaced by a rename, removed) the dataset says its index is
+    stale; one read from a stream never is, nor is an index made after the change."""
+    import os
+
+    path = write_dataset(tmp_path / "d.jsonl", 5)
+    whole = load_input(str(path))  # read whole, records read again by offset
+    deferred = JsonlDataset(str(path), indexed=True, deferred=True)
+    assert isinstance(whole, JsonlDataset) and not whole.stale() and not deferred.stale()
+    text = path.read_bytes()
+    path.write_bytes(text + json.dumps(make_case(5)).encode() + b"\n")  # grown
+    assert whole.stale() and deferred.stale()
+    again = load_input(str(path))
+    assert isinstance(again, JsonlDataset) and not again.stale() and len(again) == 6
+    deferred.case_ids()  # indexed now, after the change: it holds
+    assert not deferred.stale()
+    stat = path.stat()
+    path.write_bytes(text[:10].upper() + text[10:] + json.dumps(make_case(5)).encode() + b"\n")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))  # the same size, later
+    assert again.stale()
+    fresh = load_input(str(path))
+    moved = tmp_path / "new.jsonl"
+    moved.write_bytes(path.read_bytes())
+    os.utime(moved, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns))
+    os.replace(moved, path)  # the same size and time, another file
+    assert isinstance(fresh, JsonlDataset) and fresh.stale()
+    path.unlink()
+    assert JsonlDataset(str(tmp_path / "s.jsonl"), text, stream=True).stale() is False
+    assert deferred.stale()  # gone

@@ -73,3 +73,52 @@ def test_the_pool_asks_for_spawn_when_qt_is_loaded(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(sys.modules, "PySide6", types.ModuleType("PySide6"))
     assert list(ordered_map(_square_slowly, range(30), 2, batch=4)) == [x * x for x in range(30)]
     assert asked == ["spawn"]
+
+
+_KILLED_RUN = """
+import os, sys, time
+from citeview.core.pool import ordered_map
+def slow(batch):
+    time.sleep(0.2)
+    return batch
+results = ordered_map(slow, range(10000), 2, batch=1)
+next(results)
+print("running", flush=True)
+time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_workers_of_a_killed_run_end_with_it() -> None:
+    """A run killed outright (a window's background pass stopped, an export killed) leaves no
+    worker behind: a forked worker holds the task pipe's other end, so it never sees the pipe
+    close, and waited for ever."""
+    import signal
+    import subprocess
+
+    run = subprocess.Popen([sys.executable, "-c", _KILLED_RUN], stdout=subprocess.PIPE, text=True)
+    try:
+        assert run.stdout is not None and run.stdout.readline().strip() == "running"
+        workers = [int(p) for p in subprocess.run(["pgrep", "-P", str(run.pid)],
+                                                  capture_output=True, text=True).stdout.split()]
+        assert len(workers) == 2 and all(_alive(p) for p in workers)
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+        deadline = time.monotonic() + 15
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(p) for p in workers)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+        if run.stdout is not None:
+            run.stdout.close()

@@ -106,18 +106,10 @@ def test_prose_is_not_a_wild_form() -> None:
 
 
 def test_demo_has_a_case_with_every_wild_form() -> None:
-    from pathlib import Path
-
     from citeview.core.analysis import analyse
-    from citeview.core.inputs import load_input
+    from tests.conftest import demo_case
 
-    # The source tree's demo (resource_path may resolve to another checkout's resources).
-    ds = load_input(str(Path(__file__).parents[2] / "resources" / "demo" / "demo.jsonl"))
-    try:
-        case = next(c for c in ds.iter_cases() if c.id == "demo-wild-forms")
-    finally:
-        ds.close()
-    a = analyse(case)
+    a = analyse(demo_case("demo-wild-forms"))
     codes = {d.code for d in a.scan_diagnostics}
     assert {"CV111", "CV112", "CV108", "CV113", "CV114"} <= codes
     assert [c.recovered for c in a.citations] == [None, Recovery.MOJIBAKE, None]

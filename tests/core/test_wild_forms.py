@@ -163,13 +163,9 @@ def test_near_misses_repeated_at_length_are_read_whole(piece: str, n: int) -> No
 
 
 def test_the_demo_wild_case_shows_the_new_forms_and_strips_clean() -> None:
-    from citeview.core.inputs import load_input
+    from tests.conftest import demo_case
 
-    ds = load_input(str(Path(__file__).parents[2] / "resources" / "demo" / "demo.jsonl"))
-    try:
-        case = next(c for c in ds.iter_cases() if c.id == "demo-wild-forms")
-    finally:
-        ds.close()
+    case = demo_case("demo-wild-forms")
     r = scan(case.answer)
     assert {"CV115", "CV116", "CV117", "CV118"} <= {d.code for d in r.diagnostics}
     out = strip_clean(case.answer, r)

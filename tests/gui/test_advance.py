@@ -14,6 +14,7 @@ from citeview.gui.readback import is_settled
 from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.session.model import ReviewState
 from tests.gui.conftest import BACKENDS, THREE, backend_named
+from tests.gui.helpers import window_settings
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
 
@@ -29,11 +30,7 @@ SHIFT = Qt.KeyboardModifier.ShiftModifier
 
 
 def settings(tmp_path: Path, name: str | None = "ana", advance: bool = True) -> QSettings:
-    s = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    if name is not None:
-        s.setValue(ANNOTATOR_KEY, name)
-    s.setValue(ADVANCE_KEY, advance)
-    return s
+    return window_settings(tmp_path, name, advance)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings, Qt
 from citeview.cli import main
 from citeview.core.cases import Case
 from citeview.gui.readback import is_settled
-from citeview.gui.review_session import ANNOTATOR_KEY
+from tests.gui.helpers import window_settings
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
 
@@ -24,9 +24,7 @@ CITEDOC1 = Case("c", f"Floods come each spring citedoc1. The bridge opened in 19
 
 
 def settings(tmp_path: Path) -> QSettings:
-    s = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    s.setValue(ANNOTATOR_KEY, "ana")
-    return s
+    return window_settings(tmp_path, "ana")
 
 
 def test_citedoc1_verdict_in_the_window_lands_on_its_citation_in_export_and_lint(

@@ -12,23 +12,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import QEvent, QObject, Qt
 
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.gui import case_loader, opening
 from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled, view_state
+from tests.gui.helpers import cite, scroll_to_chip, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
 LINES = 20_000  # a source this long makes the case a big one (read in phases)
 CITATIONS = 600
 MISSING = 41  # the 0-based chip whose citation names a source the material lacks
-
-
-def cite(sid: str, loc: str) -> str:
-    return f"{START}cite{DELIMITER}{sid}{DELIMITER}{loc}{STOP}"
 
 
 def line_text(k: int) -> str:
@@ -58,16 +54,6 @@ def big_case(tmp_path: Path) -> Path:
         parts.append(f"Claim {i + 1} about remote work{cite(sid, f'L{cited_line(i)}')}.")
         parts.append("\n\n" if i % 10 == 9 else " ")
     return write_case(tmp_path / "big.case.json", parts)
-
-
-def window(qtbot, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings)
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
 
 
 class FirstAnswerPaint(QObject):
@@ -118,7 +104,7 @@ def held_material(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 def test_the_answer_with_its_chips_paints_before_the_source_and_the_tables(
         qtbot, tmp_path: Path, big_case: Path, held_material: threading.Event,
         early: bool) -> None:
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     first = FirstAnswerPaint(win, CITATIONS)
     assert win.open_path(str(big_case))
     qtbot.waitUntil(lambda: first.seen is not None, timeout=30_000)
@@ -143,27 +129,10 @@ def test_the_answer_with_its_chips_paints_before_the_source_and_the_tables(
     assert state["highlighted_text"] == line_text(cited_line(0))
 
 
-def scroll_to_chip(qtbot, win: MainWindow, index: int) -> None:  # type: ignore[no-untyped-def]
-    answer = win.answer
-    chip = answer.chip_range(index)
-    assert chip is not None
-    cursor = QTextCursor(answer.document())
-    cursor.setPosition(chip[0])
-    bar = answer.verticalScrollBar()
-
-    def there() -> bool:
-        bar.setValue(bar.value() + answer.cursorRect(cursor).center().y()
-                     - answer.viewport().height() // 2)
-        at = answer.chip_center(index)
-        return at is not None and answer.viewport().rect().contains(at)
-
-    qtbot.waitUntil(there, timeout=10_000)
-
-
 def test_a_chip_clicked_before_the_material_is_read_shows_its_span_once_it_is(
         qtbot, tmp_path: Path, big_case: Path, held_material: threading.Event,
         early: bool) -> None:
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     assert win.open_path(str(big_case))
     qtbot.waitUntil(lambda: win.answer.placed_chips() == CITATIONS, timeout=30_000)
     assert win.view is None  # the material is not read yet
@@ -193,7 +162,7 @@ def test_a_citation_only_the_analysis_recovers_gets_its_chip_when_the_case_is_bu
     parts = [f"Claim {i + 1}{cite('turn0file0', f'L{cited_line(i)}')}. " for i in range(40)]
     parts.insert(20, f"A claim written by hand{literal}. ")
     path = write_case(tmp_path / "recovered.case.json", parts)
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     assert win.open_path(str(path))
     qtbot.waitUntil(lambda: is_settled(win), timeout=60_000)
     assert win.answer.placed_chips() == 41
@@ -212,7 +181,7 @@ def test_a_file_whose_answer_was_drawn_but_that_is_no_case_is_told_and_not_shown
     text = big_case.read_text(encoding="utf-8")
     broken = tmp_path / "broken.case.json"
     broken.write_text(text[:-1] + ', "n": tru}', encoding="utf-8")
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     assert win.open_path(str(big_case))  # a case shown before
     qtbot.waitUntil(lambda: is_settled(win), timeout=60_000)
     win.open_path(str(broken))
@@ -233,7 +202,7 @@ def test_a_file_opened_while_a_big_one_is_read_is_the_one_shown(
                                  + ".", "tool_outputs": [
         f"Citation Marker: {START}cite{DELIMITER}turn0file0{STOP}\n\n[L1] remote work"]},
         ensure_ascii=False), encoding="utf-8")
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     assert win.open_path(str(big_case))  # its answer drawn; the file read after that paint
     assert win.answer.placed_chips() == CITATIONS
     assert win.open_path(str(small))  # asked for next: the big one is not opened over it

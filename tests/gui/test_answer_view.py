@@ -20,10 +20,7 @@ from citeview.gui.answer_render import (
 from citeview.gui.answer_view import AnswerView, plain_tooltip
 from citeview.gui.raw_answer_view import RawAnswerView
 from citeview.gui.state import build_case_view
-
-
-def cite(*parts: str) -> str:
-    return START + "cite" + DELIMITER + DELIMITER.join(parts) + STOP
+from tests.gui.helpers import cite
 
 
 @pytest.fixture

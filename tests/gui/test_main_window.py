@@ -13,13 +13,13 @@ from PySide6.QtGui import QColor
 from citeview.core.cases import Case
 from citeview.core.datasets import ListDataset
 from citeview.core.inputs import load_input
-from citeview.core.markers import DELIMITER, START, STOP
 from citeview.gui.app import demo_path
 from citeview.gui.find import FindScope
 from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import chip_menu, is_ready, is_settled, view_state
 from citeview.gui.tables import KEY_ROLE, CitationsModel
 from tests.conftest import SAMPLES, load_sample
+from tests.gui.helpers import cite, window_settings
 
 # The offscreen platform cannot resize a top-level window to its size hints and says so.
 TRANSIT_PATH = str(SAMPLES / "transit-multi-turn.case.json")
@@ -27,13 +27,9 @@ TRANSIT_PATH = str(SAMPLES / "transit-multi-turn.case.json")
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
 
-def cite(*parts: str) -> str:
-    return START + "cite" + DELIMITER + DELIMITER.join(parts) + STOP
-
-
 @pytest.fixture
 def settings(tmp_path: Path) -> QSettings:
-    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    return window_settings(tmp_path)
 
 
 @pytest.fixture

@@ -7,35 +7,26 @@ from __future__ import annotations
 import sys
 import threading
 import types
+from functools import partial
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLineEdit
 
 from citeview.gui import dialogs
-from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled
-from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.session import store_file
 from citeview.session.model import CaseReview, ReviewState
+from tests.gui.helpers import shown_window
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from million_data import write_dataset  # noqa: E402
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
 
-
-def window(qtbot, folder: Path) -> MainWindow:  # type: ignore[no-untyped-def]
-    settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
-    settings.setValue(ANNOTATOR_KEY, "qa")
-    win = MainWindow(settings=settings)
-    qtbot.addWidget(win)
-    win.resize(1000, 700)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+# A reviewer's window, 1000x700.
+window = partial(shown_window, name="qa", size=(1000, 700))
 
 
 @pytest.fixture

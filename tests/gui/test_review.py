@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from citeview.gui.advance import ADVANCE_KEY
 from citeview.gui.dialogs import InUse, SummaryDialog
 from citeview.gui.filters import Filter, FilterKind
 from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled, shown_dialog
-from citeview.gui.review_session import ANNOTATOR_KEY
 from citeview.gui.watcher import SETTLE_MS
 from citeview.session.model import ReviewState
 from citeview.session.store import Session
 from tests.conftest import load_sample
 from tests.gui.conftest import BACKENDS, THREE, backend_named
+from tests.gui.helpers import window_settings
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
 
@@ -48,11 +48,7 @@ def make_settings(tmp_path: Path, name: str | None = "ana", advance: bool = Fals
                   ) -> QSettings:
     """Settings of a reviewer; these tests drive each key by hand (moving on after a verdict
     off) unless ``advance`` (test_advance.py tests moving on)."""
-    s = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    if name is not None:
-        s.setValue(ANNOTATOR_KEY, name)
-    s.setValue(ADVANCE_KEY, advance)
-    return s
+    return window_settings(tmp_path, name, advance)
 
 
 @pytest.fixture
@@ -574,3 +570,16 @@ def test_the_window_keeps_its_session_where_its_entry_point_said(qtbot, tmp_path
     assert Path(path).exists() is not isinstance(session_backend, MemoryBackend)
     with session_backend.open(path, readonly=True) as s:
         assert [a.verdict for a in s.annotations()] == ["supported"]
+
+
+def test_the_status_bar_says_the_review_session_is_being_made(qtbot, tmp_path, dataset,
+                                                              open_window, messages) -> None:
+    """A first opening shows the input at once and makes its session behind it (seconds for a
+    big file): the status bar says so where the session's name goes, so review keys that do
+    nothing yet are explained; once made, the session's file name is shown."""
+    win = open_window(make_settings(tmp_path))
+    assert win.open_path(str(dataset)), messages.errors
+    assert win.review_session.making()
+    assert win.review_session.label.text().startswith("making the review session")
+    qtbot.waitUntil(lambda: win.review.session is not None and is_settled(win), timeout=10000)
+    assert win.review_session.label.text() == os.path.basename(win.review.session.path)

@@ -21,7 +21,7 @@ from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled, shown_dialog, view_state
 from citeview.session.model import DEFAULT_REASONS
 from tests.gui.conftest import BACKENDS, backend_named
-from tests.gui.test_review import make_settings
+from tests.gui.helpers import window_settings
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
 
@@ -41,7 +41,7 @@ def session_backend(request):  # type: ignore[no-untyped-def]
 def win(qtbot, new_window, messages, tmp_path, dataset) -> MainWindow:  # type: ignore[no-untyped-def]
     """The three-case dataset open for review; the first case (handbook-line-level: citation
     1 cites turn0file0 L1, citation 2 turn0file0 L2-L5) shown, citation 1 active."""
-    w = new_window(make_settings(tmp_path))
+    w = new_window(window_settings(tmp_path, "ana", advance=False))
     assert w.open_path(str(dataset)), messages.errors
     qtbot.waitUntil(lambda: is_settled(w), timeout=5000)
     assert w.view is not None and w.view.case.id == "handbook-line-level"
@@ -484,7 +484,7 @@ def test_a_providers_citation_is_relocated_to_the_characters_selected(
     case = tmp_path / "anthropic-char.json"
     shutil.copy(Path(__file__).parent.parent / "data" / "providers" / "anthropic-char.json",
                 case)
-    w = new_window(make_settings(tmp_path))
+    w = new_window(window_settings(tmp_path, "ana", advance=False))
     assert w.open_path(str(case)), messages.errors
     qtbot.waitUntil(lambda: is_settled(w) and w.review.session is not None, timeout=5000)
     press(qtbot, w, K.Key_J)
@@ -544,15 +544,10 @@ def test_the_picker_lists_every_reason_and_keys_the_first_nine(qtbot) -> None:
 
 @pytest.mark.parametrize("dark", [False, True])
 def test_the_evidence_colour_reads_and_differs_from_the_cited_span(qapp, dark: bool) -> None:  # type: ignore[no-untyped-def]
-    from PySide6.QtGui import QColor, QPalette
-
     from citeview.gui.palette import color_roles, contrast
+    from tests.gui.helpers import reading_palette
 
-    pal = QPalette()
-    base, text = ("#1e1e1e", "#dddddd") if dark else ("#ffffff", "#1f1f1f")
-    pal.setColor(QPalette.ColorRole.Base, QColor(base))
-    pal.setColor(QPalette.ColorRole.Text, QColor(text))
-    roles = color_roles(pal)
+    roles = color_roles(reading_palette(dark))
     assert contrast(roles.text, roles.evidence) >= 4.5  # text on evidence reads
     # Told apart from the cited span's highlight, the other citations' tint and the page.
     for other in (roles.highlight, roles.tint, roles.base):

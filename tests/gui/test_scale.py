@@ -9,21 +9,16 @@ import random
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.gui.highlighting import visible_block_range
-from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled, view_state
+from tests.gui.helpers import cite, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
 LINES = 200_000
 CITATIONS = 10_000
-
-
-def cite(sid: str, loc: str) -> str:
-    return f"{START}cite{DELIMITER}{sid}{DELIMITER}{loc}{STOP}"
 
 
 def line_text(k: int) -> str:
@@ -47,19 +42,9 @@ def big_case(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def window(qtbot, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings)
-    qtbot.addWidget(win)
-    win.resize(1300, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
-
-
 def test_the_last_of_10000_citations_highlights_line_199999_and_shows_it(
         qtbot, tmp_path: Path, big_case: Path) -> None:
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path, size=(1300, 800))
     assert win.open_path(str(big_case))
     qtbot.waitUntil(lambda: is_settled(win), timeout=60_000)
     assert len(win.view.citations) == CITATIONS
@@ -91,7 +76,7 @@ def test_after_1000_case_switches_the_window_shows_the_right_case(
                               for k in range(1, 1 + i % 5 + 1))
             fh.write(json.dumps({"id": f"case-{i:03d}", "tool_outputs": [material],
                                  "answer": answer}, ensure_ascii=False) + "\n")
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path, size=(1300, 800))
     assert win.open_path(str(path))
     qtbot.waitUntil(lambda: is_settled(win), timeout=10_000)
     rnd = random.Random(12)
@@ -131,7 +116,7 @@ def test_a_big_jsonl_shows_its_first_case_then_reviews_every_case(
             material = f"Citation Marker: {START}cite{DELIMITER}turn0file0{STOP}\n\n[L1] row {i}"
             fh.write(json.dumps({"id": f"c{i}", "tool_outputs": [material],
                                  "answer": f"Claim {i}{cite('turn0file0', 'L1')}."}) + "\n")
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path, size=(1300, 800))
     assert win.open_path(str(path))
     qtbot.waitUntil(lambda: is_settled(win), timeout=10_000)
     session = win.review_session.session

@@ -20,14 +20,11 @@ from citeview.gui.main_window import MainWindow
 from citeview.gui.raw_answer_view import RawAnswerView
 from citeview.gui.readback import is_settled, view_state
 from citeview.gui.side_by_side import SIDE_BY_SIDE_KEY, PositionMap
+from tests.gui.helpers import cite, window_settings
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
 MARKER_RE = re.compile(f"{START}[^{START}{STOP}\n]*{STOP}")
-
-
-def cite(*parts: str) -> str:
-    return START + "cite" + DELIMITER + DELIMITER.join(parts) + STOP
 
 
 def long_case(emoji: bool = False, case_id: str = "long") -> Case:
@@ -54,7 +51,7 @@ def long_case(emoji: bool = False, case_id: str = "long") -> Case:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> QSettings:
-    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    return window_settings(tmp_path)
 
 
 @pytest.fixture

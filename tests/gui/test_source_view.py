@@ -388,11 +388,9 @@ def test_palette_roles_stay_readable(qapp, dark: bool) -> None:  # type: ignore[
     from PySide6.QtGui import QPalette
 
     from citeview.gui.palette import color_roles, contrast
+    from tests.gui.helpers import reading_palette
 
-    pal = QPalette()
-    base, text = ("#1e1e1e", "#dddddd") if dark else ("#ffffff", "#1f1f1f")
-    pal.setColor(QPalette.ColorRole.Base, QColor(base))
-    pal.setColor(QPalette.ColorRole.Text, QColor(text))
+    pal = reading_palette(dark)
     pal.setColor(QPalette.ColorRole.Link, QColor("#0000ff"))
     roles = color_roles(pal)
     assert roles.dark is dark

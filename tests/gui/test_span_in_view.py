@@ -10,12 +10,12 @@ import random
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import QEvent, QObject, Qt
 
 from citeview.core.markers import DELIMITER, START, STOP
 from citeview.gui.main_window import MainWindow
 from citeview.gui.readback import is_settled, view_state
+from tests.gui.helpers import cite, scroll_to_chip, shown_window, span_rows
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
@@ -24,10 +24,6 @@ CITATIONS = 10_000
 WIDTHS = (1024, 1280, 1920)
 ZOOMS = (0, 3)  # zoom steps of the source pane
 LONG = " ".join(["and the line goes on about the policy and its appendix"] * 6)
-
-
-def cite(sid: str, loc: str) -> str:
-    return f"{START}cite{DELIMITER}{sid}{DELIMITER}{loc}{STOP}"
 
 
 def header(sid: str, title: str) -> str:
@@ -86,34 +82,10 @@ def wrapped_case(tmp_path: Path) -> Path:
     return path
 
 
-def window(qtbot, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings)
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
-
-
 def click_chip(qtbot, win: MainWindow, index: int) -> None:  # type: ignore[no-untyped-def]
     """Scroll the answer to chip ``index`` as a reader would, then click it with the mouse."""
     answer = win.answer
-    chip = answer.chip_range(index)
-    assert chip is not None
-    cursor = QTextCursor(answer.document())
-    cursor.setPosition(chip[0])
-    bar = answer.verticalScrollBar()
-
-    def scrolled_to_chip() -> bool:
-        # (the answer of 10,000 chips may still be laid out, its scroll range growing: scroll
-        # again until the chip stands in the pane, as a reader scrolling on would)
-        bar.setValue(bar.value() + answer.cursorRect(cursor).center().y()
-                     - answer.viewport().height() // 2)
-        at = answer.chip_center(index)
-        return at is not None and answer.viewport().rect().contains(at)
-
-    qtbot.waitUntil(scrolled_to_chip, timeout=10_000)
+    scroll_to_chip(qtbot, win, index)
     pos = answer.chip_center(index)
     assert pos is not None and answer.viewport().rect().contains(pos)
     qtbot.mouseClick(answer.viewport(), Qt.MouseButton.LeftButton, pos=pos)
@@ -122,26 +94,10 @@ def click_chip(qtbot, win: MainWindow, index: int) -> None:  # type: ignore[no-u
         qtbot.waitUntil(lambda: win.source.highlighted_labels() is not None, timeout=10_000)
 
 
-def span_rows(win: MainWindow) -> tuple[float, float, int]:
-    """Top and bottom of the highlighted span's rows in the source viewport (from the text
-    layout, as painted) and the viewport's height."""
-    text = win.source.text_view()
-    (sel,) = text.extraSelections()
-    doc = text.document()
-    first = doc.findBlock(sel.cursor.selectionStart())
-    last = doc.findBlock(sel.cursor.selectionEnd())
-    offset = text.contentOffset()
-    top = text.blockBoundingGeometry(first).translated(offset).top()
-    layout = last.layout()
-    row = layout.lineAt(layout.lineCount() - 1)
-    bottom = text.blockBoundingGeometry(last).translated(offset).top() + row.y() + row.height()
-    return top, bottom, text.viewport().height()
-
-
 def assert_span_on_screen(win: MainWindow, what: str) -> None:
     """The whole span inside the source viewport (a taller one from its first row, at the top),
     by the layout's geometry and by the highlight colour in a grab of the viewport's pixels."""
-    top, bottom, height = span_rows(win)
+    top, bottom, height, _ = span_rows(win)
     if bottom - top <= height:
         assert top > -1 and bottom < height + 1, (what, top, bottom, height)
     else:
@@ -175,7 +131,7 @@ def sizes(qtbot, win: MainWindow):  # type: ignore[no-untyped-def]
 
 def test_100_random_citations_of_10000_show_their_span_at_every_width_and_zoom(
         qtbot, tmp_path: Path, big_case: Path) -> None:
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     assert win.open_path(str(big_case))
     qtbot.waitUntil(lambda: is_settled(win), timeout=60_000)
     assert len(win.view.citations) == CITATIONS
@@ -185,7 +141,7 @@ def test_100_random_citations_of_10000_show_their_span_at_every_width_and_zoom(
         wrapped = 0
         for index in picks:
             click_chip(qtbot, win, index)
-            top, bottom, _ = span_rows(win)
+            top, bottom, _, _ = span_rows(win)
             wrapped += bottom - top > 3 * win.source.text_view().fontMetrics().height() * 1.5
             assert_span_on_screen(win, f"citation {index + 1} at {width} px, zoom {steps}")
         assert wrapped, "no cited span wrapped: the case does not test wrapping"
@@ -199,7 +155,7 @@ def test_100_random_citations_of_10000_show_their_span_at_every_width_and_zoom(
 
 def test_wrapped_lines_last_lines_and_a_tall_span_show_at_every_width_and_zoom(
         qtbot, tmp_path: Path, wrapped_case: Path) -> None:
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     assert win.open_path(str(wrapped_case))
     qtbot.waitUntil(lambda: is_settled(win), timeout=20_000)
     for width, steps in sizes(qtbot, win):
@@ -210,7 +166,7 @@ def test_wrapped_lines_last_lines_and_a_tall_span_show_at_every_width_and_zoom(
                 sid, f"L{a}", f"L{b}")
             what = f"{sid} L{a}-L{b} at {width} px, zoom {steps}"
             assert_span_on_screen(win, what)
-            top, bottom, height = span_rows(win)
+            top, bottom, height, _ = span_rows(win)
             row = win.source.text_view().fontMetrics().height()
             if (a, b) == (10, 200):
                 assert bottom - top > height and state["visible_lines"][0] == "L10", what
@@ -219,7 +175,7 @@ def test_wrapped_lines_last_lines_and_a_tall_span_show_at_every_width_and_zoom(
 
 
 def test_a_resize_keeps_the_span_on_screen(qtbot, tmp_path: Path, wrapped_case: Path) -> None:
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     assert win.open_path(str(wrapped_case))
     qtbot.waitUntil(lambda: is_settled(win), timeout=20_000)
     click_chip(qtbot, win, 3)  # L150-L151 of the wrapped source
@@ -252,7 +208,7 @@ class FirstPaint(QObject):
 
 def test_the_first_highlight_paints_with_the_sources_first_lines_not_after_it_loads(
         qtbot, tmp_path: Path, big_case: Path) -> None:
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     watch = FirstPaint(win)
     assert win.open_path(str(big_case))
     qtbot.waitUntil(lambda: watch.seen is not None, timeout=60_000)
@@ -267,7 +223,7 @@ def test_the_first_highlight_paints_with_the_sources_first_lines_not_after_it_lo
 
 def test_the_read_back_says_when_the_span_is_scrolled_out_of_view(
         qtbot, tmp_path: Path, wrapped_case: Path) -> None:
-    win = window(qtbot, tmp_path)
+    win = shown_window(qtbot, tmp_path)
     assert win.open_path(str(wrapped_case))
     qtbot.waitUntil(lambda: is_settled(win), timeout=20_000)
     click_chip(qtbot, win, 0)  # L300, at the bottom

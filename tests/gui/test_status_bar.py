@@ -5,16 +5,11 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings
 
 from citeview.gui.elided import plural
+from tests.gui.helpers import shown_window
 
 
 def test_permanent_labels_give_way_to_the_message_after_a_resize(qtbot, tmp_path) -> None:
-    from citeview.gui.main_window import MainWindow
-
-    win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(win)
-    win.resize(1400, 860)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_window(qtbot, tmp_path, size=(1400, 860))
     win.counts_label.setText("Case 10/6000 \u00b7 " + " \u00b7 ".join(
         plural(n, w) for n, w in ((1, "citation"), (2, "problem"), (3, "source"),
                                   (0, "error"), (1, "warning"))) + " \u00b7 17 missing")
@@ -47,19 +42,11 @@ def test_the_review_bar_fits_1024_pixels_without_an_overflow_menu(qtbot, tmp_pat
 
     from PySide6.QtWidgets import QToolButton
 
-    from citeview.gui.main_window import MainWindow
-    from citeview.gui.review_session import ANNOTATOR_KEY
     from tests.conftest import load_sample
 
     data = tmp_path / "t.jsonl"
     data.write_text(json.dumps(load_sample("transit-multi-turn.case.json")) + "\n")
-    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    settings.setValue(ANNOTATOR_KEY, "ana")
-    win = MainWindow(settings=settings)
-    qtbot.addWidget(win)
-    win.resize(1024, 640)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_window(qtbot, tmp_path, name="ana", size=(1024, 640))
     assert win.open_path(str(data))
     from citeview.gui.readback import is_settled
 

@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QMainWindow
 from citeview.gui.team import QtTeamLink
 from citeview.session import edits
 from citeview.session.events import Change
-from citeview.session.model import Annotation, ReviewState, citation_slots, now_iso
+from citeview.session.model import Annotation, ReviewState, now_iso
 from citeview.session.outbox import OutboxStore
-from tests.session.conftest import sample_cases
+from tests.session.conftest import key_of, sample_cases
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support")
 
@@ -63,12 +63,46 @@ def test_a_leads_window_shows_each_reviewers_progress_as_they_work(
         edits.set_case(ana, a_case, state=ReviewState.DONE)
         qtbot.waitUntil(lambda: link.progress_label.text() == "ana: 1 done, 0 in progress",
                         timeout=10_000)
-        key = citation_slots(ben.analysed(b_case))[0].keys(b_case)[0]
+        key = key_of(ben, b_case)
         edits.set_verdict(ben, key, "supported")  # starts ben's case
         qtbot.waitUntil(lambda: link.progress_label.text() ==
                         "ana: 1 done, 0 in progress · ben: 0 done, 1 in progress",
                         timeout=10_000)
         assert link.progress_label.isVisible()
+    finally:
+        link.detach()
+
+
+def test_a_leads_window_asks_the_progress_once_for_a_burst_of_changes(
+        qtbot: Any, stores: dict[str, OutboxStore], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three cases done in one write (several announcements at once): the lead's label shows
+    them after one question to the store, which never lists every review for it."""
+    from citeview.session.model import CaseReview
+    from citeview.session.protocol import RowChange
+
+    lead, ana = stores["lead"], stores["ana"]
+    asked: list[bool] = []
+    count = lead.annotator_progress
+
+    def progress() -> Any:
+        asked.append(True)
+        return count()
+
+    def every_review(case_id: str | None = None) -> Any:
+        raise AssertionError("the window read every review of the project")
+
+    monkeypatch.setattr(lead, "annotator_progress", progress)
+    monkeypatch.setattr(lead, "reviews", every_review)
+    link = window_on(qtbot, lead)
+    try:
+        held = ana.next_cases(3)
+        assert len(held) == 3 and not link.progress_label.isVisible()
+        asked.clear()
+        ana.apply([RowChange("review", cid, "ana", None, False,
+                             CaseReview(cid, "ana", ReviewState.DONE)) for cid in held])
+        qtbot.waitUntil(lambda: link.progress_label.text() == "ana: 3 done, 0 in progress",
+                        timeout=10_000)
+        assert link.progress_label.isVisible() and asked == [True]
     finally:
         link.detach()
 
@@ -82,7 +116,7 @@ def test_a_reviewers_window_hears_the_leads_adjudication_on_the_gui_thread(
         (ch, threading.current_thread() is threading.main_thread())))
     try:
         cid = ana.next_cases(1)[0]
-        key = citation_slots(ana.analysed(cid))[0].keys(cid)[0]
+        key = key_of(ana, cid)
         edits.set_verdict(ana, key, "unsupported")
         heard.clear()
         lead.put_annotation(Annotation(key, "lead", "supported", "adjudicated", now_iso()))

@@ -199,11 +199,16 @@ def test_a_lead_sees_every_case_with_its_count_of_reviewers(
     def states() -> list[str]:
         return [model.data(model.index(r, 2)) for r in range(model.rowCount())]
     assert states() == ["1 reviewer"] * 3 + ["0 reviewers"] * 3
+    repainted: set[int] = set()  # rows told their reviewers' column changed
+    model.dataChanged.connect(lambda top, bottom, _roles=(): repainted.update(
+        range(top.row(), bottom.row() + 1)) if top.column() <= 2 <= bottom.column() else None)
     b = window_of(qtbot, new_window, tmp_path, pg, "led", "ben")
     assert listed(b) == ["c000", "c001", "c002"]  # N = 2: the same three as ana
     # The lead's list follows live (the server's announcements of the hand-outs).
     qtbot.waitUntil(lambda: states()[:3] == ["2 reviewers"] * 3, timeout=5000)
     assert states()[3:] == ["0 reviewers"] * 3
+    # Only the rows whose count moved are painted again (not the whole column).
+    assert repainted and repainted <= {0, 1, 2}, repainted
     a.close()
     b.close()
     lead.close()

@@ -12,18 +12,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 from PySide6.QtCore import QPoint, QSettings
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
 
-
-def settle(app: QApplication, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.01)
+from tests.gui.helpers import opened_on_screen, settle
 
 
 def xdotool(*args: str) -> None:
@@ -33,22 +27,11 @@ def xdotool(*args: str) -> None:
 def main() -> None:
     data, settings_path = sys.argv[1], sys.argv[2]
     app = QApplication([])
-    from citeview.gui.main_window import MainWindow
-    from citeview.gui.readback import is_settled
     from citeview.gui.review_session import ANNOTATOR_KEY
 
     settings = QSettings(settings_path, QSettings.Format.IniFormat)
     settings.setValue(ANNOTATOR_KEY, "qa")
-    win = MainWindow(settings=settings)
-    win.resize(1280, 800)
-    win.move(0, 0)
-    win.show()
-    win.activateWindow()
-    win.open_path(data)
-    end = time.monotonic() + 30
-    while not (win.view is not None and is_settled(win) and win.review.session is not None
-               ) and time.monotonic() < end:
-        settle(app, 0.05)
+    win = opened_on_screen(app, data, settings, size=(1280, 800), session=True)
     settle(app, 0.8)
     out: dict[str, object] = {"case": win.view.case.id if win.view else None}
 

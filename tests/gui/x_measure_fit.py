@@ -9,18 +9,11 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QLabel, QTableView
 
-
-def settle(app: QApplication, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.01)
+from tests.gui.helpers import opened_on_screen, settle, window_settings
 
 
 def whole(label: QLabel) -> bool:
@@ -45,23 +38,11 @@ def share(table: QTableView, column: int) -> float:
 def main() -> None:
     app = QApplication([])
     from citeview.gui.app import demo_path
-    from citeview.gui.main_window import MainWindow
-    from citeview.gui.readback import is_settled
-    from citeview.gui.review_session import ANNOTATOR_KEY
     from citeview.gui.tables import CitationsModel
 
-    tmp = tempfile.mkdtemp()
-    settings = QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat)
-    settings.setValue(ANNOTATOR_KEY, "qa reviewer")
-    win = MainWindow(settings=settings)  # first start: sized to the screen
-    win.move(0, 0)
-    win.show()
-    win.activateWindow()
-    win.open_path(str(demo_path()))
-    end = time.monotonic() + 30
-    while not (win.view is not None and is_settled(win) and win.review_session.session
-               is not None) and time.monotonic() < end:
-        settle(app, 0.05)
+    settings = window_settings(Path(tempfile.mkdtemp()), "qa reviewer")
+    # First start: sized to the screen.
+    win = opened_on_screen(app, str(demo_path()), settings, session=True)
     settle(app, 0.5)
     for k in (0, 1, 2, 1):  # supported, partially supported, unsupported, partially
         win.review.verdict_actions[k].trigger()

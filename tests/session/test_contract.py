@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,10 +27,10 @@ from citeview.session.events import (
     SizesKnown,
 )
 from citeview.session.memory import MemoryBackend
-from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
+from citeview.session.model import Annotation, CaseReview, ReviewState
 from citeview.session.protocol import ReviewStore, RowChange, SessionBackend
 from citeview.session.store import SQLITE
-from tests.session.conftest import sample_cases
+from tests.session.conftest import key_of, sample_cases
 
 # The server twice: as its admin (a superuser: row-level security does not apply) and as a lead
 # (a plain role granted citeview_lead: every write passes the policies).
@@ -89,12 +90,6 @@ def session(backend: SessionBackend, path: str) -> Iterator[ReviewStore]:
     s = backend.create(path, ListDataset(sample_cases(), None, "jsonl"), annotator="ana")
     yield s
     s.close()
-
-
-def key_of(s: ReviewStore, case_id: str, n: int = 0, src: int = 0) -> AnnotationKey:
-    from citeview.session.model import citation_slots
-
-    return citation_slots(s.analysed(case_id))[n].keys(case_id)[src]
 
 
 def test_cases_are_held_in_input_order_and_read_back_whole(session: ReviewStore) -> None:
@@ -592,3 +587,68 @@ def test_ids_starting_lists_ids_with_the_typed_beginning_in_any_case(
         assert s.ids_starting("alph_", 10) == [] and s.ids_starting("%", 10) == []
     finally:
         s.close()
+
+
+# ---------------------------------------------------------------- the team's progress, one query
+
+
+def test_annotator_progress_counts_each_annotators_cases_done_and_in_progress(
+        backend: SessionBackend, session: ReviewStore, path: str) -> None:
+    """What a team window shows of each reviewer (cases done, in progress) is one answer of
+    the store, the same as counting every review it lists."""
+    from citeview.session.model import ReviewTally, tally_reviews
+
+    ids = session.case_ids()
+    assert session.annotator_progress() == {}
+    edits.set_case(session, ids[0], state=ReviewState.DONE)
+    edits.set_verdict(session, key_of(session, ids[1]), "supported")  # starts the case
+    assert session.annotator_progress() == {"ana": ReviewTally(done=1, in_progress=1)}
+    session.close()
+    with backend.open(path, annotator="bob") as s:
+        edits.set_case(s, ids[0], state=ReviewState.DONE)
+        edits.set_case(s, ids[2], state=ReviewState.DONE)
+        edits.set_case(s, ids[1], state=ReviewState.IN_PROGRESS)
+        progress = s.annotator_progress()
+        assert progress == {"ana": (1, 1), "bob": (2, 1)}
+        assert progress == tally_reviews(s.reviews())
+        assert progress["bob"].done == 2 and progress["ana"].in_progress == 1
+
+
+@pytest.mark.parametrize("overlap", [None, 1], ids=["outbox", "routed"])
+def test_a_team_store_answers_progress_at_once_and_offline_from_its_copy(
+        pg: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, overlap: int | None) -> None:
+    """A reviewer's store on a team project (the outbox; routed: N per case) and a lead's: the
+    progress right after another reviewer's verdict, from the server; while the server is
+    away, the reviewer's own from the outbox's copy."""
+    from citeview.session.model import tally_reviews
+    from citeview.session.pg import PgBackend
+    from citeview.session.pg.team import add_member
+    from citeview.session.routed import RoutedStore
+    from citeview.session.team_client import open_team_project
+
+    monkeypatch.setenv("CITEVIEW_DATA_DIR", str(tmp_path / "data"))
+    lead_address = pg.address("progress")
+    PgBackend().create_file(lead_address, sample_cases(), overlap=overlap)
+    for who in ("ana", "ben"):
+        add_member(lead_address, who)
+    lead = open_team_project(lead_address, annotator="lead", ahead=0)
+    ana = open_team_project(pg.address("progress", user="ana"))
+    ben = open_team_project(pg.address("progress", user="ben"))
+    try:
+        assert isinstance(ana, RoutedStore) is (overlap is not None)
+        a_case, b_case = ana.next_cases(1)[0], ben.next_cases(1)[0]
+        edits.set_case(ana, a_case, state=ReviewState.DONE)
+        assert lead.annotator_progress() == {"ana": (1, 0)}
+        edits.set_verdict(ben, key_of(ben, b_case), "supported")  # starts ben's case
+        assert lead.annotator_progress() == {"ana": (1, 0), "ben": (0, 1)}
+        assert ana.annotator_progress() == {"ana": (1, 0), "ben": (0, 1)}  # not blind
+        assert ana.annotator_progress() == tally_reviews(ana.reviews())
+        pg.stop("immediate")
+        try:
+            assert ana.annotator_progress() == {"ana": (1, 0)}  # its own, from the copy
+            assert not ana.online
+        finally:
+            pg.start()
+    finally:
+        for store in (lead, ana, ben):
+            store.close()

@@ -118,3 +118,120 @@ def test_a_reader_that_dies_is_told_in_one_line_and_leaves_nothing(
         make(tmp_path, data, "s", True, monkeypatch)
     assert str(err.value).startswith(str(tmp_path / "s.citeview")) and "\n" not in str(err.value)
     assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]
+
+
+def attempts(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str]]:
+    """Each try of the copy: how many readers shared the file, and how it ended ("made",
+    "given up": left to one reader, or "error")."""
+    tried: list[tuple[int, str]] = []
+    real = copying._make
+
+    def counted(*args: object) -> bool:
+        parts = int(args[-1])  # type: ignore[call-overload]
+        try:
+            done = real(*args)  # type: ignore[arg-type]
+        except InputError:
+            tried.append((parts, "error"))
+            raise
+        tried.append((parts, "made" if done else "given up"))
+        return done
+
+    monkeypatch.setattr(copying, "_make", counted)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    return tried
+
+
+SHARED_LINES = [line for line in ODD_LINES if '"messages"' not in line]  # each has an id
+
+
+@pytest.mark.parametrize("chunk", [7, 100, 4096])
+def test_two_readers_sharing_the_file_store_what_one_thread_stores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """Each reader parses every other chunk of the file; the maker takes the chunks in file
+    order, so the session is the one-thread copy, record for record, at any chunk size (7
+    bytes: most chunks hold no line start; 4096: several records a chunk)."""
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(b"\xef\xbb\xbf" + "\n".join(SHARED_LINES).encode("utf-8") + b"\n"
+                     + "".join(iter_lines(120)).encode("utf-8"))
+    monkeypatch.setattr(copying, "PART_CHUNK", chunk)
+    tried = attempts(monkeypatch)
+    by_processes = stored(make(tmp_path, data, "p", True, monkeypatch))
+    assert tried == [(2, "made")]  # by the two readers, not sent to one
+    by_thread = stored(make(tmp_path, data, "t", False, monkeypatch))
+    assert by_processes == by_thread
+    assert len(by_processes) == 8 + 120
+    assert [row[1] for row in by_processes[:3]] == ["plain", "indented", "extra"]
+
+
+def test_a_record_without_an_id_sends_the_copy_to_one_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record's id by its number needs every record before it counted: the shared copy stops
+    and one reader copies the file, with the id the one-thread copy gives it."""
+    data = tmp_path / "in.jsonl"
+    data.write_bytes("".join(iter_lines(40)).encode("utf-8")
+                     + "\n".join(ODD_LINES).encode("utf-8") + b"\n")
+    monkeypatch.setattr(copying, "PART_CHUNK", 500)
+    tried = attempts(monkeypatch)
+    by_processes = stored(make(tmp_path, data, "p", True, monkeypatch))
+    assert tried == [(2, "given up"), (1, "made")]
+    assert by_processes == stored(make(tmp_path, data, "t", False, monkeypatch))
+    assert "in#47" in [row[1] for row in by_processes]  # the transcript, record 47
+    assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+@pytest.mark.parametrize(("bad", "said"), [
+    ('{"id": "case-0000003", "answer": "again"}', r"duplicate case id 'case-0000003' \(lines 4 "
+                                                  r"and 31\)"),
+    ('{"id": "oops", "answer": ', r"line 31: invalid JSON"),
+])
+def test_a_bad_record_in_the_other_readers_chunk_is_told_by_its_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str, said: str) -> None:
+    """Ids repeated in two readers' chunks, or a broken record far into the file: the same
+    one-line message, with the line numbers, as the one-thread copy; nothing left behind."""
+    data = tmp_path / "bad.jsonl"
+    data.write_text("".join(iter_lines(30)) + bad + "\n" + "".join(iter_lines(40))[-2000:]
+                    .split("\n", 1)[1], encoding="utf-8")
+    monkeypatch.setattr(copying, "PART_CHUNK", 300)
+    tried = attempts(monkeypatch)
+    messages = []
+    for processes in (True, False):
+        with pytest.raises(InputError, match=said) as err:
+            make(tmp_path, data, "s", processes, monkeypatch)
+        messages.append(str(err.value))
+    assert tried[:2] == [(2, "given up"), (1, "error")]  # one reader said which line
+    assert messages[0] == messages[1] and "\n" not in messages[0]
+    assert os.listdir(tmp_path) == ["bad.jsonl"]
+
+
+@pytest.mark.parametrize("processes", [True, False], ids=["processes", "one thread"])
+def test_a_made_session_knows_its_case_count_without_counting_its_cases(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: bool) -> None:
+    """Opened, a session made either way says how many cases it holds and finds them by
+    position without a count(*) over every case (what the window asks on its own thread);
+    cases added later are counted the same; a case taken out by hand is not listed empty."""
+    from citeview.core.cases import Case
+
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(iter_lines(30)), encoding="utf-8")
+    out = make(tmp_path, data, "s", processes, monkeypatch)
+    said: list[str] = []
+    with Session.open(str(out)) as s:
+        s.conn.set_trace_callback(said.append)
+        assert len(s) == 30 and s.index_of("case-0000029") == 29
+        assert s.ids_between(28, 31) == ["case-0000028", "case-0000029"]
+        assert not [q for q in said if "count(" in q.lower()]
+        assert "_case_count" not in s.meta  # not a setting (nor exported)
+        s.add_cases([Case("late", "A late case.")])
+    with Session.open(str(out)) as s:
+        said.clear()
+        s.conn.set_trace_callback(said.append)
+        assert len(s) == 31 and s.case_at(30).id == "late"
+        assert not [q for q in said if "count(" in q.lower()]
+    conn = sqlite3.connect(out)
+    conn.execute("DELETE FROM cases WHERE id = 'case-0000003'")  # by hand: citeview never does
+    conn.commit()
+    conn.close()
+    with Session.open(str(out)) as s:
+        ids = s.case_ids()
+        assert len(ids) == 30 and "" not in ids and "case-0000003" not in ids
+        assert len(s) == 30 and s.index_of("late") == 29

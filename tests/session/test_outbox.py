@@ -26,7 +26,6 @@ from citeview.session.model import (
     AnnotationKey,
     Evidence,
     ReviewState,
-    citation_slots,
 )
 from citeview.session.outbox import (
     Outbox,
@@ -37,7 +36,7 @@ from citeview.session.outbox import (
     outbox_path,
 )
 from citeview.session.protocol import ReviewStore, RowChange
-from tests.session.conftest import sample_cases
+from tests.session.conftest import key_of, sample_cases
 from tests.session.flaky_server import Server
 
 
@@ -65,10 +64,6 @@ def open_store(server: Server, tmp_path: Path) -> Iterator[Callable[..., OutboxS
     yield open_
     for s in opened:
         s.close()
-
-
-def key_of(s: ReviewStore, case_id: str, n: int = 0) -> AnnotationKey:
-    return citation_slots(s.analysed(case_id))[n].keys(case_id)[0]
 
 
 def on_server(server: Server, key: AnnotationKey, annotator: str = "ana") -> str | None:
@@ -240,7 +235,7 @@ def test_an_edit_undone_offline_is_undone_on_the_server_too(
 def test_a_change_round_trips_through_the_outbox_file() -> None:
     store = MemoryBackend().create("x", sample_cases(), annotator="ana")
     cid = store.case_ids()[0]
-    key = citation_slots(store.analysed(cid))[0].keys(cid)[0]
+    key = key_of(store, cid)
     edit = edits.set_verdict(store, key, "supported")
     for ch in [*edit.before, *edit.after]:
         assert change_from_json(change_json(ch)) == ch
@@ -337,7 +332,7 @@ def test_reasons_offline_come_from_the_copy_and_changing_them_needs_the_server(
 def test_evidence_and_corrections_round_trip_through_the_outbox_file() -> None:
     store = MemoryBackend().create("x", sample_cases(), annotator="ana")
     cid = store.case_ids()[0]
-    key = citation_slots(store.analysed(cid))[0].keys(cid)[0]
+    key = key_of(store, cid)
     citation = store.analysed(cid).citations[0]
     for edit in (edits.evidence_edit(store, key, 2, 7, first_line=1, last_line=2, text="x"),
                  edits.relocate_edit(store, cid, citation, locator="L1-L2"),

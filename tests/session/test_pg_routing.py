@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from citeview.core.cases import Case
-from citeview.session.model import Annotation, AnnotationKey, CaseReview, ReviewState
+from citeview.session.model import Annotation, AnnotationKey
+from tests.session.conftest import mark_done as done
 
 REVIEWER = str(Path(__file__).with_name("_pg_reviewer.py"))
 ROOT = str(Path(__file__).parents[2])
@@ -39,10 +40,6 @@ def open_as(pg: Any, name: str, role: str) -> Any:
     from citeview.session.pg import PgBackend
 
     return PgBackend().open(pg.address(name, user=role))
-
-
-def done(session: Any, case_id: str) -> None:
-    session.put_review(CaseReview(case_id, session.annotator, ReviewState.DONE))
 
 
 def drain(session: Any) -> list[str]:

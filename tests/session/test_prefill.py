@@ -84,3 +84,22 @@ def test_an_imported_big_session_gets_its_rows_worked_out_in_the_background(
         time.sleep(0.2)
     assert stored() == 30
     assert exported(out) == exported(made)
+
+
+def test_the_pass_in_two_processes_stores_what_one_stores(
+        made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big session's pass works its pieces out in a process per CPU and stores them in order:
+    the same rows and counts as one process, the count told piece by piece, in order."""
+    monkeypatch.setattr(prefill, "PIECE", 4)
+    one = tmp_path / "one.citeview"
+    shutil.copyfile(made, one)
+    told: list[int] = []
+    assert prefill.prefill(str(made), jobs=2, told=lambda s, done: told.append(done)) == 30
+    assert told == [*range(4, 30, 4), 30]
+    assert prefill.prefill(str(one), jobs=1) == 30
+    with Session.open(str(made), readonly=True) as two, Session.open(str(one),
+                                                                     readonly=True) as s:
+        key = rows_key(s, prefill.session_policy(s))
+        assert stored_rows(two, two.case_ids(), key) == stored_rows(s, s.case_ids(), key)
+        assert two.sizes() == s.sizes()
+    assert exported(made) == exported(one)

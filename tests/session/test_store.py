@@ -24,7 +24,6 @@ from citeview.session import (
     SessionError,
     SessionInUse,
     case_citations,
-    citation_slots,
     edits,
     open_for_input,
     session_path_for,
@@ -32,13 +31,9 @@ from citeview.session import (
 from citeview.session.events import AnnotationChanged, ReviewChanged
 from citeview.session.loader import SESSION_LOADERS
 from citeview.session.migrations import SCHEMA_VERSION
+from tests.session.conftest import key_of as first_key
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
-
-
-def first_key(session: Session, case_id: str, n: int = 0, src: int = 0) -> AnnotationKey:
-    slot = citation_slots(session.analysed(case_id))[n]
-    return slot.keys(case_id)[src]
 
 
 def test_cases_are_copied_in_and_survive_the_dataset_moving(tmp_path: Path) -> None:

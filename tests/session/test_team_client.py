@@ -15,9 +15,9 @@ import pytest
 from citeview.session import edits
 from citeview.session.events import AnnotationChanged, MetaChanged, ReviewChanged
 from citeview.session.live import Heard, LiveFeed, heard_of
-from citeview.session.model import ReviewState, citation_slots
+from citeview.session.model import ReviewState
 from citeview.session.outbox import OutboxStore
-from citeview.session.protocol import ReviewStore
+from tests.session.conftest import key_of as first_key
 from tests.session.conftest import sample_cases
 
 
@@ -50,10 +50,6 @@ def read_back(address: str, case_id: str, annotator: str) -> list[str | None]:
 
     with PgBackend().open(address, readonly=True) as s:
         return [a.verdict for a in s.annotations(case_id, annotator=annotator)]
-
-
-def first_key(store: ReviewStore, case_id: str) -> Any:
-    return citation_slots(store.analysed(case_id))[0].keys(case_id)[0]
 
 
 def test_a_verdict_is_committed_on_the_server_when_the_call_returns(

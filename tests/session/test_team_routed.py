@@ -13,10 +13,7 @@ import pytest
 from citeview.core.cases import Case
 from citeview.session.model import CaseReview, ReviewState
 from citeview.session.routed import RoutedStore
-
-
-def done(store: Any, case_id: str) -> None:
-    store.put_review(CaseReview(case_id, store.annotator, ReviewState.DONE))
+from tests.session.conftest import mark_done as done
 
 
 def test_a_routed_reviewer_keeps_working_on_the_handed_out_cases_while_the_server_is_away(

@@ -48,6 +48,7 @@ from citeview.session.model import (
     Evidence,
     Reattached,
     ReviewState,
+    ReviewTally,
     index_not_done,
     prefix_forms,
 )
@@ -494,9 +495,6 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
     def adopt_case_ids(self, ids: list[str], positions: dict[str, int]) -> None:
         """Nothing to keep: the server lists its own ids."""
 
-    def adopt_made_count(self) -> None:
-        """Nothing to keep: the server counts its own cases."""
-
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         """Go to Case on a big project: ids starting with ``prefix`` in any of its forms (see
         :func:`~citeview.session.model.prefix_forms`), in id order, at most ``limit``."""
@@ -671,6 +669,20 @@ class PgSession(StoredSettings, AnalysingStore, RowWrites, RowReads):
             return {str(cid): ReviewState(state) for cid, state in rows}
         except ValueError as err:
             raise damaged(self.path, str(err)) from None
+
+    def annotator_progress(self) -> dict[str, ReviewTally]:
+        """Per annotator whose reviews this role may read (a lead: everyone's): cases done
+        and in progress, one grouped query (late reviews counted, as :meth:`reviews` lists
+        them)."""
+        with _guard(self.path):
+            rows = self.conn.execute(
+                "SELECT r.annotator, count(*) FILTER (WHERE r.state = %s), "
+                "count(*) FILTER (WHERE r.state = %s) FROM citeview.reviews r "
+                "JOIN citeview.cases c ON c.project = r.project AND c.id = r.case_id "
+                "WHERE r.project = %s AND r.annotator <> '' GROUP BY r.annotator",
+                (ReviewState.DONE.value, ReviewState.IN_PROGRESS.value,
+                 self.project)).fetchall()
+        return {str(who): ReviewTally(int(done), int(started)) for who, done, started in rows}
 
     def first_not_done(self, annotator: str | None = None) -> int | None:
         return index_not_done(self.case_ids(), self.states(annotator))
