@@ -310,9 +310,10 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
     index = indexes.get(id(source))
     if index is None:
         index = indexes[id(source)] = _LineIndex.build(source)
-    first_ok = index.has(loc.first)
-    last_ok = index.has(loc.last)
-    lo, hi = min(loc.first, loc.last), max(loc.first, loc.last)
+    first, last = loc.first, loc.last
+    first_ok = index.has(first)
+    last_ok = first_ok if last == first else index.has(last)  # (L8: one look-up)
+    lo, hi = (first, last) if first <= last else (last, first)
     lines, span = index.cited(lo, hi)
     end: str | None = None
     missing = ""
@@ -332,7 +333,7 @@ def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, lis
         else:
             end = "last"
             missing = f"{loc.raw}: its end, L{loc.last}, is {index.describe_missing(loc.last)}"
-    if loc.reversed:
+    if first > last:  # (loc.reversed)
         detail = f"{loc.raw} is reversed (L{loc.first} comes after L{loc.last})"
         if missing:
             detail += f"; {missing}"
