@@ -4,6 +4,7 @@ file as it was), with a one-line message and exit status 2."""
 from __future__ import annotations
 
 import errno
+import multiprocessing.connection  # noqa: F401  (see full_disk)
 import os
 import subprocess
 import sys
@@ -24,7 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every os.write to a file other than stdin/stdout/stderr writes a few bytes, then fails
-    with ENOSPC, as on a full disk."""
+    with ENOSPC, as on a full disk. (multiprocessing.connection is imported above: a module
+    first imported while the fake is in place keeps it as a default argument, and a later
+    ``--jobs`` run in the same test process failed on a full disk that was never there.)"""
     real = os.write
 
     def write(fd: int, data: bytes) -> int:
