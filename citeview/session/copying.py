@@ -35,6 +35,7 @@ from citeview.core.cases import Case
 from citeview.core.datasets import JsonlDataset
 from citeview.core.errors import InputError
 from citeview.session.errors import DuplicateCaseIds, SessionError
+from citeview.session.files import remove_temp
 from citeview.session.jsonio import dumps_json
 
 #: A deferred JSONL dataset at least this big is read in a child process.
@@ -123,6 +124,10 @@ def _make(path: str, source: str, meta: dict[str, Any], overwrite: bool, parts: 
                 if proc.poll() is None:
                     proc.kill()
                     proc.wait()
+            if len(started) == parts + 1 and started[-1].returncode != 0:
+                # A maker killed midway could not remove its temporary file (as big as the
+                # session): nobody else would until a later session's stale-file sweep.
+                remove_temp(path, started[-1].pid)
         lines = said.decode("utf-8", "replace").strip().splitlines()
         told = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else None
         if maker.returncode == 0 and told == {}:

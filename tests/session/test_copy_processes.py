@@ -235,3 +235,45 @@ def test_a_made_session_knows_its_case_count_without_counting_its_cases(
         ids = s.case_ids()
         assert len(ids) == 30 and "" not in ids and "case-0000003" not in ids
         assert len(s) == 30 and s.index_of("late") == 29
+
+
+# The maker, killed (the out-of-memory killer, say) once it has written a few rows into its
+# temporary file.
+_DYING_MAKER = """import os, signal, sys
+from citeview.session import copying
+real = copying._chunk_frames
+def dying(streams, path):
+    for n, row in enumerate(real(streams, path)):
+        if n == 30:
+            os.kill(os.getpid(), signal.SIGKILL)
+        yield row
+copying._chunk_frames = dying
+sys.exit(copying.maker_main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="two readers only on POSIX")
+def test_a_maker_killed_midway_leaves_no_file_and_no_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process writing the new session killed: one line says so, and neither its temporary
+    file (a big input's is as big as the session) nor a reader is left behind."""
+    import subprocess
+
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(iter_lines(200)), encoding="utf-8")
+    monkeypatch.setattr(copying, "PART_CHUNK", 4096)
+    monkeypatch.setattr(copying, "_MAKER", _DYING_MAKER)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    started: list[subprocess.Popen[bytes]] = []
+    real = subprocess.Popen
+
+    def popen(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        started.append(real(*args, **kwargs))  # type: ignore[call-overload]
+        return started[-1]
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    with pytest.raises(SessionError, match=r"the process making it stopped: exit -9") as err:
+        make(tmp_path, data, "s", True, monkeypatch)
+    assert "\n" not in str(err.value)
+    assert len(started) == 3 and all(p.returncode is not None for p in started)
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]
