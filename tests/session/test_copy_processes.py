@@ -277,3 +277,41 @@ def test_a_maker_killed_midway_leaves_no_file_and_no_reader(
     assert "\n" not in str(err.value)
     assert len(started) == 3 and all(p.returncode is not None for p in started)
     assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]
+
+
+@pytest.mark.parametrize("cpus", [1, None], ids=["one CPU", "unknown"])
+def test_one_cpu_copies_with_one_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        cpus: int | None) -> None:
+    """Two readers and a maker on one CPU would only take turns: one reader copies the file,
+    at once (no try with two first), and stores what the thread stores."""
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(iter_lines(50)), encoding="utf-8")
+    monkeypatch.setattr(copying, "PART_CHUNK", 1000)
+    tried = attempts(monkeypatch)
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    by_processes = stored(make(tmp_path, data, "p", True, monkeypatch))
+    assert tried == [(1, "made")]
+    assert by_processes == stored(make(tmp_path, data, "t", False, monkeypatch))
+
+
+@pytest.mark.skipif(os.name != "posix", reason="two readers only on POSIX")
+def test_pipes_that_cannot_be_widened_still_carry_whole_chunks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a pipe keeps its default size (64 KB on Linux; not Linux, or past the system's
+    most), a chunk's frame is four times what it holds: each reader waits for the maker, which
+    takes them in order, and the session is the thread's, by two readers."""
+    import fcntl
+
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(iter_lines(1500)), encoding="utf-8")  # 1.5 MB: six chunks
+    assert copying.PART_CHUNK == 256 << 10
+
+    def refused(*args: object) -> int:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(fcntl, "fcntl", refused)
+    tried = attempts(monkeypatch)
+    by_processes = stored(make(tmp_path, data, "p", True, monkeypatch))
+    assert tried == [(2, "made")]
+    assert by_processes == stored(make(tmp_path, data, "t", False, monkeypatch))
+    assert len(by_processes) == 1500
