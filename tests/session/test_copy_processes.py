@@ -315,3 +315,51 @@ def test_pipes_that_cannot_be_widened_still_carry_whole_chunks(
     assert tried == [(2, "made")]
     assert by_processes == stored(make(tmp_path, data, "t", False, monkeypatch))
     assert len(by_processes) == 1500
+
+
+# The readers of a file that an editor saves while they start (a new file moved over it): the
+# first reader opens the file and reads a chunk, then the second finds the new file in place.
+_READERS_OF_A_SAVED_FILE = """import os, sys, time
+from citeview.core.datasets import JsonlDataset
+from citeview.session import copying
+path = sys.argv[1]
+flag = path + ".opened"
+if sys.argv[2:3] == ["0"]:
+    real = JsonlDataset.part_batches
+    def telling(self, *args):
+        for chunk in real(self, *args):
+            open(flag, "w").close()
+            yield chunk
+    JsonlDataset.part_batches = telling
+elif sys.argv[2:3] == ["1"]:
+    while not os.path.exists(flag):
+        time.sleep(0.01)
+    if os.path.exists(path + ".new"):
+        os.replace(path + ".new", path)
+sys.exit(copying.reader_main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="two readers only on POSIX")
+def test_a_file_saved_over_while_the_readers_start_is_copied_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input saved over (a new file moved into its place, as editors and tools write) while
+    the readers start: each would read chunks of another file, the session half of one and
+    half of the other. The session is one file's records: the new one's, by one reader."""
+    from million_data import make_case
+
+    data = tmp_path / "in.jsonl"
+    cases = [make_case(i) for i in range(60)]
+    data.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases),
+                    encoding="utf-8")
+    for case in cases:  # the same ids and line lengths: the same chunks, other answers
+        case["answer"] = str(case["answer"]).upper()
+    new = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases)
+    (tmp_path / "in.jsonl.new").write_text(new, encoding="utf-8")
+    monkeypatch.setattr(copying, "PART_CHUNK", 1000)
+    monkeypatch.setattr(copying, "_READER", _READERS_OF_A_SAVED_FILE)
+    tried = attempts(monkeypatch)
+    by_processes = stored(make(tmp_path, data, "p", True, monkeypatch))
+    assert data.read_text(encoding="utf-8") == new
+    assert tried == [(2, "given up"), (1, "made")]
+    assert by_processes == stored(make(tmp_path, data, "t", False, monkeypatch))
