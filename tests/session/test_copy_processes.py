@@ -10,9 +10,12 @@ import json
 import os
 import sqlite3
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from citeview.core.datasets import JsonlDataset
 from citeview.core.errors import InputError
@@ -363,3 +366,97 @@ def test_a_file_saved_over_while_the_readers_start_is_copied_whole(
     assert data.read_text(encoding="utf-8") == new
     assert tried == [(2, "given up"), (1, "made")]
     assert by_processes == stored(make(tmp_path, data, "t", False, monkeypatch))
+
+
+# ----------------------------------------------------------------- any file, any chunk size
+
+_IDS = st.sampled_from(["a", "b", "é", "x y", "in#3", "in#0", "12", "e" * 40]) | st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), min_size=1, max_size=8)
+_TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=12) | (
+    st.sampled_from(["\u00e9", "\U0001f600", "\ue200cite\ue202turn0file0\ue202L1\ue201",
+                     "\n\t\\\"", "\u2028", "\ufeff"]))
+_KINDS = ["plain"] * 8 + ["extra", "id later", "blank", "blank", "bad", "no id", "surrogate",
+                          "id surrogate", "number id", "documents", "transcript", "bom"]
+
+
+@st.composite
+def _jsonl_line(draw: st.DrawFn) -> str:
+    """One line of a JSONL input (no newline): a record of some kind, blank, or broken."""
+    kind = draw(st.sampled_from(_KINDS))
+    cid, answer = draw(_IDS), draw(_TEXT)
+    ascii_only = draw(st.booleans())
+
+    def dump(obj: object) -> str:
+        return json.dumps(obj, ensure_ascii=ascii_only)
+
+    if kind == "blank":
+        return draw(st.sampled_from(["", " ", "\t", "  \t ", "\r", "\ufeff"]))
+    text = {
+        "plain": lambda: dump({"id": cid, "question": draw(_TEXT), "answer": answer}),
+        "extra": lambda: dump({"id": cid, "answer": answer, "meta": {"k": [1, draw(_TEXT)]}}),
+        "id later": lambda: dump({"answer": answer, "id": cid}),
+        "bad": lambda: draw(st.sampled_from([  # (\udcff: the byte 0xff, not UTF-8)
+            '{"id": "zz", "answer": ', "[1, 2", "nope", '{"id": 1.5}', '"a string"',
+            '{"id": "", "answer": "x"}', '{"id": "\udcff", "answer": "x"}',
+            '{"id": "n", "answer": "\x00"}'])),
+        "no id": lambda: dump({"answer": answer}),
+        "surrogate": lambda: '{"id": ' + json.dumps(cid) + ', "answer": "lone \\ud800 x"}',
+        "id surrogate": lambda: ('{"id": "s\\udc80' + draw(st.sampled_from(["", "1", "2"]))
+                                 + '", "answer": "x"}'),
+        "number id": lambda: ('{"id": ' + str(draw(st.integers(0, 20))) + ', "answer": '
+                              + dump(answer) + "}"),
+        "documents": lambda: dump({"id": cid, "documents": {"d1": answer or "t"}, "answer": "v"}),
+        "transcript": lambda: dump({"messages": [{"role": "user", "content": "q"},
+                                                 {"role": "assistant", "content": answer or "a"}],
+                                    "metadata": {"case_id": cid}}),
+        "bom": lambda: "\ufeff" + dump({"id": cid, "answer": answer}),
+    }[kind]()
+    return (draw(st.sampled_from(["", "", " "])) + text + draw(st.sampled_from(["", "", "  \t"]))
+            + draw(st.sampled_from(["", "", "\r"])))
+
+
+def _made_either_way(folder: str, data: str, processes: bool) -> list[tuple[int, str, str]] | str:
+    """The session's rows (``pos, id, data``) made from ``data`` by the readers' processes or
+    the thread, or the one-line message it failed with (nothing made)."""
+    out = os.path.join(folder, "s.citeview")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(copying, "PROCESS_BYTES", 0 if processes else 1 << 62)
+        dataset = JsonlDataset(data, indexed=True, deferred=True)
+        assert copying.in_process(dataset) is processes
+        try:
+            Session.create_file(out, dataset, source=data)
+        except InputError as err:
+            assert not os.path.exists(out)
+            return f"{type(err).__name__}: {err}"
+    conn = sqlite3.connect(out)
+    try:
+        rows: list[tuple[int, str, str]] = conn.execute(
+            "SELECT pos, id, data FROM cases ORDER BY pos").fetchall()
+    finally:
+        conn.close()
+    os.remove(out)
+    return rows
+
+
+@pytest.mark.slow  # (each example starts up to five processes)
+@pytest.mark.timeout(600)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_jsonl_line(), max_size=25), st.booleans(), st.booleans(), st.integers(1, 400))
+def test_any_input_is_the_same_session_or_message_by_readers_as_by_the_thread(
+        lines: list[str], bom: bool, last_newline: bool, chunk: int) -> None:
+    """Whatever the lines (plain cases, extra keys, the id not first, blank and whitespace
+    lines, CRLF, byte order marks, escapes and lone surrogates, broken records, repeated ids,
+    records without one) and wherever the chunks cut them, the readers' processes make the
+    session the thread makes, row for row, or fail with its one-line message; no temporary
+    file is left either way."""
+    body = "\n".join(lines).encode("utf-8", "surrogateescape")
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as mp:
+        data = os.path.join(folder, "in.jsonl")
+        Path(data).write_bytes((b"\xef\xbb\xbf" if bom else b"") + body
+                               + (b"\n" if last_newline and lines else b""))
+        mp.setattr(copying, "PART_CHUNK", chunk)
+        mp.setattr(os, "cpu_count", lambda: 2)
+        by_thread = _made_either_way(folder, data, False)
+        assert _made_either_way(folder, data, True) == by_thread
+        assert not isinstance(by_thread, str) or "\n" not in by_thread
+        assert os.listdir(folder) == ["in.jsonl"]
