@@ -182,6 +182,27 @@ def test_a_record_without_an_id_sends_the_copy_to_one_reader(
     assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]
 
 
+@pytest.mark.skipif(os.name != "posix", reason="two readers only on POSIX")
+def test_a_file_appended_to_while_the_readers_start_gives_its_records_in_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records appended (whole lines) while the readers start: the readers see two sizes of the
+    file. The session holds every record there was when the copy began, and of the appended
+    ones the first few or all, in the file's order, each once: the file's records up to some
+    line, as the thread's copy of it, read at some moment, holds them."""
+    data = tmp_path / "in.jsonl"
+    lines = list(iter_lines(90))
+    data.write_text("".join(lines[:50]), encoding="utf-8")
+    (tmp_path / "in.jsonl.more").write_text("".join(lines[50:]), encoding="utf-8")
+    monkeypatch.setattr(copying, "PART_CHUNK", 1000)
+    monkeypatch.setattr(copying, "_READER", _READERS_OF_A_GROWING_FILE)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    by_processes = stored(make(tmp_path, data, "p", True, monkeypatch))
+    assert data.read_text(encoding="utf-8") == "".join(lines)  # (it was appended to)
+    whole = stored(make(tmp_path, data, "t", False, monkeypatch))
+    assert 50 <= len(by_processes) <= 90
+    assert by_processes == whole[:len(by_processes)]
+
+
 @pytest.mark.parametrize(("bad", "said"), [
     ('{"id": "case-0000003", "answer": "again"}', r"duplicate case id 'case-0000003' \(lines 4 "
                                                   r"and 31\)"),
@@ -320,9 +341,9 @@ def test_pipes_that_cannot_be_widened_still_carry_whole_chunks(
     assert len(by_processes) == 1500
 
 
-# The readers of a file that an editor saves while they start (a new file moved over it): the
-# first reader opens the file and reads a chunk, then the second finds the new file in place.
-_READERS_OF_A_SAVED_FILE = """import os, sys, time
+# The readers of a file that changes while they start: the first reader opens the file and
+# reads a chunk, then the file changes (CHANGE), then the second reader opens it.
+_READERS_OF_A_CHANGING_FILE = """import os, sys, time
 from citeview.core.datasets import JsonlDataset
 from citeview.session import copying
 path = sys.argv[1]
@@ -337,10 +358,17 @@ if sys.argv[2:3] == ["0"]:
 elif sys.argv[2:3] == ["1"]:
     while not os.path.exists(flag):
         time.sleep(0.01)
-    if os.path.exists(path + ".new"):
-        os.replace(path + ".new", path)
+    CHANGE
 sys.exit(copying.reader_main(sys.argv[1:]))
 """
+# An editor saves it (a new file moved over it); a pipeline appends records to it.
+_READERS_OF_A_SAVED_FILE = _READERS_OF_A_CHANGING_FILE.replace(
+    "CHANGE", "if os.path.exists(path + '.new'):\n        os.replace(path + '.new', path)")
+_READERS_OF_A_GROWING_FILE = _READERS_OF_A_CHANGING_FILE.replace(
+    "CHANGE", "if os.path.exists(path + '.more'):\n"
+    "        with open(path, 'ab') as fh, open(path + '.more', 'rb') as more:\n"
+    "            fh.write(more.read())\n"
+    "        os.remove(path + '.more')")
 
 
 @pytest.mark.skipif(os.name != "posix", reason="two readers only on POSIX")
