@@ -488,3 +488,49 @@ def test_any_input_is_the_same_session_or_message_by_readers_as_by_the_thread(
         assert _made_either_way(folder, data, True) == by_thread
         assert not isinstance(by_thread, str) or "\n" not in by_thread
         assert os.listdir(folder) == ["in.jsonl"]
+
+
+# The second reader killed once it has sent two chunks (the first goes on, its pipe full).
+_DYING_READER = """import os, signal, sys
+from citeview.core.datasets import JsonlDataset
+from citeview.session import copying
+if sys.argv[2:3] == ["1"]:
+    real = JsonlDataset.part_batches
+    def dying(self, *args):
+        for n, chunk in enumerate(real(self, *args)):
+            if n == 2:
+                sys.stdout.flush()
+                os.kill(os.getpid(), signal.SIGKILL)
+            yield chunk
+    JsonlDataset.part_batches = dying
+sys.exit(copying.reader_main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="two readers only on POSIX")
+def test_a_reader_killed_midway_is_told_and_leaves_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One of two readers killed partway through the file: one line says so (not a session
+    short of its records), and no file nor process is left, the other reader's either."""
+    import subprocess
+
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(iter_lines(300)), encoding="utf-8")
+    monkeypatch.setattr(copying, "PART_CHUNK", 4096)
+    monkeypatch.setattr(copying, "_READER", _DYING_READER)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(copying, "_widen", lambda fd: None)  # (the other reader's pipe fills)
+    started: list[subprocess.Popen[bytes]] = []
+    real = subprocess.Popen
+
+    def popen(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        started.append(real(*args, **kwargs))  # type: ignore[call-overload]
+        return started[-1]
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    with pytest.raises(SessionError, match="the process reading the input stopped") as err:
+        make(tmp_path, data, "s", True, monkeypatch)
+    assert "\n" not in str(err.value)
+    assert len(started) == 3 and all(p.returncode is not None for p in started)
+    assert started[1].returncode == -9
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]
