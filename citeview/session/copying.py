@@ -35,6 +35,7 @@ from citeview.core.cases import Case
 from citeview.core.datasets import JsonlDataset
 from citeview.core.errors import InputError
 from citeview.session.errors import DuplicateCaseIds, SessionError
+from citeview.session.files import remove_temp
 from citeview.session.jsonio import dumps_json
 
 #: A deferred JSONL dataset at least this big is read in a child process.
@@ -91,6 +92,12 @@ def _make(path: str, source: str, meta: dict[str, Any], overwrite: bool, parts: 
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (package_root, env.get("PYTHONPATH", "")) if p)
     started: list[subprocess.Popen[bytes]] = []
+    shared: list[str] = []
+    if parts > 1:
+        try:
+            shared = [str(PART_CHUNK), _identity(source)]
+        except OSError:
+            return False  # (one reader says why it cannot read it)
     with tempfile.TemporaryFile() as reader_err, tempfile.TemporaryFile() as maker_err:
         pipes = [os.pipe() for _ in range(parts)]
         try:
@@ -99,7 +106,7 @@ def _make(path: str, source: str, meta: dict[str, Any], overwrite: bool, parts: 
                     _widen(rows_in)
                     started.append(subprocess.Popen(
                         [sys.executable, "-P", "-c", _READER, source,
-                         *([str(part), str(parts), str(PART_CHUNK)] if parts > 1 else [])],
+                         *([str(part), str(parts), *shared] if parts > 1 else [])],
                         stdin=subprocess.DEVNULL, stdout=rows_in, stderr=reader_err, env=env))
                 ends = [rows_out for rows_out, _ in pipes]
                 started.append(subprocess.Popen(
@@ -123,6 +130,10 @@ def _make(path: str, source: str, meta: dict[str, Any], overwrite: bool, parts: 
                 if proc.poll() is None:
                     proc.kill()
                     proc.wait()
+            if len(started) == parts + 1 and started[-1].returncode != 0:
+                # A maker killed midway could not remove its temporary file (as big as the
+                # session): nobody else would until a later session's stale-file sweep.
+                remove_temp(path, started[-1].pid)
         lines = said.decode("utf-8", "replace").strip().splitlines()
         told = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else None
         if maker.returncode == 0 and told == {}:
@@ -135,6 +146,13 @@ def _make(path: str, source: str, meta: dict[str, Any], overwrite: bool, parts: 
         last = maker_err.read().decode("utf-8", "replace").strip().splitlines()
     raise SessionError(f"{path}: cannot create session (the process making it stopped: exit "
                        f"{maker.returncode}{': ' + last[-1] if last else ''})")
+
+
+def _identity(path: str) -> str:
+    """Which file ``path`` is (device and inode): readers sharing it by chunks must all read
+    the one file, not one each when a new file is moved over it meanwhile (an editor's save)."""
+    st = os.stat(path)
+    return f"{st.st_dev}:{st.st_ino}"
 
 
 def _widen(fd: int) -> None:
@@ -205,14 +223,24 @@ def lower() -> None:
 def reader_main(argv: list[str]) -> int:
     """The reader: every record of the JSONL file ``argv[0]`` sent as rows on standard
     output; with ``argv[1:4]`` (``part``, ``parts``, the chunks' size), the records of its
-    chunks only, a frame a chunk."""
+    chunks only, a frame a chunk, when the file it opened is the one ``argv[4]`` names
+    (:func:`_identity`)."""
     out = sys.stdout.buffer
     dataset = JsonlDataset(argv[0], indexed=True, deferred=True)
     count = 0
     try:
         try:
             if len(argv) > 1:
+                checked = False
                 for chunk in dataset.part_batches(int(argv[1]), int(argv[2]), int(argv[3])):
+                    if not checked:  # (the file is open now: moved over later, it is read on)
+                        checked = True
+                        try:
+                            same = _identity(argv[0]) == argv[4]
+                        except OSError:
+                            same = False
+                        if not same:
+                            chunk = None
                     if chunk is None:
                         _send(out, "alone", "")
                         break

@@ -117,7 +117,7 @@ def replacing(path: str, doing: str) -> Iterator[str]:
     """A temporary file name beside ``path`` to build a session file in: moved into place
     (:func:`replace_file`) when the block ends, removed in any case. An ``sqlite3`` or OS error
     is a :class:`SessionError` saying ``cannot {doing}``."""
-    tmp = f"{path}.tmp-{os.getpid()}"
+    tmp = temp_name(path, os.getpid())
     _remove_db(tmp)
     clean_stale_temps(os.path.dirname(os.path.abspath(path)))
     try:
@@ -132,6 +132,17 @@ def replacing(path: str, doing: str) -> Iterator[str]:
         raise SessionError(f"{path}: cannot {doing} ({err.strerror or err})") from None
     finally:
         _remove_db(tmp)
+
+
+def temp_name(path: str, pid: int) -> str:
+    """The temporary file process ``pid`` builds the session ``path`` in (:func:`replacing`)."""
+    return f"{path}.tmp-{pid}"
+
+
+def remove_temp(path: str, pid: int) -> None:
+    """Remove what the process ``pid``, killed while it built the session ``path``, left of it
+    (its temporary file and journals): called by whoever started it and saw it end."""
+    _remove_db(temp_name(path, pid))
 
 
 def _create_like(tmp: str, path: str) -> None:
@@ -252,5 +263,5 @@ def process_alive(pid: int, host: str, ident: str) -> bool:
 
 __all__ = [
     "check_session_file", "clean_stale_temps", "connect", "process_alive", "process_ident",
-    "refuse_if_open_elsewhere", "replace_file", "replacing",
+    "refuse_if_open_elsewhere", "remove_temp", "replace_file", "replacing", "temp_name",
 ]

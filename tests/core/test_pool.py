@@ -122,3 +122,79 @@ def test_the_workers_of_a_killed_run_end_with_it() -> None:
             run.wait()
         if run.stdout is not None:
             run.stdout.close()
+
+
+# A run whose workers are spawned (Qt loaded: the window's export), idle once the first
+# results are in.
+_KILLED_SPAWNED_RUN = """
+import sys, time, types
+sys.modules["PySide6"] = types.ModuleType("PySide6")
+from citeview.core.pool import ordered_map, start_method
+assert start_method() == "spawn"
+results = ordered_map(sorted, range(10000), 2, batch=1)
+next(results)
+print("running", flush=True)
+time.sleep(120)
+"""
+
+# The run started by a process that adopts orphans (a subreaper: systemd --user, tini, a
+# container's init): a worker's parent after the kill is that process, not init. Prints how
+# many workers the run had, then how many are left once it is killed.
+_UNDER_SUBREAPER = """
+import ctypes, os, signal, subprocess, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+run = subprocess.Popen([sys.executable, "-c", sys.argv[1]], stdout=subprocess.PIPE, text=True)
+assert run.stdout.readline().strip() == "running"
+workers = [int(p) for p in subprocess.run(["pgrep", "-P", str(run.pid)], capture_output=True,
+                                          text=True).stdout.split()]
+os.kill(run.pid, signal.SIGKILL)
+run.wait()
+deadline = time.monotonic() + 15
+left = set(workers)
+while left and time.monotonic() < deadline:
+    for pid in list(left):
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:  # (adopted: ended ones are reaped here)
+            left.discard(pid)
+    time.sleep(0.1)
+for pid in left:
+    os.kill(pid, signal.SIGKILL)
+print(len(workers), len(left))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_spawned_workers_of_a_killed_run_end_with_it() -> None:
+    """The same with Qt loaded, where the workers are spawned (the window's export)."""
+    import signal
+    import subprocess
+
+    run = subprocess.Popen([sys.executable, "-c", _KILLED_SPAWNED_RUN], stdout=subprocess.PIPE,
+                           text=True)
+    try:
+        assert run.stdout is not None and run.stdout.readline().strip() == "running"
+        workers = [int(p) for p in subprocess.run(["pgrep", "-P", str(run.pid)],
+                                                  capture_output=True, text=True).stdout.split()]
+        assert len(workers) >= 2 and all(_alive(p) for p in workers)
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+        deadline = time.monotonic() + 15
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(p) for p in workers)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+        if run.stdout is not None:
+            run.stdout.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl, /proc")
+def test_the_workers_of_a_killed_run_end_under_a_subreaper() -> None:
+    """Orphans go to the nearest subreaper, not init: a worker still sees its parent gone."""
+    import subprocess
+
+    got = subprocess.run([sys.executable, "-c", _UNDER_SUBREAPER, _KILLED_RUN],
+                         capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.split() == ["2", "0"]
