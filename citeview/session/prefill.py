@@ -23,6 +23,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -113,11 +114,11 @@ def prefill(path: str, policy: Policy | None = None, *,
                     initializer=_init_worker, initargs=(path, policy, key))
             else:
                 results = (_work_piece(session, ids, policy, key) for ids in todo())
-            for rows, sizes in results:
+            for rows, sizes, marks in results:
                 done += sizes_of.popleft()
                 worked += len(sizes)
                 if sizes:
-                    _store(writer, rows, sizes)
+                    _store(writer, rows, sizes, marks)
                 if told is not None:
                     told(sizes, done)
         finally:
@@ -126,7 +127,13 @@ def prefill(path: str, policy: Policy | None = None, *,
     return worked
 
 
-_Piece = tuple[list[tuple[str, str, str]], Sizes]  # (export rows to store, item counts)
+# (export rows to store, item counts, a mark of each case's JSON as it was analysed)
+_Piece = tuple[list[tuple[str, str, str]], Sizes, dict[str, int]]
+
+
+def _mark(data: object) -> int:
+    """A case's JSON in a few bytes: its rows are stored only while it is still this."""
+    return zlib.crc32(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else -1
 
 
 def _work_piece(session: Session, ids: list[str], policy: Policy, key: str) -> _Piece:
@@ -134,7 +141,13 @@ def _work_piece(session: Session, ids: list[str], policy: Policy, key: str) -> _
     rows: list[tuple[str, str, str]] = []
     sizes: Sizes = {}
     datas = stored_cases(session, ids)  # (one query, not one a case)
+    marks = {cid: _mark(data) for cid, data in datas.items()}
     for cid in ids:
+        if cid not in marks:  # (a case too big to be read ahead: its JSON read for its mark)
+            with contextlib.suppress(sqlite3.Error):
+                got = session.conn.execute("SELECT data FROM cases WHERE id = ?",
+                                           (cid,)).fetchone()
+                marks[cid] = _mark(got[0] if got else None)
         try:
             analysed = analysed_once(session, cid, policy, datas.get(cid))
         except (SessionError, InputError):
@@ -142,7 +155,7 @@ def _work_piece(session: Session, ids: list[str], policy: Policy, key: str) -> _
             continue
         sizes[cid] = analysed.item_counts
         rows.append((cid, key, rows_text(base_rows(analysed, cid))))
-    return rows, sizes
+    return rows, sizes, marks
 
 
 _WORKER: dict[str, Any] = {}
@@ -158,12 +171,20 @@ def _work_pieces(pieces: list[list[str]]) -> list[_Piece]:
     return [_work_piece(w["session"], ids, w["policy"], w["key"]) for ids in pieces]
 
 
-def _store(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], sizes: Sizes) -> None:
-    """One piece in one transaction; a session that cannot take it now keeps none of it."""
-    stats = [(cid, json.dumps(list(v))) for cid, v in sizes.items()]
+def _store(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], sizes: Sizes,
+           marks: dict[str, int]) -> None:
+    """One piece in one transaction; a session that cannot take it now keeps none of it. A case
+    whose JSON changed since it was analysed (the window took in an edited input meanwhile, and
+    dropped its rows) keeps none: stored, its old rows would stand for the new case."""
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
+            ids = list(sizes)
+            now = {cid: _mark(data) for cid, data in conn.execute(
+                f"SELECT id, data FROM cases WHERE id IN ({','.join('?' * len(ids))})", ids)}
+            kept = {cid for cid in ids if cid in now and now[cid] == marks.get(cid)}
+            rows = [r for r in rows if r[0] in kept]
+            stats = [(cid, json.dumps(list(sizes[cid]))) for cid in ids if cid in kept]
             conn.executemany("INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)", rows)
             conn.executemany("INSERT OR REPLACE INTO case_stats VALUES (?, ?)", stats)
             conn.execute("COMMIT")

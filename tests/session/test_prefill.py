@@ -3,6 +3,7 @@ window's background count does), resumable, and read by the export as it would m
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import shutil
@@ -15,7 +16,15 @@ import pytest
 from citeview.core.inputs import load_input
 from citeview.session import Session, prefill
 from citeview.session.model import ReviewState
-from citeview.session.rows import PARALLEL_MIN_CASES, rows_key, stored_rows, write_jsonl
+from citeview.session.rows import (
+    PARALLEL_MIN_CASES,
+    analysed_once,
+    base_rows,
+    rows_key,
+    rows_text,
+    stored_rows,
+    write_jsonl,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from million_data import write_dataset  # noqa: E402
@@ -221,3 +230,38 @@ def test_the_import_s_detached_pass_ends_with_its_workers(big: Path) -> None:
     assert _group(pid) == []
     assert seen >= 3  # it worked in a process per CPU
     assert prefill.prefill(str(big), jobs=1) == 0  # everything was stored
+
+
+def test_a_case_edited_while_its_piece_is_worked_out_keeps_no_old_rows(
+        made: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window takes in an edited input (its case replaced, its rows and counts dropped)
+    while the pass works out that case's piece: the pass stores the piece's other cases, not
+    the edited one's old rows, which the next pass would have skipped as done and the export
+    copied out for the new answer; the next pass works the edited case out again."""
+    monkeypatch.setattr(prefill, "PIECE", 8)
+    real = prefill._work_piece
+    edited: list[str] = []
+
+    def then_edit(session: Session, ids: list[str], policy: object, key: str) -> object:
+        piece = real(session, ids, policy, key)  # type: ignore[arg-type]
+        if not edited:
+            with Session.open(str(made)) as window:
+                case = window.get_case(ids[0])
+                window.update_case(dataclasses.replace(case,
+                                                       answer="Edited first. " + case.answer))
+            edited.append(ids[0])
+        return piece
+
+    monkeypatch.setattr(prefill, "_work_piece", then_edit)
+    assert prefill.prefill(str(made)) == 30
+    monkeypatch.setattr(prefill, "_work_piece", real)
+    with Session.open(str(made), readonly=True) as s:
+        key = rows_key(s, prefill.session_policy(s))
+        assert edited[0] not in stored_rows(s, [edited[0]], key)
+        assert len(stored_rows(s, s.case_ids(), key)) == 29
+    assert prefill.prefill(str(made)) == 1  # the edited case, worked out from what it is now
+    with Session.open(str(made), readonly=True) as s:
+        policy = prefill.session_policy(s)
+        now = rows_text(base_rows(analysed_once(s, edited[0], policy), edited[0]))
+        assert stored_rows(s, [edited[0]], rows_key(s, policy)) == {edited[0]: now}
+        assert s.sizes() == {cid: s.analysed(cid).item_counts for cid in s.case_ids()}
