@@ -23,7 +23,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -40,9 +39,11 @@ from citeview.session.rows import (
     base_rows,
     default_jobs,
     iter_case_ids,
+    marks_of,
     rows_key,
     rows_text,
     stored_cases,
+    unchanged,
 )
 from citeview.session.store import Session
 
@@ -131,23 +132,13 @@ def prefill(path: str, policy: Policy | None = None, *,
 _Piece = tuple[list[tuple[str, str, str]], Sizes, dict[str, int]]
 
 
-def _mark(data: object) -> int:
-    """A case's JSON in a few bytes: its rows are stored only while it is still this."""
-    return zlib.crc32(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else -1
-
-
 def _work_piece(session: Session, ids: list[str], policy: Policy, key: str) -> _Piece:
     """The rows and item counts of the cases ``ids``, each analysed once."""
     rows: list[tuple[str, str, str]] = []
     sizes: Sizes = {}
     datas = stored_cases(session, ids)  # (one query, not one a case)
-    marks = {cid: _mark(data) for cid, data in datas.items()}
+    marks = marks_of(session, ids, datas)
     for cid in ids:
-        if cid not in marks:  # (a case too big to be read ahead: its JSON read for its mark)
-            with contextlib.suppress(sqlite3.Error):
-                got = session.conn.execute("SELECT data FROM cases WHERE id = ?",
-                                           (cid,)).fetchone()
-                marks[cid] = _mark(got[0] if got else None)
         try:
             analysed = analysed_once(session, cid, policy, datas.get(cid))
         except (SessionError, InputError):
@@ -179,12 +170,9 @@ def _store(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], sizes: Si
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            ids = list(sizes)
-            now = {cid: _mark(data) for cid, data in conn.execute(
-                f"SELECT id, data FROM cases WHERE id IN ({','.join('?' * len(ids))})", ids)}
-            kept = {cid for cid in ids if cid in now and now[cid] == marks.get(cid)}
+            kept = unchanged(conn, {cid: marks.get(cid, -1) for cid in sizes})
             rows = [r for r in rows if r[0] in kept]
-            stats = [(cid, json.dumps(list(sizes[cid]))) for cid in ids if cid in kept]
+            stats = [(cid, json.dumps(list(v))) for cid, v in sizes.items() if cid in kept]
             conn.executemany("INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)", rows)
             conn.executemany("INSERT OR REPLACE INTO case_stats VALUES (?, ?)", stats)
             conn.execute("COMMIT")

@@ -26,6 +26,7 @@ import io
 import json
 import os
 import sqlite3
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring
@@ -389,6 +390,39 @@ def stored_cases(session: ReviewStore, ids: Sequence[str]) -> dict[str, str]:
 _READ_AHEAD_CHARS = 1 << 20
 
 
+def case_mark(data: object) -> int:
+    """A case's JSON in a few bytes (-1: none): rows worked out from it are stored only while
+    the case is still this (:func:`unchanged`)."""
+    return zlib.crc32(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else -1
+
+
+def marks_of(session: ReviewStore, ids: Sequence[str], datas: dict[str, str]) -> dict[str, int]:
+    """:func:`case_mark` of each case of ``ids`` as read now: from ``datas`` (read ahead), the
+    rest (too big to be read ahead) read for it."""
+    marks = {cid: case_mark(data) for cid, data in datas.items()}
+    if isinstance(session, Session):
+        for cid in ids:
+            if cid not in marks:
+                with contextlib.suppress(sqlite3.Error):
+                    got = session.conn.execute("SELECT data FROM cases WHERE id = ?",
+                                               (cid,)).fetchone()
+                    marks[cid] = case_mark(got[0] if got else None)
+    return marks
+
+
+def unchanged(conn: sqlite3.Connection, marks: dict[str, int]) -> set[str]:
+    """Those cases of ``marks`` whose JSON is still what was marked, read through ``conn`` in
+    the transaction that stores their rows: a case the window replaced meanwhile (an edited
+    input taken in, its rows dropped) must not get its old rows back."""
+    ids = list(marks)
+    now: dict[str, int] = {}
+    for k in range(0, len(ids), 500):
+        part = ids[k : k + 500]
+        now.update((cid, case_mark(data)) for cid, data in conn.execute(
+            f"SELECT id, data FROM cases WHERE id IN ({','.join('?' * len(part))})", part))
+    return {cid for cid, mark in marks.items() if now.get(cid) == mark}
+
+
 def judged_cases(session: ReviewStore, ids: Sequence[str]) -> set[str] | None:
     """Which of ``ids`` have a verdict, evidence or a correction (by anyone); None when that
     is not known (a session that is no file: every case is worked out in full)."""
@@ -401,12 +435,6 @@ def judged_cases(session: ReviewStore, ids: Sequence[str]) -> set[str] | None:
                          for t in ("annotations", "evidence", "corrections"))
     with read_errors(session.path):
         return {str(r[0]) for r in session.conn.execute(sql, (*ids, *ids, *ids))}
-
-
-def store_rows(session: Session, rows: dict[str, str], key: str) -> None:
-    """Keep each case's unjudged rows (:func:`rows_text`) under ``key``, in one transaction."""
-    if rows:
-        session.keep_case_rows(rows, key)
 
 
 def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None,
@@ -602,34 +630,39 @@ def _csv_values(row: Row) -> list[str]:
 
 
 # What an export work gives per case: its output text, and (case id, unjudged rows as JSON
-# lines) when those were worked out (to be stored), else None.
-Exported = tuple[str, tuple[str, str] | None]
+# lines, the case's mark) when those were worked out (to be stored), else None.
+Made = tuple[str, str, int]
+Exported = tuple[str, Made | None]
 
 
 def _chunk_rows(session: ReviewStore, ids: list[str], policy: Policy | None,
                 annotator: str | None
-                ) -> Iterator[tuple[str, str | None, list[Row] | None, str | None]]:
+                ) -> Iterator[tuple[str, str | None, list[Row] | None, Made | None]]:
     """Per case of ``ids``: (its id, its rows as JSON lines, None, None) when nobody judged
     it and its stored rows are current (or its rows, worked out here, are its unjudged ones),
-    else (its id, None, its rows, its unjudged rows as JSON lines when worked out here)."""
+    else (its id, None, its rows, its unjudged rows as JSON lines with the case's mark when
+    worked out here)."""
     judged = judged_cases(session, ids)
     stored = stored_rows(session, ids, rows_key(session, policy)) if judged is not None else {}
-    datas = stored_cases(session, [cid for cid in ids if cid not in stored])
+    todo = [cid for cid in ids if cid not in stored]
+    datas = stored_cases(session, todo)
+    marks = marks_of(session, todo, datas)
     for cid in ids:
         text = stored.get(cid)
         if judged is not None and cid not in judged:
             if text is None:  # nobody judged it: its rows are its unjudged rows, no query
                 text = unjudged_text(session, cid, policy, datas.get(cid))
-                yield cid, text, None, text
+                yield cid, text, None, (cid, text, marks.get(cid, -1))
             else:
                 yield cid, text, None, None
         else:
             rows, made, same = export_rows(session, cid, policy, annotator, text,
                                            datas.get(cid))
+            kept = None if made is None else (cid, made, marks.get(cid, -1))
             if same and made is not None:
-                yield cid, made, None, made
+                yield cid, made, None, kept
             else:
-                yield cid, None, rows, made
+                yield cid, None, rows, kept
 
 
 def chunk_csv(session: ReviewStore, ids: list[str], policy: Policy | None,
@@ -637,12 +670,12 @@ def chunk_csv(session: ReviewStore, ids: list[str], policy: Policy | None,
     """The rows of each case of ``ids`` as CSV lines (RFC 4180, CRLF): made in the worker
     that made the rows, so only text crosses between processes."""
     out: list[Exported] = []
-    for cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
+    for _cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\r\n")
         for row in parsed_rows(text) if text is not None else rows or ():
             writer.writerow(_csv_values(row))
-        out.append((buf.getvalue(), None if made is None else (cid, made)))
+        out.append((buf.getvalue(), made))
     return out
 
 
@@ -651,10 +684,10 @@ def chunk_jsonl(session: ReviewStore, ids: list[str], policy: Policy | None,
     """The rows of each case of ``ids`` as JSON lines (lone surrogates escaped): a case
     nobody judged whose rows are stored is copied out as it is."""
     out: list[Exported] = []
-    for cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
+    for _cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
         if text is None:
             text = rows_text(rows or [])
-        out.append((text, None if made is None else (cid, made)))
+        out.append((text, made))
     return out
 
 
@@ -684,19 +717,22 @@ class RowsKeeper:
         self.path = session.path if isinstance(session, Session) else None
         self.key = rows_key(session, policy) if self.path is not None else ""
         self.pending: list[tuple[str, str, str]] = []
+        self.marks: dict[str, int] = {}
         self.chars = 0
         self.conn: sqlite3.Connection | None = None
 
-    def add(self, got: tuple[str, str] | None) -> None:
+    def add(self, got: Made | None) -> None:
         if got is None or self.path is None:
             return
         self.pending.append((got[0], self.key, got[1]))
+        self.marks[got[0]] = got[2]
         self.chars += len(got[1])
         if self.chars >= self.BATCH_CHARS:
             self.flush()
 
     def flush(self) -> None:
         rows, self.pending, self.chars = self.pending, [], 0
+        marks, self.marks = self.marks, {}
         if not rows or self.path is None:
             return
         try:
@@ -709,7 +745,9 @@ class RowsKeeper:
                     raise sqlite3.OperationalError("not this citeview's version")
             self.conn.execute("BEGIN IMMEDIATE")
             try:
-                self.conn.executemany("INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)", rows)
+                kept = unchanged(self.conn, marks)
+                self.conn.executemany("INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)",
+                                      [r for r in rows if r[0] in kept])
                 self.conn.execute("COMMIT")
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
@@ -739,41 +777,44 @@ def _write_rows(session: ReviewStore, out: IO[str], work: ChunkWork[Exported],
 
 
 def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
-                   annotator: str | None) -> list[tuple[str, str] | None]:
-    """Per case of ``ids``: (its id, its unjudged rows worked out) when it has no current
-    stored rows, else None."""
+                   annotator: str | None) -> list[Made | None]:
+    """Per case of ``ids``: (its id, its unjudged rows worked out, its mark) when it has no
+    current stored rows, else None."""
     have = stored_rows(session, ids, rows_key(session, policy))
-    datas = stored_cases(session, [cid for cid in ids if cid not in have])
-    out: list[tuple[str, str] | None] = []
+    todo = [cid for cid in ids if cid not in have]
+    datas = stored_cases(session, todo)
+    marks = marks_of(session, todo, datas)
+    out: list[Made | None] = []
     for cid in ids:
         if cid in have:
             out.append(None)
             continue
         try:
-            out.append((cid, unjudged_text(session, cid, policy, datas.get(cid))))
+            out.append((cid, unjudged_text(session, cid, policy, datas.get(cid)),
+                        marks.get(cid, -1)))
         except SessionError:
             out.append(None)  # an unreadable case: said as it is by the export itself
     return out
 
 
-def fill_rows(session: Session, policy: Policy | None = None, *, jobs: int | None = None,
-              batch: int = 2000) -> int:
+def fill_rows(session: Session, policy: Policy | None = None, *,
+              jobs: int | None = None) -> int:
     """Work out and store the unjudged rows of every case that has no current ones (in
-    ``jobs`` processes, stored ``batch`` cases a transaction), so that exports under
-    ``policy`` read them instead of analysing every case. Returns how many were stored."""
-    key = rows_key(session, policy)
-    pending: dict[str, str] = {}
+    ``jobs`` processes, stored as :class:`RowsKeeper` stores an export's), so that exports
+    under ``policy`` read them instead of analysing every case. Returns how many were worked
+    out."""
+    keeper = RowsKeeper(session, policy)
     stored = 0
-    for got in iter_chunked(session, chunk_unjudged, policy, jobs=jobs):
-        if got is None:
-            continue
-        pending[got[0]] = got[1]
-        if len(pending) >= batch:
-            store_rows(session, pending, key)
-            stored += len(pending)
-            pending = {}
-    store_rows(session, pending, key)
-    return stored + len(pending)
+    try:
+        for got in iter_chunked(session, chunk_unjudged, policy, jobs=jobs):
+            if got is None:
+                continue
+            keeper.add(got)
+            stored += 1
+        keeper.flush()
+    finally:
+        keeper.close()
+    return stored
 
 
 def write_csv(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,

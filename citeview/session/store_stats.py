@@ -26,13 +26,6 @@ class SessionStats(SessionCases, AnalysingStore):
     # ------------------------------------------------------------------ analysis
 
 
-    def keep_case_rows(self, rows: dict[str, str], key: str) -> None:
-        """Keep each case's unjudged export rows (``case_rows``: JSON lines, see
-        :func:`citeview.session.rows.store_rows`) under ``key``, in one transaction."""
-        self._write(lambda conn: conn.executemany(
-            "INSERT OR REPLACE INTO case_rows VALUES (?, ?, ?)",
-            [(cid, key, text) for cid, text in rows.items()]))
-
     @reading
     def sizes(self) -> dict[str, tuple[int, ...]]:
         """Per case analysed so far: the judgements each citation takes (numbering order)."""

@@ -154,3 +154,34 @@ def test_an_export_never_waits_on_a_writer_nor_upgrades_an_older_session(
     assert main(["export", str(old), "--format", "jsonl", "-o", str(out)]) == 0
     assert normalised(out.read_bytes(), tmp_path) == (GOLDEN / "v010-api.jsonl").read_bytes()
     assert old.read_bytes() == before  # rows are kept only in a session of this version
+
+
+def test_an_export_keeps_no_rows_of_a_case_edited_while_it_ran(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window takes in an edited input (a case replaced, its rows dropped) while an export
+    runs: the export writes what it read, but does not store that case's old rows for the
+    next export to copy out as the new case's."""
+    import dataclasses
+
+    path = sessions(tmp_path)["mixed"]
+    real = rows_mod.unjudged_text
+    edited: list[str] = []
+
+    def then_edit(s: object, cid: str, *rest: object) -> str:
+        text = real(s, cid, *rest)  # type: ignore[arg-type]
+        if not edited:
+            with Session.open(str(path)) as window:
+                case = window.get_case(cid)
+                window.update_case(dataclasses.replace(case, answer="Edited. " + case.answer))
+            edited.append(cid)
+        return text
+
+    monkeypatch.setattr(rows_mod, "unjudged_text", then_edit)
+    out = tmp_path / "out.jsonl"
+    assert main(["export", str(path), "--format", "jsonl", "--jobs", "1", "-o", str(out)]) == 0
+    with Session.open(str(path), readonly=True) as s:
+        key = rows_key(s, _export_policy(s))
+        kept = {r[0] for r in s.conn.execute("SELECT case_id FROM case_rows WHERE policy = ?",
+                                             (key,))}
+        assert edited and edited[0] not in kept
+        assert len(kept) >= len(s) // 2  # the others were stored
