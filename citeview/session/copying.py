@@ -168,16 +168,22 @@ class _Alone(Exception):
     """The readers sharing the file met what one reader over the whole file must take."""
 
 
+def _read_frame(stream: IO[bytes], path: str) -> tuple[str, object]:
+    """The next frame a reader sent on ``stream`` (for session ``path``): its kind and value."""
+    head = stream.read(_HEAD.size)
+    body = stream.read(_HEAD.unpack(head)[0]) if len(head) == _HEAD.size else b""
+    if not body:
+        raise SessionError(f"{path}: cannot create session (the process reading the input "
+                           "stopped before its end)")
+    kind, value = pickle.loads(body)  # noqa: S301  (a reader this module started)
+    return str(kind), value
+
+
 def _frames(stream: IO[bytes], path: str) -> Iterator[tuple[str, bytes | str]]:
     """The rows the reader sends on ``stream`` for session ``path``; its error raised as an
     InputError."""
     while True:
-        head = stream.read(_HEAD.size)
-        body = stream.read(_HEAD.unpack(head)[0]) if len(head) == _HEAD.size else b""
-        if not body:
-            raise SessionError(f"{path}: cannot create session (the process reading the input "
-                               "stopped before its end)")
-        kind, value = pickle.loads(body)  # noqa: S301  (the reader this module started)
+        kind, value = _read_frame(stream, path)
         if kind == "rows":
             yield from cast("list[tuple[str, bytes | str]]", value)
         elif kind == "error":
@@ -191,13 +197,7 @@ def _chunk_frames(streams: Sequence[IO[bytes]], path: str) -> Iterator[tuple[str
     chunks ``k``, ``k + len(streams)``, ...), in file order; :class:`_Alone` when one meets a
     record it cannot take."""
     for index in itertools.count():
-        stream = streams[index % len(streams)]
-        head = stream.read(_HEAD.size)
-        body = stream.read(_HEAD.unpack(head)[0]) if len(head) == _HEAD.size else b""
-        if not body:
-            raise SessionError(f"{path}: cannot create session (the process reading the input "
-                               "stopped before its end)")
-        kind, value = pickle.loads(body)  # noqa: S301  (the readers this module started)
+        kind, value = _read_frame(streams[index % len(streams)], path)
         if kind == "chunk":
             yield from cast("list[tuple[str, bytes | str]]", value)
         elif kind == "alone":
