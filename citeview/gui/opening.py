@@ -338,11 +338,14 @@ class InputOpener(QObject):
             self.loader.prefetch_next_soon()  # built ahead under the session's policy now
         # The case list takes the session's cases at the next turn of the event loop: the
         # window answers (and paints) between the two halves of the hand-over.
+        self.review_session.handing_over = session
         QTimer.singleShot(0, self, lambda: self._list_made(session, made))
 
     def _list_made(self, session: ReviewStore, made: SessionDataset) -> None:
         """The second half of :meth:`_session_made`: the case list lists the session's cases
         (only the first record was listed); then the review has started."""
+        if self.review_session.handing_over is session:
+            self.review_session.handing_over = None
         if self.review_session.session is not session or self.state.dataset is not made:
             return  # another input or session since
         if len(session) != self.panes.cases_model.total():

@@ -95,6 +95,9 @@ class ReviewSession(QObject):
             lambda text: dialogs.session_in_use(parent, text) if self.can_ask()
             else dialogs.InUse.CANCEL)
         self.in_use: str | None = None  # why the last open found no session to review
+        # A session just made, attached, whose case list is listed at the next turn of the
+        # event loop (the window's opener sets and clears it).
+        self.handing_over: ReviewStore | None = None
         self.label = QtElidedLabel(share=0.12)  # the session's file name; where it is on hover
         # Making a session, until started.
         self._start_later: BackgroundOp[Made] | None = None
@@ -278,8 +281,10 @@ class ReviewSession(QObject):
             self._after_paint.request()
 
     def making(self) -> bool:
-        """Whether the session of the input shown is still being made."""
-        return self._start_later is not None or ops.pending(self, SESSION_WORK)
+        """Whether the session of the input shown is still being made (or handed over: its
+        case list not listed yet, see :attr:`handing_over`)."""
+        return (self._start_later is not None or ops.pending(self, SESSION_WORK)
+                or self.handing_over is not None)
 
     def attach(self, session: ReviewStore | None) -> None:
         """Review ``session`` (None: no review, e.g. a snapshot); closes the previous one."""
