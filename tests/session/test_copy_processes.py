@@ -468,7 +468,7 @@ def _made_either_way(folder: str, data: str, processes: bool) -> list[tuple[int,
 
 @pytest.mark.slow  # (each example starts up to five processes)
 @pytest.mark.timeout(600)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_jsonl_line(), max_size=25), st.booleans(), st.booleans(), st.integers(1, 400))
 def test_any_input_is_the_same_session_or_message_by_readers_as_by_the_thread(
         lines: list[str], bom: bool, last_newline: bool, chunk: int) -> None:
