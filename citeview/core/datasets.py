@@ -427,11 +427,10 @@ class JsonlDataset(Dataset):
                         index = len(offsets)
                         cid: str | None = None
                         text = ""
-                        if line[:1] == b"{" and b"\x00" not in line:
-                            # The usual record: a plain case, stored as it is (_plain_line).
-                            found = _plain_line(line)
-                            if found is not None:
-                                cid, text, _stop = found
+                        # The usual record: a plain case, stored as it is (_plain_line).
+                        found = _plain_line(line)
+                        if found is not None:
+                            cid, text, _stop = found
                         plain = cid is not None
                         if cid is None:  # anything else: as the index and the copy read it
                             cid = self._line_id(line, lineno, index + 1)
@@ -500,14 +499,12 @@ class JsonlDataset(Dataset):
                         if not line or line.isspace():
                             continue
                         number += 1
-                        row: bytes | str | Case | None = None
-                        if line[:1] == b"{" and b"\x00" not in line:
-                            # A plain case (as _texts_indexing tells it): stored as it is.
-                            found = _plain_line(line)
-                            if found is not None:
-                                cid, text, stop = found
-                                row = line if stop == len(text) else text[:stop]
-                        if row is None:  # anything else: as the index and the copy read it
+                        # A plain case (as _texts_indexing tells it): stored as it is.
+                        plain = _plain_row(line)
+                        row: bytes | str | Case
+                        if plain is not None:
+                            cid, row = plain
+                        else:  # anything else: as the index and the copy read it
                             cid = self._line_id(line, lineno, number)
                             row = self._text_of(cid, lineno, line + b"\n")
                         if cid in seen:
@@ -549,12 +546,10 @@ class JsonlDataset(Dataset):
                     for line in lines:
                         if not line or line.isspace():
                             continue
-                        if line[:1] == b"{" and b"\x00" not in line:
-                            found = _plain_line(line)
-                            if found is not None:
-                                cid, text, stop = found
-                                rows.append((cid, line if stop == len(text) else text[:stop]))
-                                continue
+                        plain = _plain_row(line)
+                        if plain is not None:
+                            rows.append(plain)
+                            continue
                         try:
                             cid = self._line_id(line, 0, 0)
                             if cid == unnamed:
@@ -659,6 +654,8 @@ def _plain_line(line: bytes) -> tuple[str, str, int] | None:
     surrogate escape): its id, its text and where the object ends in it; else None. Parsed
     this once, by the C scanner itself (json.loads's Python around it is a third of its
     cost); the index and the session's copy both ask it."""
+    if line[:1] != b"{" or b"\x00" in line:
+        return None
     try:
         text = line.decode("utf-8")
         obj, stop = _scan_once(text, 0)
@@ -676,6 +673,17 @@ def _plain_line(line: bytes) -> tuple[str, str, int] | None:
         elif not _plain_value(k, v):
             return None
     return cid, text, stop
+
+
+def _plain_row(line: bytes) -> tuple[str, bytes | str] | None:
+    """A plain case line (:func:`_plain_line`) as the session's copy stores it: its id, and the
+    line's bytes as they are when nothing follows the object (else the object's text); else
+    None."""
+    found = _plain_line(line)
+    if found is None:
+        return None
+    cid, text, stop = found
+    return cid, line if stop == len(text) else text[:stop]
 
 
 def _plain_value(key: str, value: object) -> bool:
