@@ -386,20 +386,6 @@ def _strip_markers(answer: str, citations: Sequence[AnalysedCitation]
     return "".join(pieces), positions, removed
 
 
-def _stripped_offset(removed: Sequence[tuple[int, int]], offset: int) -> int:
-    """Where ``offset`` of the answer is once the spans ``removed`` are taken out (one inside
-    a removed span: where that span was)."""
-    gone = 0
-    for start, end in removed:
-        if offset >= end:
-            gone += end - start
-        elif offset > start:
-            return start - gone
-        else:
-            break
-    return offset - gone
-
-
 def _map_claim(stripped_at: list[int], citations: Sequence[AnalysedCitation],
                claim: tuple[int, int]) -> int:
     """Where the end of an answer span (``claim``, raw answer code points) is once markers are
@@ -454,8 +440,11 @@ def apply_corrections(analysed: AnalysedCase,
             old = corr.old_source_id or (parts[0].ids[0] if parts[0].ids else "")
             part = _part_with(parts, old, corr)
             _move(entries, part, old, corr.source_id, _locator(analysed, corr), n)
-    rewrite = _Rewrite(tuple((_stripped_offset(removed, c.claim[0]),
-                              _stripped_offset(removed, c.claim[1]), c.text)
+    # A reword's span in the stripped answer: the markers' spans taken out (an offset inside
+    # one goes to where it was).
+    taken_out = _Rewrite(tuple((start, end, "") for start, end in removed))
+    rewrite = _Rewrite(tuple((taken_out.at(c.claim[0], end=False),
+                              taken_out.at(c.claim[1], end=False), c.text)
                              for c in rewords if c.claim is not None))
     stripped = rewrite.text(stripped)
     for e in entries:
