@@ -179,26 +179,15 @@ def _read_frame(stream: IO[bytes], path: str) -> tuple[str, object]:
     return str(kind), value
 
 
-def _frames(stream: IO[bytes], path: str) -> Iterator[tuple[str, bytes | str]]:
-    """The rows the reader sends on ``stream`` for session ``path``; its error raised as an
-    InputError."""
-    while True:
-        kind, value = _read_frame(stream, path)
-        if kind == "rows":
-            yield from cast("list[tuple[str, bytes | str]]", value)
-        elif kind == "error":
-            raise InputError(str(value))
-        else:
-            return
-
-
 def _chunk_frames(streams: Sequence[IO[bytes]], path: str) -> Iterator[tuple[str, bytes | str]]:
-    """The rows the readers sharing the file by chunks send on ``streams`` (reader ``k`` has
-    chunks ``k``, ``k + len(streams)``, ...), in file order; :class:`_Alone` when one meets a
-    record it cannot take."""
+    """The rows the readers send on ``streams`` for session ``path``, in file order: those of
+    readers sharing the file by chunks (reader ``k`` has chunks ``k``, ``k + len(streams)``,
+    ...), or one reader's batches (one stream: the whole file its one chunk). A reader's
+    error is raised as an InputError; :class:`_Alone` when a sharing reader meets a record it
+    cannot take."""
     for index in itertools.count():
         kind, value = _read_frame(streams[index % len(streams)], path)
-        if kind == "chunk":
+        if kind in ("rows", "chunk"):
             yield from cast("list[tuple[str, bytes | str]]", value)
         elif kind == "alone":
             raise _Alone
@@ -277,11 +266,9 @@ def maker_main(argv: list[str]) -> int:
 
     path, meta = argv[0], json.loads(argv[1])
     shared = len(argv) > 3
-    if shared:
-        streams = [os.fdopen(int(fd), "rb") for fd in argv[3].split(",")]
-        rows = _chunk_frames(streams, path)
-    else:
-        rows = _frames(sys.stdin.buffer, path)
+    streams = ([os.fdopen(int(fd), "rb") for fd in argv[3].split(",")] if shared
+               else [sys.stdin.buffer])
+    rows = _chunk_frames(streams, path)
     try:
         SessionFile.make_file(path, meta, rows, overwrite=argv[2] == "overwrite", fresh=True)
     except (_Alone, DuplicateCaseIds) as err:
