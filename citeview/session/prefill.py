@@ -72,12 +72,6 @@ def _have(conn: sqlite3.Connection, ids: Sequence[str], key: str) -> set[str]:
         f"SELECT case_id FROM case_stats WHERE case_id IN ({marks})", ids)}
 
 
-def _pieces(session: Session) -> Iterator[list[str]]:
-    for page in iter_case_ids(session):
-        for k in range(0, len(page), PIECE):
-            yield page[k : k + PIECE]
-
-
 def prefill(path: str, policy: Policy | None = None, *,
             told: Callable[[Sizes, int], None] | None = None, jobs: int | None = 1) -> int:
     """Work out and store the export rows and item counts of every case of the session file
@@ -103,7 +97,7 @@ def prefill(path: str, policy: Policy | None = None, *,
             sizes_of: deque[int] = deque()  # each piece's case count, as it is handed out
 
             def todo() -> Iterator[list[str]]:
-                for ids in _pieces(session):
+                for ids in iter_case_ids(session, PIECE):  # (a page a piece)
                     with read_errors(session.path):
                         have = _have(session.conn, ids, key)
                     sizes_of.append(len(ids))
