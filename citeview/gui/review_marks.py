@@ -54,7 +54,7 @@ from citeview.core.material import SourceLines
 from citeview.core.placement import SENTENCE_PUNCTUATION
 from citeview.gui import dialogs, message
 from citeview.gui.side_by_side import build_map
-from citeview.gui.tables import CitationsModel, locator_text, widen_to_fit
+from citeview.gui.tables import CitationsModel, locator_text, one_line, widen_to_fit
 from citeview.session.edits import (
     add_citation_edit,
     annotation_edit,
@@ -81,6 +81,7 @@ if TYPE_CHECKING:
 EVIDENCE_KEY, REMOVE_EVIDENCE_KEY, REASONS_KEY = "E", "Shift+E", "R"
 RELOCATE_KEY, SOURCE_KEY, REMOVE_KEY, ADD_KEY = "L", "S", "Delete", "A"
 REWORD_KEY = "W"
+CLIP = 60  # characters of a claim or a reword's words a one-line description quotes
 
 
 def touched_lines(source: Source, span: tuple[int, int]) -> tuple[int, int] | None:
@@ -115,14 +116,8 @@ def describe(correction: Correction) -> str:
         return "remove this citation"
     claim = correction.claim or (0, 0)
     if kind is CorrectionKind.REWORD:
-        return f"reword {claim[0]}\u2013{claim[1]} as \u201c{_clip(correction.text)}\u201d"
+        return f"reword {claim[0]}\u2013{claim[1]} as \u201c{one_line(correction.text, CLIP)}\u201d"
     return f"add a citation of {correction.source_id} ({where}) at {claim[0]}\u2013{claim[1]}"
-
-
-def _clip(text: str, width: int = 60) -> str:
-    """``text`` on one line, cut to ``width`` characters."""
-    one = " ".join(text.split())
-    return one if len(one) <= width else one[:width - 1] + "\u2026"
 
 
 class ReviewMarks(QObject):
@@ -355,8 +350,8 @@ class ReviewMarks(QObject):
             struck.append((u16.to_utf16(min(pmap.to_rendered(corr.claim[0]), end)),
                            u16.to_utf16(end)))
             old = view.case.answer[corr.claim[0]:corr.claim[1]]
-            tip = (f"Reworded by you: \u201c{_clip(old, 200)}\u201d \u2192 "
-                   f"\u201c{_clip(corr.text, 200)}\u201d (a correction; Ctrl+Z takes it "
+            tip = (f"Reworded by you: \u201c{one_line(old)}\u201d \u2192 "
+                   f"\u201c{one_line(corr.text)}\u201d (a correction; Ctrl+Z takes it "
                    "back)")
             marks.append((u16.to_utf16(end), corr.text or "(words taken out)", corr.id, tip))
         items = []
@@ -400,11 +395,12 @@ class ReviewMarks(QObject):
         for c in s.corrections(view.case.id, annotator=s.annotator):
             what = describe(c)
             if c.kind is CorrectionKind.ADD and c.claim is not None:
-                clip = _clip(view.case.answer[c.claim[0]:c.claim[1]])
+                clip = one_line(view.case.answer[c.claim[0]:c.claim[1]], CLIP)
                 out.append(f"Added: {what.removeprefix('add ')} \u2014 \u201c{clip}\u201d")
             elif c.kind is CorrectionKind.REWORD and c.claim is not None:
-                clip = _clip(view.case.answer[c.claim[0]:c.claim[1]])
-                out.append(f"Reworded: \u201c{clip}\u201d \u2192 \u201c{_clip(c.text)}\u201d")
+                clip = one_line(view.case.answer[c.claim[0]:c.claim[1]], CLIP)
+                new = one_line(c.text, CLIP)
+                out.append(f"Reworded: \u201c{clip}\u201d \u2192 \u201c{new}\u201d")
             else:
                 out.append(f"Citation {c.number}: {what}")
         return out
@@ -666,12 +662,12 @@ class ReviewMarks(QObject):
                 return
         old = view.case.answer[span[0]:span[1]]
         new = self.prompt_reword(same.text if same is not None else old,
-                                 f"Reword: \u201c{_clip(old, 40)}\u201d")
+                                 f"Reword: \u201c{one_line(old, 40)}\u201d")
         if new is None or new == (same.text if same is not None else old):
             return
         if self.review.record(lambda: reword_edit(s, view.case.id, span, new,
                                                   replacing=same)):
-            message.info(f"Reworded \u201c{_clip(old, 40)}\u201d (Ctrl+Z takes it back)")
+            message.info(f"Reworded \u201c{one_line(old, 40)}\u201d (Ctrl+Z takes it back)")
 
 
 __all__ = ["ReviewMarks", "describe", "touched_lines"]
