@@ -284,6 +284,7 @@ class ReviewMarks(QObject):
         else:  # another view: any of its citations may carry marks from before
             touched |= {cv.number for cv in view.citations if cv.corrections or cv.evidence}
         now: set[int] = set()
+        widened: list[str] = []  # the Locator column's new texts
         for number in sorted(touched):
             found = view.analysed.citation(number) if view.analysed is not None else None
             if found is None:
@@ -300,9 +301,10 @@ class ReviewMarks(QObject):
                 cv.corrections, cv.relocated = lines, relocated
                 self.panes.answer.update_chips([cv.chip])
                 self.panes.citations_model.refresh_citation(cv.index)
-                if relocated is not None:  # "L2-L3 → L4-L5" reads whole, as verdicts do
-                    widen_to_fit(self.panes.citations_table, CitationsModel.LOCATOR_COLUMN,
-                                 [locator_text(cv)])
+                if relocated is not None:
+                    widened.append(locator_text(cv))
+        # "L2-L3 → L4-L5" reads whole, as verdicts do (the column measured once for all).
+        widen_to_fit(self.panes.citations_table, CitationsModel.LOCATOR_COLUMN, widened)
         self._decorated = (view, now)
 
     def _added(self, kind: CorrectionKind = CorrectionKind.ADD) -> list[Correction]:
