@@ -120,6 +120,17 @@ def describe(correction: Correction) -> str:
     return f"add a citation of {correction.source_id} ({where}) at {claim[0]}\u2013{claim[1]}"
 
 
+def _nearest(text: str, needle: str, guess: int) -> int | None:
+    """Where ``needle`` starts in ``text`` nearest ``guess`` (among its first 1,000
+    occurrences); None when it is empty or not there."""
+    hits: list[int] = []
+    at = text.find(needle) if needle else -1
+    while at >= 0 and len(hits) < 1000:
+        hits.append(at)
+        at = text.find(needle, at + 1)
+    return min(hits, key=lambda h: abs(h - guess)) if hits else None
+
+
 class ReviewMarks(QObject):
     """The evidence, reasons and corrections keys of the window (see the module docstring)."""
 
@@ -326,12 +337,8 @@ class ReviewMarks(QObject):
         claim = view.case.answer[a:b].rstrip()
         guess = pmap.to_rendered(a + len(claim))
         tail = " ".join(claim.split()[-4:])
-        hits: list[int] = []
-        at = rendered.find(tail) if tail else -1
-        while at >= 0 and len(hits) < 1000:
-            hits.append(at + len(tail))
-            at = rendered.find(tail, at + 1)
-        return min(hits, key=lambda h: abs(h - guess)) if hits else guess
+        at = _nearest(rendered, tail, guess - len(tail))
+        return guess if at is None else at + len(tail)
 
     def show_added(self) -> None:
         """The citations this annotator added, as chips of their own in the rendered answer,
@@ -597,15 +604,9 @@ class ReviewMarks(QObject):
         pmap, u16 = build_map(view, answer)
         guess = pmap.to_raw(u16.from_utf16(cursor.selectionStart()))
         text = view.case.answer
-        if shown:
-            hits: list[int] = []
-            at = text.find(shown)
-            while at >= 0 and len(hits) < 1000:
-                hits.append(at)
-                at = text.find(shown, at + 1)
-            if hits:
-                start = min(hits, key=lambda h: abs(h - guess))
-                return start, start + len(shown)
+        start = _nearest(text, shown, guess)
+        if start is not None:
+            return start, start + len(shown)
         end = pmap.to_raw(u16.from_utf16(cursor.selectionEnd()))
         return (guess, end) if end > guess else None
 
