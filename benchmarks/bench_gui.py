@@ -65,7 +65,7 @@ WORDS = _TEXT.split()
 SID = "turn0file0"
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _timing import spin, wait_until  # noqa: E402
+from _timing import ms, spin, wait_until  # noqa: E402
 
 
 def marker(sid: str, loc: str | None = None) -> str:
@@ -695,10 +695,6 @@ def run_measured(argv: list[str], stdout_path: str = os.devnull) -> tuple[float,
     if code not in (0, 1):
         raise SystemExit(f"failed ({code}): {' '.join(argv)}\n{err}")
     return wall, usage.ru_maxrss / 1024
-
-
-def ms(x: float) -> str:
-    return f"{1000 * x:.1f} ms" if x < 1 else f"{x:.2f} s"
 
 
 class Table:

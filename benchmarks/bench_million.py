@@ -34,7 +34,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _timing import spin, wait_until  # noqa: E402
+from _timing import ms, spin, wait_until  # noqa: E402
 
 TICK_MS = 5
 
@@ -251,10 +251,6 @@ def ensure_data(path: Path, cases: int) -> None:
     print(f"making {cases} cases in {path} ...", flush=True)
     write_dataset(path, cases)
     stamp.write_text(str(cases))
-
-
-def ms(x: float) -> str:
-    return f"{1000 * x:.1f} ms" if x < 1 else f"{x:.2f} s"
 
 
 def main() -> int:

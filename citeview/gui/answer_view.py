@@ -342,6 +342,8 @@ class AnswerView(QTextBrowser):
 
     def added_chip_ranges(self) -> list[tuple[int, int, str]]:
         """:meth:`added_ranges` of the added citations' chips only (not rewords' marks)."""
+        if self._added_tips.keys() <= self._reworded:
+            return []  # (none shown: the document is not walked on each J/K)
         return [r for r in self.added_ranges() if r[2] not in self._reworded]
 
     def show_position(self, pos: int) -> None:

@@ -19,7 +19,6 @@ from PySide6.QtCore import (
     QObject,
     QPoint,
     Qt,
-    QTimer,
     Signal,
 )
 from PySide6.QtWidgets import QMenu, QTableView, QWidget
@@ -84,10 +83,6 @@ class Navigator(QObject):
         self.team: QtTeamLink | None = None  # a team project's routing (the window sets it)
         self._tables_later = AfterPaint(self._paint_tables, self)
         self._held: list[QWidget] = []
-        self._ask_later = QTimer(self)  # (a child: gone with the window)
-        self._ask_later.setSingleShot(True)
-        self._ask_later.setInterval(0)
-        self._ask_later.timeout.connect(self._tables_later.request)
 
     def wire(self, find_bar: FindBar, show_case: Callable[[int], None]) -> None:
         """The panes' clicks and rows move this navigator; a case it or the find bar asks for
@@ -117,7 +112,7 @@ class Navigator(QObject):
                     self._held.append(w)
         # Asked for once the work that marks the panes dirty is done (its paint request is
         # then posted before this one), from the event loop: released whatever happens.
-        self._ask_later.start()
+        self._tables_later.request_soon()
 
     def _paint_tables(self) -> None:
         held, self._held = self._held, []

@@ -259,12 +259,24 @@ class AfterPaint(QObject):
         self._fn = fn
         self._posted = 0  # requests on their way
         self._wanted = False
+        self._soon: QTimer | None = None  # request_soon's timer (made when first wanted)
 
     def request(self) -> None:
         self._wanted = True
         self._posted += 1
         QCoreApplication.postEvent(self, QEvent(_AFTER_PAINT),
                                    Qt.EventPriority.LowEventPriority.value)
+
+    def request_soon(self) -> None:
+        """:meth:`request` from the event loop's next turn, once the caller's changes have
+        posted their paint request: the call then comes after that paint (requested at once,
+        from inside a key's or a click's handler, it came before that request)."""
+        if self._soon is None:
+            self._soon = QTimer(self)  # (a child: gone with this object)
+            self._soon.setSingleShot(True)
+            self._soon.setInterval(0)
+            self._soon.timeout.connect(self.request)
+        self._soon.start()
 
     def cancel(self) -> None:
         self._wanted = False
@@ -285,20 +297,14 @@ class _CollectAfterPaint:
     def __init__(self) -> None:
         self.held = False
         self.later = AfterPaint(self.resume)
-        # Asked for from the event loop, once the interaction has marked what it changed
-        # dirty: its paint request is posted by then, and the resumption comes after it (asked
-        # for at once, it came before that request, and so before the paint).
-        self.ask = QTimer()
-        self.ask.setSingleShot(True)
-        self.ask.setInterval(0)
-        self.ask.timeout.connect(self.later.request)
 
     def hold(self) -> None:
         if not self.held and gc.isenabled():
             gc.disable()
             self.held = True
         if self.held:
-            self.ask.start()
+            # (From the event loop: after the paint request the interaction posts.)
+            self.later.request_soon()
 
     def resume(self) -> None:
         if self.held:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMenu, QToolBar
 
@@ -79,10 +79,6 @@ class ReviewController(QObject):
         self._done_pending: tuple[ReviewStore, str] | None = None
         self._quiet = False  # that write's push: it does not go back to its case
         self._write_later = AfterPaint(self.write_done, self)
-        self._ask_write = QTimer(self)  # (from the event loop: after the switch's paint request)
-        self._ask_write.setSingleShot(True)
-        self._ask_write.setInterval(0)
-        self._ask_write.timeout.connect(self._write_later.request)
         review_session.detaching.connect(self.write_done)
         self._typed_ahead: list[Callable[[], None]] = []  # review keys pressed while loading
         self.verdict_actions: list[QAction] = []
@@ -577,7 +573,7 @@ class ReviewController(QObject):
         # progress label and case list say so after that commit, not before.
         self._done_pending = (s, cid)
         self.advance.open_next_case(leaving=self.state.case_index)
-        self._ask_write.start()
+        self._write_later.request_soon()  # (after the switch's paint request)
 
     def _written_then(self, step: Callable[[], None]) -> None:
         self.write_done()

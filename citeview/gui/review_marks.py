@@ -54,7 +54,7 @@ from citeview.core.material import SourceLines
 from citeview.core.placement import SENTENCE_PUNCTUATION
 from citeview.gui import dialogs, message
 from citeview.gui.side_by_side import build_map
-from citeview.gui.tables import CitationsModel, locator_text, widen_to_fit
+from citeview.gui.tables import CitationsModel, locator_text, one_line, widen_to_fit
 from citeview.session.edits import (
     add_citation_edit,
     annotation_edit,
@@ -81,6 +81,7 @@ if TYPE_CHECKING:
 EVIDENCE_KEY, REMOVE_EVIDENCE_KEY, REASONS_KEY = "E", "Shift+E", "R"
 RELOCATE_KEY, SOURCE_KEY, REMOVE_KEY, ADD_KEY = "L", "S", "Delete", "A"
 REWORD_KEY = "W"
+CLIP = 60  # characters of a claim or a reword's words a one-line description quotes
 
 
 def touched_lines(source: Source, span: tuple[int, int]) -> tuple[int, int] | None:
@@ -115,14 +116,19 @@ def describe(correction: Correction) -> str:
         return "remove this citation"
     claim = correction.claim or (0, 0)
     if kind is CorrectionKind.REWORD:
-        return f"reword {claim[0]}\u2013{claim[1]} as \u201c{_clip(correction.text)}\u201d"
+        return f"reword {claim[0]}\u2013{claim[1]} as \u201c{one_line(correction.text, CLIP)}\u201d"
     return f"add a citation of {correction.source_id} ({where}) at {claim[0]}\u2013{claim[1]}"
 
 
-def _clip(text: str, width: int = 60) -> str:
-    """``text`` on one line, cut to ``width`` characters."""
-    one = " ".join(text.split())
-    return one if len(one) <= width else one[:width - 1] + "\u2026"
+def _nearest(text: str, needle: str, guess: int) -> int | None:
+    """Where ``needle`` starts in ``text`` nearest ``guess`` (among its first 1,000
+    occurrences); None when it is empty or not there."""
+    hits: list[int] = []
+    at = text.find(needle) if needle else -1
+    while at >= 0 and len(hits) < 1000:
+        hits.append(at)
+        at = text.find(needle, at + 1)
+    return min(hits, key=lambda h: abs(h - guess)) if hits else None
 
 
 class ReviewMarks(QObject):
@@ -289,6 +295,7 @@ class ReviewMarks(QObject):
         else:  # another view: any of its citations may carry marks from before
             touched |= {cv.number for cv in view.citations if cv.corrections or cv.evidence}
         now: set[int] = set()
+        widened: list[str] = []  # the Locator column's new texts
         for number in sorted(touched):
             found = view.analysed.citation(number) if view.analysed is not None else None
             if found is None:
@@ -305,9 +312,10 @@ class ReviewMarks(QObject):
                 cv.corrections, cv.relocated = lines, relocated
                 self.panes.answer.update_chips([cv.chip])
                 self.panes.citations_model.refresh_citation(cv.index)
-                if relocated is not None:  # "L2-L3 → L4-L5" reads whole, as verdicts do
-                    widen_to_fit(self.panes.citations_table, CitationsModel.LOCATOR_COLUMN,
-                                 [locator_text(cv)])
+                if relocated is not None:
+                    widened.append(locator_text(cv))
+        # "L2-L3 → L4-L5" reads whole, as verdicts do (the column measured once for all).
+        widen_to_fit(self.panes.citations_table, CitationsModel.LOCATOR_COLUMN, widened)
         self._decorated = (view, now)
 
     def _added(self, kind: CorrectionKind = CorrectionKind.ADD) -> list[Correction]:
@@ -329,12 +337,8 @@ class ReviewMarks(QObject):
         claim = view.case.answer[a:b].rstrip()
         guess = pmap.to_rendered(a + len(claim))
         tail = " ".join(claim.split()[-4:])
-        hits: list[int] = []
-        at = rendered.find(tail) if tail else -1
-        while at >= 0 and len(hits) < 1000:
-            hits.append(at + len(tail))
-            at = rendered.find(tail, at + 1)
-        return min(hits, key=lambda h: abs(h - guess)) if hits else guess
+        at = _nearest(rendered, tail, guess - len(tail))
+        return guess if at is None else at + len(tail)
 
     def show_added(self) -> None:
         """The citations this annotator added, as chips of their own in the rendered answer,
@@ -355,8 +359,8 @@ class ReviewMarks(QObject):
             struck.append((u16.to_utf16(min(pmap.to_rendered(corr.claim[0]), end)),
                            u16.to_utf16(end)))
             old = view.case.answer[corr.claim[0]:corr.claim[1]]
-            tip = (f"Reworded by you: \u201c{_clip(old, 200)}\u201d \u2192 "
-                   f"\u201c{_clip(corr.text, 200)}\u201d (a correction; Ctrl+Z takes it "
+            tip = (f"Reworded by you: \u201c{one_line(old)}\u201d \u2192 "
+                   f"\u201c{one_line(corr.text)}\u201d (a correction; Ctrl+Z takes it "
                    "back)")
             marks.append((u16.to_utf16(end), corr.text or "(words taken out)", corr.id, tip))
         items = []
@@ -400,11 +404,12 @@ class ReviewMarks(QObject):
         for c in s.corrections(view.case.id, annotator=s.annotator):
             what = describe(c)
             if c.kind is CorrectionKind.ADD and c.claim is not None:
-                clip = _clip(view.case.answer[c.claim[0]:c.claim[1]])
+                clip = one_line(view.case.answer[c.claim[0]:c.claim[1]], CLIP)
                 out.append(f"Added: {what.removeprefix('add ')} \u2014 \u201c{clip}\u201d")
             elif c.kind is CorrectionKind.REWORD and c.claim is not None:
-                clip = _clip(view.case.answer[c.claim[0]:c.claim[1]])
-                out.append(f"Reworded: \u201c{clip}\u201d \u2192 \u201c{_clip(c.text)}\u201d")
+                clip = one_line(view.case.answer[c.claim[0]:c.claim[1]], CLIP)
+                new = one_line(c.text, CLIP)
+                out.append(f"Reworded: \u201c{clip}\u201d \u2192 \u201c{new}\u201d")
             else:
                 out.append(f"Citation {c.number}: {what}")
         return out
@@ -599,15 +604,9 @@ class ReviewMarks(QObject):
         pmap, u16 = build_map(view, answer)
         guess = pmap.to_raw(u16.from_utf16(cursor.selectionStart()))
         text = view.case.answer
-        if shown:
-            hits: list[int] = []
-            at = text.find(shown)
-            while at >= 0 and len(hits) < 1000:
-                hits.append(at)
-                at = text.find(shown, at + 1)
-            if hits:
-                start = min(hits, key=lambda h: abs(h - guess))
-                return start, start + len(shown)
+        start = _nearest(text, shown, guess)
+        if start is not None:
+            return start, start + len(shown)
         end = pmap.to_raw(u16.from_utf16(cursor.selectionEnd()))
         return (guess, end) if end > guess else None
 
@@ -666,12 +665,12 @@ class ReviewMarks(QObject):
                 return
         old = view.case.answer[span[0]:span[1]]
         new = self.prompt_reword(same.text if same is not None else old,
-                                 f"Reword: \u201c{_clip(old, 40)}\u201d")
+                                 f"Reword: \u201c{one_line(old, 40)}\u201d")
         if new is None or new == (same.text if same is not None else old):
             return
         if self.review.record(lambda: reword_edit(s, view.case.id, span, new,
                                                   replacing=same)):
-            message.info(f"Reworded \u201c{_clip(old, 40)}\u201d (Ctrl+Z takes it back)")
+            message.info(f"Reworded \u201c{one_line(old, 40)}\u201d (Ctrl+Z takes it back)")
 
 
 __all__ = ["ReviewMarks", "describe", "touched_lines"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QSignalBlocker, QTimer
+from PySide6.QtCore import QObject, QSignalBlocker
 
 from citeview.gui.navigation import select_row
 from citeview.gui.ops import AfterPaint
@@ -55,13 +55,9 @@ class ReviewRepaint(QObject):
         self.progress_label = progress_label  # the status bar's progress
         # Changes made by a case switch (Ctrl+Enter), shown after the next case's first paint.
         self._held: list[Change] = []
+        # (Asked for from the event loop, once the switch has marked the new case dirty: the
+        # repaint comes after that case's paint.)
         self._show_held = AfterPaint(self._repaint_held, self)
-        # Asked for from the event loop, once the switch has marked the new case dirty: its
-        # paint request is posted by then, and the repaint comes after that paint.
-        self._ask = QTimer(self)
-        self._ask.setSingleShot(True)
-        self._ask.setInterval(0)
-        self._ask.timeout.connect(self._show_held.request)
 
     def session_attached(self, session: ReviewStore | None) -> None:
         """Another session (or none) is reviewed: each part of the review starts over."""
@@ -90,7 +86,7 @@ class ReviewRepaint(QObject):
                 self.progress.on_change(change)
             self._held.append(change)
             self.review.repaint_held = True
-            self._ask.start()
+            self._show_held.request_soon()
             return
         self.progress.on_change(change)
         self._repaint(change)
