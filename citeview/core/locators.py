@@ -43,14 +43,29 @@ def is_line_locator(text: str) -> bool:
     return LINE_LOCATOR_RE.fullmatch(text) is not None
 
 
+# raw -> parse_locator(raw): a locator is parsed once, not once per citation of every case (a
+# Locator is frozen, so sharing one is safe). Cleared when full.
+_PARSED: dict[str, Locator | None] = {}
+_PARSED_MAX = 1 << 12
+_UNSEEN = Locator("", 0, 0)
+
+
 def parse_locator(raw: str) -> Locator | None:
     """``L8`` -> Locator(first=8, last=8); ``L8-L13`` -> (8, 13); anything else None."""
+    found = _PARSED.get(raw, _UNSEEN)
+    if found is not _UNSEEN:
+        return found
     m = _LOCATOR_PARTS.fullmatch(raw)  # the guide's pattern, with its numbers captured
     if m is None:
-        return None
-    first = int(m.group(1))
-    last = int(m.group(2)) if m.group(2) is not None else first
-    return Locator(raw, first, last)
+        loc = None
+    else:
+        first = int(m.group(1))
+        last = int(m.group(2)) if m.group(2) is not None else first
+        loc = Locator(raw, first, last)
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[raw] = loc
+    return loc
 
 
 def near_miss_locator(text: str) -> Locator | None:

@@ -8,9 +8,10 @@ applies to each source. Offsets are code points in ``Source.text``.
 from __future__ import annotations
 
 import difflib
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
 
@@ -43,7 +44,7 @@ class Status(StrEnum):
     @property
     def resolved(self) -> bool:
         """The citation points at text that exists, as written."""
-        return self in (Status.OK, Status.WHOLE_SOURCE)
+        return self is _OK or self is _WHOLE  # (members are singletons: no __eq__ called)
 
     @property
     def code(self) -> str | None:
@@ -51,6 +52,7 @@ class Status(StrEnum):
         return _CODES.get(self)
 
 
+_OK, _WHOLE = Status.OK, Status.WHOLE_SOURCE
 _RANK = {
     Status.OK: 0, Status.WHOLE_SOURCE: 1, Status.UNCHECKED: 2, Status.NO_LINES: 2,
     Status.MISMATCH: 3, Status.REVERSED: 3, Status.BAD_LOCATION: 4, Status.OUT_OF_RANGE: 4,
@@ -97,7 +99,8 @@ class Target:
 
     @property
     def ok(self) -> bool:
-        return self.status.resolved
+        status = self.status
+        return status is _OK or status is _WHOLE  # (Status.resolved, one call fewer)
 
     @property
     def text(self) -> str:
@@ -191,6 +194,99 @@ class Resolution:
         }
 
 
+# --------------------------------------------------------------------------- common case
+
+# A citation of one line or range of a source labelled L1..Ln, every cited label there, is most
+# citations of an export: its target is made in a few steps (no index, no line looked up by
+# bisection), through the slots' own setters (a frozen dataclass's __init__ sets each field by
+# object.__setattr__, twice the cost). :func:`_resolve_one` makes every other target.
+_TARGET_FIELDS = ("source_id", "source", "status", "lines", "span", "detail", "out_of_range_end",
+                  "locator", "duplicates", "suggestion", "unit", "pages", "blocks", "cited_text")
+if tuple(f.name for f in fields(Target)) != _TARGET_FIELDS:  # pragma: no cover
+    raise AssertionError("Target's fields changed: update _ok_target")
+(_set_sid, _set_source, _set_status, _set_lines, _set_span, _set_detail, _set_end, _set_locator,
+ _set_dup, _set_suggestion, _set_unit, _set_pages, _set_blocks, _set_cited) = (
+    Target.__dict__[name].__set__ for name in _TARGET_FIELDS)
+_set_index, _set_citation, _set_targets = (
+    Resolution.__dict__[f.name].__set__ for f in fields(Resolution))
+_new = object.__new__
+_LINES_WORDS = ("0 lines", "1 line", *(f"{n} lines" for n in range(2, 64)))
+_ONE_TO: dict[int, array[int]] = {}  # n -> labels 1..n as a parsed source holds them
+_ONE_TO_MAX = 4096
+
+
+def _new_resolution(index: int, citation: Citation, targets: tuple[Target, ...]) -> Resolution:
+    """``Resolution(index, citation, targets)``, made as :func:`_ok_target` makes a target."""
+    res = _new(Resolution)
+    _set_index(res, index)
+    _set_citation(res, citation)
+    _set_targets(res, targets)
+    return res
+
+
+def _one_to_n(lines: Sequence[SourceLine]) -> int:
+    """n when ``lines`` are a parsed source's, labelled L1..Ln in order (one C comparison of
+    the label column with 1..n), else -1."""
+    if type(lines) is not SourceLines:
+        return -1
+    labels = lines.labels
+    n = len(labels)
+    if not 0 < n <= _ONE_TO_MAX or labels[0] != 1 or labels[n - 1] != n:
+        return -1
+    ref = _ONE_TO.get(n)
+    if ref is None:
+        ref = _ONE_TO[n] = array("q", range(1, n + 1))
+    return n if labels == ref else -1
+
+
+def _ok_target(source_id: str, locator_raw: str | None, sources: dict[str, list[Source]],
+               counts: dict[int, int]) -> Target | None:
+    """What :func:`_resolve_one` gives for a citation of one source defined once, whose lines
+    are labelled L1..Ln (``counts``: id(source) -> n, or -1 when not), by a locator naming
+    L(first) to L(last), first <= last, both labels; None for any other citation."""
+    if locator_raw is None:
+        return None
+    found = sources.get(source_id)
+    if found is None or len(found) != 1:
+        return None
+    loc = parse_locator(locator_raw)
+    if loc is None:
+        return None
+    source = found[0]
+    n = counts.get(id(source))
+    if n is None:
+        n = counts[id(source)] = _one_to_n(source.lines)
+    first, last = loc.first, loc.last
+    if not 1 <= first <= last <= n:
+        return None
+    lines: SourceLines = source.lines  # type: ignore[assignment]  # (_one_to_n said so)
+    if first == last:
+        start, end = lines.starts[last - 1], lines.ends[last - 1]
+        cited: tuple[SourceLine, ...] = (SourceLine(last, start, end),)
+        span = (start, end)
+    else:
+        starts, ends = lines.starts[first - 1 : last], lines.ends[first - 1 : last]
+        cited = tuple(map(SourceLine, range(first, last + 1), starts, ends))
+        span = (min(starts), max(ends))
+    k = last - first + 1
+    t = _new(Target)
+    _set_sid(t, source_id)
+    _set_source(t, source)
+    _set_status(t, _OK)
+    _set_lines(t, cited)
+    _set_span(t, span)
+    _set_detail(t, _LINES_WORDS[k] if k < 64 else _lines_word(k))
+    _set_end(t, None)
+    _set_locator(t, loc)
+    _set_dup(t, 0)
+    _set_suggestion(t, None)
+    _set_unit(t, None)
+    _set_pages(t, None)
+    _set_blocks(t, None)
+    _set_cited(t, None)
+    return t
+
+
 # --------------------------------------------------------------------------- per-source index
 
 
@@ -282,7 +378,7 @@ def _kind_word(source: Source) -> str:
 
 
 def _resolve_one(source_id: str, locator_raw: str | None, sources: dict[str, list[Source]],
-                 indexes: dict[int, _LineIndex], known: list[str]) -> Target:
+                 indexes: dict[int, _LineIndex], known: Collection[str]) -> Target:
     found = sources.get(source_id)
     if not found:
         close = difflib.get_close_matches(source_id, known, n=1, cutoff=0.75) if known else []
@@ -362,8 +458,8 @@ def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
     if not isinstance(material, Material):
         material = Material(list(material))
     by_id = material.by_id()
-    known = list(by_id)
     indexes: dict[int, _LineIndex] = {}
+    counts: dict[int, int] = {}  # for _ok_target
     # Targets are frozen and depend only on (id, locator): citations that cite the same lines
     # share one (250,000 citations of a few thousand places hold a few thousand targets).
     # The targets of a citation of one source id, a tuple of one, are shared the same way.
@@ -373,10 +469,13 @@ def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
     def target(key: tuple[str, str | None]) -> Target:
         found = memo.get(key)
         if found is None:
-            found = memo[key] = _resolve_one(key[0], key[1], by_id, indexes, known)
+            found = (_ok_target(key[0], key[1], by_id, counts)
+                     or _resolve_one(key[0], key[1], by_id, indexes, by_id.keys()))
+            memo[key] = found
         return found
 
     out: list[Resolution] = []
+    append = out.append
     for i, c in enumerate(citations):
         ids = c.source_ids
         if len(ids) == 1:
@@ -384,7 +483,7 @@ def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
             one = ones.get(key)
             if one is None:
                 one = ones[key] = (target(key),)
-            out.append(Resolution(i, c, one))
+            append(_new_resolution(i, c, one))
         else:
-            out.append(Resolution(i, c, tuple(target((sid, c.locator)) for sid in ids)))
+            append(_new_resolution(i, c, tuple(target((sid, c.locator)) for sid in ids)))
     return out

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from citeview.core.cases import Case
@@ -446,3 +446,44 @@ def test_all_shapes_fixture_resolves_as_a_reader_expects() -> None:
     assert case.context is not None
     assert [case.context[s:e] for o, s, e in material.outside if o == "context"] == [
         "Background notes (not citable)."]
+
+
+_LABELS = st.one_of(
+    st.integers(0, 12).map(lambda n: list(range(1, n + 1))),  # L1..Ln: the quick path's
+    st.lists(st.integers(0, 14), max_size=12),  # any labels: gaps, repeats, disorder, L0
+    st.integers(1, 8).flatmap(lambda n: st.permutations(range(1, n + 1))).map(list),
+)
+_RAW_LOCATORS = st.one_of(
+    st.builds(lambda a, b: f"L{a}" if b is None else f"L{a}-L{b}", st.integers(0, 15),
+              st.none() | st.integers(0, 15)),
+    st.sampled_from(["L3-5", "lines 2-4", "L", "L1-", "L\u0663", "x"]),
+)
+
+
+@given(_LABELS, _RAW_LOCATORS, st.booleans())
+@settings(max_examples=300, deadline=None)
+@example([1, 3, 3], "L2", False)
+@example([1, 2, 2, 4], "L1-L3", False)
+def test_a_quickly_made_target_is_the_one_the_general_path_makes(
+        labels: list[int], raw: str, twice: bool) -> None:
+    """A citation of lines that exist in a source labelled L1..Ln resolves, by its quick path,
+    to exactly what the general path gives (status, lines, span, detail); any other citation
+    (a near miss such as "lines 2-4" too) is left to the general path."""
+    from citeview.core.locators import parse_locator
+    from citeview.core.material import Source, SourceLines
+    from citeview.core.resolution import _ok_target, _resolve_one
+
+    text = "".join(f"line {n}\n" for n in labels)
+    starts = [sum(len(f"line {m}\n") for m in labels[:i]) for i in range(len(labels))]
+    lines = SourceLines(labels, starts, [s + len(f"line {n}") for s, n in zip(starts, labels,
+                                                                                strict=True)])
+    src = Source("f", SourceKind.LINE, text, lines)
+    sources = {"f": [src, src] if twice else [src]}
+    quick = _ok_target("f", raw, sources, {})
+    general = _resolve_one("f", raw, sources, {}, sources.keys())
+    if quick is not None:
+        assert quick == general and type(quick.lines) is type(general.lines)
+        assert [type(x) for x in quick.lines] == [type(x) for x in general.lines]
+    ok_range = (labels == list(range(1, len(labels) + 1)) and not twice
+                and parse_locator(raw) is not None and general.status is Status.OK)
+    assert (quick is not None) == ok_range
