@@ -73,26 +73,30 @@ class Spanned(Protocol):
 def claim_spans(answer: str, citations: Sequence[Spanned]) -> list[tuple[int, int]]:
     """One ``(start, end)`` claim span per citation, in the order given (any object with
     ``start`` and ``end`` will do, e.g. :class:`~citeview.core.markers.Citation`)."""
-    order = sorted(range(len(citations)), key=lambda i: (citations[i].start, citations[i].end))
-    spans: list[tuple[int, int]] = [(0, 0)] * len(citations)
+    keys = [(c.start, c.end) for c in citations]
+    if all(map(tuple.__le__, keys, keys[1:])):  # in reading order already (a scan's are)
+        return _spans(answer, keys)
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    spans: list[tuple[int, int]] = [(0, 0)] * len(keys)
+    for i, span in zip(order, _spans(answer, [keys[i] for i in order]), strict=True):
+        spans[i] = span
+    return spans
+
+
+def _spans(answer: str, keys: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The claim spans of citations at ``keys`` (start, end), in that order (sorted)."""
+    spans = []
     prev_end = 0  # end of the last citation before the current group
-    k = 0
-    while k < len(order):
-        first = citations[order[k]]
-        group = [order[k]]
-        last_end = first.end
-        k += 1
-        while k < len(order):
-            nxt = citations[order[k]]
-            if nxt.start < last_end or answer[last_end:nxt.start].strip():
-                break
-            group.append(order[k])
-            last_end = max(last_end, nxt.end)
-            k += 1
-        span = _claim(answer, prev_end, first.start)
-        for i in group:
-            spans[i] = span
-        prev_end = max(prev_end, last_end)
+    last_end = -1  # end of the current group (none yet)
+    span = (0, 0)
+    for start, end in keys:
+        if 0 <= last_end <= start and not answer[last_end:start].strip():
+            last_end = max(last_end, end)  # only whitespace between: one group, one claim
+        else:
+            prev_end = max(prev_end, last_end)
+            span = _claim(answer, prev_end, start)
+            last_end = end
+        spans.append(span)
     return spans
 
 
@@ -131,7 +135,14 @@ def sentence_at(answer: str, position: int) -> tuple[int, int]:
     return start, end
 
 
-def _claim(answer: str, lo: int, marker: int) -> tuple[int, int]:
+# What a list item's marker starts with, besides a decimal digit.
+_ITEM_MARKS = frozenset("-*+>|")
+
+
+def _claim(answer: str, lo: int, marker: int, quick: bool = True) -> tuple[int, int]:
+    """The claim of a marker at ``marker``, the previous citation ending at ``lo``: from the
+    last sentence boundary in between (or ``lo``) to the marker, whitespace trimmed. ``quick``:
+    decide the common case by a cheap check first (False only to test that both agree)."""
     lo = min(lo, marker)
     e = marker
     while e > lo and answer[e - 1].isspace():
@@ -139,6 +150,18 @@ def _claim(answer: str, lo: int, marker: int) -> tuple[int, int]:
     search_end = e
     while search_end > lo and answer[search_end - 1] in _TRAILING:
         search_end -= 1
+    # Most claims are one sentence after whitespace (a paragraph's break, a space): when no
+    # boundary may start after that whitespace (no character of _BOUNDARY_START_RE, so no line
+    # start either, and no list item's marker first), every boundary lies within the
+    # whitespace and the claim starts after it.
+    body = answer[lo:search_end].lstrip()
+    if quick and (not body or (
+            body[0] not in _ITEM_MARKS and not body[0].isdecimal()
+            and "." not in body and "\n" not in body and "!" not in body and "?" not in body
+            and "\r" not in body
+            and (body.isascii() or ("\u2026" not in body and "\u3002" not in body
+                                    and "\uff01" not in body and "\uff1f" not in body)))):
+        return (search_end - len(body), e)
     start = lo
     for m in sentence_boundaries(answer, lo, search_end):
         start = m.end()

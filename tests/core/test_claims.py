@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from citeview.core.claims import claim_span, claim_spans, claim_texts
@@ -123,3 +123,28 @@ def test_sentence_boundaries_are_the_patterns_matches(text: str, a: int, b: int)
     pos, endpos = min(a, b, len(text)), min(max(a, b), len(text))
     got = [m.span() for m in sentence_boundaries(text, pos, endpos)]
     assert got == [m.span() for m in SENTENCE_BOUNDARY_RE.finditer(text, pos, endpos)]
+
+
+_CLAIM_PIECES = st.sampled_from([
+    "Claim", "x", " ", "  ", "\t", "\n", "\r", "\r\n", "\n\n", "\u2028", "\x0c", "\u00a0", ".", "!",
+    "?", ",", ";", "\u2026", "\u3002", "\uff01", "\uff1f", "\"", ")", "\u201d", "# ", "```",
+    "- ", "-", "* ", "> ", "| ", "1. ", "12) ", "7", "\u0663) ", "é", "😀",
+])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_CLAIM_PIECES, max_size=30).map("".join), st.integers(0, 80),
+       st.one_of(st.just(80), st.integers(0, 80)))
+@example("Claim\r\rMore", 0, 80)
+@example("\n# Head\rClaim", 0, 80)
+@example("Intro\n \u0663) Claim", 5, 80)
+@example("- Claim", 0, 80)
+@example("Intro\u3002Claim", 0, 80)
+def test_a_claims_quick_start_is_the_one_its_sentence_boundaries_give(
+        text: str, a: int, b: int) -> None:
+    """A claim decided by its cheap check starts where the last sentence boundary before the
+    marker says it does."""
+    from citeview.core.claims import _claim
+
+    lo, marker = min(a, b, len(text)), min(max(a, b), len(text))
+    assert _claim(text, lo, marker) == _claim(text, lo, marker, quick=False)
