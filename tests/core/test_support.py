@@ -101,3 +101,16 @@ def test_weak_support_diagnostics_fire_below_the_threshold() -> None:
     assert "0 of the claim's 3 content words" in diags[0].message
     assert weak_support_diagnostics(answer, cits, res, spans, threshold=0.0) == []
     assert not RULES["CV401"].enabled  # off unless a policy turns it on
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(max_codepoint=127), max_size=80)
+       | st.lists(st.sampled_from(["Word", "words", "it's", "3.5", "1,000", "the", "a", "IS",
+                                   " ", ".", "\n", "'", "-", "x2", "Stopped"])).map("".join))
+def test_ascii_content_words_are_the_tokenizers_words(text: str) -> None:
+    """ASCII text read by runs of letters (no digit, no apostrophe in it) has the words the
+    module's tokenizer finds."""
+    from citeview.core.support import _ASCII_TOKEN_RE, _ascii_token
+
+    expected = set(map(_ascii_token, _ASCII_TOKEN_RE.findall(text.lower()))) - {""}
+    assert content_words(text) == expected
