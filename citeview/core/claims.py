@@ -73,30 +73,47 @@ class Spanned(Protocol):
 def claim_spans(answer: str, citations: Sequence[Spanned]) -> list[tuple[int, int]]:
     """One ``(start, end)`` claim span per citation, in the order given (any object with
     ``start`` and ``end`` will do, e.g. :class:`~citeview.core.markers.Citation`)."""
-    keys = [(c.start, c.end) for c in citations]
-    if all(map(tuple.__le__, keys, keys[1:])):  # in reading order already (a scan's are)
-        return _spans(answer, keys)
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    spans: list[tuple[int, int]] = [(0, 0)] * len(keys)
-    for i, span in zip(order, _spans(answer, [keys[i] for i in order]), strict=True):
-        spans[i] = span
+    # Citations are taken by (start, end): a scan's come in that order, and are walked as
+    # they come (the general path sorts them first).
+    spans: list[tuple[int, int]] = []
+    append = spans.append
+    prev_end = 0  # end of the last citation before the current group
+    last_start = last_end = -1  # of the previous citation; end: of the current group
+    span = (0, 0)
+    for c in citations:
+        start = c.start
+        if start <= last_start:
+            return _sorted_claim_spans(answer, citations)
+        last_start = start
+        if 0 <= last_end <= start and not answer[last_end:start].strip():
+            end = c.end  # only whitespace between: one group, one claim
+            if end > last_end:
+                last_end = end
+        else:
+            if last_end > prev_end:
+                prev_end = last_end
+            span = _claim(answer, prev_end, start)
+            last_end = c.end
+        append(span)
     return spans
 
 
-def _spans(answer: str, keys: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The claim spans of citations at ``keys`` (start, end), in that order (sorted)."""
-    spans = []
-    prev_end = 0  # end of the last citation before the current group
-    last_end = -1  # end of the current group (none yet)
+def _sorted_claim_spans(answer: str, citations: Sequence[Spanned]) -> list[tuple[int, int]]:
+    """:func:`claim_spans` of citations in any order: walked sorted by (start, end)."""
+    order = sorted(range(len(citations)), key=lambda i: (citations[i].start, citations[i].end))
+    spans: list[tuple[int, int]] = [(0, 0)] * len(citations)
+    prev_end = 0
+    last_end = -1
     span = (0, 0)
-    for start, end in keys:
+    for i in order:
+        start, end = citations[i].start, citations[i].end
         if 0 <= last_end <= start and not answer[last_end:start].strip():
-            last_end = max(last_end, end)  # only whitespace between: one group, one claim
+            last_end = max(last_end, end)
         else:
             prev_end = max(prev_end, last_end)
             span = _claim(answer, prev_end, start)
             last_end = end
-        spans.append(span)
+        spans[i] = span
     return spans
 
 

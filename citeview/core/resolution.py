@@ -199,7 +199,8 @@ class Resolution:
 # A citation of one line or range of a source labelled L1..Ln, every cited label there, is most
 # citations of an export: its target is made in a few steps (no index, no line looked up by
 # bisection), through the slots' own setters (a frozen dataclass's __init__ sets each field by
-# object.__setattr__, twice the cost). :func:`_resolve_one` makes every other target.
+# object.__setattr__, twice the cost; so are its resolution and the one or two lines most
+# citations cite). :func:`_resolve_one` makes every other target.
 _TARGET_FIELDS = ("source_id", "source", "status", "lines", "span", "detail", "out_of_range_end",
                   "locator", "duplicates", "suggestion", "unit", "pages", "blocks", "cited_text")
 if tuple(f.name for f in fields(Target)) != _TARGET_FIELDS:  # pragma: no cover
@@ -209,19 +210,14 @@ if tuple(f.name for f in fields(Target)) != _TARGET_FIELDS:  # pragma: no cover
     Target.__dict__[name].__set__ for name in _TARGET_FIELDS)
 _set_index, _set_citation, _set_targets = (
     Resolution.__dict__[f.name].__set__ for f in fields(Resolution))
+if tuple(f.name for f in fields(SourceLine)) != ("label", "start", "end"):  # pragma: no cover
+    raise AssertionError("SourceLine's fields changed: update _ok_target")
+_set_label, _set_start, _set_end_at = (
+    SourceLine.__dict__[name].__set__ for name in ("label", "start", "end"))
 _new = object.__new__
 _LINES_WORDS = ("0 lines", "1 line", *(f"{n} lines" for n in range(2, 64)))
 _ONE_TO: dict[int, array[int]] = {}  # n -> labels 1..n as a parsed source holds them
 _ONE_TO_MAX = 4096
-
-
-def _new_resolution(index: int, citation: Citation, targets: tuple[Target, ...]) -> Resolution:
-    """``Resolution(index, citation, targets)``, made as :func:`_ok_target` makes a target."""
-    res = _new(Resolution)
-    _set_index(res, index)
-    _set_citation(res, citation)
-    _set_targets(res, targets)
-    return res
 
 
 def _one_to_n(lines: Sequence[SourceLine]) -> int:
@@ -260,15 +256,28 @@ def _ok_target(source_id: str, locator_raw: str | None, sources: dict[str, list[
     if not 1 <= first <= last <= n:
         return None
     lines: SourceLines = source.lines  # type: ignore[assignment]  # (_one_to_n said so)
-    if first == last:
-        start, end = lines.starts[last - 1], lines.ends[last - 1]
-        cited: tuple[SourceLine, ...] = (SourceLine(last, start, end),)
-        span = (start, end)
+    k = last - first + 1
+    if k <= 2:  # (most citations)
+        start, end = lines.starts[first - 1], lines.ends[first - 1]
+        one = _new(SourceLine)  # SourceLine(first, start, end)
+        _set_label(one, first)
+        _set_start(one, start)
+        _set_end_at(one, end)
+        if k == 1:
+            cited: tuple[SourceLine, ...] = (one,)
+            span = (start, end)
+        else:
+            start2, end2 = lines.starts[last - 1], lines.ends[last - 1]
+            two = _new(SourceLine)
+            _set_label(two, last)
+            _set_start(two, start2)
+            _set_end_at(two, end2)
+            cited = (one, two)
+            span = (min(start, start2), max(end, end2))
     else:
         starts, ends = lines.starts[first - 1 : last], lines.ends[first - 1 : last]
         cited = tuple(map(SourceLine, range(first, last + 1), starts, ends))
         span = (min(starts), max(ends))
-    k = last - first + 1
     t = _new(Target)
     _set_sid(t, source_id)
     _set_source(t, source)
@@ -463,27 +472,36 @@ def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
     # Targets are frozen and depend only on (id, locator): citations that cite the same lines
     # share one (250,000 citations of a few thousand places hold a few thousand targets).
     # The targets of a citation of one source id, a tuple of one, are shared the same way.
-    memo: dict[tuple[str, str | None], Target] = {}
     ones: dict[tuple[str, str | None], tuple[Target]] = {}
-
-    def target(key: tuple[str, str | None]) -> Target:
-        found = memo.get(key)
-        if found is None:
-            found = (_ok_target(key[0], key[1], by_id, counts)
-                     or _resolve_one(key[0], key[1], by_id, indexes, by_id.keys()))
-            memo[key] = found
-        return found
-
     out: list[Resolution] = []
     append = out.append
     for i, c in enumerate(citations):
         ids = c.source_ids
+        locator = c.locator
         if len(ids) == 1:
-            key = (ids[0], c.locator)
-            one = ones.get(key)
-            if one is None:
-                one = ones[key] = (target(key),)
-            append(_new_resolution(i, c, one))
+            key = (ids[0], locator)
+            targets = ones.get(key)
+            if targets is None:
+                targets = ones[key] = (_ok_target(ids[0], locator, by_id, counts)
+                                       or _resolve_one(ids[0], locator, by_id, indexes,
+                                                       by_id.keys()),)
         else:
-            append(_new_resolution(i, c, tuple(target((sid, c.locator)) for sid in ids)))
+            targets = tuple([_shared((sid, locator), ones, by_id, counts, indexes)[0]
+                             for sid in ids])
+        res = _new(Resolution)  # Resolution(i, c, targets), as _ok_target makes a target
+        _set_index(res, i)
+        _set_citation(res, c)
+        _set_targets(res, targets)
+        append(res)
     return out
+
+
+def _shared(key: tuple[str, str | None], ones: dict[tuple[str, str | None], tuple[Target]],
+            by_id: dict[str, list[Source]], counts: dict[int, int],
+            indexes: dict[int, _LineIndex]) -> tuple[Target]:
+    """The target of ``key`` (source id, locator) in a tuple of one, made once per resolve."""
+    found = ones.get(key)
+    if found is None:
+        found = ones[key] = (_ok_target(key[0], key[1], by_id, counts)
+                             or _resolve_one(key[0], key[1], by_id, indexes, by_id.keys()),)
+    return found

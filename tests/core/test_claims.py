@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from random import Random
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -148,3 +149,16 @@ def test_a_claims_quick_start_is_the_one_its_sentence_boundaries_give(
 
     lo, marker = min(a, b, len(text)), min(max(a, b), len(text))
     assert _claim(text, lo, marker) == _claim(text, lo, marker, quick=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(PIECES, max_size=40), st.randoms(use_true_random=False))
+def test_claims_do_not_depend_on_the_order_citations_are_given_in(
+        pieces: list[str], rnd: Random) -> None:
+    """Citations given in any order get the claims they get in reading order."""
+    answer = "".join(pieces)
+    cits = scan(answer).citations
+    shuffled = list(range(len(cits)))
+    rnd.shuffle(shuffled)
+    spans = claim_spans(answer, cits)
+    assert claim_spans(answer, [cits[i] for i in shuffled]) == [spans[i] for i in shuffled]
