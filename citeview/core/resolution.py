@@ -478,6 +478,7 @@ def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
     for i, c in enumerate(citations):
         ids = c.source_ids
         locator = c.locator
+        targets: tuple[Target, ...] | None
         if len(ids) == 1:
             key = (ids[0], locator)
             targets = ones.get(key)
