@@ -205,14 +205,14 @@ _TARGET_FIELDS = ("source_id", "source", "status", "lines", "span", "detail", "o
                   "locator", "duplicates", "suggestion", "unit", "pages", "blocks", "cited_text")
 if tuple(f.name for f in fields(Target)) != _TARGET_FIELDS:  # pragma: no cover
     raise AssertionError("Target's fields changed: update _ok_target")
-(_set_sid, _set_source, _set_status, _set_lines, _set_span, _set_detail, _set_end, _set_locator,
- _set_dup, _set_suggestion, _set_unit, _set_pages, _set_blocks, _set_cited) = (
+(_set_sid, _set_source, _set_status, _set_lines, _set_span, _set_detail, _set_out_end,
+ _set_locator, _set_dup, _set_suggestion, _set_unit, _set_pages, _set_blocks, _set_cited) = (
     Target.__dict__[name].__set__ for name in _TARGET_FIELDS)
 _set_index, _set_citation, _set_targets = (
     Resolution.__dict__[f.name].__set__ for f in fields(Resolution))
 if tuple(f.name for f in fields(SourceLine)) != ("label", "start", "end"):  # pragma: no cover
     raise AssertionError("SourceLine's fields changed: update _ok_target")
-_set_label, _set_start, _set_end_at = (
+_set_line_label, _set_line_start, _set_line_end = (
     SourceLine.__dict__[name].__set__ for name in ("label", "start", "end"))
 _new = object.__new__
 _LINES_WORDS = ("0 lines", "1 line", *(f"{n} lines" for n in range(2, 64)))
@@ -260,18 +260,18 @@ def _ok_target(source_id: str, locator_raw: str | None, sources: dict[str, list[
     if k <= 2:  # (most citations)
         start, end = lines.starts[first - 1], lines.ends[first - 1]
         one = _new(SourceLine)  # SourceLine(first, start, end)
-        _set_label(one, first)
-        _set_start(one, start)
-        _set_end_at(one, end)
+        _set_line_label(one, first)
+        _set_line_start(one, start)
+        _set_line_end(one, end)
         if k == 1:
             cited: tuple[SourceLine, ...] = (one,)
             span = (start, end)
         else:
             start2, end2 = lines.starts[last - 1], lines.ends[last - 1]
             two = _new(SourceLine)
-            _set_label(two, last)
-            _set_start(two, start2)
-            _set_end_at(two, end2)
+            _set_line_label(two, last)
+            _set_line_start(two, start2)
+            _set_line_end(two, end2)
             cited = (one, two)
             span = (min(start, start2), max(end, end2))
     else:
@@ -285,7 +285,7 @@ def _ok_target(source_id: str, locator_raw: str | None, sources: dict[str, list[
     _set_lines(t, cited)
     _set_span(t, span)
     _set_detail(t, _LINES_WORDS[k] if k < 64 else _lines_word(k))
-    _set_end(t, None)
+    _set_out_end(t, None)
     _set_locator(t, loc)
     _set_dup(t, 0)
     _set_suggestion(t, None)

@@ -92,7 +92,6 @@ def stem(word: str) -> str:
 _ASCII_TOKEN_RE = re.compile(r"[a-z]+(?:'[a-z]+)*|\d+(?:[.,]\d+)*")
 
 
-
 def _letters_table() -> bytes:
     table = bytearray(b" " * 256)
     for c in range(ord("a"), ord("z") + 1):
