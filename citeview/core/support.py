@@ -33,7 +33,7 @@ from functools import lru_cache
 
 from citeview.core.diagnostics import Diagnostic, make
 from citeview.core.markers import Citation
-from citeview.core.resolution import Resolution
+from citeview.core.resolution import Resolution, Target
 
 DEFAULT_THRESHOLD = 0.3
 
@@ -244,6 +244,12 @@ class SupportScorer:
         if forms is None:
             forms = self._cited[cited] = _forms(cited)
         return len(cw.intersection(forms)) / len(cw)  # ("" is never in cw)
+
+    def scores(self, claim: str, targets: Sequence[Target]) -> tuple[float | None, ...]:
+        """One citation's scores: ``score(claim, t.text)`` for each resolved target ``t``,
+        None for the others (what AnalysedCase.support holds per citation, in one call)."""
+        score = self.score
+        return tuple([score(claim, t.text) if t.ok else None for t in targets])
 
 
 def weak_support_diagnostics(answer: str, citations: Sequence[Citation],

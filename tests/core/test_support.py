@@ -13,6 +13,7 @@ from citeview.core.markers import scan
 from citeview.core.material import case_material
 from citeview.core.resolution import resolve
 from citeview.core.support import (
+    SupportScorer,
     content_words,
     stem,
     support_parts,
@@ -114,3 +115,15 @@ def test_ascii_content_words_are_the_tokenizers_words(text: str) -> None:
 
     expected = set(map(_ascii_token, _ASCII_TOKEN_RE.findall(text.lower()))) - {""}
     assert content_words(text) == expected
+
+
+def test_a_citations_scores_are_its_resolved_targets_scores_and_none_for_the_others() -> None:
+    material = ("Citation Marker: " + f"{S}cite{D}turn0file0{E}\n\n"
+                f"[L1] {L1}\n[L2] Receipts must be uploaded within thirty days.\n")
+    answer = f"You may work remotely three days per week.{S}cite{D}turn0file0{D}nosuch{D}L1{E}"
+    case = Case("c", answer, tool_outputs=[material])
+    cits = scan(answer).citations
+    (res,) = resolve(cits, case_material(case))
+    claim = answer[slice(*claim_spans(answer, cits)[0])]
+    assert [t.ok for t in res.targets] == [True, False]
+    assert SupportScorer().scores(claim, res.targets) == (1.0, None)
