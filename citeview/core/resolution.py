@@ -105,9 +105,10 @@ class Target:
     @property
     def text(self) -> str:
         """The cited text: ``source.text[span]``, or empty."""
-        if self.source is None or self.span is None:
+        source, span = self.source, self.span
+        if source is None or span is None:
             return ""
-        return self.source.text[self.span[0] : self.span[1]]
+        return source.text[span[0] : span[1]]
 
     @property
     def labels(self) -> tuple[int, ...]:
@@ -216,8 +217,8 @@ _set_line_label, _set_line_start, _set_line_end = (
     SourceLine.__dict__[name].__set__ for name in ("label", "start", "end"))
 _new = object.__new__
 _LINES_WORDS = ("0 lines", "1 line", *(f"{n} lines" for n in range(2, 64)))
-_ONE_TO: dict[int, array[int]] = {}  # n -> labels 1..n as a parsed source holds them
 _ONE_TO_MAX = 4096
+_ONE_TO = array("q", range(1, _ONE_TO_MAX + 1))  # labels 1..n as a parsed source holds them
 
 
 def _one_to_n(lines: Sequence[SourceLine]) -> int:
@@ -229,10 +230,7 @@ def _one_to_n(lines: Sequence[SourceLine]) -> int:
     n = len(labels)
     if not 0 < n <= _ONE_TO_MAX or labels[0] != 1 or labels[n - 1] != n:
         return -1
-    ref = _ONE_TO.get(n)
-    if ref is None:
-        ref = _ONE_TO[n] = array("q", range(1, n + 1))
-    return n if labels == ref else -1
+    return n if labels == _ONE_TO[:n] else -1
 
 
 def _ok_target(source_id: str, locator_raw: str | None, sources: dict[str, list[Source]],
