@@ -775,33 +775,45 @@ def scan(
     found = extract_citations(text, fams)
     if _plain(text, fams, known, found):
         return ScanResult(found, [])
+    return _scan_passes(text, fams, known, found)
+
+
+def _scan_passes(text: str, fams: tuple[str, ...], known: set[str], found: list[Citation],
+                 skip: bool = True) -> ScanResult:
+    """:func:`scan`'s passes over ``text``, whose conformant citations are ``found``.
+
+    Each pass after the markers' finds only spans that hold a literal of its own (a wild
+    form's, a family, "turn" or a known id) and drops those that overlap a span taken already:
+    a pass whose literals all lie inside taken spans would find nothing and is skipped (most
+    answers: ids and families are inside markers). ``skip=False`` runs every pass anyway (the
+    tests check that skipping changes nothing)."""
     scanner = _Scanner(text, fams, known)
     scanner.markers(found)
     if "\\" in text:
         scanner.literal_escapes()
-    # Each later pass finds only spans that hold a literal of its own (a wild form's, a
-    # family, "turn" or a known id) and drops those overlapping a span taken already: a pass
-    # whose literals all lie inside taken spans finds nothing and is skipped (most answers:
-    # their ids and families are inside their markers).
     outside = scanner.occupied.outside(text)
-    scanner.wild(may_hold_wild(outside))
-    if fams and any(f and f in outside for f in fams):
+    scanner.wild(not skip or may_hold_wild(outside))
+    if any(f and (not skip or f in outside) for f in fams):
         scanner.degraded()
     if "【" in text:
         scanner.brackets()
-    if "turn" in outside or _any_in(scanner.known_ids, outside):
+    if not skip or "turn" in outside or _any_in(known, outside):
         scanner.verbatim_ids()
-    scanner.citations.sort(key=attrgetter("start"))
-    scanner.diagnostics.sort(key=attrgetter("start", "end", "code"))
+    scanner.citations.sort(key=_BY_START)
+    scanner.diagnostics.sort(key=_DIAGNOSTIC_ORDER)
     return ScanResult(scanner.citations, scanner.diagnostics)
+
+
+_BY_START = attrgetter("start")
+_DIAGNOSTIC_ORDER = attrgetter("start", "end", "code")
 
 
 def _plain(text: str, fams: tuple[str, ...], known: set[str], found: list[Citation]) -> bool:
     """Whether :func:`scan` finds in ``text`` exactly the reference's citations ``found`` and
     no diagnostic (most answers), decided without its passes: the markers pass meets only
     ``found`` (the marker characters are all theirs, as ``_Scanner.markers`` checks), none of
-    which may hide a locator, and no literal that a later pass's finding holds (see ``scan``)
-    lies outside them."""
+    which may hide a locator, and no literal that a later pass's finding holds (see
+    ``_scan_passes``) lies outside them."""
     n = len(found)
     if text.count(START) != n or text.count(STOP) != n:
         return False
