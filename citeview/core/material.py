@@ -29,7 +29,6 @@ from itertools import accumulate, repeat
 from typing import TYPE_CHECKING, overload
 
 from citeview.core.diagnostics import RULES, Diagnostic, Severity
-from citeview.core.locators import LINE_LOCATOR_RE
 from citeview.core.markers import (
     SOURCE_ID_RE,
     decode_literal_escapes,
@@ -483,12 +482,16 @@ def find_headers(text: str) -> list[re.Match[str]]:
     return found
 
 
-# The usual tool output (see _simple_tool_output): what comes before its first labelled line
-# (the split at _NL_PREFIX_RE takes the break before it) is one header whose marker names one
-# id, metadata lines and perhaps a blank line.
+# The usual tool output (see _simple_tool_output), split at its labelled lines' prefixes (the
+# break before each included): [head, then per line its label and the rest of the line].
+_SIMPLE_SPLIT_RE = re.compile(r"\n[ \t]*\[L(\d+)\][ \t]?")  # (_NL_PREFIX_RE, fewer groups)
+# The head: a header whose marker names one id that is not a locator, metadata lines none of
+# which is another header, and perhaps a blank line.
 _SIMPLE_HEAD_RE = re.compile(
-    "(?i:citation marker)[ \t]*:[ \t]*\ue200cite\ue202(?P<id>[A-Za-z0-9_-]+)\ue201"
-    r"(?P<meta>(?:\n[A-Za-z][A-Za-z0-9 _/().-]{0,60}?[ \t]*:[^\n]*)*)"
+    r"(?i:citation marker)[ \t]*:[ \t]*\ue200cite\ue202(?!L\d+(?:-L\d+)?\ue201)"
+    r"(?P<id>[A-Za-z0-9_-]+)\ue201"
+    r"(?P<meta>(?:\n(?!(?i:citation marker)[ \t]*:)[A-Za-z][A-Za-z0-9 _/().-]{0,60}?[ \t]*:"
+    r"[^\n]*)*)"
     r"(?:\n[ \t]*)?"
 )
 # _META_RE over the metadata lines at once; the value without the blanks that end it (as
@@ -501,44 +504,41 @@ def _simple_tool_output(text: str, origin: str) -> Material | None:
     """:func:`parse_tool_output` of the usual tool output in a few C-speed calls, or None when
     ``text`` is not of that shape (then the general reading applies).
 
-    The shape: no ``\r``; a ``Citation Marker:`` header at the start whose marker is the one
-    conformant ``cite`` marker of an id that is not a locator; metadata lines (``_META_RE``);
-    at most one blank line; then only lines that start with an ``[L#]`` label, numbers distinct,
-    and at most one line break after the last. Of such a text the general reading makes one
-    line-level source, no diagnostic and nothing outside sources: what is built here."""
+    The shape: no ``\\r``; a ``Citation Marker:`` header at the start whose marker is the one
+    conformant ``cite`` marker of an id that is not a locator; metadata lines (``_META_RE``),
+    none a header; at most one blank line; then only lines that start with an ``[L#]`` label,
+    numbers distinct, and at most one line break after the last. Of such a text the general
+    reading makes one line-level source, no diagnostic and nothing outside sources: what is
+    built here."""
     if "\r" in text or len(text) > _PIECE:
         return None
-    # [the head, then per labelled line: "\n", its prefix, its label, the rest of the line]
-    parts = _NL_PREFIX_RE.split(text)
+    parts = _SIMPLE_SPLIT_RE.split(text)
     if len(parts) == 1:
         return None
-    head = parts[0]
-    m = _SIMPLE_HEAD_RE.fullmatch(head)
-    if m is None or _AFTER_LF_RE.search(head) is not None:
-        return None  # (a header needs a line start: all the others are labelled lines)
-    sid = m.group("id")
-    if LINE_LOCATOR_RE.fullmatch(sid):
-        return None  # the reference drops a marker whose one part is a locator
-    rests = parts[4::4]
+    m = _SIMPLE_HEAD_RE.fullmatch(parts[0])
+    if m is None:
+        return None
+    rests = parts[2::2]
     end = len(text)
-    if text.endswith("\n"):
+    if text[-1] == "\n":
         rests[-1] = rests[-1][:-1]
         end -= 1
     body = "\n".join(rests)
     if body.count("\n") != len(rests) - 1:
         return None  # a line that is not labelled
-    labels = list(map(int, parts[3::4]))
+    labels = list(map(int, parts[1::2]))
     if len(set(labels)) != len(labels):
         return None  # repeated labels: CV501
-    lens = list(map(len, rests))
-    starts = list(accumulate(map((1).__add__, lens), initial=0))
+    # Line k starts after the lines before it and their breaks; the next line starts after
+    # its end and a break.
+    starts = list(accumulate(map((1).__add__, map(len, rests)), initial=0))
+    ends = array("q", map((-1).__add__, starts))
+    del ends[0]
     starts.pop()
     lines = SourceLines.__new__(SourceLines)
-    lines.labels = _ints(labels)
-    lines.starts = array("q", starts)
-    lines.ends = array("q", map(operator.add, starts, lens))
-    meta = _META_LINES_RE.findall(m.group("meta"))
-    src = Source(id=sid, kind=SourceKind.LINE, text=body, lines=lines, metadata=meta,
+    lines.labels, lines.starts, lines.ends = _ints(labels), array("q", starts), ends
+    meta: list[tuple[str, str]] = _META_LINES_RE.findall(m.group("meta"))
+    src = Source(m.group("id"), SourceKind.LINE, body, lines, metadata=meta,
                  origin=origin, origin_span=(0, end))
     if meta:
         src.title = src.meta("title")
@@ -839,6 +839,8 @@ def iter_case_material(case: Case) -> Iterator[Material]:
 def case_material(case: Case) -> Material:
     """All sources of a case: tool outputs in order, then context, then documents. Ids defined
     in two places are reported (CV206); citations resolve to the first definition."""
+    if len(case.tool_outputs) == 1 and case.context is None and not case.documents:
+        return parse_tool_output(case.tool_outputs[0], "tool_outputs[0]")  # (the merge's)
     parts = list(iter_case_material(case))
     if len(parts) == 1:
         return parts[0]  # (what the merge below makes of one part)
