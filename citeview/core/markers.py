@@ -128,7 +128,10 @@ def extract_citations(
     text: str, families: Iterable[str] = DEFAULT_FAMILIES
 ) -> list[Citation]:
     """Citations exactly as the guide's ``extract_citations`` returns them, in linear time."""
-    fams = _families(families)
+    return _extract(text, _families(families))
+
+
+def _extract(text: str, fams: tuple[str, ...]) -> list[Citation]:
     if not fams:
         return []
     last_stop = text.rfind(STOP)
@@ -772,7 +775,7 @@ def scan(
     """
     fams = _families(families)
     known = {i for i in known_ids if i}
-    found = extract_citations(text, fams)
+    found = _extract(text, fams)
     if _plain(text, fams, known, found):
         return ScanResult(found, [])
     return _scan_passes(text, fams, known, found)
@@ -814,9 +817,8 @@ def _plain(text: str, fams: tuple[str, ...], known: set[str], found: list[Citati
     ``found`` (the marker characters are all theirs, as ``_Scanner.markers`` checks), none of
     which may hide a locator, and no literal that a later pass's finding holds (see
     ``_scan_passes``) lies outside them."""
-    n = len(found)
-    if text.count(START) != n or text.count(STOP) != n:
-        return False
+    if _marker_char_in(fams):
+        return False  # (a marker of such a family holds two STARTs or STOPs)
     pieces = []
     pos = 0
     for c in found:
@@ -827,13 +829,20 @@ def _plain(text: str, fams: tuple[str, ...], known: set[str], found: list[Citati
         pos = c.end
     pieces.append(text[pos:])
     outside = "".join(pieces)
-    if (DELIMITER in outside or "\\" in outside or "【" in outside or may_hold_wild(outside)
-            or len(known) > _NEAR_KNOWN_IDS):
+    # No marker character outside found's markers, each of which holds one START and one
+    # STOP: _Scanner.markers's check that they are all the text holds.
+    if (START in outside or STOP in outside or DELIMITER in outside or "\\" in outside
+            or "【" in outside or may_hold_wild(outside) or len(known) > _NEAR_KNOWN_IDS):
         return False
     for f in fams:
         if f and f in outside:
             return False
-    return not any(k in outside for k in known)  # ("turn" is one of may_hold_wild's)
+    return all(k not in outside for k in known)  # ("turn" is one of may_hold_wild's)
+
+
+@lru_cache(maxsize=64)
+def _marker_char_in(fams: tuple[str, ...]) -> bool:
+    return any(ch in f for f in fams for ch in MARKER_CHARS)
 
 
 def strip_all(text: str, result: ScanResult) -> str:

@@ -500,6 +500,10 @@ _META_LINES_RE = re.compile(
     r"^([A-Za-z][A-Za-z0-9 _/().-]{0,60}?)[ \t]*:[ \t]*((?:.*[^ \t\n])?)[ \t]*$", re.MULTILINE)
 
 
+_ONE_TO = [str(n) for n in range(1, 1001)]
+_ONE_TO_ARRAY = array("q", range(1, 1001))
+
+
 def _simple_tool_output(text: str, origin: str) -> Material | None:
     """:func:`parse_tool_output` of the usual tool output in a few C-speed calls, or None when
     ``text`` is not of that shape (then the general reading applies).
@@ -526,24 +530,32 @@ def _simple_tool_output(text: str, origin: str) -> Material | None:
     body = "\n".join(rests)
     if body.count("\n") != len(rests) - 1:
         return None  # a line that is not labelled
-    labels = list(map(int, parts[1::2]))
-    if len(set(labels)) != len(labels):
-        return None  # repeated labels: CV501
-    # Line k starts after the lines before it and their breaks; the next line starts after
-    # its end and a break.
-    starts = list(accumulate(map((1).__add__, map(len, rests)), initial=0))
-    ends = array("q", map((-1).__add__, starts))
-    del ends[0]
+    numbers = parts[1::2]
+    if numbers == _ONE_TO[: len(numbers)]:  # (the usual labels: L1, L2, ... in order)
+        labels: array[int] | list[int] = _ONE_TO_ARRAY[: len(numbers)]
+    else:
+        labels = _ints(list(map(int, numbers)))
+        if len(set(labels)) != len(labels):
+            return None  # repeated labels: CV501
+    # Line k starts after the lines before it and their breaks, and ends a break before the
+    # next line's start.
+    steps = list(map((1).__add__, map(len, rests)))
+    starts = list(accumulate(steps, initial=0))
     starts.pop()
+    ends = list(accumulate(steps, initial=-1))
+    del ends[0]
     lines = SourceLines.__new__(SourceLines)
-    lines.labels, lines.starts, lines.ends = _ints(labels), array("q", starts), ends
+    lines.labels, lines.starts, lines.ends = labels, array("q", starts), array("q", ends)
     meta: list[tuple[str, str]] = _META_LINES_RE.findall(m.group("meta"))
-    src = Source(m.group("id"), SourceKind.LINE, body, lines, metadata=meta,
-                 origin=origin, origin_span=(0, end))
-    if meta:
-        src.title = src.meta("title")
-        src.url = src.meta("url")
-    return Material([src], [], [])
+    title = url = None
+    for key, value in meta:  # (Source.meta("title") and Source.meta("url") in one loop)
+        key = key.casefold()
+        if key == "title":
+            title = value if title is None else title
+        elif key == "url":
+            url = value if url is None else url
+    return Material([Source(m.group("id"), SourceKind.LINE, body, lines, title, url, meta,
+                            origin=origin, origin_span=(0, end))], [], [])
 
 
 def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
@@ -840,7 +852,10 @@ def case_material(case: Case) -> Material:
     """All sources of a case: tool outputs in order, then context, then documents. Ids defined
     in two places are reported (CV206); citations resolve to the first definition."""
     if len(case.tool_outputs) == 1 and case.context is None and not case.documents:
-        return parse_tool_output(case.tool_outputs[0], "tool_outputs[0]")  # (the merge's)
+        # (What the merge below makes of one part.)
+        text = case.tool_outputs[0]
+        simple = _simple_tool_output(text, "tool_outputs[0]")
+        return simple if simple is not None else _parse_tool_output(text, "tool_outputs[0]")
     parts = list(iter_case_material(case))
     if len(parts) == 1:
         return parts[0]  # (what the merge below makes of one part)
