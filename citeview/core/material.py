@@ -485,8 +485,9 @@ def find_headers(text: str) -> list[re.Match[str]]:
 # The usual tool output (see _simple_tool_output), split at its labelled lines' prefixes (the
 # break before each included): [head, then per line its label and the rest of the line].
 _SIMPLE_SPLIT_RE = re.compile(r"\n[ \t]*\[L(\d+)\][ \t]?")  # (_NL_PREFIX_RE, fewer groups)
-# The head: a header whose marker names one id that is not a locator, metadata lines none of
-# which is another header, and perhaps a blank line.
+# The head: a header whose marker names one id that is not a locator (the reference drops a
+# lone locator), metadata lines none of which is another header (the look-ahead: a header
+# needs a line start, and the split leaves none after the head), and perhaps a blank line.
 _SIMPLE_HEAD_RE = re.compile(
     r"(?i:citation marker)[ \t]*:[ \t]*\ue200cite\ue202(?!L\d+(?:-L\d+)?\ue201)"
     r"(?P<id>[A-Za-z0-9_-]+)\ue201"
@@ -500,6 +501,8 @@ _META_LINES_RE = re.compile(
     r"^([A-Za-z][A-Za-z0-9 _/().-]{0,60}?)[ \t]*:[ \t]*((?:.*[^ \t\n])?)[ \t]*$", re.MULTILINE)
 
 
+# The labels of most tool outputs, L1 to Ln in order: compared as the strings split out, and
+# copied as the array a source keeps, with no int() per label nor check for repeats.
 _ONE_TO = [str(n) for n in range(1, 1001)]
 _ONE_TO_ARRAY = array("q", range(1, 1001))
 

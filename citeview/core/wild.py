@@ -169,19 +169,21 @@ def _names(ids: Iterable[str], locator: str | None) -> str:
 
 
 def may_hold_wild(text: str) -> bool:
-    """False when ``find_wild`` finds nothing in any text in which the pieces of ``text`` are
-    spread out: every form it reads holds one of these literals ("turn" for the degraded
-    markers of other families and for bare ids, the Windows-1252 reading of a marker's first
-    byte, ...), so where no literal lies in those pieces, every form found overlaps what
-    separates them (``markers.scan``'s spans, which win over a wild form)."""
+    """Whether ``text`` holds a literal of a form :func:`find_wild` reads: each form holds one
+    ("turn" the degraded markers of other families and the bare ids, "\u00ee" the
+    Windows-1252 reading of a marker, "[cite" the Gemini tags, ...). ``markers.scan`` asks it
+    of the text outside the spans it has taken: when False, every form there is to find
+    overlaps a taken span, and would be dropped."""
     return ("turn" in text or "\u00ee" in text or "contentReference" in text
-            or "oai_citation" in text or ":codex-" in text or "[cite" in text or "†" in text)
+            or "oai_citation" in text or ":codex-" in text or "[cite" in text or "\u2020" in text)
 
 
 def find_wild(text: str, families: Iterable[str]) -> list[WildFinding]:
     """Every wild form in ``text`` under the enabled ``families``, sorted by position, none
     overlapping another (the first wins). Degraded markers of enabled families are not wild:
-    ``markers.scan`` recovers them itself (CV107)."""
+    ``markers.scan`` recovers them itself (CV107).
+
+    Every form holds a literal that :func:`may_hold_wild` looks for (keep the two in step)."""
     enabled = frozenset(families)
     found: list[WildFinding] = []
 
