@@ -774,7 +774,8 @@ def scan(
     (CV108), verbatim ids (CV109).
     """
     fams = _families(families)
-    known = {i for i in known_ids if i}
+    known = set(known_ids)
+    known.discard("")
     found = _extract(text, fams)
     if _plain(text, fams, known, found):
         return ScanResult(found, [])
@@ -837,7 +838,7 @@ def _plain(text: str, fams: tuple[str, ...], known: set[str], found: list[Citati
     for f in fams:
         if f and f in outside:
             return False
-    return all(k not in outside for k in known)  # ("turn" is one of may_hold_wild's)
+    return not any(map(outside.__contains__, known))  # ("turn" is one of may_hold_wild's)
 
 
 @lru_cache(maxsize=64)
