@@ -23,7 +23,7 @@ from operator import attrgetter
 from citeview.core.diagnostics import RULES, Diagnostic, make
 from citeview.core.locators import LINE_LOCATOR_RE, Locator, near_miss_locator, parse_locator
 from citeview.core.nearsearch import finditer_near
-from citeview.core.wild import find_wild, refine_unknown_family
+from citeview.core.wild import find_wild, may_hold_wild, refine_unknown_family
 
 START = "\ue200"
 DELIMITER = "\ue202"
@@ -128,7 +128,10 @@ def extract_citations(
     text: str, families: Iterable[str] = DEFAULT_FAMILIES
 ) -> list[Citation]:
     """Citations exactly as the guide's ``extract_citations`` returns them, in linear time."""
-    fams = _families(families)
+    return _extract(text, _families(families))
+
+
+def _extract(text: str, fams: tuple[str, ...]) -> list[Citation]:
     if not fams:
         return []
     last_stop = text.rfind(STOP)
@@ -291,6 +294,26 @@ class _Occupied:
     def add(self, s: int, e: int) -> None:
         self._pending.append((s, e))
 
+    def outside(self, text: str) -> str:
+        """The pieces of ``text`` that no committed span covers, joined. Every occurrence of a
+        literal that overlaps no span lies whole in one piece, so a literal absent from the
+        result overlaps a span wherever it occurs (joins can only add occurrences)."""
+        if not self.starts:
+            return text
+        pieces = []
+        pos = 0
+        for s, e in zip(self.starts, self.ends, strict=True):
+            pieces.append(text[pos:s])
+            pos = e
+        pieces.append(text[pos:])
+        return "".join(pieces)
+
+    def take(self, starts: list[int], ends: list[int]) -> None:
+        """The first pass's spans, sorted and disjoint (no add/commit needed)."""
+        assert not self.starts and not self._pending
+        self.starts, self.ends = starts, ends
+        self._i, self._last = 0, -1
+
     def commit(self) -> None:
         """Merge the spans added by one pass (a pass's spans do not overlap each other's).
 
@@ -353,23 +376,30 @@ def _may_hide_locator(ids: tuple[str, ...]) -> bool:
 
 
 class _Scanner:
-    def __init__(self, text: str, families: tuple[str, ...], known_ids: Iterable[str]) -> None:
+    def __init__(self, text: str, families: tuple[str, ...], known_ids: set[str]) -> None:
         self.text = text
         self.families = families
-        self.known_ids = {i for i in known_ids if i}
-        self.eligible_known = _eligible_known(self.known_ids)
+        self.known_ids = known_ids  # (non-empty ids)
+        self._eligible: list[str] | None = None
         self.diagnostics: list[Diagnostic] = []
         self.citations: list[Citation] = []
         self.occupied = _Occupied()
+
+    @property
+    def eligible_known(self) -> list[str]:
+        """:func:`_eligible_known` of the known ids, made when a pass first needs it."""
+        if self._eligible is None:
+            self._eligible = _eligible_known(self.known_ids)
+        return self._eligible
 
     def diag(self, code: str, message: str, start: int, end: int) -> None:
         self.diagnostics.append(make(code, message, start, end))
 
     # -- real markers -------------------------------------------------------------------------
 
-    def markers(self) -> None:
+    def markers(self, found: list[Citation]) -> None:
+        """The pass over real markers; ``found`` is what :func:`extract_citations` returns."""
         text = self.text
-        found = extract_citations(text, self.families)
         self.citations.extend(found)
         # A conformant marker holds one START (its first character), one STOP (its last) and
         # its DELIMITERs. When they are all the text holds, the pass below meets each marker
@@ -377,9 +407,13 @@ class _Scanner:
         n = len(found)
         if (text.count(START) == n and text.count(STOP) == n
                 and text.count(DELIMITER) == sum(c.raw.count(DELIMITER) for c in found)):
+            # closed() on each, unrolled: most markers hold one id that is not a locator.
             for c in found:
-                self.closed(c.start, c.end, c)
-            self.occupied.commit()
+                ids = c.source_ids
+                if (len(ids) > 1 or ids[0][0] == "L") and _may_hide_locator(ids):
+                    head_end = self._family_end(c.start, c.end - 1)
+                    self._locator_hints(_parts_with_spans(text, head_end + 1, c.end - 1), c)
+            self.occupied.take([c.start for c in found], [c.end for c in found])
             return
         conformant = {c.start: c for c in found}
         open_at = -1
@@ -567,9 +601,10 @@ class _Scanner:
         else:
             self.diag("CV106", "marker character escapes written as ASCII text", s, e)
 
-    def wild(self) -> None:
+    def wild(self, search: bool = True) -> None:
         """Forms seen in real traffic (:mod:`citeview.core.wild`), and what a marker of a known
-        family that is not enabled is."""
+        family that is not enabled is. ``search=False``: no form can be found outside the spans
+        taken already (:func:`~citeview.core.wild.may_hold_wild`), so none is searched for."""
         text = self.text
         for k, d in enumerate(self.diagnostics):
             if d.code == "CV104" and text.startswith(START, d.start):
@@ -578,7 +613,7 @@ class _Scanner:
                                                 text[head_end + 1 : d.end - 1])
                 if refined is not None:
                     self.diagnostics[k] = make(refined[0], refined[1], d.start, d.end)
-        for f in find_wild(text, self.families):
+        for f in find_wild(text, self.families) if search else ():
             if self.occupied.overlaps(f.start, f.end):
                 continue
             self.occupied.add(f.start, f.end)
@@ -638,6 +673,12 @@ class _Scanner:
             if self.occupied.overlaps(s, e):
                 continue
             self.diag("CV109", f"source id {token!r} written verbatim outside a marker", s, e)
+
+
+def _any_in(known: set[str], text: str) -> bool:
+    """Whether ``text`` may hold one of the ``known`` ids (each a ``str.find``: with many ids,
+    True without looking)."""
+    return len(known) > _NEAR_KNOWN_IDS or any(k in text for k in known)
 
 
 def _eligible_known(known_ids: Iterable[str]) -> list[str]:
@@ -733,19 +774,76 @@ def scan(
     (CV108), verbatim ids (CV109).
     """
     fams = _families(families)
-    scanner = _Scanner(text, fams, known_ids)
-    scanner.markers()
+    known = set(known_ids)
+    known.discard("")
+    found = _extract(text, fams)
+    if _plain(text, fams, known, found):
+        return ScanResult(found, [])
+    return _scan_passes(text, fams, known, found)
+
+
+def _scan_passes(text: str, fams: tuple[str, ...], known: set[str], found: list[Citation],
+                 skip: bool = True) -> ScanResult:
+    """:func:`scan`'s passes over ``text``, whose conformant citations are ``found``.
+
+    Each pass after the markers' finds only spans that hold a literal of its own (a wild
+    form's, a family, "turn" or a known id) and drops those that overlap a span taken already:
+    a pass whose literals all lie inside taken spans would find nothing and is skipped (most
+    answers: ids and families are inside markers). ``skip=False`` runs every pass anyway (the
+    tests check that skipping changes nothing)."""
+    scanner = _Scanner(text, fams, known)
+    scanner.markers(found)
     if "\\" in text:
         scanner.literal_escapes()
-    scanner.wild()
-    if fams and any(f for f in fams):
+    outside = scanner.occupied.outside(text)
+    scanner.wild(not skip or may_hold_wild(outside))
+    if any(f and (not skip or f in outside) for f in fams):
         scanner.degraded()
     if "【" in text:
         scanner.brackets()
-    scanner.verbatim_ids()
-    scanner.citations.sort(key=attrgetter("start"))
-    scanner.diagnostics.sort(key=attrgetter("start", "end", "code"))
+    if not skip or "turn" in outside or _any_in(known, outside):
+        scanner.verbatim_ids()
+    scanner.citations.sort(key=_BY_START)
+    scanner.diagnostics.sort(key=_DIAGNOSTIC_ORDER)
     return ScanResult(scanner.citations, scanner.diagnostics)
+
+
+_BY_START = attrgetter("start")
+_DIAGNOSTIC_ORDER = attrgetter("start", "end", "code")
+
+
+def _plain(text: str, fams: tuple[str, ...], known: set[str], found: list[Citation]) -> bool:
+    """Whether :func:`scan` finds in ``text`` exactly the reference's citations ``found`` and
+    no diagnostic (most answers), decided without its passes: the markers pass meets only
+    ``found`` (the marker characters are all theirs, as ``_Scanner.markers`` checks), none of
+    which may hide a locator, and no literal that a later pass's finding holds (see
+    ``_scan_passes``) lies outside them."""
+    if _marker_char_in(fams):
+        return False  # (a marker of such a family holds two STARTs or STOPs)
+    pieces = []
+    pos = 0
+    for c in found:
+        ids = c.source_ids
+        if len(ids) > 1 or ids[0][0] == "L":
+            return False  # (may need a locator hint: _may_hide_locator)
+        pieces.append(text[pos : c.start])
+        pos = c.end
+    pieces.append(text[pos:])
+    outside = "".join(pieces)
+    # No marker character outside found's markers, each of which holds one START and one
+    # STOP: _Scanner.markers's check that they are all the text holds.
+    if (START in outside or STOP in outside or DELIMITER in outside or "\\" in outside
+            or "【" in outside or may_hold_wild(outside) or len(known) > _NEAR_KNOWN_IDS):
+        return False
+    for f in fams:
+        if f and f in outside:
+            return False
+    return not any(map(outside.__contains__, known))  # ("turn" is one of may_hold_wild's)
+
+
+@lru_cache(maxsize=64)
+def _marker_char_in(fams: tuple[str, ...]) -> bool:
+    return any(ch in f for f in fams for ch in MARKER_CHARS)
 
 
 def strip_all(text: str, result: ScanResult) -> str:

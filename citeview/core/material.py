@@ -482,12 +482,99 @@ def find_headers(text: str) -> list[re.Match[str]]:
     return found
 
 
+# The usual tool output (see _simple_tool_output), split at its labelled lines' prefixes (the
+# break before each included): [head, then per line its label and the rest of the line].
+_SIMPLE_SPLIT_RE = re.compile(r"\n[ \t]*\[L(\d+)\][ \t]?")  # (_NL_PREFIX_RE, fewer groups)
+# The head: a header whose marker names one id that is not a locator (the reference drops a
+# lone locator), metadata lines none of which is another header (the look-ahead: a header
+# needs a line start, and the split leaves none after the head), and perhaps a blank line.
+_SIMPLE_HEAD_RE = re.compile(
+    r"(?i:citation marker)[ \t]*:[ \t]*\ue200cite\ue202(?!L\d+(?:-L\d+)?\ue201)"
+    r"(?P<id>[A-Za-z0-9_-]+)\ue201"
+    r"(?P<meta>(?:\n(?!(?i:citation marker)[ \t]*:)[A-Za-z][A-Za-z0-9 _/().-]{0,60}?[ \t]*:"
+    r"[^\n]*)*)"
+    r"(?:\n[ \t]*)?"
+)
+# _META_RE over the metadata lines at once; the value without the blanks that end it (as
+# rstrip(" \t") leaves it; no lazy `.*?` before them: quadratic on a long run of blanks).
+_META_LINES_RE = re.compile(
+    r"^([A-Za-z][A-Za-z0-9 _/().-]{0,60}?)[ \t]*:[ \t]*((?:.*[^ \t\n])?)[ \t]*$", re.MULTILINE)
+
+
+# The labels of most tool outputs, L1 to Ln in order: compared as the strings split out, and
+# copied as the array a source keeps, with no int() per label nor check for repeats.
+_ONE_TO = [str(n) for n in range(1, 1001)]
+_ONE_TO_ARRAY = array("q", range(1, 1001))
+
+
+def _simple_tool_output(text: str, origin: str) -> Material | None:
+    """:func:`parse_tool_output` of the usual tool output in a few C-speed calls, or None when
+    ``text`` is not of that shape (then the general reading applies).
+
+    The shape: no ``\\r``; a ``Citation Marker:`` header at the start whose marker is the one
+    conformant ``cite`` marker of an id that is not a locator; metadata lines (``_META_RE``),
+    none a header; at most one blank line; then only lines that start with an ``[L#]`` label,
+    numbers distinct, and at most one line break after the last. Of such a text the general
+    reading makes one line-level source, no diagnostic and nothing outside sources: what is
+    built here."""
+    if "\r" in text or len(text) > _PIECE:
+        return None
+    parts = _SIMPLE_SPLIT_RE.split(text)
+    if len(parts) == 1:
+        return None
+    m = _SIMPLE_HEAD_RE.fullmatch(parts[0])
+    if m is None:
+        return None
+    rests = parts[2::2]
+    end = len(text)
+    if text[-1] == "\n":
+        rests[-1] = rests[-1][:-1]
+        end -= 1
+    body = "\n".join(rests)
+    if body.count("\n") != len(rests) - 1:
+        return None  # a line that is not labelled
+    numbers = parts[1::2]
+    if numbers == _ONE_TO[: len(numbers)]:  # (the usual labels: L1, L2, ... in order)
+        labels: array[int] | list[int] = _ONE_TO_ARRAY[: len(numbers)]
+    else:
+        labels = _ints(list(map(int, numbers)))
+        if len(set(labels)) != len(labels):
+            return None  # repeated labels: CV501
+    # Line k starts after the lines before it and their breaks, and ends a break before the
+    # next line's start.
+    steps = list(map((1).__add__, map(len, rests)))
+    starts = list(accumulate(steps, initial=0))
+    starts.pop()
+    ends = list(accumulate(steps, initial=-1))
+    del ends[0]
+    lines = SourceLines.__new__(SourceLines)
+    lines.labels, lines.starts, lines.ends = labels, array("q", starts), array("q", ends)
+    meta: list[tuple[str, str]] = _META_LINES_RE.findall(m.group("meta"))
+    title = url = None
+    for key, value in meta:  # (Source.meta("title") and Source.meta("url") in one loop)
+        key = key.casefold()
+        if key == "title":
+            title = value if title is None else title
+        elif key == "url":
+            url = value if url is None else url
+    return Material([Source(m.group("id"), SourceKind.LINE, body, lines, title, url, meta,
+                            origin=origin, origin_span=(0, end))], [], [])
+
+
 def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
     """The sources of one tool output (one tool invocation), in order.
 
     Each ``Citation Marker:`` line opens a source that runs to the next one. Linear: headers are
     found in one regex pass, and each source's labelled lines in another.
     """
+    simple = _simple_tool_output(text, origin)
+    if simple is not None:
+        return simple
+    return _parse_tool_output(text, origin)
+
+
+def _parse_tool_output(text: str, origin: str) -> Material:
+    """:func:`parse_tool_output`'s general reading, for any text."""
     sources: list[Source] = []
     diags: list[Diagnostic] = []
     outside: list[tuple[str, int, int]] = []
@@ -767,9 +854,17 @@ def iter_case_material(case: Case) -> Iterator[Material]:
 def case_material(case: Case) -> Material:
     """All sources of a case: tool outputs in order, then context, then documents. Ids defined
     in two places are reported (CV206); citations resolve to the first definition."""
+    if len(case.tool_outputs) == 1 and case.context is None and not case.documents:
+        # (What the merge below makes of one part.)
+        text = case.tool_outputs[0]
+        simple = _simple_tool_output(text, "tool_outputs[0]")
+        return simple if simple is not None else _parse_tool_output(text, "tool_outputs[0]")
+    parts = list(iter_case_material(case))
+    if len(parts) == 1:
+        return parts[0]  # (what the merge below makes of one part)
     total = Material()
     seen: dict[str, Source] = {}
-    for part in iter_case_material(case):
+    for part in parts:
         total.diagnostics.extend(part.diagnostics)
         total.outside.extend(part.outside)
         # Repeats inside one part are already reported; report each id's first definition in

@@ -168,10 +168,22 @@ def _names(ids: Iterable[str], locator: str | None) -> str:
     return f"{shown} ({locator})" if locator else shown
 
 
+def may_hold_wild(text: str) -> bool:
+    """Whether ``text`` holds a literal of a form :func:`find_wild` reads: each form holds one
+    ("turn" the degraded markers of other families and the bare ids, "\u00ee" the
+    Windows-1252 reading of a marker, "[cite" the Gemini tags, ...). ``markers.scan`` asks it
+    of the text outside the spans it has taken: when False, every form there is to find
+    overlaps a taken span, and would be dropped."""
+    return ("turn" in text or "\u00ee" in text or "contentReference" in text
+            or "oai_citation" in text or ":codex-" in text or "[cite" in text or "\u2020" in text)
+
+
 def find_wild(text: str, families: Iterable[str]) -> list[WildFinding]:
     """Every wild form in ``text`` under the enabled ``families``, sorted by position, none
     overlapping another (the first wins). Degraded markers of enabled families are not wild:
-    ``markers.scan`` recovers them itself (CV107)."""
+    ``markers.scan`` recovers them itself (CV107).
+
+    Every form holds a literal that :func:`may_hold_wild` looks for (keep the two in step)."""
     enabled = frozenset(families)
     found: list[WildFinding] = []
 

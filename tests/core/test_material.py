@@ -437,3 +437,85 @@ def test_headers_found_from_line_breaks_are_the_patterns_matches(text: str) -> N
     it starts) are the header pattern's own matches: the same sources, whatever the size."""
     got = [(m.span(), m.group(1)) for m in material_module.find_headers(text)]
     assert got == [(m.span(), m.group(1)) for m in material_module.HEADER_LINE_RE.finditer(text)]
+
+
+def _everything(m: Material) -> tuple[object, ...]:
+    """All a material holds, the diagnostics' origins included."""
+    return ([(s.id, s.kind, s.text, list(s.lines), s.title, s.url, s.metadata, s.label, s.origin,
+              s.origin_span, s.tag, s.pages, s.blocks) for s in m.sources],
+            [(type(d), d.code, d.severity, d.message, d.start, d.end, getattr(d, "origin", None))
+             for d in m.diagnostics], m.outside)
+
+
+# Tool outputs near the usual shape (header, metadata, blank line, labelled lines) and off it;
+# the usual pieces drawn most often, so that both readings are exercised.
+_USUAL_HEAD = f"Citation Marker: {marker('turn0file0')}"
+_TOOL_HEADS = st.sampled_from([
+    _USUAL_HEAD, _USUAL_HEAD, _USUAL_HEAD, f"citation marker :  {marker('doc-1_a')}",
+    f"Citation Marker:\t{marker('L3-x')}", f"Citation Marker: {marker('L3')}",
+    f"CITATION MARKER:{marker('L3-L4')}", f"\ufeffCitation Marker: {marker('x')}",
+    f"Citation Marker: {marker('x')}  ", f"Citation Marker: {START}cite{DELIMITER}a b{STOP}",
+    f"Citation Marker: {START}cite{DELIMITER}a{DELIMITER}L2{STOP}", "Citation Marker: turn0file0",
+    f"Citation Marker: {START}cite{DELIMITER}a{DELIMITER}b{STOP}", "Title: no header",
+])
+_GOOD_META = st.sampled_from(["Title: Doc", "URL: https://x.example/a  ", "Key (x)/y.z: v\t",
+                              "title: again", "U: ", "Note:a:b", "T" * 61 + ": long key"])
+_ODD_META = st.sampled_from([
+    f"Citation Marker: {marker('b')}", "citation marker\t: c", "no colon here", " Indented: x",
+    "[Block1]", "T" * 62 + ": too long a key", "", "  ", "\t",
+])
+_TOOL_META = st.lists(st.one_of(_GOOD_META, _GOOD_META, _GOOD_META, _ODD_META), max_size=4)
+_LABEL_NUMBERS = st.integers(0, 400) | st.just(99999999999999999999)
+_LABEL_PARTS = st.tuples(
+    st.sampled_from(["", "", "", " ", "\t"]), st.sampled_from([" ", " ", "", "\t", "  "]),
+    st.sampled_from(["one", "two words", "", "  ", "a [L7] b", "y\u2028y\x85z", "c\x0bd", "é😀"]))
+_LABELLED = st.builds(lambda n, p: f"{p[0]}[L{n}]{p[1]}{p[2]}", _LABEL_NUMBERS, _LABEL_PARTS)
+_ODD_LINE = st.sampled_from(["plain", "", " ", "[Block2] x", "[l9] lower", "Title: late", "[L]"])
+_TOOL_LINES = st.lists(st.one_of(*[_LABELLED] * 6, _ODD_LINE), max_size=8)
+_TOOL_END = st.sampled_from(["", "\n", "\n\n", "\r\n", " ", "\n "])
+_GOOD_HEADS = [_USUAL_HEAD, f"citation marker :  {marker('doc-1_a')}",
+               f"Citation Marker:\t{marker('L3-x')}"]
+
+
+@st.composite
+def _tool_outputs(draw: st.DrawFn) -> str:
+    """Half of them of the usual shape, some of those with one odd line put in."""
+    if draw(st.booleans()):
+        lines = [draw(st.sampled_from(_GOOD_HEADS)), *draw(st.lists(_GOOD_META, max_size=3)),
+                 *draw(st.sampled_from([[], [""], [" \t"]])),
+                 *[f"{pre}[L{n}]{post}{text}" for n, (pre, post, text) in zip(
+                     draw(st.lists(_LABEL_NUMBERS, min_size=1, max_size=8, unique=True)),
+                     draw(st.lists(_LABEL_PARTS, min_size=8, max_size=8)), strict=False)]]
+        if draw(st.booleans()):
+            odd = draw(st.one_of(_ODD_META, _ODD_LINE, _TOOL_HEADS))
+            lines.insert(draw(st.integers(1, len(lines))), odd)
+        return "\n".join(lines) + draw(st.sampled_from(["", "\n", " ", "\n\n"]))
+    br = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    lines = [draw(_TOOL_HEADS), *draw(_TOOL_META), *draw(st.sampled_from([[], [""]])),
+             *draw(_TOOL_LINES)]
+    return br.join(lines) + draw(_TOOL_END)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_tool_outputs())
+def test_usual_tool_outputs_read_fast_as_the_general_reading_reads_them(text: str) -> None:
+    """The usual tool output is read by a shortcut; it gives what the general reading gives
+    (every source field, diagnostic and outside span), and declines what it cannot read."""
+    fast = material_module._simple_tool_output(text, "tool_outputs[3]")
+    general = material_module._parse_tool_output(text, "tool_outputs[3]")
+    if fast is not None:
+        assert _everything(fast) == _everything(general)
+    assert _everything(parse_tool_output(text, "tool_outputs[3]")) == _everything(general)
+
+
+def test_the_usual_tool_output_is_read_by_the_shortcut() -> None:
+    """The benchmark's shape (and the guide's example) take the shortcut and read right."""
+    for text in (HANDBOOK, HANDBOOK.rstrip("\n"), HANDBOOK.replace("\n\n", "\n")):
+        fast = material_module._simple_tool_output(text, "tool_outputs[0]")
+        assert fast is not None
+        assert _everything(fast) == _everything(material_module._parse_tool_output(
+            text, "tool_outputs[0]"))
+    [src] = material_module._simple_tool_output(HANDBOOK, "o").sources  # type: ignore[union-attr]
+    assert (src.title, src.url, lines_of(src)[1]) == (
+        "Employee Handbook", "https://company.example/handbook",
+        (2, "Additional remote days require manager approval."))

@@ -171,3 +171,25 @@ def test_the_demo_wild_case_shows_the_new_forms_and_strips_clean() -> None:
     out = strip_clean(case.answer, r)
     assert "Other copies leak their own forms: the Gemini app's night boats run on Saturdays, " \
            "Codex's, ChatGPT's copied link and the ids of a marker cut across chunks." in out
+
+
+_ALL_FORMS = [*FORMS, "fileciteturn170file0L2-L2", "iturn0image0turn0image1", "[3\u2020source]",
+              "\u00ee\u02c6\u20accite\u00ee\u02c6\u201aturn0search3\u00ee\u02c6",
+              "\u00ee\u02c6\u20acnavlist\u00ee\u02c6\u201ax\u00ee\u02c6\x81",
+              "eturn0search5turn0search15", "\ufffdfilecite\ufffdturn0file0\ufffd"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_ALL_FORMS), st.sampled_from(PROSE)), max_size=12),
+       st.sampled_from([("cite",), ("cite", "filecite"), (), ("navlist",)]))
+def test_every_wild_form_holds_a_literal_the_scan_looks_for(parts: list[str],
+                                                            families: tuple[str, ...]) -> None:
+    """The scan skips the search for these forms where none of may_hold_wild's literals lies
+    outside its markers: each form found holds one, so none is missed."""
+    from citeview.core.wild import may_hold_wild
+
+    text = "".join(parts)
+    for f in find_wild(text, families):
+        assert may_hold_wild(text[f.start:f.end]), (text, f)
+    if not may_hold_wild(text):
+        assert find_wild(text, families) == []
