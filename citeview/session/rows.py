@@ -527,18 +527,15 @@ def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None =
     order, as :func:`iter_case_rows` does it (``work`` a module-level function: processes
     are handed it by name). Memory holds a page of ids and the results in flight, whatever
     the session's size."""
-    n_cases = case_count(session)
-    n_jobs = default_jobs(n_cases) if jobs is None else jobs
-    if n_jobs <= 1 or n_cases <= _CHUNK or not isinstance(session, Session):
+    n_jobs = _parallel(session, jobs)
+    if n_jobs <= 1:
         for page in iter_case_ids(session):
             for cid in page:
                 yield work(session, cid, policy, annotator=annotator, sentences=sentences)
         return
     # Each worker reads the session file itself (a session that is no file is worked out here).
     args = (session.path, policy, annotator, sentences, work)
-    chunks = (page[k : k + _CHUNK] for page in iter_case_ids(session)
-              for k in range(0, len(page), _CHUNK))
-    yield from ordered_map(_rows_chunks, chunks, n_jobs, batch=1,
+    yield from ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
                            in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
                            initargs=args)
 
@@ -547,20 +544,54 @@ def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None =
 ChunkWork = Callable[[ReviewStore, list[str], Policy | None, str | None], list[_T]]
 
 
+def _chunks(session: ReviewStore) -> Iterator[list[str]]:
+    """The case ids in session order, :data:`_CHUNK` at a time (a task of a worker)."""
+    return (page[k : k + _CHUNK] for page in iter_case_ids(session)
+            for k in range(0, len(page), _CHUNK))
+
+
+def _parallel(session: ReviewStore, jobs: int | None) -> int:
+    """How many processes work ``session`` out: 1 (this one) for a small session or one that
+    is no file."""
+    n_cases = case_count(session)
+    n_jobs = default_jobs(n_cases) if jobs is None else jobs
+    if n_jobs <= 1 or n_cases <= _CHUNK or not isinstance(session, Session):
+        return 1
+    return n_jobs
+
+
 def iter_chunked(session: ReviewStore, work: ChunkWork[_T], policy: Policy | None = None, *,
                  annotator: str | None = None, jobs: int | None = 1) -> Iterator[_T]:
     """:func:`iter_cases` for a ``work`` that takes a chunk of case ids at a time (so that it
     reads what it needs of the session for the whole chunk in a few queries)."""
-    n_cases = case_count(session)
-    n_jobs = default_jobs(n_cases) if jobs is None else jobs
-    chunks = (page[k : k + _CHUNK] for page in iter_case_ids(session)
-              for k in range(0, len(page), _CHUNK))
-    if n_jobs <= 1 or n_cases <= _CHUNK or not isinstance(session, Session):
-        for ids in chunks:
+    n_jobs = _parallel(session, jobs)
+    if n_jobs <= 1:
+        for ids in _chunks(session):
             yield from work(session, ids, policy, annotator)
         return
-    args = (session.path, policy, annotator, False, work, True)
-    yield from ordered_map(_rows_chunks, chunks, n_jobs, batch=1,
+    args = (session.path, policy, annotator, False, work, "chunk")
+    yield from ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
+                           in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
+                           initargs=args)
+
+
+def iter_kept(session: ReviewStore, work: ChunkWork[Exported], policy: Policy | None = None,
+              *, annotator: str | None = None, jobs: int | None = 1) -> Iterator[tuple[str, int]]:
+    """Per chunk of cases, in session order, what ``work`` gives (a text a case) joined, and
+    how many cases' rows it worked out. Those rows are stored (:class:`RowsKeeper`, a chunk a
+    transaction) by the process that worked them out: with ``jobs`` > 1 only a chunk's text
+    crosses to this one, which is left nothing to do but write it."""
+    n_jobs = _parallel(session, jobs)
+    if n_jobs <= 1:
+        keeper = RowsKeeper(session, policy)
+        try:
+            for ids in _chunks(session):
+                yield keeper.kept(work(session, ids, policy, annotator))
+        finally:
+            keeper.close()
+        return
+    args = (session.path, policy, annotator, False, work, "kept")
+    yield from ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
                            in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
                            initargs=args)
 
@@ -569,19 +600,28 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(path: str, policy: Policy | None, annotator: str | None,
-                 sentences: bool, work: Callable[..., Any], chunked: bool = False) -> None:
+                 sentences: bool, work: Callable[..., Any], mode: str = "case") -> None:
+    """A worker's session (read-only) and what it is to do with it: ``mode`` "case" (``work``
+    a case at a time), "chunk" (a chunk at a time) or "kept" (a chunk at a time, storing the
+    rows worked out through a :class:`RowsKeeper` of its own)."""
     collect_less()
-    _WORKER.update(session=Session.open(path, readonly=True), policy=policy,
-                   annotator=annotator, sentences=sentences, work=work, chunked=chunked)
+    session = Session.open(path, readonly=True)
+    keeper = RowsKeeper(session, policy) if mode == "kept" else None
+    _WORKER.update(session=session, policy=policy, annotator=annotator, sentences=sentences,
+                   work=work, mode=mode, keeper=keeper)
 
 
 def _rows_chunks(chunks: list[list[str]]) -> list[Any]:
+    """A task of a worker: one result a case ("case", "chunk"), or one a chunk ("kept")."""
     w = _WORKER
-    if w["chunked"]:
-        return [r for ids in chunks
-                for r in w["work"](w["session"], ids, w["policy"], w["annotator"])]
-    return [w["work"](w["session"], cid, w["policy"], annotator=w["annotator"],
-                      sentences=w["sentences"]) for ids in chunks for cid in ids]
+    work, session, policy, annotator = w["work"], w["session"], w["policy"], w["annotator"]
+    if w["mode"] == "kept":
+        keeper = w["keeper"]
+        return [keeper.kept(work(session, ids, policy, annotator)) for ids in chunks]
+    if w["mode"] == "chunk":
+        return [r for ids in chunks for r in work(session, ids, policy, annotator)]
+    return [work(session, cid, policy, annotator=annotator, sentences=w["sentences"])
+            for ids in chunks for cid in ids]
 
 
 def iter_rows(session: ReviewStore, policy: Policy | None = None, *,
@@ -705,13 +745,14 @@ def case_jsonl(session: ReviewStore, case_id: str, policy: Policy | None = None,
 
 class RowsKeeper:
     """Stores, beside an export, the unjudged rows it worked out (so the next export reads
-    them), a batch a transaction, through a connection of its own. Rows are a cache: when the
-    session cannot take them (read-only, of another version, busy, a full disk) they are not
-    kept, and the export goes on as before."""
+    them), a chunk of cases a transaction, through a connection of its own: each process of
+    an export keeps one, storing what it worked out itself. Rows are a cache: when the session
+    cannot take them (read-only, of another version, busy, a full disk) they are not kept, and
+    the export goes on as before."""
 
-    # Characters of rows held before they are written: what an export holds stays that of a
-    # few cases, whatever the session's size (a commit costs no sync: synchronous=NORMAL).
-    BATCH_CHARS = 16_000
+    # Characters of rows held before they are written, at most: a chunk's rows are written
+    # together (one transaction), those of a chunk of big cases a few at a time.
+    BATCH_CHARS = 1 << 20
 
     def __init__(self, session: ReviewStore, policy: Policy | None) -> None:
         self.path = session.path if isinstance(session, Session) else None
@@ -720,6 +761,17 @@ class RowsKeeper:
         self.marks: dict[str, int] = {}
         self.chars = 0
         self.conn: sqlite3.Connection | None = None
+
+    def kept(self, got: list[Exported]) -> tuple[str, int]:
+        """The texts of a chunk's cases joined, and how many cases' rows were worked out
+        (all stored now)."""
+        made = 0
+        for _text, rows in got:
+            if rows is not None:
+                made += 1
+                self.add(rows)
+        self.flush()
+        return "".join([text for text, _rows in got]), made
 
     def add(self, got: Made | None) -> None:
         if got is None or self.path is None:
@@ -766,55 +818,38 @@ class RowsKeeper:
 
 def _write_rows(session: ReviewStore, out: IO[str], work: ChunkWork[Exported],
                 policy: Policy | None, annotator: str | None, jobs: int | None) -> None:
-    keeper = RowsKeeper(session, policy)
-    try:
-        for text, made in iter_chunked(session, work, policy, annotator=annotator, jobs=jobs):
-            out.write(text)
-            keeper.add(made)
-        keeper.flush()
-    finally:
-        keeper.close()
+    for text, _made in iter_kept(session, work, policy, annotator=annotator, jobs=jobs):
+        out.write(text)
 
 
 def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
-                   annotator: str | None) -> list[Made | None]:
-    """Per case of ``ids``: (its id, its unjudged rows worked out, its mark) when it has no
-    current stored rows, else None."""
+                   annotator: str | None) -> list[Exported]:
+    """Per case of ``ids``: ("", (its id, its unjudged rows worked out, its mark)) when it has
+    no current stored rows, else ("", None)."""
     have = stored_rows(session, ids, rows_key(session, policy))
     todo = [cid for cid in ids if cid not in have]
     datas = stored_cases(session, todo)
     marks = marks_of(session, todo, datas)
-    out: list[Made | None] = []
+    out: list[Exported] = []
     for cid in ids:
         if cid in have:
-            out.append(None)
+            out.append(("", None))
             continue
         try:
-            out.append((cid, unjudged_text(session, cid, policy, datas.get(cid)),
-                        marks.get(cid, -1)))
+            out.append(("", (cid, unjudged_text(session, cid, policy, datas.get(cid)),
+                             marks.get(cid, -1))))
         except SessionError:
-            out.append(None)  # an unreadable case: said as it is by the export itself
+            out.append(("", None))  # an unreadable case: said as it is by the export itself
     return out
 
 
 def fill_rows(session: Session, policy: Policy | None = None, *,
               jobs: int | None = None) -> int:
     """Work out and store the unjudged rows of every case that has no current ones (in
-    ``jobs`` processes, stored as :class:`RowsKeeper` stores an export's), so that exports
+    ``jobs`` processes, each storing what it worked out, as an export's do), so that exports
     under ``policy`` read them instead of analysing every case. Returns how many were worked
     out."""
-    keeper = RowsKeeper(session, policy)
-    stored = 0
-    try:
-        for got in iter_chunked(session, chunk_unjudged, policy, jobs=jobs):
-            if got is None:
-                continue
-            keeper.add(got)
-            stored += 1
-        keeper.flush()
-    finally:
-        keeper.close()
-    return stored
+    return sum(made for _text, made in iter_kept(session, chunk_unjudged, policy, jobs=jobs))
 
 
 def write_csv(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
