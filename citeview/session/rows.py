@@ -418,8 +418,11 @@ def unchanged(conn: sqlite3.Connection, marks: dict[str, int]) -> set[str]:
     now: dict[str, int] = {}
     for k in range(0, len(ids), 500):
         part = ids[k : k + 500]
-        now.update((cid, case_mark(data)) for cid, data in conn.execute(
-            f"SELECT id, data FROM cases WHERE id IN ({','.join('?' * len(part))})", part))
+        # Text as stored (UTF-8): case_mark's bytes, not decoded and encoded again here.
+        now.update((cid, zlib.crc32(data) if isinstance(data, bytes) else -1)
+                   for cid, data in conn.execute(
+            "SELECT id, CASE typeof(data) WHEN 'text' THEN CAST(data AS BLOB) END FROM cases"
+            f" WHERE id IN ({','.join('?' * len(part))})", part))
     return {cid for cid, mark in marks.items() if now.get(cid) == mark}
 
 
@@ -431,10 +434,17 @@ def judged_cases(session: ReviewStore, ids: Sequence[str]) -> set[str] | None:
     if not ids:
         return set()
     marks = ",".join("?" * len(ids))
-    sql = " UNION ".join(f"SELECT case_id FROM {t} WHERE case_id IN ({marks})"
-                         for t in ("annotations", "evidence", "corrections"))
     with read_errors(session.path):
+        # (most sessions of a cold export hold no judgement: one look, not three IN lists)
+        if session.conn.execute(_ANY_JUDGED).fetchone() is None:
+            return set()
+        sql = " UNION ".join(f"SELECT case_id FROM {t} WHERE case_id IN ({marks})"
+                             for t in ("annotations", "evidence", "corrections"))
         return {str(r[0]) for r in session.conn.execute(sql, (*ids, *ids, *ids))}
+
+
+_ANY_JUDGED = ("SELECT 1 WHERE EXISTS (SELECT 1 FROM annotations) OR EXISTS "
+               "(SELECT 1 FROM evidence) OR EXISTS (SELECT 1 FROM corrections)")
 
 
 def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None,
