@@ -588,22 +588,45 @@ def iter_chunked(session: ReviewStore, work: ChunkWork[_T], policy: Policy | Non
 def iter_kept(session: ReviewStore, work: ChunkWork[Exported], policy: Policy | None = None,
               *, annotator: str | None = None, jobs: int | None = 1) -> Iterator[tuple[str, int]]:
     """Per chunk of cases, in session order, what ``work`` gives (a text a case) joined, and
-    how many cases' rows it worked out. Those rows are stored (:class:`RowsKeeper`, a chunk a
-    transaction) by the process that worked them out: with ``jobs`` > 1 only a chunk's text
-    crosses to this one, which is left nothing to do but write it."""
-    n_jobs = _parallel(session, jobs)
-    if n_jobs <= 1:
-        keeper = RowsKeeper(session, policy)
-        try:
-            for ids in _chunks(session):
-                yield keeper.kept(work(session, ids, policy, annotator))
-        finally:
-            keeper.close()
-        return
-    args = (session.path, policy, annotator, False, work, "kept")
-    yield from ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
-                           in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
-                           initargs=args)
+    how many cases' rows it worked out: those rows are stored here (:class:`RowsKeeper`),
+    where waiting on the disk keeps no worker from its cases. A worker sends a chunk as one
+    message, rows that are also its text (a jsonl export's unjudged cases) not sent twice."""
+    keeper = RowsKeeper(session, policy)
+    try:
+        n_jobs = _parallel(session, jobs)
+        if n_jobs <= 1:
+            got: Iterator[_Packed] = (_packed(work(session, ids, policy, annotator))
+                                      for ids in _chunks(session))
+        else:
+            got = ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
+                              in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
+                              initargs=(session.path, policy, annotator, False, work, "packed"))
+        for text, made in got:
+            for cid, rows, mark in made:
+                keeper.add((cid, rows if isinstance(rows, str) else text[rows[0] : rows[1]], mark))
+            yield text, len(made)
+        keeper.flush()
+    finally:
+        keeper.close()
+
+
+# A chunk's texts joined, and per case whose rows were worked out: (its id, its rows, or
+# where in the text they are, its mark).
+_Packed = tuple[str, list[tuple[str, str | tuple[int, int], int]]]
+
+
+def _packed(got: list[Exported]) -> _Packed:
+    texts: list[str] = []
+    made: list[tuple[str, str | tuple[int, int], int]] = []
+    at = 0
+    for text, kept in got:
+        end = at + len(text)
+        if kept is not None:
+            cid, rows, mark = kept
+            made.append((cid, (at, end) if rows is text else rows, mark))
+        texts.append(text)
+        at = end
+    return "".join(texts), made
 
 
 _WORKER: dict[str, Any] = {}
@@ -612,22 +635,19 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(path: str, policy: Policy | None, annotator: str | None,
                  sentences: bool, work: Callable[..., Any], mode: str = "case") -> None:
     """A worker's session (read-only) and what it is to do with it: ``mode`` "case" (``work``
-    a case at a time), "chunk" (a chunk at a time) or "kept" (a chunk at a time, storing the
-    rows worked out through a :class:`RowsKeeper` of its own)."""
+    a case at a time), "chunk" (a chunk at a time) or "packed" (a chunk at a time, sent as
+    one :func:`_packed` message)."""
     collect_less()
-    session = Session.open(path, readonly=True)
-    keeper = RowsKeeper(session, policy) if mode == "kept" else None
-    _WORKER.update(session=session, policy=policy, annotator=annotator, sentences=sentences,
-                   work=work, mode=mode, keeper=keeper)
+    _WORKER.update(session=Session.open(path, readonly=True), policy=policy,
+                   annotator=annotator, sentences=sentences, work=work, mode=mode)
 
 
 def _rows_chunks(chunks: list[list[str]]) -> list[Any]:
-    """A task of a worker: one result a case ("case", "chunk"), or one a chunk ("kept")."""
+    """A task of a worker: one result a case ("case", "chunk"), or one a chunk ("packed")."""
     w = _WORKER
     work, session, policy, annotator = w["work"], w["session"], w["policy"], w["annotator"]
-    if w["mode"] == "kept":
-        keeper = w["keeper"]
-        return [keeper.kept(work(session, ids, policy, annotator)) for ids in chunks]
+    if w["mode"] == "packed":
+        return [_packed(work(session, ids, policy, annotator)) for ids in chunks]
     if w["mode"] == "chunk":
         return [r for ids in chunks for r in work(session, ids, policy, annotator)]
     return [work(session, cid, policy, annotator=annotator, sentences=w["sentences"])
@@ -755,14 +775,14 @@ def case_jsonl(session: ReviewStore, case_id: str, policy: Policy | None = None,
 
 class RowsKeeper:
     """Stores, beside an export, the unjudged rows it worked out (so the next export reads
-    them), a chunk of cases a transaction, through a connection of its own: each process of
-    an export keeps one, storing what it worked out itself. Rows are a cache: when the session
-    cannot take them (read-only, of another version, busy, a full disk) they are not kept, and
-    the export goes on as before."""
+    them), a batch a transaction, through a connection of its own. Rows are a cache: when the
+    session cannot take them (read-only, of another version, busy, a full disk) they are not
+    kept, and the export goes on as before."""
 
-    # Characters of rows held before they are written, at most: a chunk's rows are written
-    # together (one transaction), those of a chunk of big cases a few at a time.
-    BATCH_CHARS = 1 << 20
+    # Characters of rows held before they are written (a transaction: a commit costs no sync,
+    # synchronous=NORMAL, but its pages and the stale-rows guard's reads cost per batch): what
+    # an export holds stays that of a few hundred small cases, whatever the session's size.
+    BATCH_CHARS = 1 << 18
 
     def __init__(self, session: ReviewStore, policy: Policy | None) -> None:
         self.path = session.path if isinstance(session, Session) else None
@@ -771,17 +791,6 @@ class RowsKeeper:
         self.marks: dict[str, int] = {}
         self.chars = 0
         self.conn: sqlite3.Connection | None = None
-
-    def kept(self, got: list[Exported]) -> tuple[str, int]:
-        """The texts of a chunk's cases joined, and how many cases' rows were worked out
-        (all stored now)."""
-        made = 0
-        for _text, rows in got:
-            if rows is not None:
-                made += 1
-                self.add(rows)
-        self.flush()
-        return "".join([text for text, _rows in got]), made
 
     def add(self, got: Made | None) -> None:
         if got is None or self.path is None:
@@ -805,6 +814,9 @@ class RowsKeeper:
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 if user_version(self.conn) != SCHEMA_VERSION:
                     raise sqlite3.OperationalError("not this citeview's version")
+                # Rows go in only for cases unchanged() finds, in the same transaction: the
+                # foreign key's look-up of each case would be a second one.
+                self.conn.execute("PRAGMA foreign_keys = OFF")
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 kept = unchanged(self.conn, marks)
