@@ -92,6 +92,9 @@ def prefill(path: str, policy: Policy | None = None, *,
         try:
             writer.execute("PRAGMA busy_timeout = 200")  # never hold the window's writes long
             writer.execute("PRAGMA synchronous = OFF")  # a cache: worked out again if lost
+            # Rows and counts go in only for cases unchanged() finds in the same transaction:
+            # the foreign keys' look-up of each case would be a second one.
+            writer.execute("PRAGMA foreign_keys = OFF")
             if user_version(writer) != SCHEMA_VERSION:
                 return 0
             sizes_of: deque[int] = deque()  # each piece's case count, as it is handed out

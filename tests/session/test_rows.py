@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 from _review_cases import MATERIAL, PART, SUP, UNS, D, E, S, case, cite, session_a
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeview.session import Annotation, Session, case_citations
 from citeview.session.rows import (
     COLUMNS,
     CSV_CELL_LIMIT,
+    Row,
     csv_cell,
     iter_rows,
     write_csv,
@@ -182,3 +185,23 @@ def test_rows_number_a_degraded_marker_as_the_window_and_lint_do(tmp_path: Path)
         (1, "turn0file1", "whole-source", None), (2, "memo2024", "whole-source", "degraded")]
     assert cr.citations == len(case_citations(c)) == 2
     assert "CV107" in cr.lint_codes
+
+
+_TEXT = st.text(max_size=12)  # (lone surrogates, control characters, quotes and all)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.builds(
+    Row, _TEXT, st.integers(-3, 10**6), _TEXT, st.none() | _TEXT, _TEXT,
+    st.lists(_TEXT, max_size=3).map(tuple), _TEXT, _TEXT,
+    st.none() | st.floats(allow_nan=True, allow_infinity=True) | st.integers(0, 1),
+    st.none() | _TEXT, _TEXT, _TEXT, _TEXT, st.none() | _TEXT, st.none() | _TEXT, _TEXT,
+    st.lists(_TEXT, max_size=2).map(tuple)))
+def test_jsonl_rows_are_what_json_writes_of_them(row: Row) -> None:
+    """rows_text composes a row's line itself where it can: byte for byte what json's encoder
+    writes of the row, whatever its text holds (json escapes lone surrogates; a support of
+    NaN, infinity or another type is left to json)."""
+    from citeview.session.jsonio import json_lines
+    from citeview.session.rows import rows_text
+
+    assert rows_text([row, row]) == json_lines([row.to_dict(), row.to_dict()])
