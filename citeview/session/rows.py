@@ -451,7 +451,65 @@ def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None,
                   stored: str | None = None) -> str:
     """The case's unjudged rows as JSON lines, worked out from its analysis (what is stored;
     ``stored``: the case's JSON, read already)."""
-    return rows_text(base_rows(analysed_once(session, case_id, policy, stored), case_id))
+    analysed = analysed_once(session, case_id, policy, stored)
+    text = unjudged_lines(analysed, case_id)
+    return rows_text(base_rows(analysed, case_id)) if text is None else text
+
+
+def unjudged_lines(analysed: AnalysedCase, case_id: str) -> str | None:
+    """``rows_text(base_rows(analysed, case_id))`` composed straight from the analysis (no
+    :class:`Row` made; what a citation's rows share, and the empty judgement, encoded once),
+    or None where it might not be the same (a support json writes its own way, a field of
+    another type, lone surrogates): then the caller makes the rows."""
+    lines: list[str] = []
+    try:
+        head = '{"case_id":' + _STR(case_id) + ',"citation":'
+        for c, diags, scores in zip(analysed.citations, analysed.citation_diagnostics(),
+                                    analysed.support, strict=True):
+            cit = c.citation
+            number = c.number
+            if type(number) is not int:
+                return None
+            codes = list(dict.fromkeys(d.code for d in diags)) if diags else None
+            locator = cit.locator
+            start, end = c.claim
+            recovered = cit.recovered
+            first = head + repr(number) + ',"source_id":'
+            where = ',"locator":' + ("null" if locator is None else _STR(locator)) + (
+                ',"status":')
+            claim = ',"claim":' + _STR(c.answer[start:end]) + ',"cited_text":'
+            last = (',"recovered":' + ("null" if recovered is None else _STR(str(recovered)))
+                    + ',"raw":' + _STR(c.anchor)
+                    + ',"reasons":[],"evidence":[],"correction":null}\n')
+            for target, score in zip(c.resolution.targets, scores, strict=True):
+                if score is None:
+                    support = "null"
+                elif type(score) is float and score - score == 0.0:  # finite (json's NaN)
+                    support = repr(round(score, 4))
+                else:
+                    return None
+                source = target.source
+                span = target.span
+                lines += (
+                    first, _STR(target.source_id), where, _STR(str(target.status)),
+                    ',"lint_codes":', _strs(_target_codes(codes, target)) if codes else "[]",
+                    claim,
+                    _STR("" if source is None or span is None
+                         else source.text[span[0] : span[1]]),
+                    ',"support":', support, _UNJUDGED,
+                    "null" if source is None else _STR(str(source.kind)), last)
+    except TypeError:  # a field of another type than a row's (json decides how it goes)
+        return None
+    text = "".join(lines)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: escaped as json_lines escapes them
+        return None
+    return text
+
+
+# A row's judgement before anyone judged it, and the key after it.
+_UNJUDGED = ',"verdict":null,"note":"","annotator":"","timestamp":"","source_kind":'
 
 
 def export_rows(session: ReviewStore, case_id: str, policy: Policy | None,

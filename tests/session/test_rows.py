@@ -13,6 +13,7 @@ from _review_cases import MATERIAL, PART, SUP, UNS, D, E, S, case, cite, session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citeview.core.cases import Case
 from citeview.session import Annotation, Session, case_citations
 from citeview.session.rows import (
     COLUMNS,
@@ -205,3 +206,25 @@ def test_jsonl_rows_are_what_json_writes_of_them(row: Row) -> None:
     from citeview.session.rows import rows_text
 
     assert rows_text([row, row]) == json_lines([row.to_dict(), row.to_dict()])
+
+
+_PIECES = st.sampled_from([
+    cite("turn0file0", "L1"), cite("turn0file0", "L2-L3"), cite("turn0file0", "L9"),
+    cite("turn0file1"), cite("nosuch"), f"{S}cite{D}turn0file0{D}turn0file1{E}",
+    f"{S}cite{D}turn0file0", f"{S}cite{D}turn0file0{D}L8-13{E}", ". ", "\n\n", "# Head\n",
+    "Remote days need approval", "a \"quoted\" \\ claim", "\ud800", "\U0001f600 x"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_unjudged_rows_composed_at_once_are_the_rows_written(answer: str) -> None:
+    """A case nobody judged gets its jsonl rows composed straight from its analysis (or,
+    where that is not sure, from its rows): the same text either way."""
+    from citeview.core.analysis import analyse
+    from citeview.session.rows import base_rows, rows_text, unjudged_lines
+
+    analysed = analyse(Case("k", answer, "q", [MATERIAL]))
+    made = unjudged_lines(analysed, "k")
+    assert made is None or made == rows_text(base_rows(analysed, "k"))
+    if "\ud800" not in answer:
+        assert made is not None  # (the general path is for what json escapes its own way)
