@@ -44,6 +44,7 @@ from citeview.session.rows import (
     rows_text,
     stored_cases,
     unchanged,
+    unjudged_lines,
 )
 from citeview.session.store import Session
 
@@ -142,7 +143,8 @@ def _work_piece(session: Session, ids: list[str], policy: Policy, key: str) -> _
             sizes[cid] = ()  # unreadable: nothing to judge (as the window counts)
             continue
         sizes[cid] = analysed.item_counts
-        rows.append((cid, key, rows_text(base_rows(analysed, cid))))
+        text = unjudged_lines(analysed, cid)
+        rows.append((cid, key, rows_text(base_rows(analysed, cid)) if text is None else text))
     return rows, sizes, marks
 
 
