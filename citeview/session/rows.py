@@ -677,6 +677,8 @@ _Packed = tuple[str, list[tuple[str, str | tuple[int, int], int]]]
 
 
 def _packed(got: list[Exported]) -> _Packed:
+    """A chunk's results as one message: rows that are the very text of their case (the same
+    object) go as where they are in the joined text."""
     texts: list[str] = []
     made: list[tuple[str, str | tuple[int, int], int]] = []
     at = 0
@@ -929,7 +931,7 @@ def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
 def fill_rows(session: Session, policy: Policy | None = None, *,
               jobs: int | None = None) -> int:
     """Work out and store the unjudged rows of every case that has no current ones (in
-    ``jobs`` processes, each storing what it worked out, as an export's do), so that exports
+    ``jobs`` processes, stored as :class:`RowsKeeper` stores an export's), so that exports
     under ``policy`` read them instead of analysing every case. Returns how many were worked
     out."""
     return sum(made for _text, made in iter_kept(session, chunk_unjudged, policy, jobs=jobs))
