@@ -44,6 +44,7 @@ from citeview.session.rows import (
     rows_text,
     stored_cases,
     unchanged,
+    unjudged_lines,
 )
 from citeview.session.store import Session
 
@@ -92,6 +93,9 @@ def prefill(path: str, policy: Policy | None = None, *,
         try:
             writer.execute("PRAGMA busy_timeout = 200")  # never hold the window's writes long
             writer.execute("PRAGMA synchronous = OFF")  # a cache: worked out again if lost
+            # Rows and counts go in only for cases unchanged() finds in the same transaction:
+            # the foreign keys' look-up of each case would be a second one.
+            writer.execute("PRAGMA foreign_keys = OFF")
             if user_version(writer) != SCHEMA_VERSION:
                 return 0
             sizes_of: deque[int] = deque()  # each piece's case count, as it is handed out
@@ -139,7 +143,8 @@ def _work_piece(session: Session, ids: list[str], policy: Policy, key: str) -> _
             sizes[cid] = ()  # unreadable: nothing to judge (as the window counts)
             continue
         sizes[cid] = analysed.item_counts
-        rows.append((cid, key, rows_text(base_rows(analysed, cid))))
+        text = unjudged_lines(analysed, cid)
+        rows.append((cid, key, rows_text(base_rows(analysed, cid)) if text is None else text))
     return rows, sizes, marks
 
 

@@ -141,8 +141,11 @@ def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None,
         if stored is None:
             data = session.case_data(case_id)
         else:
-            with read_errors(session.path):  # as case_data reads it
+            try:  # (entering read_errors cost a case a third of what its parse costs)
                 data = json.loads(stored)
+            except (ValueError, TypeError, RecursionError):
+                with read_errors(session.path):  # raised again as case_data raises it
+                    data = json.loads(stored)
         case = Case.from_dict(data, case_id)
     except InputError as err:
         raise SessionError(f"{session.path}: case {case_id!r}: {err}") from None
@@ -418,8 +421,11 @@ def unchanged(conn: sqlite3.Connection, marks: dict[str, int]) -> set[str]:
     now: dict[str, int] = {}
     for k in range(0, len(ids), 500):
         part = ids[k : k + 500]
-        now.update((cid, case_mark(data)) for cid, data in conn.execute(
-            f"SELECT id, data FROM cases WHERE id IN ({','.join('?' * len(part))})", part))
+        # Text as stored (UTF-8): case_mark's bytes, not decoded and encoded again here.
+        now.update((cid, zlib.crc32(data) if isinstance(data, bytes) else -1)
+                   for cid, data in conn.execute(
+            "SELECT id, CASE typeof(data) WHEN 'text' THEN CAST(data AS BLOB) END FROM cases"
+            f" WHERE id IN ({','.join('?' * len(part))})", part))
     return {cid for cid, mark in marks.items() if now.get(cid) == mark}
 
 
@@ -431,17 +437,82 @@ def judged_cases(session: ReviewStore, ids: Sequence[str]) -> set[str] | None:
     if not ids:
         return set()
     marks = ",".join("?" * len(ids))
-    sql = " UNION ".join(f"SELECT case_id FROM {t} WHERE case_id IN ({marks})"
-                         for t in ("annotations", "evidence", "corrections"))
     with read_errors(session.path):
+        # (most sessions of a cold export hold no judgement: one look, not three IN lists)
+        if session.conn.execute(_ANY_JUDGED).fetchone() is None:
+            return set()
+        sql = " UNION ".join(f"SELECT case_id FROM {t} WHERE case_id IN ({marks})"
+                             for t in ("annotations", "evidence", "corrections"))
         return {str(r[0]) for r in session.conn.execute(sql, (*ids, *ids, *ids))}
+
+
+_ANY_JUDGED = ("SELECT 1 WHERE EXISTS (SELECT 1 FROM annotations) OR EXISTS "
+               "(SELECT 1 FROM evidence) OR EXISTS (SELECT 1 FROM corrections)")
 
 
 def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None,
                   stored: str | None = None) -> str:
     """The case's unjudged rows as JSON lines, worked out from its analysis (what is stored;
     ``stored``: the case's JSON, read already)."""
-    return rows_text(base_rows(analysed_once(session, case_id, policy, stored), case_id))
+    analysed = analysed_once(session, case_id, policy, stored)
+    text = unjudged_lines(analysed, case_id)
+    return rows_text(base_rows(analysed, case_id)) if text is None else text
+
+
+def unjudged_lines(analysed: AnalysedCase, case_id: str) -> str | None:
+    """``rows_text(base_rows(analysed, case_id))`` composed straight from the analysis (no
+    :class:`Row` made; what a citation's rows share, and the empty judgement, encoded once),
+    or None where it might not be the same (a support json writes its own way, a field of
+    another type, lone surrogates): then the caller makes the rows."""
+    lines: list[str] = []
+    try:
+        head = '{"case_id":' + _STR(case_id) + ',"citation":'
+        for c, diags, scores in zip(analysed.citations, analysed.citation_diagnostics(),
+                                    analysed.support, strict=True):
+            cit = c.citation
+            number = c.number
+            if type(number) is not int:
+                return None
+            codes = list(dict.fromkeys(d.code for d in diags)) if diags else None
+            locator = cit.locator
+            start, end = c.claim
+            recovered = cit.recovered
+            first = head + repr(number) + ',"source_id":'
+            where = ',"locator":' + ("null" if locator is None else _STR(locator)) + (
+                ',"status":')
+            claim = ',"claim":' + _STR(c.answer[start:end]) + ',"cited_text":'
+            last = (',"recovered":' + ("null" if recovered is None else _STR(str(recovered)))
+                    + ',"raw":' + _STR(c.anchor)
+                    + ',"reasons":[],"evidence":[],"correction":null}\n')
+            for target, score in zip(c.resolution.targets, scores, strict=True):
+                if score is None:
+                    support = "null"
+                elif type(score) is float and score - score == 0.0:  # finite (json's NaN)
+                    support = repr(round(score, 4))
+                else:
+                    return None
+                source = target.source
+                span = target.span
+                lines += (
+                    first, _STR(target.source_id), where, _STR(str(target.status)),
+                    ',"lint_codes":', _strs(_target_codes(codes, target)) if codes else "[]",
+                    claim,
+                    _STR("" if source is None or span is None
+                         else source.text[span[0] : span[1]]),
+                    ',"support":', support, _UNJUDGED,
+                    "null" if source is None else _STR(str(source.kind)), last)
+    except TypeError:  # a field of another type than a row's (json decides how it goes)
+        return None
+    text = "".join(lines)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: escaped as json_lines escapes them
+        return None
+    return text
+
+
+# A row's judgement before anyone judged it, and the key after it.
+_UNJUDGED = ',"verdict":null,"note":"","annotator":"","timestamp":"","source_kind":'
 
 
 def export_rows(session: ReviewStore, case_id: str, policy: Policy | None,
@@ -527,18 +598,15 @@ def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None =
     order, as :func:`iter_case_rows` does it (``work`` a module-level function: processes
     are handed it by name). Memory holds a page of ids and the results in flight, whatever
     the session's size."""
-    n_cases = case_count(session)
-    n_jobs = default_jobs(n_cases) if jobs is None else jobs
-    if n_jobs <= 1 or n_cases <= _CHUNK or not isinstance(session, Session):
+    n_jobs = _parallel(session, jobs)
+    if n_jobs <= 1:
         for page in iter_case_ids(session):
             for cid in page:
                 yield work(session, cid, policy, annotator=annotator, sentences=sentences)
         return
     # Each worker reads the session file itself (a session that is no file is worked out here).
     args = (session.path, policy, annotator, sentences, work)
-    chunks = (page[k : k + _CHUNK] for page in iter_case_ids(session)
-              for k in range(0, len(page), _CHUNK))
-    yield from ordered_map(_rows_chunks, chunks, n_jobs, batch=1,
+    yield from ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
                            in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
                            initargs=args)
 
@@ -547,41 +615,106 @@ def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None =
 ChunkWork = Callable[[ReviewStore, list[str], Policy | None, str | None], list[_T]]
 
 
+def _chunks(session: ReviewStore) -> Iterator[list[str]]:
+    """The case ids in session order, :data:`_CHUNK` at a time (a task of a worker)."""
+    return (page[k : k + _CHUNK] for page in iter_case_ids(session)
+            for k in range(0, len(page), _CHUNK))
+
+
+def _parallel(session: ReviewStore, jobs: int | None) -> int:
+    """How many processes work ``session`` out: 1 (this one) for a small session or one that
+    is no file."""
+    n_cases = case_count(session)
+    n_jobs = default_jobs(n_cases) if jobs is None else jobs
+    if n_jobs <= 1 or n_cases <= _CHUNK or not isinstance(session, Session):
+        return 1
+    return n_jobs
+
+
 def iter_chunked(session: ReviewStore, work: ChunkWork[_T], policy: Policy | None = None, *,
                  annotator: str | None = None, jobs: int | None = 1) -> Iterator[_T]:
     """:func:`iter_cases` for a ``work`` that takes a chunk of case ids at a time (so that it
     reads what it needs of the session for the whole chunk in a few queries)."""
-    n_cases = case_count(session)
-    n_jobs = default_jobs(n_cases) if jobs is None else jobs
-    chunks = (page[k : k + _CHUNK] for page in iter_case_ids(session)
-              for k in range(0, len(page), _CHUNK))
-    if n_jobs <= 1 or n_cases <= _CHUNK or not isinstance(session, Session):
-        for ids in chunks:
+    n_jobs = _parallel(session, jobs)
+    if n_jobs <= 1:
+        for ids in _chunks(session):
             yield from work(session, ids, policy, annotator)
         return
-    args = (session.path, policy, annotator, False, work, True)
-    yield from ordered_map(_rows_chunks, chunks, n_jobs, batch=1,
+    args = (session.path, policy, annotator, False, work, "chunk")
+    yield from ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
                            in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
                            initargs=args)
+
+
+def iter_kept(session: ReviewStore, work: ChunkWork[Exported], policy: Policy | None = None,
+              *, annotator: str | None = None, jobs: int | None = 1) -> Iterator[tuple[str, int]]:
+    """Per chunk of cases, in session order, what ``work`` gives (a text a case) joined, and
+    how many cases' rows it worked out: those rows are stored here (:class:`RowsKeeper`),
+    where waiting on the disk keeps no worker from its cases. A worker sends a chunk as one
+    message, rows that are also its text (a jsonl export's unjudged cases) not sent twice."""
+    keeper = RowsKeeper(session, policy)
+    try:
+        n_jobs = _parallel(session, jobs)
+        if n_jobs <= 1:
+            got: Iterator[_Packed] = (_packed(work(session, ids, policy, annotator))
+                                      for ids in _chunks(session))
+        else:
+            got = ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
+                              in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
+                              initargs=(session.path, policy, annotator, False, work, "packed"))
+        for text, made in got:
+            for cid, rows, mark in made:
+                keeper.add((cid, rows if isinstance(rows, str) else text[rows[0] : rows[1]], mark))
+            yield text, len(made)
+        keeper.flush()
+    finally:
+        keeper.close()
+
+
+# A chunk's texts joined, and per case whose rows were worked out: (its id, its rows, or
+# where in the text they are, its mark).
+_Packed = tuple[str, list[tuple[str, str | tuple[int, int], int]]]
+
+
+def _packed(got: list[Exported]) -> _Packed:
+    """A chunk's results as one message: rows that are the very text of their case (the same
+    object) go as where they are in the joined text."""
+    texts: list[str] = []
+    made: list[tuple[str, str | tuple[int, int], int]] = []
+    at = 0
+    for text, kept in got:
+        end = at + len(text)
+        if kept is not None:
+            cid, rows, mark = kept
+            made.append((cid, (at, end) if rows is text else rows, mark))
+        texts.append(text)
+        at = end
+    return "".join(texts), made
 
 
 _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(path: str, policy: Policy | None, annotator: str | None,
-                 sentences: bool, work: Callable[..., Any], chunked: bool = False) -> None:
+                 sentences: bool, work: Callable[..., Any], mode: str = "case") -> None:
+    """A worker's session (read-only) and what it is to do with it: ``mode`` "case" (``work``
+    a case at a time), "chunk" (a chunk at a time) or "packed" (a chunk at a time, sent as
+    one :func:`_packed` message)."""
     collect_less()
     _WORKER.update(session=Session.open(path, readonly=True), policy=policy,
-                   annotator=annotator, sentences=sentences, work=work, chunked=chunked)
+                   annotator=annotator, sentences=sentences, work=work, mode=mode)
 
 
 def _rows_chunks(chunks: list[list[str]]) -> list[Any]:
+    """A task of a worker: one result a case ("case", "chunk"), or one a chunk ("packed")."""
     w = _WORKER
-    if w["chunked"]:
-        return [r for ids in chunks
-                for r in w["work"](w["session"], ids, w["policy"], w["annotator"])]
-    return [w["work"](w["session"], cid, w["policy"], annotator=w["annotator"],
-                      sentences=w["sentences"]) for ids in chunks for cid in ids]
+    work, session, policy, annotator = w["work"], w["session"], w["policy"], w["annotator"]
+    if w["mode"] == "packed":
+        return [_packed(work(session, ids, policy, annotator)) for ids in chunks]
+    if w["mode"] == "chunk":
+        return [r for ids in chunks for r in work(session, ids, policy, annotator)]
+    return [work(session, cid, policy, annotator=annotator, sentences=w["sentences"])
+            for ids in chunks for cid in ids]
 
 
 def iter_rows(session: ReviewStore, policy: Policy | None = None, *,
@@ -710,7 +843,8 @@ class RowsKeeper:
     kept, and the export goes on as before."""
 
     # Characters of rows held before they are written: what an export holds stays that of a
-    # few cases, whatever the session's size (a commit costs no sync: synchronous=NORMAL).
+    # few cases, whatever the session's size (a commit costs no sync: synchronous=NORMAL; a
+    # bigger batch measured no cheaper a case).
     BATCH_CHARS = 16_000
 
     def __init__(self, session: ReviewStore, policy: Policy | None) -> None:
@@ -743,6 +877,9 @@ class RowsKeeper:
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 if user_version(self.conn) != SCHEMA_VERSION:
                     raise sqlite3.OperationalError("not this citeview's version")
+                # Rows go in only for cases unchanged() finds, in the same transaction: the
+                # foreign key's look-up of each case would be a second one.
+                self.conn.execute("PRAGMA foreign_keys = OFF")
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 kept = unchanged(self.conn, marks)
@@ -766,34 +903,28 @@ class RowsKeeper:
 
 def _write_rows(session: ReviewStore, out: IO[str], work: ChunkWork[Exported],
                 policy: Policy | None, annotator: str | None, jobs: int | None) -> None:
-    keeper = RowsKeeper(session, policy)
-    try:
-        for text, made in iter_chunked(session, work, policy, annotator=annotator, jobs=jobs):
-            out.write(text)
-            keeper.add(made)
-        keeper.flush()
-    finally:
-        keeper.close()
+    for text, _made in iter_kept(session, work, policy, annotator=annotator, jobs=jobs):
+        out.write(text)
 
 
 def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
-                   annotator: str | None) -> list[Made | None]:
-    """Per case of ``ids``: (its id, its unjudged rows worked out, its mark) when it has no
-    current stored rows, else None."""
+                   annotator: str | None) -> list[Exported]:
+    """Per case of ``ids``: ("", (its id, its unjudged rows worked out, its mark)) when it has
+    no current stored rows, else ("", None)."""
     have = stored_rows(session, ids, rows_key(session, policy))
     todo = [cid for cid in ids if cid not in have]
     datas = stored_cases(session, todo)
     marks = marks_of(session, todo, datas)
-    out: list[Made | None] = []
+    out: list[Exported] = []
     for cid in ids:
         if cid in have:
-            out.append(None)
+            out.append(("", None))
             continue
         try:
-            out.append((cid, unjudged_text(session, cid, policy, datas.get(cid)),
-                        marks.get(cid, -1)))
+            out.append(("", (cid, unjudged_text(session, cid, policy, datas.get(cid)),
+                             marks.get(cid, -1))))
         except SessionError:
-            out.append(None)  # an unreadable case: said as it is by the export itself
+            out.append(("", None))  # an unreadable case: said as it is by the export itself
     return out
 
 
@@ -803,18 +934,7 @@ def fill_rows(session: Session, policy: Policy | None = None, *,
     ``jobs`` processes, stored as :class:`RowsKeeper` stores an export's), so that exports
     under ``policy`` read them instead of analysing every case. Returns how many were worked
     out."""
-    keeper = RowsKeeper(session, policy)
-    stored = 0
-    try:
-        for got in iter_chunked(session, chunk_unjudged, policy, jobs=jobs):
-            if got is None:
-                continue
-            keeper.add(got)
-            stored += 1
-        keeper.flush()
-    finally:
-        keeper.close()
-    return stored
+    return sum(made for _text, made in iter_kept(session, chunk_unjudged, policy, jobs=jobs))
 
 
 def write_csv(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,

@@ -10,11 +10,15 @@ from pathlib import Path
 
 import pytest
 from _review_cases import MATERIAL, PART, SUP, UNS, D, E, S, case, cite, session_a
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from citeview.core.cases import Case
 from citeview.session import Annotation, Session, case_citations
 from citeview.session.rows import (
     COLUMNS,
     CSV_CELL_LIMIT,
+    Row,
     csv_cell,
     iter_rows,
     write_csv,
@@ -182,3 +186,45 @@ def test_rows_number_a_degraded_marker_as_the_window_and_lint_do(tmp_path: Path)
         (1, "turn0file1", "whole-source", None), (2, "memo2024", "whole-source", "degraded")]
     assert cr.citations == len(case_citations(c)) == 2
     assert "CV107" in cr.lint_codes
+
+
+_TEXT = st.text(max_size=12)  # (lone surrogates, control characters, quotes and all)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.builds(
+    Row, _TEXT, st.integers(-3, 10**6), _TEXT, st.none() | _TEXT, _TEXT,
+    st.lists(_TEXT, max_size=3).map(tuple), _TEXT, _TEXT,
+    st.none() | st.floats(allow_nan=True, allow_infinity=True) | st.integers(0, 1),
+    st.none() | _TEXT, _TEXT, _TEXT, _TEXT, st.none() | _TEXT, st.none() | _TEXT, _TEXT,
+    st.lists(_TEXT, max_size=2).map(tuple)))
+def test_jsonl_rows_are_what_json_writes_of_them(row: Row) -> None:
+    """rows_text composes a row's line itself where it can: byte for byte what json's encoder
+    writes of the row, whatever its text holds (json escapes lone surrogates; a support of
+    NaN, infinity or another type is left to json)."""
+    from citeview.session.jsonio import json_lines
+    from citeview.session.rows import rows_text
+
+    assert rows_text([row, row]) == json_lines([row.to_dict(), row.to_dict()])
+
+
+_PIECES = st.sampled_from([
+    cite("turn0file0", "L1"), cite("turn0file0", "L2-L3"), cite("turn0file0", "L9"),
+    cite("turn0file1"), cite("nosuch"), f"{S}cite{D}turn0file0{D}turn0file1{E}",
+    f"{S}cite{D}turn0file0", f"{S}cite{D}turn0file0{D}L8-13{E}", ". ", "\n\n", "# Head\n",
+    "Remote days need approval", "a \"quoted\" \\ claim", "\ud800", "\U0001f600 x"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_unjudged_rows_composed_at_once_are_the_rows_written(answer: str) -> None:
+    """A case nobody judged gets its jsonl rows composed straight from its analysis (or,
+    where that is not sure, from its rows): the same text either way."""
+    from citeview.core.analysis import analyse
+    from citeview.session.rows import base_rows, rows_text, unjudged_lines
+
+    analysed = analyse(Case("k", answer, "q", [MATERIAL]))
+    made = unjudged_lines(analysed, "k")
+    assert made is None or made == rows_text(base_rows(analysed, "k"))
+    if "\ud800" not in answer:
+        assert made is not None  # (the general path is for what json escapes its own way)

@@ -5,11 +5,14 @@ policy, by another citeview, or for a case since changed are worked out again.""
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
 import pytest
 from _golden import GOLDEN, normalised, sessions
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from citeview.cli import main
 from citeview.core.cases import Case
@@ -185,3 +188,55 @@ def test_an_export_keeps_no_rows_of_a_case_edited_while_it_ran(
                                              (key,))}
         assert edited and edited[0] not in kept
         assert len(kept) >= len(s) // 2  # the others were stored
+
+
+def _stored(path: Path) -> dict[str, tuple[str, str]]:
+    with Session.open(str(path), readonly=True) as s:
+        return {r[0]: (r[1], r[2]) for r in s.conn.execute("SELECT * FROM case_rows")}
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_worker_processes_store_the_rows_one_process_stores(tmp_path: Path, fmt: str) -> None:
+    """Rows worked out in workers (sent to the export's process with the text they are part
+    of) are stored as one process stores them, for every case, and the export is the same."""
+    from citeview.session.store import Session as FileSession
+
+    src = sessions(tmp_path)["mixed"]
+    with FileSession.open(str(src), readonly=True) as s:
+        ids = s.case_ids()
+        cases = [dataclasses.replace(s.get_case(ids[k % len(ids)]), id=f"m{k:03d}")
+                 for k in range(150)]  # three chunks of 64 cases for the workers
+    got = []
+    for jobs in ("1", "2"):
+        path = tmp_path / f"many-{jobs}.citeview"
+        FileSession.create(str(path), cases, annotator="ana").close()
+        out = tmp_path / f"out-{jobs}.{fmt}"
+        assert main(["export", str(path), "--format", fmt, "--jobs", jobs, "-o", str(out)]) == 0
+        got.append((out.read_bytes(), _stored(path)))
+    assert got[0] == got[1]
+    assert len(got[0][1]) == 150  # every case's rows kept for the next export
+    with FileSession.open(str(tmp_path / "many-2.citeview"), readonly=True) as s:
+        policy = _export_policy(s)
+        for cid in ("m000", "m149"):
+            assert got[1][1][cid] == (rows_key(s, policy),
+                                      rows_mod.unjudged_text(s, cid, policy))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40),
+       st.text(max_size=3))
+def test_the_stale_rows_guard_knows_a_case_by_its_text_as_stored(answer: str,
+                                                                  edit: str) -> None:
+    """unchanged() reads a case as stored (UTF-8): any text, astral or not, is the same case
+    as marked when read; any other text is not."""
+    import json
+
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("CREATE TABLE cases (pos INTEGER PRIMARY KEY, id TEXT UNIQUE, data TEXT)")
+    data = json.dumps({"id": "a", "answer": answer}, ensure_ascii=False)
+    conn.execute("INSERT INTO cases (id, data) VALUES ('a', ?), ('b', ?)", (data, data))
+    mark = rows_mod.case_mark(data)
+    changed = json.dumps({"id": "a", "answer": answer + edit}, ensure_ascii=False)
+    conn.execute("UPDATE cases SET data = ? WHERE id = 'b'", (changed,))
+    assert rows_mod.unchanged(conn, {"a": mark, "b": mark, "gone": mark}) == (
+        {"a"} if edit else {"a", "b"})
