@@ -215,10 +215,8 @@ class AnalysedCase:
         if self._support is None:
             from citeview.core.support import SupportScorer
 
-            score = SupportScorer().score
-            self._support = tuple(
-                tuple([score(c.claim_text, t.text) if t.ok else None for t in c.targets])
-                for c in self.citations)
+            scores = SupportScorer().scores
+            self._support = tuple(scores(c.claim_text, c.targets) for c in self.citations)
         return self._support
 
     def citation_diagnostics(self, diagnostics: Sequence[Diagnostic] | None = None
