@@ -29,7 +29,7 @@ import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from citeview.core.cases import Case
 from citeview.core.claims import claim_spans
@@ -120,6 +120,16 @@ class AnalysedCitation:
         unresolved, or an error among them (the one definition of a problem citation)."""
         return (self.citation.recovered is not None or not self.resolved
                 or any(d.severity is Severity.ERROR for d in diagnostics))
+
+
+# An AnalysedCitation made by its slots' own setters, not by the frozen dataclass's __init__
+# (which sets each field through object.__setattr__: a third of its cost).
+_ANALYSED_FIELDS = ("number", "citation", "resolution", "claim", "answer", "anchor")
+if tuple(f.name for f in fields(AnalysedCitation)) != _ANALYSED_FIELDS:  # pragma: no cover
+    raise AssertionError("AnalysedCitation's fields changed: update _analyse")
+(_set_number, _set_citation, _set_resolution, _set_claim, _set_answer, _set_anchor) = (
+    AnalysedCitation.__dict__[name].__set__ for name in _ANALYSED_FIELDS)
+_new = object.__new__
 
 
 @dataclass(slots=True, frozen=True)
@@ -213,10 +223,9 @@ class AnalysedCase:
         """Per citation, per source id: the lexical support score of a resolved source (a
         triage hint, never a verdict), None where it cannot be computed."""
         if self._support is None:
-            from citeview.core.support import SupportScorer
+            from citeview.core.support import citation_scores
 
-            scores = SupportScorer().scores
-            self._support = tuple(scores(c.claim_text, c.targets) for c in self.citations)
+            self._support = citation_scores(self.citations)
         return self._support
 
     def citation_diagnostics(self, diagnostics: Sequence[Diagnostic] | None = None
@@ -276,12 +285,25 @@ def _analyse(case: Case, policy: Policy, material: Material | None = None,
     spans = _explicit_claims(case, cits) or claim_spans(answer, cits)
     if reading is None:
         # Each claim is the span tuple claim_spans made (a group of markers shares one), not a
-        # copy of it: 250,000 citations hold no second set of tuples.
-        items = tuple(
-            AnalysedCitation(n, c, r, span, answer, citation_anchor(c))
-            for n, (c, r, span) in enumerate(zip(cits, resolutions, spans, strict=True),
-                                             FIRST_NUMBER))
-        return AnalysedCase(case, policy, material, result, items)
+        # copy of it: 250,000 citations hold no second set of tuples. Each citation is made
+        # by its slots' setters (_ANALYSED_FIELDS): every citation of every case of an export.
+        if not len(cits) == len(resolutions) == len(spans):
+            raise ValueError("citations, resolutions and claim spans must be parallel")
+        made: list[AnalysedCitation] = []
+        append = made.append
+        n = FIRST_NUMBER
+        for c, r, span in zip(cits, resolutions, spans):
+            item = _new(AnalysedCitation)  # AnalysedCitation(n, c, r, span, answer, anchor)
+            _set_number(item, n)
+            _set_citation(item, c)
+            _set_resolution(item, r)
+            _set_claim(item, span)
+            _set_answer(item, answer)
+            raw = c.raw  # (citation_anchor(c))
+            _set_anchor(item, raw if raw else f"@{c.start}-{c.end}")
+            append(item)
+            n += 1
+        return AnalysedCase(case, policy, material, result, tuple(made))
     # Markers and provider citations in one numbering: reading order, a provider citation at
     # its claim's end (where its chip goes), a marker at its start.
     rows: list[tuple[int, int, Citation, tuple[Target, ...], tuple[int, int], str,

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
 from citeview.core.diagnostics import Diagnostic, make
 from citeview.core.markers import Citation
-from citeview.core.resolution import Resolution, Target
+from citeview.core.resolution import Resolution, Status, Target
 
 DEFAULT_THRESHOLD = 0.3
 
@@ -250,6 +251,63 @@ class SupportScorer:
         None for the others (what AnalysedCase.support holds per citation, in one call)."""
         score = self.score
         return tuple([score(claim, t.text) if t.ok else None for t in targets])
+
+
+class Claimed(Protocol):
+    """A citation with its claim's span in ``answer`` and its resolution (an
+    :class:`~citeview.core.analysis.AnalysedCitation`)."""
+
+    @property
+    def claim(self) -> tuple[int, int]: ...
+
+    @property
+    def answer(self) -> str: ...
+
+    @property
+    def resolution(self) -> Resolution: ...
+
+
+_OK, _WHOLE = Status.OK, Status.WHOLE_SOURCE
+
+
+def citation_scores(citations: Iterable[Claimed]) -> tuple[tuple[float | None, ...], ...]:
+    """``SupportScorer().scores(c.claim_text, c.targets)`` for each citation of a case, in one
+    loop (every case of an export is scored: no call per citation and per source, no claim
+    cut from the answer unless a source is scored against it). Each distinct cited text is
+    tokenised once."""
+    claims: dict[str, set[str]] = {}
+    cited_forms: dict[str, Collection[str]] = {}
+    out: list[tuple[float | None, ...]] = []
+    for c in citations:
+        row: list[float | None] = []
+        cw: set[str] | None = None
+        for t in c.resolution.targets:
+            status = t.status
+            source = t.source
+            span = t.span
+            # (Target.ok and Target.text, inline)
+            if (status is not _OK and status is not _WHOLE) or source is None or span is None:
+                row.append(None)
+                continue
+            cited = source.text[span[0] : span[1]]
+            if not cited:
+                row.append(None)
+                continue
+            if cw is None:
+                s, e = c.claim
+                claim = c.answer[s:e]
+                cw = claims.get(claim)
+                if cw is None:
+                    cw = claims[claim] = content_words(claim)
+            if not cw:
+                row.append(None)
+                continue
+            forms = cited_forms.get(cited)
+            if forms is None:
+                forms = cited_forms[cited] = _forms(cited)
+            row.append(len(cw.intersection(forms)) / len(cw))  # ("" is never in cw)
+        out.append(tuple(row))
+    return tuple(out)
 
 
 def weak_support_diagnostics(answer: str, citations: Sequence[Citation],
