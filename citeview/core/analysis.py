@@ -287,12 +287,10 @@ def _analyse(case: Case, policy: Policy, material: Material | None = None,
         # Each claim is the span tuple claim_spans made (a group of markers shares one), not a
         # copy of it: 250,000 citations hold no second set of tuples. Each citation is made
         # by its slots' setters (_ANALYSED_FIELDS): every citation of every case of an export.
-        if not len(cits) == len(resolutions) == len(spans):
-            raise ValueError("citations, resolutions and claim spans must be parallel")
         made: list[AnalysedCitation] = []
         append = made.append
         n = FIRST_NUMBER
-        for c, r, span in zip(cits, resolutions, spans):
+        for c, r, span in zip(cits, resolutions, spans, strict=True):
             item = _new(AnalysedCitation)  # AnalysedCitation(n, c, r, span, answer, anchor)
             _set_number(item, n)
             _set_citation(item, c)
