@@ -32,6 +32,10 @@ class Case:
     @classmethod
     def from_dict(cls, data: object, default_id: str = "case") -> Case:
         """Build a case from its JSON shape; wrong types raise :class:`InputError`."""
+        if type(data) is dict and data.keys() <= _PLAIN_KEYS:
+            plain = _plain_case(cls, data, default_id)
+            if plain is not None:
+                return plain
         if not isinstance(data, Mapping):
             raise InputError(f"a case must be a JSON object, not {type(data).__name__}")
         answer = data.get("answer")
@@ -78,6 +82,31 @@ class Case:
         d["answer"] = self.answer
         d.update(self.extra)
         return d
+
+
+# The keys of most cases (what an export reads a million times): no context, documents
+# nor anything kept in ``extra``.
+_PLAIN_KEYS = frozenset(("id", "question", "tool_outputs", "answer"))
+
+
+def _plain_case(cls: type[Case], data: dict[str, Any], default_id: str) -> Case | None:
+    """What :meth:`Case.from_dict` makes of a dict of :data:`_PLAIN_KEYS` only whose values
+    are of exactly the types it keeps as they are (str, a list of str), or None (the general
+    reading decides then, and says what is wrong)."""
+    answer = data.get("answer")
+    cid = data.get("id", default_id)
+    question = data.get("question")
+    outputs = data.get("tool_outputs")
+    if (type(answer) is not str or type(cid) is not str or not cid
+            or (question is not None and type(question) is not str)):
+        return None
+    if outputs is None:
+        if "tool_outputs" in data:
+            return None  # (null: the general reading's error)
+        outputs = []
+    elif type(outputs) is not list or not all(type(o) is str for o in outputs):
+        return None
+    return cls(cid, answer, question, list(outputs), None, {}, {})
 
 
 def _tname(value: object) -> str:

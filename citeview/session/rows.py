@@ -137,19 +137,41 @@ def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None,
     case (export, report) must not grow the session's memory with a million item counts, nor
     push out of its cache the cases being shown. ``stored``: its stored JSON, read already
     (:func:`stored_cases`)."""
+    data: object
     try:  # parsed here, not kept by the session: 256 cases of 17 MB sources are no bound
         if stored is None:
             data = session.case_data(case_id)
         else:
-            try:  # (entering read_errors cost a case a third of what its parse costs)
-                data = json.loads(stored)
-            except (ValueError, TypeError, RecursionError):
-                with read_errors(session.path):  # raised again as case_data raises it
+            data = _object_of(stored)
+            if data is None:
+                try:  # (entering read_errors cost a case a third of what its parse costs)
                     data = json.loads(stored)
+                except (ValueError, TypeError, RecursionError):
+                    with read_errors(session.path):  # raised again as case_data raises it
+                        data = json.loads(stored)
         case = Case.from_dict(data, case_id)
     except InputError as err:
         raise SessionError(f"{session.path}: case {case_id!r}: {err}") from None
     return session.analyser.analysed_once(case, policy)
+
+
+# json's C scanner, called as json.loads calls it (through two Python frames and two
+# whitespace matches) for a text that is one object with nothing around it.
+_SCAN_ONCE: Callable[[str, int], tuple[object, int]] = (
+    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
+
+
+def _object_of(stored: str) -> object | None:
+    """``json.loads(stored)`` of a stored case's JSON as the session writes it (an object,
+    nothing before or after it), or None for any other text (json.loads decides then, and
+    says what is wrong)."""
+    if stored[:1] != "{":
+        return None
+    try:
+        data, end = _SCAN_ONCE(stored, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    return data if end == len(stored) else None
 
 
 def base_rows(analysed: AnalysedCase, case_id: str) -> list[Row]:
@@ -504,10 +526,11 @@ def unjudged_lines(analysed: AnalysedCase, case_id: str) -> str | None:
     except TypeError:  # a field of another type than a row's (json decides how it goes)
         return None
     text = "".join(lines)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: escaped as json_lines escapes them
-        return None
+    if not text.isascii():  # (a flag of the string: no pass over it)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: escaped as json_lines escapes them
+            return None
     return text
 
 
