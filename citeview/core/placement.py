@@ -563,9 +563,6 @@ def _placement(answer: str, cits: Sequence[Citation], extra: Sequence[tuple[int,
 
 # --------------------------------------------------------------------------- plain prose
 
-# Characters that make an answer more than plain prose for :func:`_plain_placement`: inline
-# markup (emphasis, code spans) and what the parse normalises (line breaks but "\n", NUL).
-_NOT_PLAIN_RE = re.compile("[*_`\r\0]")
 
 
 def _plain_placement(answer: str, cits: Sequence[Citation],
@@ -574,17 +571,17 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
     citations (most answers), else None (the general way then judges it).
 
     Plain prose around ``cits`` (sorted, apart, none over a line break; no other span removed;
-    the answer one part): no inline markup nor ``\r`` nor NUL in the answer, and, the markers
+    the answer one part): no inline markup nor ``\\r`` nor NUL in the answer, and, the markers
     removed, every line blank (spaces and tabs) or starting with a letter, every line holding a
     citation not blank. That is what :func:`_plain_paragraphs` takes without markdown-it, and
     then what the general way finds follows from the lines alone: no code, emphasis or
     placeholder (no line is left blank by the removal), no line of citations only (a letter
     starts each), every citation in the paragraph of its line; the paragraphs without a
     citation are as they are in the answer."""
-    if _NOT_PLAIN_RE.search(answer) is not None:
-        return None
+    if "*" in answer or "_" in answer or "`" in answer or "\r" in answer or "\0" in answer:
+        return None  # (a few scans for one character each: quicker than a regular expression)
     pieces: list[str] = []
-    cited_lines: list[int] = []
+    cited_lines: set[int] = set()
     count = answer.count
     pos = line = 0
     for c in cits:
@@ -592,34 +589,33 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
         if s < pos or count("\n", s, c.end):
             return None
         line += count("\n", pos, s)
-        cited_lines.append(line)
+        cited_lines.add(line)
         pieces.append(answer[pos:s])
         pos = c.end
     pieces.append(answer[pos:])
     lines = "".join(pieces).split("\n")
-    # Paragraphs: runs of lines that are not blank (_plain_paragraphs).
+    # Paragraphs: runs of lines that are not blank (_plain_paragraphs), and those cited.
     firsts: list[int] = []
     ends: list[int] = []
+    cited: set[int] = set()
     first = -1
     for i, text in enumerate(lines):
-        if not text.strip(" \t"):
-            if first >= 0:
-                firsts.append(first)
-                ends.append(i)
-                first = -1
-        elif not text[0].isalpha():
+        if text[:1].isalpha():
+            if first < 0:
+                first = i
+            if i in cited_lines:
+                cited.add(len(firsts))
+        elif text.strip(" \t") or i in cited_lines:
+            # Not a letter first, or a line left blank (the general way marks it with a
+            # placeholder).
             return None
-        elif first < 0:
-            first = i
+        elif first >= 0:
+            firsts.append(first)
+            ends.append(i)
+            first = -1
     if first >= 0:
         firsts.append(first)
         ends.append(len(lines))
-    cited: set[int] = set()
-    for k in cited_lines:
-        j = bisect_right(firsts, k) - 1
-        if j < 0 or k >= ends[j]:
-            return None  # a line left blank: the general way marks it with a placeholder
-        cited.add(j)
 
     diags: list[Diagnostic] = []
     _before_punctuation(answer, cits, diags)
@@ -859,6 +855,8 @@ def _judge(part: _Part, multi_source: MultiSource | None) -> _Judged:
 
 def _before_punctuation(answer: str, placed: Sequence[Citation], diags: list[Diagnostic]) -> None:
     """CV304: a run of ``placed`` markers directly followed by sentence punctuation."""
+    if not any(answer[c.end:c.end + 1] in SENTENCE_PUNCTUATION for c in placed):
+        return  # (most answers: no run to look for)
     for run in _runs(answer, placed):
         last = run[-1]
         nxt = answer[last.end:last.end + 1]

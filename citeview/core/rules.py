@@ -10,6 +10,7 @@ above the analysis.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Protocol
 
 from citeview.core.diagnostics import Diagnostic, make
@@ -23,11 +24,14 @@ from citeview.core.support import weak_support_diagnostics
 
 _PLACEMENT = ("CV301", "CV302", "CV303", "CV304", "CV305", "CV306", "CV307", "CV308")
 _LINED = (SourceKind.LINE, SourceKind.FILE)
+_ORDER = attrgetter("start", "end", "code")  # diagnostics by position, then code
 
 
 class AnalysedCitationLike(Protocol):
     @property
     def citation(self) -> Citation: ...
+    @property
+    def resolution(self) -> Resolution: ...
     @property
     def claim(self) -> tuple[int, int]: ...
 
@@ -44,8 +48,6 @@ class Analysed(Protocol):
     @property
     def citations(self) -> Sequence[AnalysedCitationLike]: ...
     @property
-    def resolutions(self) -> tuple[Resolution, ...]: ...
-    @property
     def provider_diagnostics(self) -> tuple[Diagnostic, ...]: ...
     @property
     def material(self) -> Material: ...
@@ -56,19 +58,25 @@ def run_rules(analysed: Analysed) -> tuple[list[Diagnostic], list[Diagnostic]]:
     not recomputed): (answer diagnostics, material diagnostics), policy applied."""
     policy = analysed.policy
     answer = analysed.answer
-    result = analysed.scan_result
+    scanned = analysed.scan_result.diagnostics
     citations = [c.citation for c in analysed.citations]
-    resolutions = analysed.resolutions
+    resolutions = [c.resolution for c in analysed.citations]
     # A provider's citations (no marker text) have no marker to misplace; their checks are
     # the CV6xx findings made when they were read.
-    markers = [c for c in citations if c.raw]
     provider_at = [c.start for c in citations if not c.raw]
-    diags = list(result.diagnostics)
-    malformed = [(d.start, d.end) for d in result.diagnostics if d.code == "CV110"]
-    diags.extend(_resolution_diagnostics([r for r in resolutions if r.citation.raw], policy,
-                                         malformed))
-    if any(policy.enabled(code) for code in _PLACEMENT):
-        stray = [(d.start, d.end) for d in result.diagnostics if d.code in ("CV101", "CV105")]
+    markers = [c for c in citations if c.raw] if provider_at else citations
+    diags = list(scanned)
+    malformed: list[tuple[int, int]] = []
+    stray: list[tuple[int, int]] = []
+    for d in scanned:  # (most answers: none)
+        if d.code == "CV110":
+            malformed.append((d.start, d.end))
+        elif d.code in ("CV101", "CV105"):
+            stray.append((d.start, d.end))
+    diags.extend(_resolution_diagnostics(
+        [r for r in resolutions if r.citation.raw] if provider_at else resolutions, policy,
+        malformed))
+    if any(map(policy.enabled, _PLACEMENT)):
         found = check_placement(answer, markers, stray, policy.multi_source)
         if provider_at:  # a paragraph a provider's citation cites is not uncited
             found = [d for d in found if d.code != "CV308"
@@ -79,9 +87,10 @@ def run_rules(analysed: Analysed) -> tuple[list[Diagnostic], list[Diagnostic]]:
         diags.extend(weak_support_diagnostics(answer, citations, resolutions,
                                               [c.claim for c in analysed.citations],
                                               policy.weak_support_threshold))
-    out = policy.apply(diags)
-    out.sort(key=lambda d: (d.start, d.end, d.code))
-    return out, policy.apply(analysed.material.diagnostics)
+    out = policy.apply(diags) if diags else diags
+    out.sort(key=_ORDER)
+    material = analysed.material.diagnostics
+    return out, policy.apply(material) if material else []
 
 
 def _resolution_diagnostics(resolutions: Sequence[Resolution], policy: Policy,
@@ -92,6 +101,8 @@ def _resolution_diagnostics(resolutions: Sequence[Resolution], policy: Policy,
         c = res.citation
         for target in res.targets:
             code = target.status.code
+            if code is None and not policy.require_locators:
+                continue  # (most targets: resolved, no rule to tell)
             if (code == "CV201" and near_miss_locator(target.source_id) is not None
                     and any(c.start <= s and e <= c.end for s, e in malformed)):
                 continue  # a malformed locator read as an id: CV110 already says so
