@@ -9,6 +9,9 @@ markdown-it-py records line maps for blocks only; inline offsets (emphasis delim
 spans) are recorded here by wrapping each inline rule and noting the source position of the
 tokens it pushes.
 
+An answer of plain prose around its markers (most answers) is judged from its lines, without a
+parse (:func:`_plain_placement`: what the parse would find follows from them).
+
 A long answer is parsed in parts (about :data:`PART_CHARS` characters each), cut only at a blank
 line before a line of prose, where every block but a fence or an HTML block ends (a part in which
 one is still open is parsed again with more text): memory follows the part, not the answer, and
@@ -570,9 +573,9 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
     """:func:`check_placement` without a parse, when the answer is plain prose around its
     citations (most answers), else None (the general way then judges it).
 
-    Plain prose around ``cits`` (sorted, apart, none over a line break; no other span removed;
-    the answer one part): no inline markup nor ``\\r`` nor NUL in the answer, and, the markers
-    removed, every line blank (spaces and tabs) or starting with a letter, every line holding a
+    Plain prose around ``cits`` (sorted, apart, none over a line break nor at a line's start;
+    no other span removed; the answer one part): no inline markup nor ``\\r`` nor NUL in the
+    answer, every line blank (spaces and tabs) or starting with a letter, every line holding a
     citation not blank. That is what :func:`_plain_paragraphs` takes without markdown-it, and
     then what the general way finds follows from the lines alone: no code, emphasis or
     placeholder (no line is left blank by the removal), no line of citations only (a letter
@@ -580,20 +583,21 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
     citation are as they are in the answer."""
     if "*" in answer or "_" in answer or "`" in answer or "\r" in answer or "\0" in answer:
         return None  # (a few scans for one character each: quicker than a regular expression)
-    pieces: list[str] = []
     cited_lines: set[int] = set()
     count = answer.count
     pos = line = 0
+    punctuated = False  # a marker directly before sentence punctuation (CV304 looks further)
     for c in cits:
         s = c.start
-        if s < pos or count("\n", s, c.end):
+        if s < pos or count("\n", s, c.end) or (s == 0 or answer[s - 1] == "\n"):
             return None
         line += count("\n", pos, s)
         cited_lines.add(line)
-        pieces.append(answer[pos:s])
         pos = c.end
-    pieces.append(answer[pos:])
-    lines = "".join(pieces).split("\n")
+        punctuated = punctuated or answer[pos:pos + 1] in SENTENCE_PUNCTUATION
+    # No line starts with a citation: the markers removed, each line starts as it does in the
+    # answer, and one starting with a letter is not left blank.
+    lines = answer.split("\n")
     # Paragraphs: runs of lines that are not blank (_plain_paragraphs), and those cited.
     firsts: list[int] = []
     ends: list[int] = []
@@ -606,9 +610,7 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
             if i in cited_lines:
                 cited.add(len(firsts))
         elif text.strip(" \t") or i in cited_lines:
-            # Not a letter first, or a line left blank (the general way marks it with a
-            # placeholder).
-            return None
+            return None  # not a letter first, or a cited line of blanks
         elif first >= 0:
             firsts.append(first)
             ends.append(i)
@@ -618,14 +620,15 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
         ends.append(len(lines))
 
     diags: list[Diagnostic] = []
-    _before_punctuation(answer, cits, diags)
-    _multi_source(answer, cits, multi_source, diags)
+    if punctuated:
+        _before_punctuation(answer, cits, diags)
+    if multi_source is not None:
+        _multi_source(answer, cits, multi_source, diags)
     paragraphs = len(firsts)
-    if paragraphs >= 2 and len(cits) >= 2 and cited == {paragraphs - 1}:
+    if paragraphs >= 2 and len(cits) >= 2 and len(cited) == 1 and paragraphs - 1 in cited:
         diags.append(make("CV306", f"all {len(cits)} citations stand in the last paragraph: "
                           "cite each claim where it is made", cits[0].start, cits[-1].end))
     if len(cited) < paragraphs:
-        # A paragraph without a citation has no removed span: its lines are the answer's.
         starts = _line_starts(answer)
         for j in range(paragraphs):
             if j in cited:
