@@ -508,9 +508,15 @@ def check_placement(
     parse as the whole answer does (see :func:`_parts`), so memory follows the part, not the
     answer; the findings are the same for every ``part_chars``.
     """
-    cits = sorted(citations, key=_START)
+    cits = list(citations)
     if not cits:
         return []
+    prev = 0
+    for c in cits:  # (as scanned: in order, most often)
+        if c.start < prev:
+            cits.sort(key=_START)
+            break
+        prev = c.start
     extra = sorted(extra_spans)
     size = max(1, part_chars)
     if not extra and len(answer) <= size:
@@ -583,21 +589,28 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
     citation are as they are in the answer."""
     if "*" in answer or "_" in answer or "`" in answer or "\r" in answer or "\0" in answer:
         return None  # (a few scans for one character each: quicker than a regular expression)
+    lines = answer.split("\n")
+    if cits[-1].end > len(answer):
+        return None
     cited_lines: set[int] = set()
-    count = answer.count
-    pos = line = 0
+    k = start = pos = 0
+    end = len(lines[0])  # line k is answer[start:end]
     punctuated = False  # a marker directly before sentence punctuation (CV304 looks further)
     for c in cits:
         s = c.start
-        if s < pos or count("\n", s, c.end) or (s == 0 or answer[s - 1] == "\n"):
+        if s < pos:
             return None
-        line += count("\n", pos, s)
-        cited_lines.add(line)
+        while s > end:
+            k += 1
+            start = end + 1
+            end = start + len(lines[k])
+        if s == start or c.end > end:
+            return None  # at the start of a line, or over a line break
+        cited_lines.add(k)
         pos = c.end
         punctuated = punctuated or answer[pos:pos + 1] in SENTENCE_PUNCTUATION
     # No line starts with a citation: the markers removed, each line starts as it does in the
     # answer, and one starting with a letter is not left blank.
-    lines = answer.split("\n")
     # Paragraphs: runs of lines that are not blank (_plain_paragraphs), and those cited.
     firsts: list[int] = []
     ends: list[int] = []

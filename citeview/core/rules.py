@@ -24,6 +24,10 @@ from citeview.core.support import weak_support_diagnostics
 
 _PLACEMENT = ("CV301", "CV302", "CV303", "CV304", "CV305", "CV306", "CV307", "CV308")
 _LINED = (SourceKind.LINE, SourceKind.FILE)
+# Statuses no CV2xx rule tells of (compared by identity, the quickest test): a citation that
+# resolves; a whole source too, unless the policy requires locators (CV205).
+_QUIET = (Status.OK, Status.WHOLE_SOURCE)
+_QUIET_STRICT = (Status.OK, Status.OK)
 _ORDER = attrgetter("start", "end", "code")  # diagnostics by position, then code
 
 
@@ -76,14 +80,15 @@ def run_rules(analysed: Analysed) -> tuple[list[Diagnostic], list[Diagnostic]]:
     diags.extend(_resolution_diagnostics(
         [r for r in resolutions if r.citation.raw] if provider_at else resolutions, policy,
         malformed))
-    if any(map(policy.enabled, _PLACEMENT)):
+    placement_on, support_on = _switches(policy)
+    if placement_on:
         found = check_placement(answer, markers, stray, policy.multi_source)
         if provider_at:  # a paragraph a provider's citation cites is not uncited
             found = [d for d in found if d.code != "CV308"
                      or not any(d.start <= p <= d.end for p in provider_at)]
         diags.extend(found)
     diags.extend(analysed.provider_diagnostics)
-    if policy.enabled("CV401"):
+    if support_on:
         diags.extend(weak_support_diagnostics(answer, citations, resolutions,
                                               [c.claim for c in analysed.citations],
                                               policy.weak_support_threshold))
@@ -93,16 +98,34 @@ def run_rules(analysed: Analysed) -> tuple[list[Diagnostic], list[Diagnostic]]:
     return out, policy.apply(material) if material else []
 
 
+# The last policy seen and its switches (a placement rule on, CV401 on): a run lints every case
+# under one policy, and asking the policy is a few look-ups a rule. One tuple, replaced whole.
+_last_switches: list[tuple[Policy | None, bool, bool]] = [(None, False, False)]
+
+
+def _switches(policy: Policy) -> tuple[bool, bool]:
+    """Whether any placement rule runs under ``policy``, and whether CV401 does."""
+    known = _last_switches[0]
+    if known[0] is policy:
+        return known[1], known[2]
+    placement_on = any(map(policy.enabled, _PLACEMENT))
+    support_on = policy.enabled("CV401")
+    _last_switches[0] = (policy, placement_on, support_on)
+    return placement_on, support_on
+
+
 def _resolution_diagnostics(resolutions: Sequence[Resolution], policy: Policy,
                             malformed: Sequence[tuple[int, int]]) -> list[Diagnostic]:
     """The CV2xx diagnostics the resolutions give."""
     out: list[Diagnostic] = []
+    quiet = _QUIET_STRICT if policy.require_locators else _QUIET
     for res in resolutions:
         c = res.citation
         for target in res.targets:
-            code = target.status.code
-            if code is None and not policy.require_locators:
-                continue  # (most targets: resolved, no rule to tell)
+            status = target.status
+            if status is quiet[0] or status is quiet[1]:
+                continue  # (most targets: nothing to tell)
+            code = status.code
             if (code == "CV201" and near_miss_locator(target.source_id) is not None
                     and any(c.start <= s and e <= c.end for s, e in malformed)):
                 continue  # a malformed locator read as an id: CV110 already says so
