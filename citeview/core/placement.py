@@ -590,15 +590,15 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
     if "*" in answer or "_" in answer or "`" in answer or "\r" in answer or "\0" in answer:
         return None  # (a few scans for one character each: quicker than a regular expression)
     lines = answer.split("\n")
-    if cits[-1].end > len(answer):
-        return None
+    if cits[-1].start > len(answer):
+        return None  # (not a scan's citation: no line to find)
     cited_lines: set[int] = set()
     k = start = pos = 0
     end = len(lines[0])  # line k is answer[start:end]
     punctuated = False  # a marker directly before sentence punctuation (CV304 looks further)
     for c in cits:
         s = c.start
-        if s < pos:
+        if s < pos or c.end < s:
             return None
         while s > end:
             k += 1
