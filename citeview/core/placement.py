@@ -573,7 +573,6 @@ def _placement(answer: str, cits: Sequence[Citation], extra: Sequence[tuple[int,
 # --------------------------------------------------------------------------- plain prose
 
 
-
 def _plain_placement(answer: str, cits: Sequence[Citation],
                      multi_source: MultiSource | None) -> list[Diagnostic] | None:
     """:func:`check_placement` without a parse, when the answer is plain prose around its
@@ -589,9 +588,9 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
     citation are as they are in the answer."""
     if "*" in answer or "_" in answer or "`" in answer or "\r" in answer or "\0" in answer:
         return None  # (a few scans for one character each: quicker than a regular expression)
-    lines = answer.split("\n")
     if cits[-1].start > len(answer):
         return None  # (not a scan's citation: no line to find)
+    lines = answer.split("\n")
     cited_lines: set[int] = set()
     k = start = pos = 0
     end = len(lines[0])  # line k is answer[start:end]
@@ -610,8 +609,8 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
         pos = c.end
         punctuated = punctuated or answer[pos:pos + 1] in SENTENCE_PUNCTUATION
     # No line starts with a citation: the markers removed, each line starts as it does in the
-    # answer, and one starting with a letter is not left blank.
-    # Paragraphs: runs of lines that are not blank (_plain_paragraphs), and those cited.
+    # answer, and one starting with a letter is not left blank. Paragraphs: runs of lines that
+    # are not blank (_plain_paragraphs), and those holding a citation.
     firsts: list[int] = []
     ends: list[int] = []
     cited: set[int] = set()
