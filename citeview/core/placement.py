@@ -9,6 +9,9 @@ markdown-it-py records line maps for blocks only; inline offsets (emphasis delim
 spans) are recorded here by wrapping each inline rule and noting the source position of the
 tokens it pushes.
 
+An answer of plain prose around its markers (most answers) is judged from its lines, without a
+parse (:func:`_plain_placement`: what the parse would find follows from them).
+
 A long answer is parsed in parts (about :data:`PART_CHARS` characters each), cut only at a blank
 line before a line of prose, where every block but a fence or an HTML block ends (a part in which
 one is still open is parsed again with more text): memory follows the part, not the answer, and
@@ -23,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
+from operator import attrgetter
 from typing import Any, Literal
 
 from markdown_it import MarkdownIt
@@ -55,6 +59,8 @@ PART_CHARS = 1 << 16
 _CUT_RE = re.compile(r"(?>\r\n|\n|\r)[ \t]*(?>\r\n|\n|\r)(?=[^\W\d_])")
 # Blocks that a blank line and a line of prose at the left margin do not end.
 _OPEN_ENDED = frozenset(("fence", "html_block", "code_block"))
+_START = attrgetter("start")
+_DIAG_ORDER = attrgetter("start", "end", "code")  # diagnostics by position, then code
 
 
 # --------------------------------------------------------------------------- the parser
@@ -502,9 +508,28 @@ def check_placement(
     parse as the whole answer does (see :func:`_parts`), so memory follows the part, not the
     answer; the findings are the same for every ``part_chars``.
     """
-    cits = sorted(citations, key=lambda c: c.start)
+    cits = list(citations)
     if not cits:
         return []
+    prev = 0
+    for c in cits:  # (as scanned: in order, most often)
+        if c.start < prev:
+            cits.sort(key=_START)
+            break
+        prev = c.start
+    extra = sorted(extra_spans)
+    size = max(1, part_chars)
+    if not extra and len(answer) <= size:
+        plain = _plain_placement(answer, cits, multi_source)
+        if plain is not None:  # (most answers)
+            return plain
+    return _placement(answer, cits, extra, multi_source, size)
+
+
+def _placement(answer: str, cits: Sequence[Citation], extra: Sequence[tuple[int, int]],
+               multi_source: MultiSource | None, size: int) -> list[Diagnostic]:
+    """:func:`check_placement` the general way, parsed in parts (``cits`` and ``extra`` sorted,
+    ``cits`` not empty)."""
     diags: list[Diagnostic] = []
     placed = 0  # citations outside code, and the first and last of them
     first: Citation | None = None
@@ -513,7 +538,7 @@ def check_placement(
     cited_lo = cited_hi = -1  # the first and last paragraph holding a placed citation
     all_in_paragraphs = True
     uncited: list[tuple[int, int]] = []  # substantive paragraphs without a citation
-    for part in _parts(answer, cits, sorted(extra_spans), max(1, part_chars)):
+    for part in _parts(answer, cits, extra, size):
         found = _judge(part, multi_source)
         lo = part.lo
         diags.extend(found.diags if not lo else
@@ -541,7 +566,93 @@ def check_placement(
         for start, end in uncited:
             diags.append(make("CV308", "paragraph has no citation while the answer cites "
                               "elsewhere", start, end))
-    diags.sort(key=lambda d: (d.start, d.end, d.code))
+    diags.sort(key=_DIAG_ORDER)
+    return diags
+
+
+# --------------------------------------------------------------------------- plain prose
+
+
+def _plain_placement(answer: str, cits: Sequence[Citation],
+                     multi_source: MultiSource | None) -> list[Diagnostic] | None:
+    """:func:`check_placement` without a parse, when the answer is plain prose around its
+    citations (most answers), else None (the general way then judges it).
+
+    Plain prose around ``cits`` (sorted, apart, none over a line break nor at a line's start;
+    no other span removed; the answer one part): no inline markup nor ``\\r`` nor NUL in the
+    answer, every line blank (spaces and tabs) or starting with a letter, every line holding a
+    citation not blank. That is what :func:`_plain_paragraphs` takes without markdown-it, and
+    then what the general way finds follows from the lines alone: no code, emphasis or
+    placeholder (no line is left blank by the removal), no line of citations only (a letter
+    starts each), every citation in the paragraph of its line; the paragraphs without a
+    citation are as they are in the answer."""
+    if "*" in answer or "_" in answer or "`" in answer or "\r" in answer or "\0" in answer:
+        return None  # (a few scans for one character each: quicker than a regular expression)
+    if cits[-1].start > len(answer):
+        return None  # (not a scan's citation: no line to find)
+    lines = answer.split("\n")
+    cited_lines: set[int] = set()
+    k = start = pos = 0
+    end = len(lines[0])  # line k is answer[start:end]
+    punctuated = False  # a marker directly before sentence punctuation (CV304 looks further)
+    for c in cits:
+        s = c.start
+        if s < pos or c.end < s:
+            return None
+        while s > end:
+            k += 1
+            start = end + 1
+            end = start + len(lines[k])
+        if s == start or c.end > end:
+            return None  # at the start of a line, or over a line break
+        cited_lines.add(k)
+        pos = c.end
+        punctuated = punctuated or answer[pos:pos + 1] in SENTENCE_PUNCTUATION
+    # No line starts with a citation: the markers removed, each line starts as it does in the
+    # answer, and one starting with a letter is not left blank. Paragraphs: runs of lines that
+    # are not blank (_plain_paragraphs), and those holding a citation.
+    firsts: list[int] = []
+    ends: list[int] = []
+    cited: set[int] = set()
+    first = -1
+    for i, text in enumerate(lines):
+        if text[:1].isalpha():
+            if first < 0:
+                first = i
+            if i in cited_lines:
+                cited.add(len(firsts))
+        elif text.strip(" \t") or i in cited_lines:
+            return None  # not a letter first, or a cited line of blanks
+        elif first >= 0:
+            firsts.append(first)
+            ends.append(i)
+            first = -1
+    if first >= 0:
+        firsts.append(first)
+        ends.append(len(lines))
+
+    diags: list[Diagnostic] = []
+    if punctuated:
+        _before_punctuation(answer, cits, diags)
+    if multi_source is not None:
+        _multi_source(answer, cits, multi_source, diags)
+    paragraphs = len(firsts)
+    if paragraphs >= 2 and len(cits) >= 2 and len(cited) == 1 and paragraphs - 1 in cited:
+        diags.append(make("CV306", f"all {len(cits)} citations stand in the last paragraph: "
+                          "cite each claim where it is made", cits[0].start, cits[-1].end))
+    if len(cited) < paragraphs:
+        starts = _line_starts(answer)
+        for j in range(paragraphs):
+            if j in cited:
+                continue
+            content = mdTrim("\n".join(lines[firsts[j]:ends[j]]))
+            words = content.replace(_PLACEHOLDER, "").strip()
+            if len(_WORD_RE.findall(words)) < MIN_SUBSTANTIVE_WORDS or words.endswith(":"):
+                continue
+            last = len(content) - content.rfind("\n") - 1  # the last line, trimmed
+            diags.append(make("CV308", "paragraph has no citation while the answer cites "
+                              "elsewhere", starts[firsts[j]], starts[ends[j] - 1] + last))
+    diags.sort(key=_DIAG_ORDER)
     return diags
 
 
@@ -726,19 +837,7 @@ def _judge(part: _Part, multi_source: MultiSource | None) -> _Judged:
     placed_at = [i for i in range(len(cits)) if not in_code[i]]
     placed = [cits[i] for i in placed_at]
 
-    # CV304: a run of markers directly followed by sentence punctuation.
-    for run in _runs(answer, placed):
-        last = run[-1]
-        nxt = answer[last.end:last.end + 1]
-        if nxt and nxt in SENTENCE_PUNCTUATION:
-            start = run[0].start
-            # Only markers glued to each other (no space) share the punctuation.
-            for j in range(len(run) - 1, 0, -1):
-                if run[j - 1].end != run[j].start:
-                    start = run[j].start
-                    break
-            diags.append(make("CV304", f"citation before {nxt!r}: place citations after "
-                              "punctuation", start, last.end))
+    _before_punctuation(answer, placed, diags)
 
     # CV305: lines of nothing but citations.
     for s, e in _citation_only_lines(cits, part.lines, [not x for x in in_code]):
@@ -764,7 +863,32 @@ def _judge(part: _Part, multi_source: MultiSource | None) -> _Judged:
         if in_code[i] and j >= 0 and lines[i] < paragraphs[j].end_line:
             marked.add(j)
 
-    # CV307: multi-source style against the policy.
+    _multi_source(answer, cits, multi_source, diags)
+    return _Judged(diags, placed_at, len(paragraphs), sorted(cited), all_in_paragraphs,
+                   _uncited(part, marked))
+
+
+def _before_punctuation(answer: str, placed: Sequence[Citation], diags: list[Diagnostic]) -> None:
+    """CV304: a run of ``placed`` markers directly followed by sentence punctuation."""
+    if not any(answer[c.end:c.end + 1] in SENTENCE_PUNCTUATION for c in placed):
+        return  # (most answers: no run to look for)
+    for run in _runs(answer, placed):
+        last = run[-1]
+        nxt = answer[last.end:last.end + 1]
+        if nxt and nxt in SENTENCE_PUNCTUATION:
+            start = run[0].start
+            # Only markers glued to each other (no space) share the punctuation.
+            for j in range(len(run) - 1, 0, -1):
+                if run[j - 1].end != run[j].start:
+                    start = run[j].start
+                    break
+            diags.append(make("CV304", f"citation before {nxt!r}: place citations after "
+                              "punctuation", start, last.end))
+
+
+def _multi_source(answer: str, cits: Sequence[Citation], multi_source: MultiSource | None,
+                  diags: list[Diagnostic]) -> None:
+    """CV307: multi-source style against the policy."""
     if multi_source == "per-marker":
         for c in cits:
             if len(c.source_ids) > 1:
@@ -784,8 +908,6 @@ def _judge(part: _Part, multi_source: MultiSource | None) -> _Judged:
                 how = f"with the same locator {loc}" if loc is not None else "without locators"
                 diags.append(make("CV307", f"{len(group)} adjacent markers {how}: cite these "
                                   "sources in one marker", group[0].start, group[-1].end))
-    return _Judged(diags, placed_at, len(paragraphs), sorted(cited), all_in_paragraphs,
-                   _uncited(part, marked))
 
 
 def _uncited(part: _Part, cited: set[int]) -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ above the analysis.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Protocol
 
 from citeview.core.diagnostics import Diagnostic, make
@@ -23,11 +24,18 @@ from citeview.core.support import weak_support_diagnostics
 
 _PLACEMENT = ("CV301", "CV302", "CV303", "CV304", "CV305", "CV306", "CV307", "CV308")
 _LINED = (SourceKind.LINE, SourceKind.FILE)
+# Statuses no CV2xx rule tells of (compared by identity, the quickest test): a citation that
+# resolves; a whole source too, unless the policy requires locators (CV205).
+_QUIET = (Status.OK, Status.WHOLE_SOURCE)
+_QUIET_STRICT = (Status.OK, Status.OK)
+_ORDER = attrgetter("start", "end", "code")  # diagnostics by position, then code
 
 
 class AnalysedCitationLike(Protocol):
     @property
     def citation(self) -> Citation: ...
+    @property
+    def resolution(self) -> Resolution: ...
     @property
     def claim(self) -> tuple[int, int]: ...
 
@@ -44,8 +52,6 @@ class Analysed(Protocol):
     @property
     def citations(self) -> Sequence[AnalysedCitationLike]: ...
     @property
-    def resolutions(self) -> tuple[Resolution, ...]: ...
-    @property
     def provider_diagnostics(self) -> tuple[Diagnostic, ...]: ...
     @property
     def material(self) -> Material: ...
@@ -56,42 +62,70 @@ def run_rules(analysed: Analysed) -> tuple[list[Diagnostic], list[Diagnostic]]:
     not recomputed): (answer diagnostics, material diagnostics), policy applied."""
     policy = analysed.policy
     answer = analysed.answer
-    result = analysed.scan_result
+    scanned = analysed.scan_result.diagnostics
     citations = [c.citation for c in analysed.citations]
-    resolutions = analysed.resolutions
+    resolutions = [c.resolution for c in analysed.citations]
     # A provider's citations (no marker text) have no marker to misplace; their checks are
     # the CV6xx findings made when they were read.
-    markers = [c for c in citations if c.raw]
     provider_at = [c.start for c in citations if not c.raw]
-    diags = list(result.diagnostics)
-    malformed = [(d.start, d.end) for d in result.diagnostics if d.code == "CV110"]
-    diags.extend(_resolution_diagnostics([r for r in resolutions if r.citation.raw], policy,
-                                         malformed))
-    if any(policy.enabled(code) for code in _PLACEMENT):
-        stray = [(d.start, d.end) for d in result.diagnostics if d.code in ("CV101", "CV105")]
+    markers = [c for c in citations if c.raw] if provider_at else citations
+    diags = list(scanned)
+    malformed: list[tuple[int, int]] = []
+    stray: list[tuple[int, int]] = []
+    for d in scanned:  # (most answers: none)
+        if d.code == "CV110":
+            malformed.append((d.start, d.end))
+        elif d.code in ("CV101", "CV105"):
+            stray.append((d.start, d.end))
+    diags.extend(_resolution_diagnostics(
+        [r for r in resolutions if r.citation.raw] if provider_at else resolutions, policy,
+        malformed))
+    placement_on, support_on = _switches(policy)
+    if placement_on:
         found = check_placement(answer, markers, stray, policy.multi_source)
         if provider_at:  # a paragraph a provider's citation cites is not uncited
             found = [d for d in found if d.code != "CV308"
                      or not any(d.start <= p <= d.end for p in provider_at)]
         diags.extend(found)
     diags.extend(analysed.provider_diagnostics)
-    if policy.enabled("CV401"):
+    if support_on:
         diags.extend(weak_support_diagnostics(answer, citations, resolutions,
                                               [c.claim for c in analysed.citations],
                                               policy.weak_support_threshold))
-    out = policy.apply(diags)
-    out.sort(key=lambda d: (d.start, d.end, d.code))
-    return out, policy.apply(analysed.material.diagnostics)
+    out = policy.apply(diags) if diags else diags
+    out.sort(key=_ORDER)
+    material = analysed.material.diagnostics
+    return out, policy.apply(material) if material else []
+
+
+# The last policy seen and its switches (a placement rule on, CV401 on): a run lints every case
+# under one policy, and asking the policy is a few look-ups a rule. One tuple, replaced whole.
+_last_switches: list[tuple[Policy | None, bool, bool]] = [(None, False, False)]
+
+
+def _switches(policy: Policy) -> tuple[bool, bool]:
+    """Whether any placement rule runs under ``policy``, and whether CV401 does."""
+    known = _last_switches[0]
+    if known[0] is policy:
+        return known[1], known[2]
+    placement_on = any(map(policy.enabled, _PLACEMENT))
+    support_on = policy.enabled("CV401")
+    _last_switches[0] = (policy, placement_on, support_on)
+    return placement_on, support_on
 
 
 def _resolution_diagnostics(resolutions: Sequence[Resolution], policy: Policy,
                             malformed: Sequence[tuple[int, int]]) -> list[Diagnostic]:
     """The CV2xx diagnostics the resolutions give."""
     out: list[Diagnostic] = []
+    quiet = _QUIET_STRICT if policy.require_locators else _QUIET
     for res in resolutions:
         c = res.citation
         for target in res.targets:
-            code = target.status.code
+            status = target.status
+            if status is quiet[0] or status is quiet[1]:
+                continue  # (most targets: nothing to tell)
+            code = status.code
             if (code == "CV201" and near_miss_locator(target.source_id) is not None
                     and any(c.start <= s and e <= c.end for s, e in malformed)):
                 continue  # a malformed locator read as an id: CV110 already says so

@@ -129,6 +129,18 @@ def test_a_rule_can_be_turned_off_or_regraded() -> None:
     assert sev["CV202"] is Severity.ERROR  # untouched rules keep their default
 
 
+def test_each_case_is_linted_under_its_own_policy_when_policies_alternate() -> None:
+    case = _sample("handbook-rule-breaking")
+    placement_off = Policy(ignore=frozenset({f"CV30{k}" for k in range(1, 9)}))
+    support_on = Policy(extend_select=frozenset({"CV401"}), weak_support_threshold=1.0)
+    default = {d.code for d in lint(case)}
+    assert "CV304" in default and "CV401" not in default
+    for _ in range(2):
+        assert not any(d.code.startswith("CV3") for d in lint(case, placement_off))
+        assert "CV401" in {d.code for d in lint(case, support_on)}
+        assert {d.code for d in lint(case)} == default
+
+
 def test_select_limits_the_run_to_the_named_rules() -> None:
     case = _sample("handbook-rule-breaking")
     only = lint(case, Policy(select=frozenset({"CV201", "CV203"})))

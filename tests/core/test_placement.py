@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from citeview.core.markers import DELIMITER, START, STOP, scan
@@ -38,6 +38,7 @@ def codes(answer: str) -> list[str]:
     f"**Remote work is allowed{M()}** for staff.",
     f"__Remote work {M()} is allowed__ for staff.",
     f"Staff: ***remote {M()}*** days.",
+    f"Staff: _remote {M()}_ days.",
     f"A [link with **bold {M()}**](https://x.example) here.",
 ])
 def test_citation_inside_emphasis_is_cv301(answer: str) -> None:
@@ -365,3 +366,86 @@ def test_plain_prose_takes_the_short_way_and_markdown_does_not() -> None:
         (0, 2, "Remote work.\nStaff may."), (4, 5, "Another one")]
     for text in ("# Title\n", "Remote:\n- work\n", "A\n    b\n", "A\r\nB", "\ue200\n"):
         assert placement._plain_paragraphs(text) is None
+
+
+# An answer of plain prose around its markers (most answers) is judged without a parse; what
+# that finds must be what the general way finds, on every answer.
+
+_AROUND_PROSE = st.sampled_from([
+    "Remote", " work is allowed", "x:", " ", "\t", ".", ",", "!", " \u00e9t\u00e9", "\u03a9",
+    "\u00a0", "\u2028", "\u3000", " Staff may work from home", "\nStaff", "\n\nRemote",
+    "\n \t\nWork", "\n", "\n\n", "\n\nStaff may work from home:", "\n\nThe staff may work\u00a0",
+])
+# What makes an answer more than plain prose (the general way judges it).
+_AROUND_MARKUP = st.sampled_from([
+    "1.", "- ", "> ", "#", "|", "*", "`", "_", "\r\n", "\0", "\ue200", "\ue201", "    code",
+    "citeturn0file3", "[3\u2020source]", "\n1. ", "\n- ", "\n> ", "\n# ", "\n\n\u00b2 x",
+    "\n===", "\n| a |\n|---|\n", f"{START}cite{DELIMITER}x\n\nY{STOP}", "\n\n",
+])
+
+
+@st.composite
+def _around_markers(draw: st.DrawFn) -> list[str]:
+    """A word, pieces of prose and markers ("CITE..."), now and then one of Markdown or worse."""
+    parts = [draw(st.sampled_from(["Remote", "\u00c9t\u00e9", "\u03a9"])),
+             *draw(st.lists(st.one_of(_AROUND_PROSE, st.sampled_from(["CITE", "CITE2", "CITEL"])),
+                            max_size=40))]
+    for _ in range(draw(st.sampled_from([0, 0, 1, 2, 3]))):
+        parts.insert(draw(st.integers(0, len(parts))), draw(_AROUND_MARKUP))
+    return parts
+
+
+@settings(max_examples=500, deadline=None)
+@given(_around_markers(), st.sampled_from([None, "one-marker", "per-marker"]))
+def test_plain_prose_is_judged_as_the_parse_judges_it(parts: list[str],
+                                                      style: str | None) -> None:
+    from citeview.core import placement
+
+    marker = {"CITE": lambda i: M(f"turn0file{i}"), "CITE2": lambda i: M(f"turn0file{i}") + M(),
+              "CITEL": lambda i: START + "cite" + DELIMITER + "turn0file0" + DELIMITER
+              + f"turn{i}search1" + DELIMITER + "L2-L3" + STOP}
+    answer = "".join(marker[p](i) if p in marker else p for i, p in enumerate(parts))
+    result = scan(answer)
+    stray = sorted((d.start, d.end) for d in result.diagnostics if d.code in ("CV101", "CV105"))
+    cits = sorted(result.citations, key=lambda c: c.start)
+    general = placement._placement(answer, cits, stray, style, PART_CHARS) if cits else []
+    assert check_placement(answer, result.citations, stray,
+                           style) == general  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_around_markers(), st.data())
+def test_any_spans_are_judged_as_the_parse_judges_them(parts: list[str],
+                                                      data: st.DataObject) -> None:
+    # Citations the caller made: over line breaks or overlapping, nested (not both: the scan
+    # makes neither).
+    from citeview.core import placement
+    from citeview.core.markers import Citation
+
+    answer = "".join(p.replace("CITE", "x") for p in parts)
+    n = len(answer)
+    spans = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, 12)), min_size=1,
+                               max_size=6))
+    made = sorted({(s, min(n, s + k)) for s, k in spans})
+    made = [(s, e) for s, e in made if "\n" not in answer[s:e]
+            or not any(s < e2 and s2 < e for s2, e2 in made if (s2, e2) != (s, e))]
+    assume(made)
+    cits = sorted((Citation(answer[s:e], "cite", ("a1",), None, s, e) for s, e in made),
+                  key=lambda c: c.start)
+    general = placement._placement(answer, cits, [], "one-marker", PART_CHARS)
+    assert check_placement(answer, cits, (), "one-marker") == general
+
+
+def test_plain_prose_around_markers_takes_the_short_way() -> None:
+    from citeview.core import placement
+
+    plain = (f"Remote work is allowed.{M()} Staff may.\nStill the same paragraph{M('a1')}\n\n"
+             f"\u00c9t\u00e9 words here{M('a2')}:\n\nUncited but substantive words.\n")
+    cits = scan(plain).citations
+    found = placement._plain_placement(plain, cits, None)
+    assert found == placement._placement(plain, cits, [], None, PART_CHARS)
+    assert [(d.code, plain[d.start:d.end]) for d in found or ()] == [
+        ("CV304", M("a2")), ("CV308", "Uncited but substantive words.")]
+    for text in (f"*Remote {M()}* work.", f"Remote work.\n{M()}\n", f"Remote\n- work{M()}\n",
+                 f"Remote work{M()}\r\nmore", f"`code`{M()}"):
+        assert placement._plain_placement(text, scan(text).citations, None) is None
