@@ -127,3 +127,30 @@ def test_a_citations_scores_are_its_resolved_targets_scores_and_none_for_the_oth
     claim = answer[slice(*claim_spans(answer, cits)[0])]
     assert [t.ok for t in res.targets] == [True, False]
     assert SupportScorer().scores(claim, res.targets) == (1.0, None)
+
+
+_SUPPORT_PIECES = st.sampled_from([
+    f"{S}cite{D}turn0file0{D}L1{E}", f"{S}cite{D}turn0file0{D}L2-L3{E}",
+    f"{S}cite{D}turn0file0{D}L9{E}", f"{S}cite{D}turn0file0{E}", f"{S}cite{D}nosuch{D}L1{E}",
+    f"{S}cite{D}turn0file0{D}nosuch{D}L2{E}", f"{S}cite{D}turn0file1{D}L1{E}",
+    "Employees work remotely", "three days per week", "Receipts within thirty days",
+    "the a of", "3.5 days", "Ｆｉｖｅ 日本語", ". ", "\n\n", " "])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_SUPPORT_PIECES, max_size=10).map("".join))
+def test_a_cases_scores_are_each_citations_scores_as_the_scorer_gives_them(answer: str) -> None:
+    """The support a reviewer sees per citation and source is the scorer's, whether scored
+    citation by citation or the whole case at once (an export scores every case)."""
+    from citeview.core.analysis import analyse
+    from citeview.core.support import citation_scores
+
+    material = ("Citation Marker: " + f"{S}cite{D}turn0file0{E}\n\n"
+                f"[L1] {L1}\n[L2] Receipts must be uploaded within thirty days.\n"
+                "[L3] 3.5 days of leave, Ｆｉｖｅ 日本語.\n\n"
+                "Citation Marker: " + f"{S}cite{D}turn0file1{E}\n\n[L1] the a of\n")
+    analysed = analyse(Case("c", answer, tool_outputs=[material]))
+    scorer = SupportScorer()
+    expected = tuple(scorer.scores(c.claim_text, c.targets) for c in analysed.citations)
+    assert citation_scores(analysed.citations) == expected
+    assert analysed.support == expected

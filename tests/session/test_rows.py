@@ -228,3 +228,25 @@ def test_unjudged_rows_composed_at_once_are_the_rows_written(answer: str) -> Non
     assert made is None or made == rows_text(base_rows(analysed, "k"))
     if "\ud800" not in answer:
         assert made is not None  # (the general path is for what json escapes its own way)
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                max_size=3), max_leaves=8)
+
+
+@given(st.dictionaries(st.text(max_size=3), _JSON_VALUES, max_size=4).map(json.dumps),
+       st.sampled_from(["", " ", "\n", "x", "}", "{", "\ufeff"]),
+       st.sampled_from(["", " ", "\n", "x", "}", "{"]))
+def test_a_stored_case_is_read_as_json_reads_it(text: str, before: str, after: str) -> None:
+    """A stored case's JSON read straight by json's scanner is what json.loads reads of it;
+    any other text is left to json.loads (which says what is wrong with it)."""
+    from citeview.session.rows import _object_of
+
+    stored = before + text + after
+    got = _object_of(stored)
+    if not before and not after:
+        assert got == json.loads(stored)
+    if got is not None:
+        assert got == json.loads(stored)
