@@ -235,7 +235,10 @@ class Material:
 
     def ids(self) -> list[str]:
         """Distinct source ids in material order."""
-        return list(dict.fromkeys(s.id for s in self.sources))
+        sources = self.sources
+        if len(sources) == 1:  # (most cases: one tool output of one source)
+            return [sources[0].id]
+        return list(dict.fromkeys(s.id for s in sources))
 
     def get(self, source_id: str) -> Source | None:
         """The first source with this id (the one citations resolve to), or None."""
@@ -542,13 +545,14 @@ def _simple_tool_output(text: str, origin: str) -> Material | None:
             return None  # repeated labels: CV501
     # Line k starts after the lines before it and their breaks, and ends a break before the
     # next line's start.
+    # (Columns made straight from the sums: no list of them made first.)
     steps = list(map((1).__add__, map(len, rests)))
-    starts = list(accumulate(steps, initial=0))
+    starts = array("q", accumulate(steps, initial=0))
     starts.pop()
-    ends = list(accumulate(steps, initial=-1))
+    ends = array("q", accumulate(steps, initial=-1))
     del ends[0]
     lines = SourceLines.__new__(SourceLines)
-    lines.labels, lines.starts, lines.ends = labels, array("q", starts), array("q", ends)
+    lines.labels, lines.starts, lines.ends = labels, starts, ends
     meta: list[tuple[str, str]] = _META_LINES_RE.findall(m.group("meta"))
     title = url = None
     for key, value in meta:  # (Source.meta("title") and Source.meta("url") in one loop)
