@@ -298,13 +298,27 @@ def citation_scores(citations: Iterable[Claimed]) -> tuple[tuple[float | None, .
                 claim = c.answer[s:e]
                 cw = claims.get(claim)
                 if cw is None:
-                    cw = claims[claim] = content_words(claim)
+                    if claim.isascii():  # (content_words's usual way, inline)
+                        letters = claim.encode("ascii").translate(_LETTERS).decode("ascii")
+                        if "0" not in letters:
+                            cw = set(map(_FORMS.__getitem__, letters.split()))
+                            cw.discard("")
+                    if cw is None:
+                        cw = content_words(claim)
+                    claims[claim] = cw
             if not cw:
                 row.append(None)
                 continue
             forms = cited_forms.get(cited)
             if forms is None:
-                forms = cited_forms[cited] = _forms(cited)
+                forms = None
+                if cited.isascii():  # (_forms's usual way, inline)
+                    letters = cited.encode("ascii").translate(_LETTERS).decode("ascii")
+                    if "0" not in letters:
+                        forms = list(map(_FORMS.__getitem__, letters.split()))
+                if forms is None:
+                    forms = content_words(cited)
+                cited_forms[cited] = forms
             row.append(len(cw.intersection(forms)) / len(cw))  # ("" is never in cw)
         out.append(tuple(row))
     return tuple(out)
