@@ -58,6 +58,7 @@ def sentence_boundaries(text: str, pos: int, endpos: int) -> Iterator[re.Match[s
 
 # Characters that end a sentence and stay with its claim (back over them before searching).
 _TRAILING = set(".!?\u2026\u3002\uff01\uff1f,;:" + _CLOSERS)
+_TRAILING_CHARS = "".join(sorted(_TRAILING))
 
 
 class Spanned(Protocol):
@@ -161,17 +162,17 @@ def _claim(answer: str, lo: int, marker: int, quick: bool = True) -> tuple[int, 
     last sentence boundary in between (or ``lo``) to the marker, whitespace trimmed. ``quick``:
     decide the common case by a cheap check first (False only to test that both agree)."""
     lo = min(lo, marker)
-    e = marker
-    while e > lo and answer[e - 1].isspace():
-        e -= 1
-    search_end = e
-    while search_end > lo and answer[search_end - 1] in _TRAILING:
-        search_end -= 1
+    # Whitespace before the marker, then closing punctuation, cut by C-speed strips (rstrip()
+    # strips what str.isspace calls whitespace).
+    head = answer[lo:marker].rstrip()
+    e = lo + len(head)
+    kept = head.rstrip(_TRAILING_CHARS)
+    search_end = lo + len(kept)
     # Most claims are one sentence after whitespace (a paragraph's break, a space): when no
     # boundary may start after that whitespace (no character of _BOUNDARY_START_RE, so no line
     # start either, and no list item's marker first), every boundary lies within the
     # whitespace and the claim starts after it.
-    body = answer[lo:search_end].lstrip()
+    body = kept.lstrip()
     if quick and (not body or (
             body[0] not in _ITEM_MARKS and not body[0].isdecimal()
             and "." not in body and "\n" not in body and "!" not in body and "?" not in body

@@ -162,3 +162,21 @@ def test_claims_do_not_depend_on_the_order_citations_are_given_in(
     rnd.shuffle(shuffled)
     spans = claim_spans(answer, cits)
     assert claim_spans(answer, [cits[i] for i in shuffled]) == [spans[i] for i in shuffled]
+
+
+@given(st.text(st.sampled_from(list(" \t\n\r\u00a0\u2028\u3000.!?,;:\"')]}\u00bb\u201d\u2019"
+                                    "\u300d\u300f\uff09\u2026\u3002\uff01\uff1fab"))),
+       st.integers(0, 40), st.integers(0, 40))
+def test_a_claim_ends_where_the_whitespace_before_its_marker_starts(text: str, a: int,
+                                                                   b: int) -> None:
+    """A claim runs up to its marker less the whitespace before it (what str.isspace calls
+    whitespace, character by character), its closing punctuation kept."""
+    from citeview.core.claims import _claim
+
+    lo, marker = min(a, b, len(text)), min(max(a, b), len(text))
+    end = marker
+    while end > lo and text[end - 1].isspace():
+        end -= 1
+    start, got_end = _claim(text, lo, marker)
+    assert got_end == end
+    assert lo <= start <= end
