@@ -16,8 +16,8 @@ command: wall time, CPU time (the child's and its workers', user + system), the 
   json`` and ``agree A B --format json``.
 
 Export reads the rows a session stores for each case. Both figures are printed: the export of A
-with no rows stored (every case analysed, as the first export of a new session is; it stores
-the rows it made, so they are cleared again after it), then the background pass the window
+with no rows stored (every case analysed, as the first export of a new session is; an export
+stores nothing), then the background pass the window
 runs once a session is made (:func:`citeview.session.prefill.prefill`: each case's export rows
 and item counts in one analysis, a process per CPU; ``background pass``: its wall and CPU
 time), then

@@ -201,8 +201,9 @@ def support_score(claim: str, cited: str) -> float | None:
 def _forms(text: str) -> Collection[str]:
     """What :func:`content_words` makes a set of, as it comes: for ASCII text of words only, the
     form of each word in turn (an empty one and repeats included); else that set. Enough to
-    intersect a set with, without the set made."""
-    if text.isascii():
+    intersect a set with, without the set made. A long text (a whole source cited) gets its
+    set: a list of every word it holds would be kept as long as the scorer."""
+    if len(text) <= 1 << 14 and text.isascii():
         letters = text.encode("ascii").translate(_LETTERS).decode("ascii")
         if "0" not in letters:
             return list(map(_FORMS.__getitem__, letters.split()))

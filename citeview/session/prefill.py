@@ -180,7 +180,7 @@ def _store(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], sizes: Si
                 conn.execute("ROLLBACK")
             raise
     except sqlite3.Error:
-        pass  # busy, a full disk, a case gone meanwhile: worked out again next time
+        pass  # busy, a full disk: worked out again next time
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -441,13 +441,17 @@ def unchanged(conn: sqlite3.Connection, marks: dict[str, int]) -> set[str]:
     input taken in, its rows dropped) must not get its old rows back."""
     ids = list(marks)
     now: dict[str, int] = {}
+    # Text as stored: case_mark's bytes where the file stores UTF-8 (not decoded and encoded
+    # again here); a UTF-16 file's text (made outside citeview) is read as text.
+    utf8 = conn.execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
+    data_sql = "CASE typeof(data) WHEN 'text' THEN CAST(data AS BLOB) END" if utf8 else "data"
     for k in range(0, len(ids), 500):
         part = ids[k : k + 500]
-        # Text as stored (UTF-8): case_mark's bytes, not decoded and encoded again here.
-        now.update((cid, zlib.crc32(data) if isinstance(data, bytes) else -1)
+        now.update((cid, zlib.crc32(data) if utf8 and isinstance(data, bytes)
+                    else -1 if utf8 else case_mark(data))
                    for cid, data in conn.execute(
-            "SELECT id, CASE typeof(data) WHEN 'text' THEN CAST(data AS BLOB) END FROM cases"
-            f" WHERE id IN ({','.join('?' * len(part))})", part))
+            f"SELECT id, {data_sql} FROM cases WHERE id IN ({','.join('?' * len(part))})",
+            part))
     return {cid for cid, mark in marks.items() if now.get(cid) == mark}
 
 
@@ -671,28 +675,15 @@ def _parallel(session: ReviewStore, jobs: int | None) -> int:
     return n_jobs
 
 
-def iter_chunked(session: ReviewStore, work: ChunkWork[_T], policy: Policy | None = None, *,
-                 annotator: str | None = None, jobs: int | None = 1) -> Iterator[_T]:
-    """:func:`iter_cases` for a ``work`` that takes a chunk of case ids at a time (so that it
-    reads what it needs of the session for the whole chunk in a few queries)."""
-    n_jobs = _parallel(session, jobs)
-    if n_jobs <= 1:
-        for ids in _chunks(session):
-            yield from work(session, ids, policy, annotator)
-        return
-    args = (session.path, policy, annotator, False, work, "chunk")
-    yield from ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
-                           in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
-                           initargs=args)
-
-
 def iter_kept(session: ReviewStore, work: ChunkWork[Exported], policy: Policy | None = None,
-              *, annotator: str | None = None, jobs: int | None = 1) -> Iterator[tuple[str, int]]:
+              *, annotator: str | None = None, jobs: int | None = 1, keep: bool = True
+              ) -> Iterator[tuple[str, int]]:
     """Per chunk of cases, in session order, what ``work`` gives (a text a case) joined, and
-    how many cases' rows it worked out: those rows are stored here (:class:`RowsKeeper`),
-    where waiting on the disk keeps no worker from its cases. A worker sends a chunk as one
-    message, rows that are also its text (a jsonl export's unjudged cases) not sent twice."""
-    keeper = RowsKeeper(session, policy)
+    how many cases' rows it worked out: with ``keep``, those rows are stored here
+    (:class:`RowsKeeper`), where waiting on the disk keeps no worker from its cases. A worker
+    sends a chunk as one message, rows that are also its text (a jsonl export's unjudged
+    cases) not sent twice."""
+    keeper = RowsKeeper(session if keep else None, policy)
     try:
         n_jobs = _parallel(session, jobs)
         if n_jobs <= 1:
@@ -738,21 +729,18 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(path: str, policy: Policy | None, annotator: str | None,
                  sentences: bool, work: Callable[..., Any], mode: str = "case") -> None:
     """A worker's session (read-only) and what it is to do with it: ``mode`` "case" (``work``
-    a case at a time), "chunk" (a chunk at a time) or "packed" (a chunk at a time, sent as
-    one :func:`_packed` message)."""
+    a case at a time) or "packed" (a chunk at a time, sent as one :func:`_packed` message)."""
     collect_less()
     _WORKER.update(session=Session.open(path, readonly=True), policy=policy,
                    annotator=annotator, sentences=sentences, work=work, mode=mode)
 
 
 def _rows_chunks(chunks: list[list[str]]) -> list[Any]:
-    """A task of a worker: one result a case ("case", "chunk"), or one a chunk ("packed")."""
+    """A task of a worker: one result a case ("case"), or one a chunk ("packed")."""
     w = _WORKER
     work, session, policy, annotator = w["work"], w["session"], w["policy"], w["annotator"]
     if w["mode"] == "packed":
         return [_packed(work(session, ids, policy, annotator)) for ids in chunks]
-    if w["mode"] == "chunk":
-        return [r for ids in chunks for r in work(session, ids, policy, annotator)]
     return [work(session, cid, policy, annotator=annotator, sentences=w["sentences"])
             for ids in chunks for cid in ids]
 
@@ -877,19 +865,19 @@ def case_jsonl(session: ReviewStore, case_id: str, policy: Policy | None = None,
 
 
 class RowsKeeper:
-    """Stores, beside an export, the unjudged rows it worked out (so the next export reads
-    them), a batch a transaction, through a connection of its own. Rows are a cache: when the
-    session cannot take them (read-only, of another version, busy, a full disk) they are not
-    kept, and the export goes on as before."""
+    """Stores the unjudged rows :func:`fill_rows` worked out (so exports read them), a batch a
+    transaction, through a connection of its own; with no session (an export), nothing. Rows
+    are a cache: when the session cannot take them (read-only, of another version, busy, a
+    full disk) they are not kept, and the work goes on as before."""
 
     # Characters of rows held before they are written: what an export holds stays that of a
     # few cases, whatever the session's size (a commit costs no sync: synchronous=NORMAL; a
     # bigger batch measured no cheaper a case).
     BATCH_CHARS = 16_000
 
-    def __init__(self, session: ReviewStore, policy: Policy | None) -> None:
+    def __init__(self, session: ReviewStore | None, policy: Policy | None) -> None:
         self.path = session.path if isinstance(session, Session) else None
-        self.key = rows_key(session, policy) if self.path is not None else ""
+        self.key = rows_key(session, policy) if isinstance(session, Session) else ""
         self.pending: list[tuple[str, str, str]] = []
         self.marks: dict[str, int] = {}
         self.chars = 0
@@ -943,7 +931,12 @@ class RowsKeeper:
 
 def _write_rows(session: ReviewStore, out: IO[str], work: ChunkWork[Exported],
                 policy: Policy | None, annotator: str | None, jobs: int | None) -> None:
-    for text, _made in iter_kept(session, work, policy, annotator=annotator, jobs=jobs):
+    # The rows an export works out are not stored: storing them cost a cold export of a
+    # million cases about a quarter of its time on two CPUs, and the background pass that
+    # follows a big session's making (the window's, `citeview import`'s) stores them anyway.
+    # So an export only reads the session.
+    for text, _made in iter_kept(session, work, policy, annotator=annotator, jobs=jobs,
+                                 keep=False):
         out.write(text)
 
 
