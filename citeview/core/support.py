@@ -126,14 +126,21 @@ class _Forms(dict[str, str]):
 _FORMS = _Forms()
 
 
+def _letter_runs(text: str) -> list[str] | None:
+    """The tokens of ASCII ``text`` when they are exactly its runs of letters (lower-cased),
+    else None (a digit or an apostrophe: the tokenizer decides)."""
+    letters = text.encode("ascii").translate(_LETTERS).decode("ascii")
+    return None if "0" in letters else letters.split()
+
+
 def content_words(text: str) -> set[str]:
     """The set of normalised content words (and numbers, and CJK bigrams) of ``text``."""
     if text.isascii():
-        letters = text.encode("ascii").translate(_LETTERS).decode("ascii")
-        if "0" in letters:  # a number or an apostrophe: the tokenizer decides
+        runs = _letter_runs(text)
+        if runs is None:  # a number or an apostrophe: the tokenizer decides
             out = set(map(_ascii_token, _ASCII_TOKEN_RE.findall(text.lower())))
         else:
-            out = set(map(_FORMS.__getitem__, letters.split()))
+            out = set(map(_FORMS.__getitem__, runs))
         out.discard("")
         return out
     norm = unicodedata.normalize("NFKC", text).casefold()
@@ -204,9 +211,9 @@ def _forms(text: str) -> Collection[str]:
     intersect a set with, without the set made. A long text (a whole source cited) gets its
     set: a list of every word it holds would be kept as long as the scorer."""
     if len(text) <= 1 << 14 and text.isascii():
-        letters = text.encode("ascii").translate(_LETTERS).decode("ascii")
-        if "0" not in letters:
-            return list(map(_FORMS.__getitem__, letters.split()))
+        runs = _letter_runs(text)
+        if runs is not None:
+            return list(map(_FORMS.__getitem__, runs))
     return content_words(text)
 
 
@@ -299,27 +306,13 @@ def citation_scores(citations: Iterable[Claimed]) -> tuple[tuple[float | None, .
                 claim = c.answer[s:e]
                 cw = claims.get(claim)
                 if cw is None:
-                    if claim.isascii():  # (content_words's usual way, inline)
-                        letters = claim.encode("ascii").translate(_LETTERS).decode("ascii")
-                        if "0" not in letters:
-                            cw = set(map(_FORMS.__getitem__, letters.split()))
-                            cw.discard("")
-                    if cw is None:
-                        cw = content_words(claim)
-                    claims[claim] = cw
+                    cw = claims[claim] = content_words(claim)
             if not cw:
                 row.append(None)
                 continue
             forms = cited_forms.get(cited)
             if forms is None:
-                forms = None
-                if cited.isascii():  # (_forms's usual way, inline)
-                    letters = cited.encode("ascii").translate(_LETTERS).decode("ascii")
-                    if "0" not in letters:
-                        forms = list(map(_FORMS.__getitem__, letters.split()))
-                if forms is None:
-                    forms = content_words(cited)
-                cited_forms[cited] = forms
+                forms = cited_forms[cited] = _forms(cited)
             row.append(len(cw.intersection(forms)) / len(cw))  # ("" is never in cw)
         out.append(tuple(row))
     return tuple(out)
