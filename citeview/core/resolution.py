@@ -479,11 +479,9 @@ def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
         targets: tuple[Target, ...] | None
         if len(ids) == 1:
             key = (ids[0], locator)
-            targets = ones.get(key)
+            targets = ones.get(key)  # (inline, as most keys recur: _shared only to make one)
             if targets is None:
-                targets = ones[key] = (_ok_target(ids[0], locator, by_id, counts)
-                                       or _resolve_one(ids[0], locator, by_id, indexes,
-                                                       by_id.keys()),)
+                targets = _shared(key, ones, by_id, counts, indexes)
         else:
             targets = tuple([_shared((sid, locator), ones, by_id, counts, indexes)[0]
                              for sid in ids])
