@@ -506,7 +506,7 @@ _META_LINES_RE = re.compile(
 
 # The labels of most tool outputs, L1 to Ln in order: compared as the strings split out, and
 # copied as the array a source keeps, with no int() per label nor check for repeats.
-_ONE_TO = [str(n) for n in range(1, 1001)]
+_ONE_TO_DIGITS = [str(n) for n in range(1, 1001)]
 _ONE_TO_ARRAY = array("q", range(1, 1001))
 
 
@@ -537,7 +537,7 @@ def _simple_tool_output(text: str, origin: str) -> Material | None:
     if body.count("\n") != len(rests) - 1:
         return None  # a line that is not labelled
     numbers = parts[1::2]
-    if numbers == _ONE_TO[: len(numbers)]:  # (the usual labels: L1, L2, ... in order)
+    if numbers == _ONE_TO_DIGITS[: len(numbers)]:  # (the usual labels: L1, L2, ... in order)
         labels: array[int] | list[int] = _ONE_TO_ARRAY[: len(numbers)]
     else:
         labels = _ints(list(map(int, numbers)))
