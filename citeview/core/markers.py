@@ -300,13 +300,7 @@ class _Occupied:
         result overlaps a span wherever it occurs (joins can only add occurrences)."""
         if not self.starts:
             return text
-        pieces = []
-        pos = 0
-        for s, e in zip(self.starts, self.ends, strict=True):
-            pieces.append(text[pos:s])
-            pos = e
-        pieces.append(text[pos:])
-        return "".join(pieces)
+        return _join_outside(text, zip(self.starts, self.ends, strict=True))
 
     def take(self, starts: list[int], ends: list[int]) -> None:
         """The first pass's spans, sorted and disjoint (no add/commit needed)."""
@@ -809,7 +803,19 @@ def _scan_passes(text: str, fams: tuple[str, ...], known: set[str], found: list[
 
 
 _BY_START = attrgetter("start")
+_SPAN = attrgetter("start", "end")
 _DIAGNOSTIC_ORDER = attrgetter("start", "end", "code")
+
+
+def _join_outside(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """The pieces of ``text`` outside ``spans`` (sorted, disjoint), joined."""
+    pieces = []
+    pos = 0
+    for s, e in spans:
+        pieces.append(text[pos:s])
+        pos = e
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def _plain(text: str, fams: tuple[str, ...], known: set[str], found: list[Citation]) -> bool:
@@ -820,16 +826,11 @@ def _plain(text: str, fams: tuple[str, ...], known: set[str], found: list[Citati
     ``_scan_passes``) lies outside them."""
     if _marker_char_in(fams):
         return False  # (a marker of such a family holds two STARTs or STOPs)
-    pieces = []
-    pos = 0
     for c in found:
         ids = c.source_ids
         if len(ids) > 1 or ids[0][0] == "L":
             return False  # (may need a locator hint: _may_hide_locator)
-        pieces.append(text[pos : c.start])
-        pos = c.end
-    pieces.append(text[pos:])
-    outside = "".join(pieces)
+    outside = _join_outside(text, map(_SPAN, found))
     # No marker character outside found's markers, each of which holds one START and one
     # STOP: _Scanner.markers's check that they are all the text holds.
     if (START in outside or STOP in outside or DELIMITER in outside or "\\" in outside
