@@ -480,7 +480,12 @@ def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None,
                   stored: str | None = None) -> str:
     """The case's unjudged rows as JSON lines, worked out from its analysis (what is stored;
     ``stored``: the case's JSON, read already)."""
-    analysed = analysed_once(session, case_id, policy, stored)
+    return unjudged_rows_text(analysed_once(session, case_id, policy, stored), case_id)
+
+
+def unjudged_rows_text(analysed: AnalysedCase, case_id: str) -> str:
+    """``rows_text(base_rows(analysed, case_id))``: composed by :func:`unjudged_lines`
+    where it can be, else from the rows."""
     text = unjudged_lines(analysed, case_id)
     return rows_text(base_rows(analysed, case_id)) if text is None else text
 
