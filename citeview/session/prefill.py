@@ -214,7 +214,7 @@ def start_detached(path: str) -> int:
                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
         return int(got.stdout.strip())
     except (OSError, ValueError, subprocess.SubprocessError):
-        return 0  # not started: the first export works the rows out (and stores them)
+        return 0  # not started: each export works the rows out (storing none)
 
 
 _LAUNCH = """import subprocess, sys

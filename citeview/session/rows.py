@@ -854,7 +854,7 @@ class RowsKeeper:
     are a cache: when the session cannot take them (read-only, of another version, busy, a
     full disk) they are not kept, and the work goes on as before."""
 
-    # Characters of rows held before they are written: what an export holds stays that of a
+    # Characters of rows held before they are written: what fill_rows holds stays that of a
     # few cases, whatever the session's size (a commit costs no sync: synchronous=NORMAL; a
     # bigger batch measured no cheaper a case).
     BATCH_CHARS = 16_000
@@ -948,7 +948,7 @@ def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
 def fill_rows(session: Session, policy: Policy | None = None, *,
               jobs: int | None = None) -> int:
     """Work out and store the unjudged rows of every case that has no current ones (in
-    ``jobs`` processes, stored as :class:`RowsKeeper` stores an export's), so that exports
+    ``jobs`` processes, stored by :class:`RowsKeeper`), so that exports
     under ``policy`` read them instead of analysing every case. Returns how many were worked
     out."""
     return sum(made for _text, made in iter_kept(session, chunk_unjudged, policy, jobs=jobs))
