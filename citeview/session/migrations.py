@@ -253,9 +253,10 @@ MIGRATION_5 = [
 
 MIGRATION_6 = [
     # Issue 26: per case, its export rows before any judgement (JSON lines, as ``citeview
-    # export --format jsonl`` writes them), stored when the case is first worked out, so an
-    # export reads them instead of analysing every case again. ``policy`` is the digest of the
-    # analysis and lint policy they were made under: another one is stale (made again).
+    # export --format jsonl`` writes them), stored by the background pass (prefill) or
+    # fill_rows, so an export reads them instead of analysing every case again. ``policy`` is
+    # the digest of the analysis and lint policy they were made under: another one is stale
+    # (made again).
     """CREATE TABLE case_rows (
         case_id TEXT PRIMARY KEY REFERENCES cases(id) ON UPDATE CASCADE ON DELETE CASCADE,
         policy TEXT NOT NULL,

@@ -36,15 +36,13 @@ from citeview.session.files import connect
 from citeview.session.migrations import SCHEMA_VERSION, user_version
 from citeview.session.rows import (
     analysed_once,
-    base_rows,
     default_jobs,
     iter_case_ids,
     marks_of,
     rows_key,
-    rows_text,
     stored_cases,
     unchanged,
-    unjudged_lines,
+    unjudged_rows_text,
 )
 from citeview.session.store import Session
 
@@ -143,8 +141,7 @@ def _work_piece(session: Session, ids: list[str], policy: Policy, key: str) -> _
             sizes[cid] = ()  # unreadable: nothing to judge (as the window counts)
             continue
         sizes[cid] = analysed.item_counts
-        text = unjudged_lines(analysed, cid)
-        rows.append((cid, key, rows_text(base_rows(analysed, cid)) if text is None else text))
+        rows.append((cid, key, unjudged_rows_text(analysed, cid)))
     return rows, sizes, marks
 
 
@@ -217,7 +214,7 @@ def start_detached(path: str) -> int:
                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
         return int(got.stdout.strip())
     except (OSError, ValueError, subprocess.SubprocessError):
-        return 0  # not started: the first export works the rows out (and stores them)
+        return 0  # not started: each export works the rows out (storing none)
 
 
 _LAUNCH = """import subprocess, sys

@@ -480,7 +480,12 @@ def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None,
                   stored: str | None = None) -> str:
     """The case's unjudged rows as JSON lines, worked out from its analysis (what is stored;
     ``stored``: the case's JSON, read already)."""
-    analysed = analysed_once(session, case_id, policy, stored)
+    return unjudged_rows_text(analysed_once(session, case_id, policy, stored), case_id)
+
+
+def unjudged_rows_text(analysed: AnalysedCase, case_id: str) -> str:
+    """``rows_text(base_rows(analysed, case_id))``: composed by :func:`unjudged_lines`
+    where it can be, else from the rows."""
     text = unjudged_lines(analysed, case_id)
     return rows_text(base_rows(analysed, case_id)) if text is None else text
 
@@ -676,14 +681,13 @@ def _parallel(session: ReviewStore, jobs: int | None) -> int:
 
 
 def iter_kept(session: ReviewStore, work: ChunkWork[Exported], policy: Policy | None = None,
-              *, annotator: str | None = None, jobs: int | None = 1, keep: bool = True
+              *, annotator: str | None = None, jobs: int | None = 1
               ) -> Iterator[tuple[str, int]]:
     """Per chunk of cases, in session order, what ``work`` gives (a text a case) joined, and
-    how many cases' rows it worked out: with ``keep``, those rows are stored here
-    (:class:`RowsKeeper`), where waiting on the disk keeps no worker from its cases. A worker
-    sends a chunk as one message, rows that are also its text (a jsonl export's unjudged
-    cases) not sent twice."""
-    keeper = RowsKeeper(session if keep else None, policy)
+    how many cases' rows it gave to keep: those are stored here (:class:`RowsKeeper`), where
+    waiting on the disk keeps no worker from its cases. A worker sends a chunk as one
+    message."""
+    keeper = RowsKeeper(session, policy)
     try:
         n_jobs = _parallel(session, jobs)
         if n_jobs <= 1:
@@ -694,33 +698,21 @@ def iter_kept(session: ReviewStore, work: ChunkWork[Exported], policy: Policy | 
                               in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
                               initargs=(session.path, policy, annotator, False, work, "packed"))
         for text, made in got:
-            for cid, rows, mark in made:
-                keeper.add((cid, rows if isinstance(rows, str) else text[rows[0] : rows[1]], mark))
+            for kept in made:
+                keeper.add(kept)
             yield text, len(made)
         keeper.flush()
     finally:
         keeper.close()
 
 
-# A chunk's texts joined, and per case whose rows were worked out: (its id, its rows, or
-# where in the text they are, its mark).
-_Packed = tuple[str, list[tuple[str, str | tuple[int, int], int]]]
+# A chunk's texts joined, and the rows its cases gave to keep.
+_Packed = tuple[str, list["Made"]]
 
 
 def _packed(got: list[Exported]) -> _Packed:
-    """A chunk's results as one message: rows that are the very text of their case (the same
-    object) go as where they are in the joined text."""
-    texts: list[str] = []
-    made: list[tuple[str, str | tuple[int, int], int]] = []
-    at = 0
-    for text, kept in got:
-        end = at + len(text)
-        if kept is not None:
-            cid, rows, mark = kept
-            made.append((cid, (at, end) if rows is text else rows, mark))
-        texts.append(text)
-        at = end
-    return "".join(texts), made
+    """A chunk's results as one message."""
+    return "".join(text for text, _kept in got), [kept for _text, kept in got if kept]
 
 
 _WORKER: dict[str, Any] = {}
@@ -790,40 +782,34 @@ def _csv_values(row: Row) -> list[str]:
     return [csv_cell(d[c]) for c in COLUMNS]
 
 
-# What an export work gives per case: its output text, and (case id, unjudged rows as JSON
-# lines, the case's mark) when those were worked out (to be stored), else None.
+# What a chunk work gives per case: its output text (an export's), and (case id, unjudged rows
+# as JSON lines, the case's mark) when those are to be stored (fill_rows's), else None.
 Made = tuple[str, str, int]
 Exported = tuple[str, Made | None]
 
 
 def _chunk_rows(session: ReviewStore, ids: list[str], policy: Policy | None,
-                annotator: str | None
-                ) -> Iterator[tuple[str, str | None, list[Row] | None, Made | None]]:
-    """Per case of ``ids``: (its id, its rows as JSON lines, None, None) when nobody judged
-    it and its stored rows are current (or its rows, worked out here, are its unjudged ones),
-    else (its id, None, its rows, its unjudged rows as JSON lines with the case's mark when
-    worked out here)."""
+                annotator: str | None) -> Iterator[tuple[str | None, list[Row] | None]]:
+    """Per case of ``ids``: (its rows as JSON lines, None) when nobody judged it (its stored
+    rows, or its unjudged rows worked out here), or when its rows worked out here are its
+    unjudged ones; else (None, its rows). Nothing is marked for storing: an export stores
+    nothing."""
     judged = judged_cases(session, ids)
     stored = stored_rows(session, ids, rows_key(session, policy)) if judged is not None else {}
-    todo = [cid for cid in ids if cid not in stored]
-    datas = stored_cases(session, todo)
-    marks = marks_of(session, todo, datas)
+    datas = stored_cases(session, [cid for cid in ids if cid not in stored])
     for cid in ids:
         text = stored.get(cid)
         if judged is not None and cid not in judged:
             if text is None:  # nobody judged it: its rows are its unjudged rows, no query
                 text = unjudged_text(session, cid, policy, datas.get(cid))
-                yield cid, text, None, (cid, text, marks.get(cid, -1))
-            else:
-                yield cid, text, None, None
+            yield text, None
         else:
             rows, made, same = export_rows(session, cid, policy, annotator, text,
                                            datas.get(cid))
-            kept = None if made is None else (cid, made, marks.get(cid, -1))
             if same and made is not None:
-                yield cid, made, None, kept
+                yield made, None
             else:
-                yield cid, None, rows, kept
+                yield None, rows
 
 
 def chunk_csv(session: ReviewStore, ids: list[str], policy: Policy | None,
@@ -831,12 +817,12 @@ def chunk_csv(session: ReviewStore, ids: list[str], policy: Policy | None,
     """The rows of each case of ``ids`` as CSV lines (RFC 4180, CRLF): made in the worker
     that made the rows, so only text crosses between processes."""
     out: list[Exported] = []
-    for _cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
+    for text, rows in _chunk_rows(session, ids, policy, annotator):
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\r\n")
         for row in parsed_rows(text) if text is not None else rows or ():
             writer.writerow(_csv_values(row))
-        out.append((buf.getvalue(), made))
+        out.append((buf.getvalue(), None))
     return out
 
 
@@ -845,10 +831,8 @@ def chunk_jsonl(session: ReviewStore, ids: list[str], policy: Policy | None,
     """The rows of each case of ``ids`` as JSON lines (lone surrogates escaped): a case
     nobody judged whose rows are stored is copied out as it is."""
     out: list[Exported] = []
-    for _cid, text, rows, made in _chunk_rows(session, ids, policy, annotator):
-        if text is None:
-            text = rows_text(rows or [])
-        out.append((text, made))
+    for text, rows in _chunk_rows(session, ids, policy, annotator):
+        out.append((rows_text(rows or []) if text is None else text, None))
     return out
 
 
@@ -866,18 +850,18 @@ def case_jsonl(session: ReviewStore, case_id: str, policy: Policy | None = None,
 
 class RowsKeeper:
     """Stores the unjudged rows :func:`fill_rows` worked out (so exports read them), a batch a
-    transaction, through a connection of its own; with no session (an export), nothing. Rows
+    transaction, through a connection of its own (opened when there are rows to store). Rows
     are a cache: when the session cannot take them (read-only, of another version, busy, a
     full disk) they are not kept, and the work goes on as before."""
 
-    # Characters of rows held before they are written: what an export holds stays that of a
+    # Characters of rows held before they are written: what fill_rows holds stays that of a
     # few cases, whatever the session's size (a commit costs no sync: synchronous=NORMAL; a
     # bigger batch measured no cheaper a case).
     BATCH_CHARS = 16_000
 
-    def __init__(self, session: ReviewStore | None, policy: Policy | None) -> None:
+    def __init__(self, session: ReviewStore, policy: Policy | None) -> None:
         self.path = session.path if isinstance(session, Session) else None
-        self.key = rows_key(session, policy) if isinstance(session, Session) else ""
+        self.key = rows_key(session, policy) if self.path is not None else ""
         self.pending: list[tuple[str, str, str]] = []
         self.marks: dict[str, int] = {}
         self.chars = 0
@@ -935,8 +919,8 @@ def _write_rows(session: ReviewStore, out: IO[str], work: ChunkWork[Exported],
     # million cases about a quarter of its time on two CPUs, and the background pass that
     # follows a big session's making (the window's, `citeview import`'s) stores them anyway.
     # So an export only reads the session.
-    for text, _made in iter_kept(session, work, policy, annotator=annotator, jobs=jobs,
-                                 keep=False):
+    # (Its works give no rows to keep: iter_kept stores nothing for it.)
+    for text, _made in iter_kept(session, work, policy, annotator=annotator, jobs=jobs):
         out.write(text)
 
 
@@ -964,7 +948,7 @@ def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
 def fill_rows(session: Session, policy: Policy | None = None, *,
               jobs: int | None = None) -> int:
     """Work out and store the unjudged rows of every case that has no current ones (in
-    ``jobs`` processes, stored as :class:`RowsKeeper` stores an export's), so that exports
+    ``jobs`` processes, stored by :class:`RowsKeeper`), so that exports
     under ``policy`` read them instead of analysing every case. Returns how many were worked
     out."""
     return sum(made for _text, made in iter_kept(session, chunk_unjudged, policy, jobs=jobs))

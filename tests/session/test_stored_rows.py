@@ -1,7 +1,8 @@
 """Stored export rows (issue 26): a case's unjudged rows are kept in the session once worked
-out, and ``export --format jsonl|csv`` copies them instead of analysing the case again; what is
-written stays byte for byte what the recorded outputs hold, and rows stored under another
-policy, by another citeview, or for a case since changed are worked out again."""
+out (by the background pass or fill_rows; an export stores none), and ``export --format
+jsonl|csv`` copies them instead of analysing the case again; what is written stays byte for
+byte what the recorded outputs hold, and rows stored under another policy, by another
+citeview, or for a case since changed are worked out again."""
 
 from __future__ import annotations
 
