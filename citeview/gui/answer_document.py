@@ -299,7 +299,7 @@ _MoveToThread = Callable[[QTextDocument, "shiboken6.Object | None"], bool]
 # QObject::moveToThread(QThread*) (kept for binary compatibility by Qt 6.7 and later, whose own
 # adds an empty tag argument), as the Itanium C++ ABI (Linux, macOS) and MSVC (Windows) name it.
 _ITANIUM_SYMBOL = "_ZN7QObject12moveToThreadEP7QThread"
-_MSVC_SYMBOL = "?moveToThread@QObject@@QEAA_NPEAVQThread@@@Z"
+_MSVC_SYMBOL = "?moveToThread@QObject@@QEAAXPEAVQThread@@@Z"
 
 _move_lock = threading.Lock()
 _move_found: list[_MoveToThread | None] = []  # once looked up: the function, or None
@@ -324,11 +324,16 @@ def _look_up_move() -> _MoveToThread | None:
     except (AttributeError, OSError, ValueError):
         return None
     fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
-    fn.restype = ctypes.c_bool
+    # The symbol kept for binary compatibility returns nothing (it jumps to the bool overload
+    # on x86-64 Linux, but that is no contract): the move is read back from the object instead.
+    fn.restype = None
 
     def move(obj: QTextDocument, thread: shiboken6.Object | None) -> bool:
         # (ctypes releases the GIL for the call: a CDLL function, not a PyDLL one.)
-        return bool(fn(_address(obj), _address(thread) if thread is not None else None))
+        target = _address(thread) if thread is not None else None
+        fn(_address(obj), target)
+        now = obj.thread()  # (QObject::thread reads the object's thread data: no lock)
+        return (now is None) if target is None else (now is not None and _address(now) == target)
 
     # Checked on an object of its own: moved to no thread (the one move any thread may make),
     # it must say so, and Qt too.
