@@ -1,18 +1,27 @@
 """The answer document: the rendered answer's HTML parsed into a ``QTextDocument`` that loads
 nothing, its chips found and painted (:class:`ChipPainter`). Built in the case loader's worker
 (``QTextDocument`` is reentrant; no widget here: the ``worker`` import contract) and handed to
-the answer pane (:class:`~citeview.gui.answer_view.AnswerView`).
+the answer pane (:class:`~citeview.gui.answer_view.AnswerView`) on the GUI thread, moved there
+with the GIL released (:func:`gil_free_move`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import html
+import os
 import re
+import sys
+import threading
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import (
     QCoreApplication,
+    QLibraryInfo,
     QUrl,
+    qVersion,
 )
 from PySide6.QtGui import (
     QBrush,
@@ -146,22 +155,58 @@ def style_of(cls: str, text: str) -> tuple[str, int]:
 
 class PreparedDocument:
     """A rendered answer document, its chips' positions and their painter, ready for
-    :class:`AnswerView`."""
+    :class:`AnswerView`. Read on the GUI thread: one made by :meth:`later` is built there, at
+    its first read."""
 
-    __slots__ = ("chips", "document", "painter")
+    __slots__ = ("_parts", "_source")
 
     def __init__(self, document: QTextDocument, chips: list[tuple[int, int]],
                  painter: ChipPainter) -> None:
-        self.document = document
-        self.chips = chips
-        self.painter = painter
+        self._parts: tuple[QTextDocument, list[tuple[int, int]], ChipPainter] | None = (
+            document, chips, painter)
+        self._source: tuple[str | RenderedAnswer, bool, QFont | str] | None = None
+
+    @classmethod
+    def later(cls, body_html: str | RenderedAnswer, dark: bool, font: QFont | str
+              ) -> PreparedDocument:
+        """What :func:`prepare_document` makes from these, made on the GUI thread when first
+        read (a worker that cannot hand a document over without the GIL makes no Qt object)."""
+        prepared = cls.__new__(cls)
+        prepared._parts = None
+        prepared._source = (body_html, dark, font)
+        return prepared
+
+    def _built(self) -> tuple[QTextDocument, list[tuple[int, int]], ChipPainter]:
+        if self._parts is None:
+            assert self._source is not None
+            app = QCoreApplication.instance()
+            if app is not None and not app.thread().isCurrentThread():
+                raise RuntimeError("an answer document deferred to the GUI thread was read "
+                                   "in another thread")
+            self._parts = _build(*self._source)
+            self._source = None
+        return self._parts
+
+    @property
+    def document(self) -> QTextDocument:
+        return self._built()[0]
+
+    @property
+    def chips(self) -> list[tuple[int, int]]:
+        return self._built()[1]
+
+    @property
+    def painter(self) -> ChipPainter:
+        return self._built()[2]
 
 
 def prepare_document(body_html: str | RenderedAnswer, dark: bool, font: QFont | str
                      ) -> PreparedDocument:
     """Parse the answer HTML into a document, find its chips and paint them. Safe in a worker
     thread (QTextDocument is reentrant): the costly parse of a huge answer stays off the GUI
-    thread. The document is handed over to the GUI thread's ownership.
+    thread. The document is handed over to the GUI thread's ownership, with the GIL released
+    (:func:`gil_free_move`; where that cannot be done, it is built on the GUI thread instead,
+    when first read: :meth:`PreparedDocument.later`).
 
     Chips are found without anchors in the document: each chip's label stands between two
     no-break spaces, so once the chips' anchors are taken out of the HTML, the n-th no-break
@@ -170,6 +215,23 @@ def prepare_document(body_html: str | RenderedAnswer, dark: bool, font: QFont | 
     in and the chips are found by them. ``body_html``: the HTML of
     :func:`~citeview.gui.answer_render.render_answer`, or its pieces
     (:func:`~citeview.gui.answer_render.render_parts`: the chips known without a search)."""
+    app = QCoreApplication.instance()
+    gui = app.thread() if app is not None else None
+    if gui is None or gui.isCurrentThread():
+        return PreparedDocument(*_build(body_html, dark, font))
+    move = gil_free_move()
+    if move is None:
+        return PreparedDocument.later(body_html, dark, font)
+    parts = _build(body_html, dark, font)
+    if not move(parts[0], gui):
+        raise RuntimeError("the answer document could not be handed to the GUI thread")
+    return PreparedDocument(*parts)
+
+
+def _build(body_html: str | RenderedAnswer, dark: bool, font: QFont | str
+           ) -> tuple[QTextDocument, list[tuple[int, int]], ChipPainter]:
+    """The document, its chips and their painter (see :func:`prepare_document`), in the
+    calling thread."""
     doc = _SafeDocument()
     if isinstance(font, str):
         f = QFont()
@@ -201,10 +263,121 @@ def prepare_document(body_html: str | RenderedAnswer, dark: bool, font: QFont | 
     flush = QTextCursor(doc)
     flush.beginEditBlock()
     flush.endEditBlock()
-    app = QCoreApplication.instance()
-    if app is not None and doc.thread() is not app.thread():
-        doc.moveToThread(app.thread())
-    return PreparedDocument(doc, chips, painter)
+    return doc, chips, painter
+
+
+# -- handing a document over to the GUI thread ------------------------------------------------
+#
+# PySide's QObject.moveToThread calls Qt holding the GIL, and QObject::moveToThread locks the
+# object's signal-slot mutex (one of a pool of 131 shared by all objects, by address: unrelated
+# objects share one) and both threads' posted-event mutexes. The GUI thread takes that pool's
+# mutexes with the GIL released and then waits for the GIL under them: PySide disconnects a dead
+# Python receiver's connections outside the GIL, and QObject::disconnect calls the sender's
+# disconnectNotify under the lock, where the wrapper of an object made in Python takes the GIL to
+# look for an override (Qt deleting a QObject does the same). A worker moving its document
+# waited for that mutex holding the GIL the GUI thread waited for: a CI run hung there.
+#
+# So the worker calls Qt's own QObject::moveToThread through ctypes, which releases the GIL for
+# the call: waiting for a lock, it holds nothing the GUI thread needs. The ThreadChange events
+# the move sends first (which may run Python, taking the GIL back) go out before it takes any
+# lock. Making the document is safe as it is: a new document's objects take none of these
+# mutexes (no connection, no posted event), only the move does.
+#
+# Not chosen: making the document on the GUI thread (35 ms of a 10,000-chip answer's first
+# paint, what the worker is there to take off it: only the fallback); a handshake moving it
+# while the GUI thread waits at a known point (every case would make the GUI thread wait for a
+# worker's turn at the GIL, and any GUI wait on a worker, shutdown's included, would deadlock).
+#
+# The symbol is looked up in the Qt already loaded (never a second copy) and checked once by
+# moving an object of its own; where that fails (a platform or Qt build not foreseen here) no
+# worker makes a document: PreparedDocument.later builds it on the GUI thread.
+
+# move(obj, thread): a QObject (here a document) and a QThread (the GUI thread's, or None). (This
+# module names neither class: the ``worker`` import contract.)
+_MoveToThread = Callable[[QTextDocument, "shiboken6.Object | None"], bool]
+
+# QObject::moveToThread(QThread*) (kept for binary compatibility by Qt 6.7 and later, whose own
+# adds an empty tag argument), as the Itanium C++ ABI (Linux, macOS) and MSVC (Windows) name it.
+_ITANIUM_SYMBOL = "_ZN7QObject12moveToThreadEP7QThread"
+_MSVC_SYMBOL = "?moveToThread@QObject@@QEAAXPEAVQThread@@@Z"
+
+_move_lock = threading.Lock()
+_move_found: list[_MoveToThread | None] = []  # once looked up: the function, or None
+
+
+def gil_free_move() -> _MoveToThread | None:
+    """``move(obj, thread)``: Qt's ``QObject::moveToThread`` called with the GIL released, or
+    None where it cannot be (see above). Looked up at the first call (the window does it on the
+    GUI thread at start-up: :func:`~citeview.gui.warm_up.warm_up_qt`)."""
+    with _move_lock:
+        if not _move_found:
+            _move_found.append(_look_up_move())
+        return _move_found[0]
+
+
+def _look_up_move() -> _MoveToThread | None:
+    try:
+        lib = _loaded_qt_core()
+        if lib is None:
+            return None
+        fn = getattr(lib, _MSVC_SYMBOL if sys.platform == "win32" else _ITANIUM_SYMBOL)
+    except (AttributeError, OSError, ValueError):
+        return None
+    fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
+    # The symbol kept for binary compatibility returns nothing (it jumps to the bool overload
+    # on x86-64 Linux, but that is no contract): the move is read back from the object instead.
+    fn.restype = None
+
+    def move(obj: QTextDocument, thread: shiboken6.Object | None) -> bool:
+        # (ctypes releases the GIL for the call: a CDLL function, not a PyDLL one.)
+        target = _address(thread) if thread is not None else None
+        fn(_address(obj), target)
+        now = obj.thread()  # (QObject::thread reads the object's thread data: no lock)
+        return (now is None) if target is None else (now is not None and _address(now) == target)
+
+    # Checked on an object of its own: moved to no thread (the one move any thread may make),
+    # it must say so, and Qt too.
+    probe = QTextDocument()
+    try:
+        if move(probe, None) and probe.thread() is None:
+            return move
+    except (ctypes.ArgumentError, OSError, TypeError):
+        pass
+    return None
+
+
+def _address(obj: shiboken6.Object) -> int:
+    """The address of the C++ object (QObject is the first base of QTextDocument and QThread:
+    that of the QObject too)."""
+    return int(shiboken6.getCppPointer(obj)[0])
+
+
+def _loaded_qt_core() -> ctypes.CDLL | None:
+    """The Qt Core library this process has loaded (PySide's), or None: never loaded anew."""
+    major = qVersion().split(".")[0]
+    if sys.platform == "win32":
+        kernel32 = ctypes.WinDLL("kernel32")
+        kernel32.GetModuleHandleW.argtypes = (ctypes.c_wchar_p,)
+        kernel32.GetModuleHandleW.restype = ctypes.c_void_p
+        name = f"Qt{major}Core.dll"
+        handle = kernel32.GetModuleHandleW(name)
+        return ctypes.CDLL(name, handle=handle) if handle else None
+    no_load = getattr(os, "RTLD_NOLOAD", 0)
+    if not no_load:
+        return None
+    names = [f"libQt{major}Core.so.{major}"]
+    if sys.platform == "darwin":
+        libs = QLibraryInfo.path(QLibraryInfo.LibraryPath.LibrariesPath)
+        names = [os.path.join(libs, "QtCore.framework", "Versions", "A", "QtCore"),
+                 os.path.join(libs, "QtCore.framework", "QtCore"),
+                 os.path.join(libs, f"libQt{major}Core.{major}.dylib")]
+        names += [os.path.realpath(n) for n in names]
+    for name in names:
+        try:
+            return ctypes.CDLL(name, mode=no_load | getattr(os, "RTLD_LAZY", 1))
+        except OSError:
+            continue
+    return None
 
 
 _CHIP_TAG_RE = re.compile(f'<a href="{CHIP_SCHEME}:(\\d+)"(?: class="([a-z]*)")?>([^<]*)</a>')
@@ -277,4 +450,4 @@ def _find_chips(doc: QTextDocument) -> list[tuple[int, int]]:
     return [found.get(i, (-1, -1)) for i in range(max(found, default=-1) + 1)]
 
 
-__all__ = ["ChipPainter", "PreparedDocument", "prepare_document", "style_of"]
+__all__ = ["ChipPainter", "PreparedDocument", "gil_free_move", "prepare_document", "style_of"]

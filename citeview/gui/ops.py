@@ -82,6 +82,9 @@ class BackgroundOp(Generic[T]):
 
     def _work_and_report(self, dispatcher: _Dispatcher) -> None:
         self._work()
+        # (PySide emits with the GIL released: the Qt locks of the queued call are never waited
+        # for holding the GIL, which the GUI thread may wait for under one of them; see
+        # citeview.gui.answer_document's hand-over of a document for that deadlock.)
         dispatcher.finished.emit(self)
 
     # -- back on the GUI thread ----------------------------------------------------------------

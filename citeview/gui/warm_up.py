@@ -14,11 +14,12 @@ def warm_up_qt(font: QFont) -> None:
     not be shown."""
     from PySide6.QtCore import QThread
 
-    from citeview.gui.answer_document import prepare_document
+    from citeview.gui.answer_document import gil_free_move, prepare_document
     from citeview.gui.answer_render import Chip, ChipState, chip_html
 
     chips = chip_html(Chip(1)) + chip_html(Chip(2, ChipState.PROBLEM))
     prepare_document(f"<p><em>warm</em> up{chips}</p>", False, font)
+    gil_free_move()  # how a worker hands its document over, looked up (and checked) here
     QThread.Priority.NormalPriority  # noqa: B018 -- made now
     # What the window reads once a big input's session is made (sizing the verdict column):
     # made here, not in that one GUI-thread call (a 60 ms stall while a million cases copy).
