@@ -10,6 +10,7 @@ new workers for ever and waited on the lost batch (a hang that kept the CPU busy
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import signal
@@ -32,6 +33,43 @@ def start_method() -> str:
     """``fork`` where there is one and no Qt module is loaded; ``spawn`` otherwise."""
     qt = any(m.split(".")[0] in QT_MODULES for m in list(sys.modules))
     return "fork" if "fork" in multiprocessing.get_all_start_methods() and not qt else "spawn"
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on: those it is bound to (``sched_getaffinity``, where
+    there is one; ``taskset``, a container's cpuset), fewer where a cgroup's CPU quota allows
+    less time (a container's ``--cpus``), at least 1."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    quota = _cgroup_cpus()
+    return max(1, min(n, quota) if quota else n)
+
+
+def _cgroup_cpus() -> int | None:
+    """CPUs' worth of time the cgroup's quota gives this process (cgroup v2 ``cpu.max``, or
+    v1's ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``), rounded up; None when it sets
+    none or cannot be read (not Linux, say)."""
+    for quota_file, period_file in _CGROUP_QUOTAS:
+        try:
+            with open(quota_file, encoding="ascii") as f:
+                fields = f.read().split()
+            if period_file is not None:
+                with open(period_file, encoding="ascii") as f:
+                    fields.append(f.read().strip())
+            quota, period = int(fields[0]), int(fields[1])
+        except (OSError, ValueError, IndexError, UnicodeDecodeError):
+            continue  # ("max": no quota; no such file)
+        if quota > 0 and period > 0:
+            return max(1, math.ceil(quota / period))
+    return None
+
+
+_CGROUP_QUOTAS: tuple[tuple[str, str | None], ...] = (
+    ("/sys/fs/cgroup/cpu.max", None),
+    ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"),
+)
 
 
 def batches(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
@@ -86,4 +124,4 @@ def _exit_with(parent: int) -> None:
 
 PARENT_CHECK_SECONDS = 1.0
 
-__all__ = ["BrokenProcessPool", "batches", "ordered_map", "start_method"]
+__all__ = ["BrokenProcessPool", "batches", "ordered_map", "start_method", "usable_cpus"]
