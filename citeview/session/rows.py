@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring
 from typing import IO, Any, NamedTuple, TypeVar
 
-from citeview.core.analysis import AnalysedCase, numbering_policy, policy_key
+from citeview.core.analysis import AnalysedCase, Analyser, numbering_policy, policy_key
 from citeview.core.batchgc import collect_less
 from citeview.core.cases import Case
 from citeview.core.corrections import Correction, fits
@@ -131,11 +131,13 @@ def _target_codes(codes: list[str], target: Target) -> tuple[str, ...]:
 
 
 def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None,
-                  stored: str | None = None) -> AnalysedCase:
+                  stored: str | None = None, analyser: Analyser | None = None
+                  ) -> AnalysedCase:
     """The case analysed as the session numbers it, neither kept nor counted: a pass over every
     case (export, report) must not grow the session's memory with a million item counts, nor
     push out of its cache the cases being shown. ``stored``: its stored JSON, read already
-    (:func:`stored_cases`)."""
+    (:func:`stored_cases`); ``analyser``: ``session.analyser``, looked up already (a chunk's
+    cases share it)."""
     data: object
     try:  # parsed here, not kept by the session: 256 cases of 17 MB sources are no bound
         if stored is None:
@@ -151,7 +153,7 @@ def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None,
         case = Case.from_dict(data, case_id)
     except InputError as err:
         raise SessionError(f"{session.path}: case {case_id!r}: {err}") from None
-    return session.analyser.analysed_once(case, policy)
+    return (session.analyser if analyser is None else analyser).analysed_once(case, policy)
 
 
 # json's C scanner, called as json.loads calls it (through two Python frames and two
@@ -603,6 +605,10 @@ def export_rows(session: ReviewStore, case_id: str, policy: Policy | None,
 PARALLEL_MIN_CASES = 2000
 _CHUNK = 64  # cases per task sent to a worker
 _IN_FLIGHT_PER_JOB = 4  # tasks queued per worker: bounds what waits in memory
+# Chunks a task of an export (iter_kept) carries: each still read as one chunk, their outputs
+# sent back as one message (a task costs the pool's threads a few hundred microseconds here).
+_KEPT_BATCH = 4
+_KEPT_IN_FLIGHT_PER_JOB = 2
 _ID_PAGE = 4096  # case ids read from a session file at a time
 _MAX_JOBS = 4
 
@@ -787,8 +793,9 @@ def iter_kept(session: ReviewStore, work: ChunkWork, policy: Policy | None = Non
             got: Iterator[_Packed] = (work(session, chunk, policy, annotator)
                                       for chunk in chunks)
         else:
-            got = ordered_map(_rows_chunks, chunks, n_jobs, batch=1,
-                              in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
+            got = ordered_map(_rows_chunks, chunks, n_jobs, batch=_KEPT_BATCH,
+                              in_flight_per_job=_KEPT_IN_FLIGHT_PER_JOB,
+                              initializer=_init_worker,
                               initargs=(session.path, policy, annotator, False, work, "packed"))
         for text, made in got:
             for kept in made:
@@ -887,8 +894,9 @@ def _chunk_rows(session: ReviewStore, chunk: Chunk, policy: Policy | None,
         # No judgement and no stored rows in the session (a cold export's usual case): every
         # case's rows are its unjudged rows, worked out from its JSON, read with its id.
         ids, datas = chunk_cases(session, chunk)
+        analyser = session.analyser  # (a look-up of the session's families: once a chunk)
         for cid in ids:
-            yield _unjudged_out(session, cid, policy, datas.get(cid), encoded), None
+            yield _unjudged_out(session, cid, policy, datas.get(cid), encoded, analyser), None
         return
     ids = chunk_ids(session, chunk)
     judged = judged_cases(session, ids)
@@ -911,11 +919,12 @@ def _chunk_rows(session: ReviewStore, chunk: Chunk, policy: Policy | None,
 
 
 def _unjudged_out(session: ReviewStore, case_id: str, policy: Policy | None,
-                  stored: str | None, encoded: bool) -> str | bytes:
+                  stored: str | None, encoded: bool, analyser: Analyser | None = None
+                  ) -> str | bytes:
     """:func:`unjudged_text`, in UTF-8 bytes with ``encoded``."""
+    analysed = analysed_once(session, case_id, policy, stored, analyser)
     if not encoded:
-        return unjudged_text(session, case_id, policy, stored)
-    analysed = analysed_once(session, case_id, policy, stored)
+        return unjudged_rows_text(analysed, case_id)
     got = unjudged_bytes(analysed, case_id)
     return rows_text(base_rows(analysed, case_id)).encode("utf-8") if got is None else got
 
