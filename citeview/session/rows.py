@@ -608,7 +608,7 @@ _IN_FLIGHT_PER_JOB = 4  # tasks queued per worker: bounds what waits in memory
 # Chunks a task of an export (iter_kept) carries: each still read as one chunk, their outputs
 # sent back as one message (a task costs the pool's threads a few hundred microseconds here).
 _KEPT_BATCH = 4
-_KEPT_IN_FLIGHT_PER_JOB = 2
+_KEPT_IN_FLIGHT_PER_JOB = 4
 _ID_PAGE = 4096  # case ids read from a session file at a time
 _MAX_JOBS = 4
 
