@@ -9,7 +9,9 @@ failure the temporary file is removed; an :class:`OSError` becomes a one-line
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import io
 import os
 import secrets
 import shutil
@@ -112,6 +114,16 @@ def write_text_atomically(path: str, write: Callable[[IO[str]], None]) -> None:
     write_stream_atomically(path, fill)
 
 
+def write_bytes_atomically(path: str, write: Callable[[IO[bytes]], None]) -> None:
+    """Replace (or create) ``path`` with the bytes ``write(stream)`` writes, all or nothing."""
+    def fill(fd: int) -> None:
+        with open(fd, "wb", closefd=False, buffering=_CHUNK) as out:
+            write(out)
+            out.flush()
+
+    write_stream_atomically(path, fill)
+
+
 def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
     """Write to stdout (``-``) or to ``path`` atomically (a temp file renamed into place)."""
     if path == "-":
@@ -127,5 +139,43 @@ def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
     write_text_atomically(path, write)
 
 
-__all__ = ["write_atomically", "write_output", "write_stream_atomically",
-           "write_text_atomically"]
+def write_output_bytes(path: str, write: Callable[[IO[bytes]], None]) -> None:
+    """:func:`write_output` of UTF-8 text ``write`` writes already encoded: a file gets the
+    bytes as they are; standard output too where it is UTF-8 and writes line ends as they
+    come, else it is handed the text (its encoding and line ends apply, as for
+    :func:`write_output`)."""
+    if path != "-":
+        write_bytes_atomically(path, write)
+        return
+    with tempfile.SpooledTemporaryFile(8 << 20, mode="w+b") as held:
+        write(held)
+        held.seek(0)
+        raw = _utf8_stdout()
+        if raw is not None:
+            sys.stdout.flush()
+            shutil.copyfileobj(held, raw)
+            raw.flush()
+            return
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        while chunk := held.read(_CHUNK):
+            sys.stdout.write(decoder.decode(chunk))
+        sys.stdout.write(decoder.decode(b"", final=True))
+    sys.stdout.flush()
+
+
+def _utf8_stdout() -> io.BufferedIOBase | None:
+    """Standard output's byte stream when text written to it would go out as the same UTF-8
+    bytes (a UTF-8 text stream that leaves line ends alone: POSIX's), else None."""
+    out = sys.stdout
+    if os.linesep != "\n" or not isinstance(out, io.TextIOWrapper):
+        return None
+    try:
+        utf8 = codecs.lookup(out.encoding).name == "utf-8"
+    except LookupError:
+        return None
+    raw = getattr(out, "buffer", None)
+    return raw if utf8 and isinstance(raw, io.BufferedIOBase) else None
+
+
+__all__ = ["write_atomically", "write_bytes_atomically", "write_output", "write_output_bytes",
+           "write_stream_atomically", "write_text_atomically"]

@@ -20,9 +20,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
-from citeview.commands._atomic import write_output
+from citeview.commands._atomic import write_output, write_output_bytes
 from citeview.commands._sessions import open_readonly
 from citeview.core.corrections import CorrectionError
 from citeview.core.errors import InputError
@@ -39,7 +39,7 @@ Writer = Callable[[ReviewStore, IO[str]], None]
 
 
 class RowWriter(Protocol):
-    def __call__(self, session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
+    def __call__(self, session: ReviewStore, out: IO[Any], policy: Policy | None = None, *,
                  annotator: str | None = None, jobs: int | None = None) -> None: ...
 
 
@@ -103,5 +103,7 @@ def run(args: argparse.Namespace) -> int:
     with open_readonly(args.session, "export") as session:
         # Citations are numbered with the session's families; lint must see the same ones.
         policy = policy.merged(families=session.families)
-        write_output(args.output, lambda out: rows(session, out, policy, jobs=args.jobs))
+        # Bytes: rows are encoded where they are made (the workers), written as they come.
+        write_output_bytes(args.output, lambda out: rows(session, out, policy,
+                                                         jobs=args.jobs))
     return 0

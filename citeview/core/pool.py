@@ -10,6 +10,8 @@ new workers for ever and waited on the lost batch (a hang that kept the CPU busy
 
 from __future__ import annotations
 
+import contextlib
+import math
 import multiprocessing
 import os
 import signal
@@ -34,6 +36,43 @@ def start_method() -> str:
     return "fork" if "fork" in multiprocessing.get_all_start_methods() and not qt else "spawn"
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: those it is bound to (``sched_getaffinity``, where
+    there is one; ``taskset``, a container's cpuset), fewer where a cgroup's CPU quota allows
+    less time (a container's ``--cpus``), at least 1."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    quota = _cgroup_cpus()
+    return max(1, min(n, quota) if quota else n)
+
+
+def _cgroup_cpus() -> int | None:
+    """CPUs' worth of time the cgroup's quota gives this process (cgroup v2 ``cpu.max``, or
+    v1's ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``), rounded up; None when it sets
+    none or cannot be read (not Linux, say)."""
+    for quota_file, period_file in _CGROUP_QUOTAS:
+        try:
+            with open(quota_file, encoding="ascii") as f:
+                fields = f.read().split()
+            if period_file is not None:
+                with open(period_file, encoding="ascii") as f:
+                    fields.append(f.read().strip())
+            quota, period = int(fields[0]), int(fields[1])
+        except (OSError, ValueError, IndexError, UnicodeDecodeError):
+            continue  # ("max": no quota; no such file)
+        if quota > 0 and period > 0:
+            return max(1, math.ceil(quota / period))
+    return None
+
+
+_CGROUP_QUOTAS: tuple[tuple[str, str | None], ...] = (
+    ("/sys/fs/cgroup/cpu.max", None),
+    ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"),
+)
+
+
 def batches(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
     """``items`` in lists of ``size`` (the last may be shorter)."""
     batch: list[_T] = []
@@ -56,6 +95,7 @@ def ordered_map(work: Callable[[list[_T]], list[_R]], items: Iterable[_T], jobs:
     ctx = multiprocessing.get_context(start_method())
     pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_start_worker,
                                initargs=(os.getpid(), initializer, initargs))
+    _widen_results(pool)
     try:
         window: deque[Future[list[_R]]] = deque()
         for chunk in batches(items, batch):
@@ -66,6 +106,23 @@ def ordered_map(work: Callable[[list[_T]], list[_R]], items: Iterable[_T], jobs:
             yield from window.popleft().result()
     finally:  # (also when the caller stops early: batches not started are dropped)
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _widen_results(pool: ProcessPoolExecutor) -> None:
+    """Let the pipe that brings results back hold :data:`PIPE_BYTES` (Linux; elsewhere, or
+    where the pool's pipe is not found, it stays as it is): a worker then writes a result of
+    a few hundred KB in one go, not a 64 KB piece each time this process has read one."""
+    reader = getattr(getattr(pool, "_result_queue", None), "_reader", None)
+    fileno = getattr(reader, "fileno", None)
+    if not callable(fileno):
+        return
+    with contextlib.suppress(OSError, ImportError, ValueError, TypeError):
+        import fcntl
+
+        fcntl.fcntl(fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+
+
+PIPE_BYTES = 1 << 20  # Linux's default most for an unprivileged process
 
 
 def _start_worker(parent: int, initializer: Callable[..., object] | None,
@@ -86,4 +143,4 @@ def _exit_with(parent: int) -> None:
 
 PARENT_CHECK_SECONDS = 1.0
 
-__all__ = ["BrokenProcessPool", "batches", "ordered_map", "start_method"]
+__all__ = ["BrokenProcessPool", "batches", "ordered_map", "start_method", "usable_cpus"]

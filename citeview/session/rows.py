@@ -24,15 +24,14 @@ import csv
 import hashlib
 import io
 import json
-import os
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring
-from typing import IO, Any, TypeVar
+from typing import IO, Any, NamedTuple, TypeVar
 
-from citeview.core.analysis import AnalysedCase, numbering_policy, policy_key
+from citeview.core.analysis import AnalysedCase, Analyser, numbering_policy, policy_key
 from citeview.core.batchgc import collect_less
 from citeview.core.cases import Case
 from citeview.core.corrections import Correction, fits
@@ -40,7 +39,7 @@ from citeview.core.errors import InputError
 from citeview.core.metrics import answer_sentences
 from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
-from citeview.core.pool import ordered_map
+from citeview.core.pool import ordered_map, usable_cpus
 from citeview.core.resolution import Status, Target
 from citeview.core.text import scrub_surrogates
 from citeview.session.errors import SessionError, read_errors
@@ -132,11 +131,13 @@ def _target_codes(codes: list[str], target: Target) -> tuple[str, ...]:
 
 
 def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None,
-                  stored: str | None = None) -> AnalysedCase:
+                  stored: str | None = None, analyser: Analyser | None = None
+                  ) -> AnalysedCase:
     """The case analysed as the session numbers it, neither kept nor counted: a pass over every
     case (export, report) must not grow the session's memory with a million item counts, nor
     push out of its cache the cases being shown. ``stored``: its stored JSON, read already
-    (:func:`stored_cases`)."""
+    (:func:`stored_cases`); ``analyser``: ``session.analyser``, looked up already (a chunk's
+    cases share it)."""
     data: object
     try:  # parsed here, not kept by the session: 256 cases of 17 MB sources are no bound
         if stored is None:
@@ -152,7 +153,7 @@ def analysed_once(session: ReviewStore, case_id: str, policy: Policy | None,
         case = Case.from_dict(data, case_id)
     except InputError as err:
         raise SessionError(f"{session.path}: case {case_id!r}: {err}") from None
-    return session.analyser.analysed_once(case, policy)
+    return (session.analyser if analyser is None else analyser).analysed_once(case, policy)
 
 
 # json's C scanner, called as json.loads calls it (through two Python frames and two
@@ -495,6 +496,30 @@ def unjudged_lines(analysed: AnalysedCase, case_id: str) -> str | None:
     :class:`Row` made; what a citation's rows share, and the empty judgement, encoded once),
     or None where it might not be the same (a support json writes its own way, a field of
     another type, lone surrogates): then the caller makes the rows."""
+    text = _unjudged_json(analysed, case_id)
+    if text is None or text.isascii():  # (a flag of the string: no pass over it)
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: escaped as json_lines escapes them
+        return None
+    return text
+
+
+def unjudged_bytes(analysed: AnalysedCase, case_id: str) -> bytes | None:
+    """:func:`unjudged_lines` encoded in UTF-8 (the encoding that checks it for lone
+    surrogates is the one kept: an export writes these bytes as they are)."""
+    text = _unjudged_json(analysed, case_id)
+    if text is None:
+        return None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: escaped as json_lines escapes them
+        return None
+
+
+def _unjudged_json(analysed: AnalysedCase, case_id: str) -> str | None:
+    """:func:`unjudged_lines` before its check for lone surrogates."""
     lines: list[str] = []
     try:
         head = '{"case_id":' + _STR(case_id) + ',"citation":'
@@ -538,13 +563,7 @@ def unjudged_lines(analysed: AnalysedCase, case_id: str) -> str | None:
                     "null" if source is None else _STR(str(source.kind)), last)
     except TypeError:  # a field of another type than a row's (json decides how it goes)
         return None
-    text = "".join(lines)
-    if not text.isascii():  # (a flag of the string: no pass over it)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates: escaped as json_lines escapes them
-            return None
-    return text
+    return "".join(lines)
 
 
 # A positive support score -> its JSON as a row holds it (rounded to 4 places): scores are
@@ -586,14 +605,20 @@ def export_rows(session: ReviewStore, case_id: str, policy: Policy | None,
 PARALLEL_MIN_CASES = 2000
 _CHUNK = 64  # cases per task sent to a worker
 _IN_FLIGHT_PER_JOB = 4  # tasks queued per worker: bounds what waits in memory
+# Chunks a task of an export (iter_kept) carries: each still read as one chunk, their outputs
+# sent back as one message (a task costs the pool's threads a few hundred microseconds here).
+_KEPT_BATCH = 4
+_KEPT_IN_FLIGHT_PER_JOB = 4
 _ID_PAGE = 4096  # case ids read from a session file at a time
+_MAX_JOBS = 4
 
 
 def default_jobs(n_cases: int) -> int:
-    """Worker processes for ``n_cases``: 1 for small sessions, else up to 4 (the CPUs)."""
+    """Worker processes for ``n_cases``: 1 for small sessions, else up to 4 (the CPUs this
+    process may run on: :func:`~citeview.core.pool.usable_cpus`)."""
     if n_cases < PARALLEL_MIN_CASES:
         return 1
-    return max(1, min(4, os.cpu_count() or 1))
+    return max(1, min(_MAX_JOBS, usable_cpus()))
 
 
 def iter_case_rows(session: ReviewStore, policy: Policy | None = None, *,
@@ -618,16 +643,18 @@ def case_count(session: ReviewStore) -> int:
     return len(session)
 
 
-def iter_case_ids(session: ReviewStore, page: int | None = None) -> Iterator[list[str]]:
+def iter_case_ids(session: ReviewStore, page: int | None = None, *,
+                  after: int | None = None) -> Iterator[list[str]]:
     """The case ids in session order, ``page`` (default :data:`_ID_PAGE`) at a time: a session
-    file is read a page per query, so a million ids are never held at once."""
+    file is read a page per query, so a million ids are never held at once. ``after``: only
+    the cases of a session file at positions after it."""
     page = page or _ID_PAGE
     if not isinstance(session, Session):
         ids = session.case_ids()
         for k in range(0, len(ids), page):
             yield ids[k : k + page]
         return
-    last: int | None = None
+    last = after
     while True:
         with read_errors(session.path):
             got = session.conn.execute(
@@ -647,7 +674,7 @@ def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None =
     order, as :func:`iter_case_rows` does it (``work`` a module-level function: processes
     are handed it by name). Memory holds a page of ids and the results in flight, whatever
     the session's size."""
-    n_jobs = _parallel(session, jobs)
+    n_jobs, n_cases = _parallel(session, jobs)
     if n_jobs <= 1:
         for page in iter_case_ids(session):
             for cid in page:
@@ -655,47 +682,120 @@ def iter_cases(session: ReviewStore, work: CaseWork[_T], policy: Policy | None =
         return
     # Each worker reads the session file itself (a session that is no file is worked out here).
     args = (session.path, policy, annotator, sentences, work)
-    yield from ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
+    yield from ordered_map(_rows_chunks, _chunks(session, n_cases), n_jobs, batch=1,
                            in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
                            initargs=args)
 
 
-# (session, a chunk of case ids, policy, annotator) -> one result per case id, in order
-ChunkWork = Callable[[ReviewStore, list[str], Policy | None, str | None], list[_T]]
+class Positions(NamedTuple):
+    """The cases of a session file at positions ``first`` to ``last`` (both included), in
+    order: a chunk that names no case (its worker reads their ids, with their JSON)."""
+
+    first: int
+    last: int
 
 
-def _chunks(session: ReviewStore) -> Iterator[list[str]]:
-    """The case ids in session order, :data:`_CHUNK` at a time (a task of a worker)."""
-    return (page[k : k + _CHUNK] for page in iter_case_ids(session)
-            for k in range(0, len(page), _CHUNK))
+# A chunk of cases: their ids, or their positions in a session file.
+Chunk = list[str] | Positions
+
+# (session, a chunk of cases, policy, annotator) -> the chunk's output (text, or UTF-8 bytes)
+# and the rows its cases gave to keep (RowsKeeper's)
+ChunkWork = Callable[[ReviewStore, Chunk, Policy | None, str | None], "_Packed"]
 
 
-def _parallel(session: ReviewStore, jobs: int | None) -> int:
-    """How many processes work ``session`` out: 1 (this one) for a small session or one that
-    is no file."""
+def _chunks(session: ReviewStore, n_cases: int | None = None) -> Iterator[Chunk]:
+    """The cases in session order, :data:`_CHUNK` at a time (a task of a worker). A session
+    file whose positions run (nearly) from one to its count, as citeview makes them, is cut
+    by position: no id is read here, and a worker reads its cases' ids with their JSON, in one
+    query (a million ids read here, then each case looked up by its id again, were a tenth
+    of a cold export's work). Others (positions changed by hand) go by pages of ids."""
+    size = min(_CHUNK, _ID_PAGE)
+    if isinstance(session, Session):
+        with read_errors(session.path):
+            # (apart: together, min and max were a scan of every case's row)
+            low = session.conn.execute("SELECT min(pos) FROM cases").fetchone()[0]
+            high = session.conn.execute("SELECT max(pos) FROM cases").fetchone()[0]
+        n = case_count(session) if n_cases is None else n_cases
+        # A chunk then holds more than half of _CHUNK cases on average, never more.
+        if type(low) is int and type(high) is int and high - low < 2 * n:
+            return _by_position(session, low, high, size)
+    return _id_chunks(session, size)
+
+
+def _by_position(session: ReviewStore, low: int, high: int, size: int) -> Iterator[Chunk]:
+    for first in range(low, high + 1, size):
+        yield Positions(first, min(first + size - 1, high))
+    yield from _id_chunks(session, size, after=high)  # cases added since (none, mostly)
+
+
+def _id_chunks(session: ReviewStore, size: int, after: int | None = None
+               ) -> Iterator[list[str]]:
+    return (page[k : k + size] for page in iter_case_ids(session, after=after)
+            for k in range(0, len(page), size))
+
+
+_IDS_AT = "SELECT id FROM cases WHERE pos BETWEEN ? AND ? ORDER BY pos"
+_CASES_AT = "SELECT id, data FROM cases WHERE pos BETWEEN ? AND ? ORDER BY pos"
+
+
+def chunk_ids(session: ReviewStore, chunk: Chunk) -> list[str]:
+    """The ids of ``chunk``'s cases, in session order."""
+    if not isinstance(chunk, Positions):
+        return chunk
+    if not isinstance(session, Session):
+        raise TypeError("positions name cases of a session file")
+    with read_errors(session.path):
+        return [str(r[0]) for r in session.conn.execute(_IDS_AT, chunk)]
+
+
+def chunk_cases(session: ReviewStore, chunk: Chunk) -> tuple[list[str], dict[str, str]]:
+    """The ids of ``chunk``'s cases, in order, and their stored JSON as :func:`stored_cases`
+    reads it ahead: for positions, both in one query."""
+    if not isinstance(chunk, Positions) or not isinstance(session, Session):
+        listed = chunk_ids(session, chunk)
+        return listed, stored_cases(session, listed)
+    ids: list[str] = []
+    found: dict[str, str] = {}
+    budget = _READ_AHEAD_CHARS  # cases of 17 MB sources are read when worked out, one at a time
+    try:
+        for cid, data in session.conn.execute(_CASES_AT, chunk):
+            ids.append(str(cid))
+            if isinstance(cid, str) and isinstance(data, str) and len(data) <= budget:
+                found[cid] = data
+                budget -= len(data)
+    except (sqlite3.Error, ValueError):  # the ids alone: each case read alone, saying what is
+        return chunk_ids(session, chunk), {}  # wrong
+    return ids, found
+
+
+def _parallel(session: ReviewStore, jobs: int | None) -> tuple[int, int]:
+    """How many processes work ``session`` out (1: this one, for a small session or one that
+    is no file), and how many cases it holds."""
     n_cases = case_count(session)
     n_jobs = default_jobs(n_cases) if jobs is None else jobs
     if n_jobs <= 1 or n_cases <= _CHUNK or not isinstance(session, Session):
-        return 1
-    return n_jobs
+        return 1, n_cases
+    return n_jobs, n_cases
 
 
-def iter_kept(session: ReviewStore, work: ChunkWork[Exported], policy: Policy | None = None,
+def iter_kept(session: ReviewStore, work: ChunkWork, policy: Policy | None = None,
               *, annotator: str | None = None, jobs: int | None = 1
-              ) -> Iterator[tuple[str, int]]:
-    """Per chunk of cases, in session order, what ``work`` gives (a text a case) joined, and
-    how many cases' rows it gave to keep: those are stored here (:class:`RowsKeeper`), where
-    waiting on the disk keeps no worker from its cases. A worker sends a chunk as one
-    message."""
+              ) -> Iterator[tuple[str | bytes, int]]:
+    """Per chunk of cases, in session order, the output ``work`` gives it (text, or UTF-8
+    bytes), and how many cases' rows it gave to keep: those are stored here
+    (:class:`RowsKeeper`), where waiting on the disk keeps no worker from its cases. A worker
+    sends a chunk as one message."""
     keeper = RowsKeeper(session, policy)
     try:
-        n_jobs = _parallel(session, jobs)
+        n_jobs, n_cases = _parallel(session, jobs)
+        chunks = _chunks(session, n_cases)
         if n_jobs <= 1:
-            got: Iterator[_Packed] = (_packed(work(session, ids, policy, annotator))
-                                      for ids in _chunks(session))
+            got: Iterator[_Packed] = (work(session, chunk, policy, annotator)
+                                      for chunk in chunks)
         else:
-            got = ordered_map(_rows_chunks, _chunks(session), n_jobs, batch=1,
-                              in_flight_per_job=_IN_FLIGHT_PER_JOB, initializer=_init_worker,
+            got = ordered_map(_rows_chunks, chunks, n_jobs, batch=_KEPT_BATCH,
+                              in_flight_per_job=_KEPT_IN_FLIGHT_PER_JOB,
+                              initializer=_init_worker,
                               initargs=(session.path, policy, annotator, False, work, "packed"))
         for text, made in got:
             for kept in made:
@@ -706,14 +806,8 @@ def iter_kept(session: ReviewStore, work: ChunkWork[Exported], policy: Policy | 
         keeper.close()
 
 
-# A chunk's texts joined, and the rows its cases gave to keep.
-_Packed = tuple[str, list["Made"]]
-
-
-def _packed(got: list[Exported]) -> _Packed:
-    """A chunk's results as one message."""
-    return "".join(text for text, _kept in got), [kept for _text, kept in got if kept]
-
+# A chunk's output (text, or UTF-8 bytes), and the rows its cases gave to keep.
+_Packed = tuple[str | bytes, list["Made"]]
 
 _WORKER: dict[str, Any] = {}
 
@@ -721,20 +815,21 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(path: str, policy: Policy | None, annotator: str | None,
                  sentences: bool, work: Callable[..., Any], mode: str = "case") -> None:
     """A worker's session (read-only) and what it is to do with it: ``mode`` "case" (``work``
-    a case at a time) or "packed" (a chunk at a time, sent as one :func:`_packed` message)."""
+    a case at a time) or "packed" (a :data:`ChunkWork`, a chunk at a time, sent as one
+    message)."""
     collect_less()
     _WORKER.update(session=Session.open(path, readonly=True), policy=policy,
                    annotator=annotator, sentences=sentences, work=work, mode=mode)
 
 
-def _rows_chunks(chunks: list[list[str]]) -> list[Any]:
+def _rows_chunks(chunks: list[Chunk]) -> list[Any]:
     """A task of a worker: one result a case ("case"), or one a chunk ("packed")."""
     w = _WORKER
     work, session, policy, annotator = w["work"], w["session"], w["policy"], w["annotator"]
     if w["mode"] == "packed":
-        return [_packed(work(session, ids, policy, annotator)) for ids in chunks]
+        return [work(session, chunk, policy, annotator) for chunk in chunks]
     return [work(session, cid, policy, annotator=annotator, sentences=w["sentences"])
-            for ids in chunks for cid in ids]
+            for chunk in chunks for cid in chunk_ids(session, chunk)]
 
 
 def iter_rows(session: ReviewStore, policy: Policy | None = None, *,
@@ -788,12 +883,22 @@ Made = tuple[str, str, int]
 Exported = tuple[str, Made | None]
 
 
-def _chunk_rows(session: ReviewStore, ids: list[str], policy: Policy | None,
-                annotator: str | None) -> Iterator[tuple[str | None, list[Row] | None]]:
-    """Per case of ``ids``: (its rows as JSON lines, None) when nobody judged it (its stored
+def _chunk_rows(session: ReviewStore, chunk: Chunk, policy: Policy | None,
+                annotator: str | None, encoded: bool = False
+                ) -> Iterator[tuple[Any, list[Row] | None]]:
+    """Per case of ``chunk``: (its rows as JSON lines, None) when nobody judged it (its stored
     rows, or its unjudged rows worked out here), or when its rows worked out here are its
-    unjudged ones; else (None, its rows). Nothing is marked for storing: an export stores
-    nothing."""
+    unjudged ones; else (None, its rows). The JSON lines are UTF-8 bytes with ``encoded``,
+    else text. Nothing is marked for storing: an export stores nothing."""
+    if isinstance(chunk, Positions) and isinstance(session, Session) and _bare(session):
+        # No judgement and no stored rows in the session (a cold export's usual case): every
+        # case's rows are its unjudged rows, worked out from its JSON, read with its id.
+        ids, datas = chunk_cases(session, chunk)
+        analyser = session.analyser  # (a look-up of the session's families: once a chunk)
+        for cid in ids:
+            yield _unjudged_out(session, cid, policy, datas.get(cid), encoded, analyser), None
+        return
+    ids = chunk_ids(session, chunk)
     judged = judged_cases(session, ids)
     stored = stored_rows(session, ids, rows_key(session, policy)) if judged is not None else {}
     datas = stored_cases(session, [cid for cid in ids if cid not in stored])
@@ -801,39 +906,106 @@ def _chunk_rows(session: ReviewStore, ids: list[str], policy: Policy | None,
         text = stored.get(cid)
         if judged is not None and cid not in judged:
             if text is None:  # nobody judged it: its rows are its unjudged rows, no query
-                text = unjudged_text(session, cid, policy, datas.get(cid))
-            yield text, None
+                yield _unjudged_out(session, cid, policy, datas.get(cid), encoded), None
+            else:
+                yield text.encode("utf-8") if encoded else text, None
         else:
             rows, made, same = export_rows(session, cid, policy, annotator, text,
                                            datas.get(cid))
             if same and made is not None:
-                yield made, None
+                yield made.encode("utf-8") if encoded else made, None
             else:
                 yield None, rows
 
 
-def chunk_csv(session: ReviewStore, ids: list[str], policy: Policy | None,
-              annotator: str | None) -> list[Exported]:
-    """The rows of each case of ``ids`` as CSV lines (RFC 4180, CRLF): made in the worker
-    that made the rows, so only text crosses between processes."""
-    out: list[Exported] = []
-    for text, rows in _chunk_rows(session, ids, policy, annotator):
+def _unjudged_out(session: ReviewStore, case_id: str, policy: Policy | None,
+                  stored: str | None, encoded: bool, analyser: Analyser | None = None
+                  ) -> str | bytes:
+    """:func:`unjudged_text`, in UTF-8 bytes with ``encoded``."""
+    analysed = analysed_once(session, case_id, policy, stored, analyser)
+    if not encoded:
+        return unjudged_rows_text(analysed, case_id)
+    got = unjudged_bytes(analysed, case_id)
+    return rows_text(base_rows(analysed, case_id)).encode("utf-8") if got is None else got
+
+
+_BARE = ("SELECT NOT EXISTS (SELECT 1 FROM annotations) AND NOT EXISTS (SELECT 1 FROM evidence)"
+         " AND NOT EXISTS (SELECT 1 FROM corrections) AND NOT EXISTS (SELECT 1 FROM case_rows)")
+
+
+def _bare(session: Session) -> bool:
+    """Whether the session holds no verdict, evidence, correction nor stored rows (of any
+    policy) now: a look at each table's first row."""
+    with read_errors(session.path):
+        try:
+            return bool(session.conn.execute(_BARE).fetchone()[0])
+        except sqlite3.OperationalError:  # (no such table: a newer session opened read-only)
+            return False
+
+
+def _jsonl_parts(session: ReviewStore, chunk: Chunk, policy: Policy | None,
+                 annotator: str | None, encoded: bool) -> list[Any]:
+    """The rows of each case of ``chunk`` as JSON lines (lone surrogates escaped), in UTF-8
+    bytes with ``encoded``: a case nobody judged whose rows are stored is copied out as it
+    is."""
+    out: list[Any] = []
+    for text, rows in _chunk_rows(session, chunk, policy, annotator, encoded):
+        if text is None:
+            text = rows_text(rows or [])
+            if encoded:
+                text = text.encode("utf-8")
+        out.append(text)
+    return out
+
+
+def _csv_parts(session: ReviewStore, chunk: Chunk, policy: Policy | None,
+               annotator: str | None) -> list[str]:
+    """The rows of each case of ``chunk`` as CSV lines (RFC 4180, CRLF)."""
+    out: list[str] = []
+    for text, rows in _chunk_rows(session, chunk, policy, annotator):
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\r\n")
         for row in parsed_rows(text) if text is not None else rows or ():
             writer.writerow(_csv_values(row))
-        out.append((buf.getvalue(), None))
+        out.append(buf.getvalue())
     return out
 
 
-def chunk_jsonl(session: ReviewStore, ids: list[str], policy: Policy | None,
+def chunk_csv(session: ReviewStore, ids: Chunk, policy: Policy | None,
+              annotator: str | None) -> list[Exported]:
+    """The rows of each case of ``ids`` as CSV lines (RFC 4180, CRLF): made in the worker
+    that made the rows, so only text crosses between processes."""
+    return [(text, None) for text in _csv_parts(session, ids, policy, annotator)]
+
+
+def chunk_jsonl(session: ReviewStore, ids: Chunk, policy: Policy | None,
                 annotator: str | None) -> list[Exported]:
     """The rows of each case of ``ids`` as JSON lines (lone surrogates escaped): a case
     nobody judged whose rows are stored is copied out as it is."""
-    out: list[Exported] = []
-    for text, rows in _chunk_rows(session, ids, policy, annotator):
-        out.append((rows_text(rows or []) if text is None else text, None))
-    return out
+    return [(text, None) for text in _jsonl_parts(session, ids, policy, annotator, False)]
+
+
+# The chunk works of the exports (ChunkWork): a chunk's output as one message, text or bytes.
+
+def _pack_jsonl(session: ReviewStore, chunk: Chunk, policy: Policy | None,
+                annotator: str | None) -> _Packed:
+    return "".join(_jsonl_parts(session, chunk, policy, annotator, False)), []
+
+
+def _pack_jsonl_bytes(session: ReviewStore, chunk: Chunk, policy: Policy | None,
+                      annotator: str | None) -> _Packed:
+    return b"".join(_jsonl_parts(session, chunk, policy, annotator, True)), []
+
+
+def _pack_csv(session: ReviewStore, chunk: Chunk, policy: Policy | None,
+              annotator: str | None) -> _Packed:
+    return "".join(_csv_parts(session, chunk, policy, annotator)), []
+
+
+def _pack_csv_bytes(session: ReviewStore, chunk: Chunk, policy: Policy | None,
+                    annotator: str | None) -> _Packed:
+    # (csv_cell scrubbed lone surrogates from every cell: this encodes)
+    return "".join(_csv_parts(session, chunk, policy, annotator)).encode("utf-8"), []
 
 
 def case_csv(session: ReviewStore, case_id: str, policy: Policy | None = None, *,
@@ -913,21 +1085,23 @@ class RowsKeeper:
             self.conn = None
 
 
-def _write_rows(session: ReviewStore, out: IO[str], work: ChunkWork[Exported],
-                policy: Policy | None, annotator: str | None, jobs: int | None) -> None:
+def _write_rows(session: ReviewStore, out: IO[Any], work: ChunkWork, policy: Policy | None,
+                annotator: str | None, jobs: int | None) -> None:
     # The rows an export works out are not stored: storing them cost a cold export of a
     # million cases about a quarter of its time on two CPUs, and the background pass that
     # follows a big session's making (the window's, `citeview import`'s) stores them anyway.
     # So an export only reads the session.
     # (Its works give no rows to keep: iter_kept stores nothing for it.)
     for text, _made in iter_kept(session, work, policy, annotator=annotator, jobs=jobs):
-        out.write(text)
+        if text:
+            out.write(text)
 
 
-def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
+def chunk_unjudged(session: ReviewStore, ids: Chunk, policy: Policy | None,
                    annotator: str | None) -> list[Exported]:
     """Per case of ``ids``: ("", (its id, its unjudged rows worked out, its mark)) when it has
     no current stored rows, else ("", None)."""
+    ids = chunk_ids(session, ids)
     have = stored_rows(session, ids, rows_key(session, policy))
     todo = [cid for cid in ids if cid not in have]
     datas = stored_cases(session, todo)
@@ -945,25 +1119,48 @@ def chunk_unjudged(session: ReviewStore, ids: list[str], policy: Policy | None,
     return out
 
 
+def _pack_unjudged(session: ReviewStore, chunk: Chunk, policy: Policy | None,
+                   annotator: str | None) -> _Packed:
+    return "", [made for _text, made in chunk_unjudged(session, chunk, policy, annotator)
+                if made]
+
+
 def fill_rows(session: Session, policy: Policy | None = None, *,
               jobs: int | None = None) -> int:
     """Work out and store the unjudged rows of every case that has no current ones (in
     ``jobs`` processes, stored by :class:`RowsKeeper`), so that exports
     under ``policy`` read them instead of analysing every case. Returns how many were worked
     out."""
-    return sum(made for _text, made in iter_kept(session, chunk_unjudged, policy, jobs=jobs))
+    return sum(made for _text, made in iter_kept(session, _pack_unjudged, policy, jobs=jobs))
 
 
-def write_csv(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
+def takes_bytes(out: IO[Any]) -> bool:
+    """Whether ``out`` is a binary stream (a file opened ``"wb"``, standard output's
+    ``buffer``): the row writers give it UTF-8 bytes, any other stream text."""
+    if isinstance(out, io.TextIOBase):
+        return False
+    return isinstance(out, io.BufferedIOBase | io.RawIOBase) or "b" in str(
+        getattr(out, "mode", ""))
+
+
+def write_csv(session: ReviewStore, out: IO[Any], policy: Policy | None = None, *,
               annotator: str | None = None, jobs: int | None = None) -> None:
-    """Write every row as CSV (UTF-8 with BOM, header first, RFC 4180 CRLF rows)."""
-    out.write("\ufeff")
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(COLUMNS)
-    _write_rows(session, out, chunk_csv, policy, annotator, jobs)
+    """Write every row as CSV (UTF-8 with BOM, header first, RFC 4180 CRLF rows), as text, or
+    as its UTF-8 bytes to a binary stream (:func:`takes_bytes`)."""
+    head = io.StringIO()
+    head.write("\ufeff")
+    csv.writer(head, lineterminator="\r\n").writerow(COLUMNS)
+    if takes_bytes(out):
+        out.write(head.getvalue().encode("utf-8"))
+        _write_rows(session, out, _pack_csv_bytes, policy, annotator, jobs)
+    else:
+        out.write(head.getvalue())
+        _write_rows(session, out, _pack_csv, policy, annotator, jobs)
 
 
-def write_jsonl(session: ReviewStore, out: IO[str], policy: Policy | None = None, *,
+def write_jsonl(session: ReviewStore, out: IO[Any], policy: Policy | None = None, *,
                 annotator: str | None = None, jobs: int | None = None) -> None:
-    """Write every row as one JSON object a line."""
-    _write_rows(session, out, chunk_jsonl, policy, annotator, jobs)
+    """Write every row as one JSON object a line, as text, or as its UTF-8 bytes to a binary
+    stream (:func:`takes_bytes`: encoded where the rows are made, in the workers)."""
+    work = _pack_jsonl_bytes if takes_bytes(out) else _pack_jsonl
+    _write_rows(session, out, work, policy, annotator, jobs)

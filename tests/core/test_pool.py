@@ -183,3 +183,24 @@ def test_the_workers_of_a_killed_run_end_under_a_subreaper() -> None:
                          capture_output=True, text=True, timeout=60)
     assert got.returncode == 0, got.stderr
     assert got.stdout.split() == ["2", "0"]
+
+
+def test_usable_cpus_are_those_this_process_may_run_on(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path) -> None:
+    from citeview.core import pool
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
+    monkeypatch.setattr(pool, "_CGROUP_QUOTAS", ())
+    assert pool.usable_cpus() == 3
+    quota = tmp_path / "cpu.max"
+    monkeypatch.setattr(pool, "_CGROUP_QUOTAS", ((str(quota), None),))
+    for text, cpus in (("max 100000\n", 3), ("150000 100000\n", 2), ("50000 100000\n", 1),
+                       ("900000 100000\n", 3), ("junk\n", 3)):
+        quota.write_text(text)
+        assert pool.usable_cpus() == cpus, text
+    v1 = (tmp_path / "quota", tmp_path / "period")
+    monkeypatch.setattr(pool, "_CGROUP_QUOTAS", ((str(v1[0]), str(v1[1])),))
+    v1[1].write_text("100000\n")
+    for text, cpus in (("-1\n", 3), ("200000\n", 2)):
+        v1[0].write_text(text)
+        assert pool.usable_cpus() == cpus, text
