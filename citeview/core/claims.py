@@ -86,15 +86,26 @@ def claim_spans(answer: str, citations: Sequence[Spanned]) -> list[tuple[int, in
         if start <= last_start:
             return _sorted_claim_spans(answer, citations)
         last_start = start
-        if 0 <= last_end <= start and not answer[last_end:start].strip():
-            end = c.end  # only whitespace between: one group, one claim
-            if end > last_end:
-                last_end = end
+        if 0 <= last_end <= start:
+            head = answer[last_end:start]
+            if not head or head.isspace():  # (not head.strip(), no string made)
+                end = c.end  # only whitespace between: one group, one claim
+                if end > last_end:
+                    last_end = end
+                append(span)
+                continue
+            if last_end >= prev_end:  # the claim's text is what lies between: cut once
+                lo = prev_end = last_end
+            else:  # (citations overlapping: an earlier one ends after this one starts)
+                lo = prev_end if prev_end <= start else start
+                head = answer[lo:start]
         else:
             if last_end > prev_end:
                 prev_end = last_end
-            span = _claim(answer, prev_end, start)
-            last_end = c.end
+            lo = prev_end if prev_end <= start else start
+            head = answer[lo:start]
+        span = _claim_of(answer, lo, head)  # (_claim(answer, prev_end, start))
+        last_end = c.end
         append(span)
     return spans
 
@@ -161,10 +172,16 @@ def _claim(answer: str, lo: int, marker: int, quick: bool = True) -> tuple[int, 
     """The claim of a marker at ``marker``, the previous citation ending at ``lo``: from the
     last sentence boundary in between (or ``lo``) to the marker, whitespace trimmed. ``quick``:
     decide the common case by a cheap check first (False only to test that both agree)."""
-    lo = min(lo, marker)
+    if lo > marker:
+        lo = marker
+    return _claim_of(answer, lo, answer[lo:marker], quick)
+
+
+def _claim_of(answer: str, lo: int, head: str, quick: bool = True) -> tuple[int, int]:
+    """:func:`_claim` of the marker ending ``head`` (``answer[lo:marker]``, cut already)."""
     # Whitespace before the marker, then closing punctuation, cut by C-speed strips (rstrip()
     # strips what str.isspace calls whitespace).
-    head = answer[lo:marker].rstrip()
+    head = head.rstrip()
     e = lo + len(head)
     kept = head.rstrip(_TRAILING_CHARS)
     search_end = lo + len(kept)

@@ -104,43 +104,44 @@ def _letters_table() -> bytes:
 
 # ASCII text lower-cased, every character that is neither a letter nor a digit nor an apostrophe
 # made a space, digits and apostrophes made "0" (one bytes.translate): a text with no "0" then
-# is one whose tokens are exactly its runs of letters, found by str.split at C speed (a third
-# of what _ASCII_TOKEN_RE.findall costs, which tries its alternatives at every character).
+# is one whose tokens are exactly its runs of letters, found by bytes.split at C speed (a third
+# of what _ASCII_TOKEN_RE.findall costs, which tries its alternatives at every character). The
+# runs stay bytes: no str decoded, and a bytes run is cut and looked up for less than a str.
 _LETTERS = _letters_table()
+_ZERO = ord("0")  # (``48 in letters``: ``b"0" in letters`` first fails to read b"0" as an int)
 _FORMS_MAX = 1 << 16
 
 
-class _Forms(dict[str, str]):
-    """A run of letters -> its content form (:func:`_word`), made on first sight: looked up by
-    ``map`` at C speed. Cleared when full (the forms of a few thousand words are what recurs)."""
+class _Forms(dict[bytes, str]):
+    """A run of ASCII letters (lower-cased, as bytes) -> its content form (:func:`_word`), made
+    on first sight: looked up by ``map`` at C speed. Cleared when full (the forms of a few
+    thousand words are what recurs)."""
 
     __slots__ = ()
 
-    def __missing__(self, run: str) -> str:
+    def __missing__(self, run: bytes) -> str:
         if len(self) >= _FORMS_MAX:
             self.clear()
-        form = self[run] = _word(run)
+        form = self[run] = _word(run.decode("ascii"))
         return form
 
 
 _FORMS = _Forms()
+_FORM = _FORMS.__getitem__
 
 
-def _letter_runs(text: str) -> list[str] | None:
+def _letter_runs(text: str) -> list[bytes] | None:
     """The tokens of ASCII ``text`` when they are exactly its runs of letters (lower-cased),
     else None (a digit or an apostrophe: the tokenizer decides)."""
-    letters = text.encode("ascii").translate(_LETTERS).decode("ascii")
-    return None if "0" in letters else letters.split()
+    letters = text.encode("ascii").translate(_LETTERS)
+    return None if _ZERO in letters else letters.split()
 
 
 def content_words(text: str) -> set[str]:
     """The set of normalised content words (and numbers, and CJK bigrams) of ``text``."""
     if text.isascii():
-        runs = _letter_runs(text)
-        if runs is None:  # a number or an apostrophe: the tokenizer decides
-            out = set(map(_ascii_token, _ASCII_TOKEN_RE.findall(text.lower())))
-        else:
-            out = set(map(_FORMS.__getitem__, runs))
+        letters = text.encode("ascii").translate(_LETTERS)
+        out = _ascii_words(text) if _ZERO in letters else set(map(_FORM, letters.split()))
         out.discard("")
         return out
     norm = unicodedata.normalize("NFKC", text).casefold()
@@ -157,6 +158,12 @@ def content_words(text: str) -> set[str]:
             out.add(_word(word))
     out.discard("")
     return out
+
+
+def _ascii_words(text: str) -> set[str]:
+    """The content forms of ASCII ``text`` as its tokenizer finds them ("" among them when a
+    word has none)."""
+    return set(map(_ascii_token, _ASCII_TOKEN_RE.findall(text.lower())))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -213,7 +220,7 @@ def _forms(text: str) -> Collection[str]:
     if len(text) <= 1 << 14 and text.isascii():
         runs = _letter_runs(text)
         if runs is not None:
-            return list(map(_FORMS.__getitem__, runs))
+            return list(map(_FORM, runs))
     return content_words(text)
 
 
@@ -278,42 +285,71 @@ class Claimed(Protocol):
 _OK, _WHOLE = Status.OK, Status.WHOLE_SOURCE
 
 
+# A cited text longer than this is tokenised once per case however often it is cited (a whole
+# source cited ten times); a shorter one each time it is cited (a line or two: looking it up
+# would cost about as much as reading it again).
+_SHARED_CITED = 1 << 10
+
+
 def citation_scores(citations: Iterable[Claimed]) -> tuple[tuple[float | None, ...], ...]:
     """``SupportScorer().scores(c.claim_text, c.targets)`` for each citation of a case, in one
     loop (every case of an export is scored: no call per citation and per source, no claim
-    cut from the answer unless a source is scored against it). Each distinct cited text is
-    tokenised once."""
-    claims: dict[str, set[str]] = {}
-    cited_forms: dict[str, Collection[str]] = {}
+    cut from the answer unless a source is scored against it).
+
+    ASCII text of words only (no digit, no apostrophe) is read inline: its runs of letters
+    mapped to their forms (:data:`_FORMS`) and intersected with the claim's at C speed, no set
+    made of the cited text's; other text is read by :func:`content_words`. The claim of a group
+    of markers (one span shared) is read once, and so is a long cited text
+    (:data:`_SHARED_CITED`)."""
     out: list[tuple[float | None, ...]] = []
+    form = _FORM
+    letters_of = _LETTERS
+    shared: dict[str, set[str]] = {}  # a long cited text -> its content words
+    prev_span: tuple[int, int] | None = None
+    prev_answer: str | None = None
+    prev_cw: set[str] = set()
     for c in citations:
         row: list[float | None] = []
         cw: set[str] | None = None
         for t in c.resolution.targets:
+            score: float | None = None
             status = t.status
             source = t.source
             span = t.span
             # (Target.ok and Target.text, inline)
-            if (status is not _OK and status is not _WHOLE) or source is None or span is None:
-                row.append(None)
-                continue
-            cited = source.text[span[0] : span[1]]
-            if not cited:
-                row.append(None)
-                continue
-            if cw is None:
-                s, e = c.claim
-                claim = c.answer[s:e]
-                cw = claims.get(claim)
-                if cw is None:
-                    cw = claims[claim] = content_words(claim)
-            if not cw:
-                row.append(None)
-                continue
-            forms = cited_forms.get(cited)
-            if forms is None:
-                forms = cited_forms[cited] = _forms(cited)
-            row.append(len(cw.intersection(forms)) / len(cw))  # ("" is never in cw)
+            if (status is _OK or status is _WHOLE) and source is not None and span is not None:
+                cited = source.text[span[0] : span[1]]
+                if cited:
+                    if cw is None:
+                        claim_span = c.claim
+                        answer = c.answer
+                        if claim_span is prev_span and answer is prev_answer:
+                            cw = prev_cw  # a group's markers share one claim span
+                        else:
+                            s, e = claim_span
+                            claim = answer[s:e]
+                            if claim.isascii():
+                                letters = claim.encode("ascii").translate(letters_of)
+                                if _ZERO not in letters:
+                                    cw = set(map(form, letters.split()))
+                                    cw.discard("")
+                            if cw is None:
+                                cw = content_words(claim)
+                            prev_span, prev_answer, prev_cw = claim_span, answer, cw
+                    if cw:  # ("" is never in cw)
+                        if len(cited) > _SHARED_CITED:
+                            words = shared.get(cited)
+                            if words is None:
+                                words = shared[cited] = content_words(cited)
+                            score = len(cw.intersection(words)) / len(cw)
+                        elif cited.isascii():
+                            letters = cited.encode("ascii").translate(letters_of)
+                            score = len(cw.intersection(
+                                _ascii_words(cited) if _ZERO in letters
+                                else map(form, letters.split()))) / len(cw)
+                        else:
+                            score = len(cw.intersection(content_words(cited))) / len(cw)
+            row.append(score)
         out.append(tuple(row))
     return tuple(out)
 

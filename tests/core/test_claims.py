@@ -180,3 +180,49 @@ def test_a_claim_ends_where_the_whitespace_before_its_marker_starts(text: str, a
     start, got_end = _claim(text, lo, marker)
     assert got_end == end
     assert lo <= start <= end
+
+
+class _At:
+    """A citation at ``start``..``end`` (claim_spans reads nothing else)."""
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start, self.end = start, end
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_CLAIM_PIECES | WORDS, max_size=30).map("".join),
+       st.lists(st.tuples(st.integers(0, 90), st.integers(0, 25)), max_size=8))
+@example("One.  Two three.\n\nFour", [(4, 0), (5, 0), (16, 2), (17, 0)])
+@example("Intro claim here and more", [(0, 20), (5, 2), (12, 0)])
+def test_claims_walked_as_given_are_those_of_the_sorted_walk(
+        text: str, raw: list[tuple[int, int]]) -> None:
+    """Citations given in reading order (a scan's) get the claims of the general walk, which
+    sorts them first: in groups, after whitespace only, and when one overlaps the next."""
+    from citeview.core.claims import _sorted_claim_spans
+
+    starts = sorted({min(s, len(text)) for s, _ in raw})
+    cits = [_At(s, min(s + n, len(text))) for s, (_, n) in zip(starts, raw, strict=False)]
+    assert claim_spans(text, cits) == _sorted_claim_spans(text, cits)
+
+
+_PROSE = st.lists(st.sampled_from(["Policy", "requires", "approval", "the", "it's", "3.5",
+                                   "日本語", "(note)", "e.g.", "x"]), max_size=12).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_PROSE, st.sampled_from([".", "", "!", ".)"]),
+                          st.lists(st.sampled_from(["L1", "L2-L3", None]), min_size=1,
+                                   max_size=3),
+                          st.sampled_from(["", " ", "  "]),
+                          st.sampled_from(["\n\n", " ", "\n", "\r\n\r\n", "\n- ", "\n1. "])),
+                max_size=5))
+def test_an_export_shaped_answers_claims_are_those_of_the_sorted_walk(
+        parts: list[tuple[str, str, list[str | None], str, str]]) -> None:
+    """Answers shaped like an export's (sentences each ending in a marker or a group of them,
+    paragraphs apart) and near that shape get the claims of the general walk."""
+    from citeview.core.claims import _sorted_claim_spans
+
+    answer = "".join(prose.capitalize() + stop + glue.join(m("turn0file0", loc) for loc in locs)
+                     + sep for prose, stop, locs, glue, sep in parts)
+    cits = scan(answer).citations
+    assert claim_spans(answer, cits) == _sorted_claim_spans(answer, cits)

@@ -11,7 +11,7 @@ from citeview.core.claims import claim_spans
 from citeview.core.diagnostics import RULES, Severity
 from citeview.core.markers import scan
 from citeview.core.material import case_material
-from citeview.core.resolution import resolve
+from citeview.core.resolution import Target, resolve
 from citeview.core.support import (
     SupportScorer,
     content_words,
@@ -152,5 +152,67 @@ def test_a_cases_scores_are_each_citations_scores_as_the_scorer_gives_them(answe
     analysed = analyse(Case("c", answer, tool_outputs=[material]))
     scorer = SupportScorer()
     expected = tuple(scorer.scores(c.claim_text, c.targets) for c in analysed.citations)
+    assert citation_scores(analysed.citations) == expected
+    assert analysed.support == expected
+
+
+# Cases shaped like an export's (benchmarks/million_data.py: a source of eight labelled lines,
+# an answer of sentences each ending in a marker citing a line or two), and near that shape:
+# numbers, apostrophes, stopwords, capitals, non-ASCII words, a line long enough to be read
+# once per case, groups of markers, whole and unknown sources, lines out of range.
+_VOCAB = ["policy", "Employee", "approvals", "requires", "required", "stopped", "notices",
+          "class", "status", "the", "a", "of", "IS", "it's", "don't", "3.5", "2026", "A1",
+          "e-mail", "x", "Ünï", "日本語", "Ｆｉｖｅ", "café"]
+_LINE = st.one_of(
+    st.lists(st.sampled_from(_VOCAB[:9]), min_size=1, max_size=10),
+    st.lists(st.sampled_from(_VOCAB), max_size=10),
+    st.just(["Policy requires approvals."] * 50),
+).map(lambda words: " ".join(words).capitalize() + ".")
+_LOCATOR = st.one_of(
+    st.builds(lambda a, n: f"{D}L{a}" if n == 0 else f"{D}L{a}-L{a + n}",
+              st.integers(1, 9), st.integers(-1, 2)),
+    st.sampled_from(["", f"{D}turn0file1{D}L1", f"{D}nosuch{D}L2"]),
+)
+_MARK = _LOCATOR.map(lambda loc: f"{S}cite{D}turn0file0{loc}{E}")
+_SENTENCE = st.tuples(st.lists(st.sampled_from(_VOCAB), max_size=12).map(" ".join),
+                      st.lists(_MARK, min_size=1, max_size=3),
+                      st.sampled_from(["", " "])).map(
+    lambda p: p[0].capitalize() + "." + p[2].join(p[1]))
+
+
+def _tokenizer_words(text: str) -> set[str]:
+    """:func:`content_words` as the module's tokenizer makes them (no run of letters read
+    fast)."""
+    from citeview.core.support import _ASCII_TOKEN_RE, _ascii_token
+
+    if not text.isascii():
+        return content_words(text)  # (no fast path for non-ASCII text)
+    return set(map(_ascii_token, _ASCII_TOKEN_RE.findall(text.lower()))) - {""}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, min_size=8, max_size=8), st.lists(_SENTENCE, min_size=1, max_size=4),
+       st.sampled_from(["\n\n", " ", "\n"]))
+def test_an_export_shaped_cases_scores_are_the_tokenizers(lines: list[str], sentences: list[str],
+                                                         sep: str) -> None:
+    """Each score is the share of the claim's words (as the tokenizer finds them) in the cited
+    text, None when the source is not resolved, the cited text empty or the claim wordless,
+    however fast the case is scored."""
+    from citeview.core.analysis import analyse
+    from citeview.core.support import citation_scores
+
+    material = ("Citation Marker: " + f"{S}cite{D}turn0file0{E}\n\n"
+                + "\n".join(f"[L{n}] {line}" for n, line in enumerate(lines, 1))
+                + "\n\nCitation Marker: " + f"{S}cite{D}turn0file1{E}\n\n[L1] {lines[0]}\n")
+    analysed = analyse(Case("c", sep.join(sentences) + "\n", tool_outputs=[material]))
+
+    def score(claim: str, target: Target) -> float | None:
+        cw = _tokenizer_words(claim)
+        if not target.ok or not target.text or not cw:
+            return None
+        return len(cw & _tokenizer_words(target.text)) / len(cw)
+
+    expected = tuple(tuple(score(c.claim_text, t) for t in c.targets)
+                     for c in analysed.citations)
     assert citation_scores(analysed.citations) == expected
     assert analysed.support == expected
