@@ -294,7 +294,12 @@ def _ok_target(source_id: str, locator_raw: str | None, sources: dict[str, list[
     if breaks is not None:  # (the quick reading's: line i is (breaks[i] + 1, breaks[i + 1]))
         if k == 1:
             start, end = breaks[first - 1] + 1, breaks[first]
-            cited = (_line(first, start, end),)
+            one: Any = _LineSlots()  # SourceLine(first, start, end), as _line makes it
+            one.label = first
+            one.start = start
+            one.end = end
+            one.__class__ = SourceLine
+            cited = (one,)
         elif k == 2:
             start, end = breaks[first - 1] + 1, breaks[last]
             cited = (_line(first, start, breaks[first]), _line(last, breaks[first] + 1, end))
@@ -525,9 +530,12 @@ def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
         targets: tuple[Target, ...] | None
         if len(ids) == 1:
             key = (ids[0], locator)
-            targets = ones.get(key)  # (inline, as most keys recur: _shared only to make one)
-            if targets is None:
-                targets = _shared(key, ones, by_id, counts, indexes)
+            targets = ones.get(key)  # (inline, as most keys recur)
+            if targets is None:  # (what _shared does, inline)
+                sid = ids[0]
+                targets = ones[key] = (_ok_target(sid, locator, by_id, counts)
+                                       or _resolve_one(sid, locator, by_id, indexes,
+                                                       by_id.keys()),)
         else:
             targets = tuple([_shared((sid, locator), ones, by_id, counts, indexes)[0]
                              for sid in ids])
