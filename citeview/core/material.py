@@ -533,6 +533,12 @@ _SIMPLE_HEAD_RE = re.compile(
     rf"((?:\n{_NOT_HEADER}(?>[A-Za-z][A-Za-z0-9 _/().-]{{0,60}}?[ \t]*:[^\n]*))*))?)?"
     r"(?:\n[ \t]*)?"
 )
+# The usual head exactly (the guide's header, "Title: " and "URL: " lines whose values start and
+# end with a non-blank character): half the time of the head above, which reads it the same.
+_USUAL_HEAD_RE = re.compile(
+    r"Citation Marker: \ue200cite\ue202(?!L\d+(?:-L\d+)?\ue201)([A-Za-z0-9_-]+)\ue201"
+    r"\nTitle: ([^ \t\n](?:[^\n]*[^ \t\n])?)\nURL: ([^ \t\n](?:[^\n]*[^ \t\n])?)(?:\n[ \t]*)?"
+)
 # _META_RE over the metadata lines at once; the value without the blanks that end it (as
 # rstrip(" \t") leaves it; no lazy `.*?` before them: quadratic on a long run of blanks).
 _META_LINES_RE = re.compile(
@@ -579,7 +585,8 @@ def _simple_tool_output(text: str, origin: str) -> Material | None:
     parts = _SIMPLE_SPLIT_RE.split(text)
     if len(parts) == 1:
         return None
-    m = _SIMPLE_HEAD_RE.fullmatch(parts[0])
+    usual = _USUAL_HEAD_RE.fullmatch(parts[0])
+    m = _SIMPLE_HEAD_RE.fullmatch(parts[0]) if usual is None else usual
     if m is None:
         return None
     rests = parts[2::2]
@@ -612,19 +619,20 @@ def _simple_tool_output(text: str, origin: str) -> Material | None:
         ends = array("q", accumulate(steps, initial=-1))
         del ends[0]
         lines.labels, lines.starts, lines.ends, lines.breaks = labels, starts, ends, None
-    sid, key1, value1, key2, value2, more = m.groups()
-    title = url = None
-    if key1 is None:
-        meta: list[tuple[str, str]] = []
-    elif key2 is None:
-        meta = [(key1, value1)]
+    if usual is not None:
+        sid, title, url = usual.groups()
+        meta: list[tuple[str, str]] = [("Title", title), ("URL", url)]
     else:
-        meta = [(key1, value1), (key2, value2)]
-        if more:
-            meta += _META_LINES_RE.findall(more)
-        elif key1 == "Title" and key2 == "URL":  # (the usual metadata)
-            title, url = value1, value2
-    if url is None:
+        sid, key1, value1, key2, value2, more = m.groups()
+        if key1 is None:
+            meta = []
+        elif key2 is None:
+            meta = [(key1, value1)]
+        else:
+            meta = [(key1, value1), (key2, value2)]
+            if more:
+                meta += _META_LINES_RE.findall(more)
+        title = url = None
         for key, value in meta:  # (Source.meta("title") and Source.meta("url") in one loop)
             key = key.casefold()
             if key == "title":

@@ -524,8 +524,16 @@ def test_the_usual_tool_output_is_read_by_the_shortcut() -> None:
 
 
 # The usual head, then the metadata of the benchmark's cases and others near it.
+_NEAR_VALUES = st.sampled_from(["Document 7", "a", "a: b", "x ", " x", "", " ", "\tx\t", "é😀",
+                                "https://docs.example/7", "[L1] x", "Citation Marker: y"])
+_NEAR_KEYS = st.sampled_from(["Title: ", "URL: ", "Title:", "URL:", "title: ", "Url: ",
+                              "Title : ", "URL:\t", "Title:  "])
+_NEAR_USUAL = st.builds(lambda k1, v1, k2, v2: [k1 + v1, k2 + v2],
+                        _NEAR_KEYS, _NEAR_VALUES, _NEAR_KEYS, _NEAR_VALUES)
 _USUAL_METAS = st.one_of(
     st.just(["Title: Document 7", "URL: https://docs.example/7"]),
+    st.builds(lambda v1, v2: [f"Title: {v1}", f"URL: {v2}"], _NEAR_VALUES, _NEAR_VALUES),
+    _NEAR_USUAL, _NEAR_USUAL.map(lambda m: [*m, "Extra: x"]),
     st.lists(_GOOD_META, max_size=4),
     st.permutations(["Title: T", "URL: u", "title: t2"]).map(list),
 )
