@@ -260,8 +260,11 @@ class Material:
 
     def by_id(self) -> dict[str, list[Source]]:
         """Every source under its id; a duplicated id maps to all its definitions, in order."""
+        sources = self.sources
+        if len(sources) == 1:  # (most cases: one tool output of one source)
+            return {sources[0].id: [sources[0]]}
         out: dict[str, list[Source]] = {}
-        for s in self.sources:
+        for s in sources:
             out.setdefault(s.id, []).append(s)
         return out
 
