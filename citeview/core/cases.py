@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from citeview.core.errors import InputError
@@ -104,9 +104,29 @@ def _plain_case(cls: type[Case], data: dict[str, Any], default_id: str) -> Case 
         if "tool_outputs" in data:
             return None  # (null: the general reading's error)
         outputs = []
-    elif type(outputs) is not list or not all(type(o) is str for o in outputs):
+    elif type(outputs) is not list or not (
+            (len(outputs) == 1 and type(outputs[0]) is str)  # (most cases: one tool output)
+            or all(type(o) is str for o in outputs)):
         return None
-    return cls(cid, answer, question, list(outputs), None, {}, {})
+    if cls is not Case:
+        return cls(cid, answer, question, list(outputs), None, {}, {})
+    case = _new(Case)  # Case(cid, answer, question, list(outputs), None, {}, {}), slot by slot
+    case.id = cid
+    case.answer = answer
+    case.question = question
+    case.tool_outputs = list(outputs)
+    case.context = None
+    case.documents = {}
+    case.extra = {}
+    case.reading_memo = None
+    return case
+
+
+_new = object.__new__
+if tuple(f.name for f in fields(Case)) != (
+        "id", "answer", "question", "tool_outputs", "context", "documents", "extra",
+        "reading_memo"):  # pragma: no cover
+    raise AssertionError("Case's fields changed: update _plain_case")
 
 
 def _tname(value: object) -> str:

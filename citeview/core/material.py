@@ -22,7 +22,7 @@ import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from functools import lru_cache
 from itertools import accumulate, repeat
@@ -71,15 +71,25 @@ def _ints(values: list[int]) -> array[int] | list[int]:
 class SourceLines(Sequence[SourceLine]):
     """The citable lines of a parsed source, in text order, kept as three columns of numbers
     (label, start, end): a 200,000-line source holds no object per line, a
-    :class:`SourceLine` is made when one is read. Equal to any sequence of the same lines."""
+    :class:`SourceLine` is made when one is read. Equal to any sequence of the same lines.
 
-    __slots__ = ("ends", "labels", "starts")
+    ``breaks`` is None, or says where the lines are when they follow one another in the text,
+    each after one break: ``breaks[k]`` is where the break before line k is (-1 for the first
+    line) and ``breaks[n]`` where the last line ends. The quick reading of a tool output
+    (:func:`_simple_tool_output`) gives only that and the labels: the start and end columns
+    (``starts[k] == breaks[k] + 1``, ``ends[k] == breaks[k + 1]``) are made when first read,
+    and an export, which resolves citations from ``breaks``, never reads them."""
+
+    __slots__ = ("breaks", "ends", "labels", "starts")
+
+    breaks: Sequence[int] | None
 
     def __init__(self, labels: Iterable[int] = (), starts: Iterable[int] = (),
                  ends: Iterable[int] = ()) -> None:
         self.labels: Sequence[int] = _ints(list(labels))
         self.starts: Sequence[int] = array("q", starts)
         self.ends: Sequence[int] = array("q", ends)
+        self.breaks = None
         if not len(self.labels) == len(self.starts) == len(self.ends):
             raise ValueError("SourceLines: labels, starts and ends differ in length")
 
@@ -89,8 +99,20 @@ class SourceLines(Sequence[SourceLine]):
         rows = list(lines)
         return cls([ln.label for ln in rows], [ln.start for ln in rows], [ln.end for ln in rows])
 
+    if not TYPE_CHECKING:  # (hidden from mypy: it would type any attribute name by it)
+        def __getattr__(self, name: str) -> Sequence[int]:
+            # Called only for a slot not set: the columns of a SourceLines made from breaks.
+            if name == "starts" or name == "ends":
+                breaks = self.breaks
+                if breaks is not None:
+                    self.ends = breaks[1:]
+                    self.starts = (tuple(map(_INC, breaks[:-1])) if type(breaks) is tuple
+                                   else array("q", map(_INC, breaks[:-1])))
+                    return self.starts if name == "starts" else self.ends
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def __len__(self) -> int:
-        return len(self.starts)
+        return len(self.labels)
 
     @overload
     def __getitem__(self, index: int) -> SourceLine: ...
@@ -100,10 +122,7 @@ class SourceLines(Sequence[SourceLine]):
 
     def __getitem__(self, index: int | slice) -> SourceLine | SourceLines:
         if isinstance(index, slice):
-            out = SourceLines.__new__(SourceLines)
-            out.labels, out.starts, out.ends = (self.labels[index], self.starts[index],
-                                                self.ends[index])
-            return out
+            return _columns(self.labels[index], self.starts[index], self.ends[index])
         return SourceLine(self.labels[index], self.starts[index], self.ends[index])
 
     def __iter__(self) -> Iterator[SourceLine]:
@@ -132,6 +151,19 @@ class SourceLines(Sequence[SourceLine]):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (SourceLines, (list(self.labels), self.starts, self.ends))
+
+
+_INC = (1).__add__
+
+
+def _columns(labels: Sequence[int], starts: Sequence[int], ends: Sequence[int]) -> SourceLines:
+    """A SourceLines of these columns as they are (no copy, no check)."""
+    out = _new(SourceLines)
+    out.labels, out.starts, out.ends, out.breaks = labels, starts, ends, None
+    return out
+
+
+_new = object.__new__
 
 
 @dataclass(slots=True)
@@ -228,8 +260,11 @@ class Material:
 
     def by_id(self) -> dict[str, list[Source]]:
         """Every source under its id; a duplicated id maps to all its definitions, in order."""
+        sources = self.sources
+        if len(sources) == 1:  # (most cases: one tool output of one source)
+            return {sources[0].id: [sources[0]]}
         out: dict[str, list[Source]] = {}
-        for s in self.sources:
+        for s in sources:
             out.setdefault(s.id, []).append(s)
         return out
 
@@ -395,9 +430,7 @@ def _strip_labels(norm: str) -> tuple[str, SourceLines]:
         out.append(piece[1:])
         out_len += len(piece) - 1
         pos = cut
-    found = SourceLines.__new__(SourceLines)
-    found.labels, found.starts, found.ends = labels, starts, ends
-    return "".join(out), found
+    return "".join(out), _columns(labels, starts, ends)
 
 
 def _repeated(norm: str, found: SourceLines) -> list[tuple[int, int, int]]:
@@ -491,12 +524,23 @@ _SIMPLE_SPLIT_RE = re.compile(r"\n[ \t]*\[L(\d+)\][ \t]?")  # (_NL_PREFIX_RE, fe
 # The head: a header whose marker names one id that is not a locator (the reference drops a
 # lone locator), metadata lines none of which is another header (the look-ahead: a header
 # needs a line start, and the split leaves none after the head), and perhaps a blank line.
+# The first two metadata lines are read here too, key and value as _META_LINES_RE reads them
+# (each line in an atomic group: its first reading, the same, and no backtracking into it),
+# the others ("more") by _META_LINES_RE.
+_NOT_HEADER = r"(?!(?i:citation marker)[ \t]*:)"
+_META_PAIR = r"(?>([A-Za-z][A-Za-z0-9 _/().-]{0,60}?)[ \t]*:[ \t]*((?:[^\n]*[^ \t\n])?)[ \t]*)"
 _SIMPLE_HEAD_RE = re.compile(
     r"(?i:citation marker)[ \t]*:[ \t]*\ue200cite\ue202(?!L\d+(?:-L\d+)?\ue201)"
-    r"(?P<id>[A-Za-z0-9_-]+)\ue201"
-    r"(?P<meta>(?:\n(?!(?i:citation marker)[ \t]*:)[A-Za-z][A-Za-z0-9 _/().-]{0,60}?[ \t]*:"
-    r"[^\n]*)*)"
+    r"([A-Za-z0-9_-]+)\ue201"
+    rf"(?:\n{_NOT_HEADER}{_META_PAIR}(?:\n{_NOT_HEADER}{_META_PAIR}"
+    rf"((?:\n{_NOT_HEADER}(?>[A-Za-z][A-Za-z0-9 _/().-]{{0,60}}?[ \t]*:[^\n]*))*))?)?"
     r"(?:\n[ \t]*)?"
+)
+# The usual head exactly (the guide's header, "Title: " and "URL: " lines whose values start and
+# end with a non-blank character): half the time of the head above, which reads it the same.
+_USUAL_HEAD_RE = re.compile(
+    r"Citation Marker: \ue200cite\ue202(?!L\d+(?:-L\d+)?\ue201)([A-Za-z0-9_-]+)\ue201"
+    r"\nTitle: ([^ \t\n](?:[^\n]*[^ \t\n])?)\nURL: ([^ \t\n](?:[^\n]*[^ \t\n])?)(?:\n[ \t]*)?"
 )
 # _META_RE over the metadata lines at once; the value without the blanks that end it (as
 # rstrip(" \t") leaves it; no lazy `.*?` before them: quadratic on a long run of blanks).
@@ -505,9 +549,27 @@ _META_LINES_RE = re.compile(
 
 
 # The labels of most tool outputs, L1 to Ln in order: compared as the strings split out, and
-# copied as the array a source keeps, with no int() per label nor check for repeats.
+# copied as the array a source keeps, with no int() per label nor check for repeats. A source
+# of at most _SMALL lines, as most are, shares the tuple (1, ..., n) (immutable) instead, and
+# gives its lines' places as breaks (see SourceLines).
 _ONE_TO_DIGITS = [str(n) for n in range(1, 1001)]
 _ONE_TO_ARRAY = array("q", range(1, 1001))
+_SMALL = 128
+_ONE_TO_TUPLES = [tuple(range(1, n + 1)) for n in range(_SMALL + 1)]
+
+
+def one_to(n: int) -> tuple[int, ...]:
+    """The labels 1..n as a tuple: for n <= 128 the one a source read by the quick reading
+    shares (resolution recognises them by identity)."""
+    return _ONE_TO_TUPLES[n] if 0 <= n <= _SMALL else tuple(range(1, n + 1))
+
+
+if (tuple(f.name for f in fields(Source)) != (
+        "id", "kind", "text", "lines", "title", "url", "metadata", "label", "origin",
+        "origin_span", "tag", "pages", "blocks")
+        or tuple(f.name for f in fields(Material)) != ("sources", "diagnostics", "outside")
+        ):  # pragma: no cover
+    raise AssertionError("Source's or Material's fields changed: update _simple_tool_output")
 
 
 def _simple_tool_output(text: str, origin: str) -> Material | None:
@@ -519,13 +581,15 @@ def _simple_tool_output(text: str, origin: str) -> Material | None:
     none a header; at most one blank line; then only lines that start with an ``[L#]`` label,
     numbers distinct, and at most one line break after the last. Of such a text the general
     reading makes one line-level source, no diagnostic and nothing outside sources: what is
-    built here."""
+    built here (its objects filled slot by slot: no keyword arguments, defaults nor
+    factories)."""
     if "\r" in text or len(text) > _PIECE:
         return None
     parts = _SIMPLE_SPLIT_RE.split(text)
     if len(parts) == 1:
         return None
-    m = _SIMPLE_HEAD_RE.fullmatch(parts[0])
+    usual = _USUAL_HEAD_RE.fullmatch(parts[0])
+    m = _SIMPLE_HEAD_RE.fullmatch(parts[0]) if usual is None else usual
     if m is None:
         return None
     rests = parts[2::2]
@@ -534,35 +598,69 @@ def _simple_tool_output(text: str, origin: str) -> Material | None:
         rests[-1] = rests[-1][:-1]
         end -= 1
     body = "\n".join(rests)
-    if body.count("\n") != len(rests) - 1:
+    n = len(rests)
+    if body.count("\n") != n - 1:
         return None  # a line that is not labelled
     numbers = parts[1::2]
-    if numbers == _ONE_TO_DIGITS[: len(numbers)]:  # (the usual labels: L1, L2, ... in order)
-        labels: array[int] | list[int] = _ONE_TO_ARRAY[: len(numbers)]
+    lines = _new(SourceLines)
+    if n <= _SMALL and numbers == _ONE_TO_DIGITS[:n]:  # (the usual: L1, L2, ... in order)
+        # Where each line's break is, then where the last line ends: each line starts after
+        # the lines before it and their breaks. The columns are made from these if read.
+        lines.labels = _ONE_TO_TUPLES[n]
+        lines.breaks = tuple(accumulate(map(_INC, map(len, rests)), initial=-1))
     else:
-        labels = _ints(list(map(int, numbers)))
-        if len(set(labels)) != len(labels):
-            return None  # repeated labels: CV501
-    # Line k starts after the lines before it and their breaks, and ends a break before the
-    # next line's start.
-    # (Columns made straight from the sums: no list of them made first.)
-    steps = list(map((1).__add__, map(len, rests)))
-    starts = array("q", accumulate(steps, initial=0))
-    starts.pop()
-    ends = array("q", accumulate(steps, initial=-1))
-    del ends[0]
-    lines = SourceLines.__new__(SourceLines)
-    lines.labels, lines.starts, lines.ends = labels, starts, ends
-    meta: list[tuple[str, str]] = _META_LINES_RE.findall(m.group("meta"))
-    title = url = None
-    for key, value in meta:  # (Source.meta("title") and Source.meta("url") in one loop)
-        key = key.casefold()
-        if key == "title":
-            title = value if title is None else title
-        elif key == "url":
-            url = value if url is None else url
-    return Material([Source(m.group("id"), SourceKind.LINE, body, lines, title, url, meta,
-                            origin=origin, origin_span=(0, end))], [], [])
+        if numbers == _ONE_TO_DIGITS[:n]:
+            labels: array[int] | list[int] = _ONE_TO_ARRAY[:n]
+        else:
+            labels = _ints(list(map(int, numbers)))
+            if len(set(labels)) != n:
+                return None  # repeated labels: CV501
+        # (Columns made straight from the sums: no list of them made first.)
+        steps = list(map(_INC, map(len, rests)))
+        starts = array("q", accumulate(steps, initial=0))
+        starts.pop()
+        ends = array("q", accumulate(steps, initial=-1))
+        del ends[0]
+        lines.labels, lines.starts, lines.ends, lines.breaks = labels, starts, ends, None
+    if usual is not None:
+        sid, title, url = usual.groups()
+        meta: list[tuple[str, str]] = [("Title", title), ("URL", url)]
+    else:
+        sid, key1, value1, key2, value2, more = m.groups()
+        if key1 is None:
+            meta = []
+        elif key2 is None:
+            meta = [(key1, value1)]
+        else:
+            meta = [(key1, value1), (key2, value2)]
+            if more:
+                meta += _META_LINES_RE.findall(more)
+        title = url = None
+        for key, value in meta:  # (Source.meta("title") and Source.meta("url") in one loop)
+            key = key.casefold()
+            if key == "title":
+                title = value if title is None else title
+            elif key == "url":
+                url = value if url is None else url
+    src = _new(Source)  # Source(sid, SourceKind.LINE, body, lines, title, url, meta,
+    src.id = sid        #        origin=origin, origin_span=(0, end))
+    src.kind = SourceKind.LINE
+    src.text = body
+    src.lines = lines
+    src.title = title
+    src.url = url
+    src.metadata = meta
+    src.label = None
+    src.origin = origin
+    src.origin_span = (0, end)
+    src.tag = None
+    src.pages = []
+    src.blocks = []
+    material = _new(Material)  # Material([src], [], [])
+    material.sources = [src]
+    material.diagnostics = []
+    material.outside = []
+    return material
 
 
 def parse_tool_output(text: str, origin: str = "tool_outputs[0]") -> Material:
@@ -832,10 +930,8 @@ def file_source(source_id: str, text: str, origin: str = "documents") -> Source:
     # C-speed passes into columns: no Python loop, nor object, per line.
     lens = list(map(len, pieces))
     starts = list(accumulate(map((1).__add__, lens), initial=0))[:-1]
-    lines = SourceLines.__new__(SourceLines)
-    lines.labels = array("q", range(1, len(pieces) + 1))
-    lines.starts = array("q", starts)
-    lines.ends = array("q", map(operator.add, starts, lens))
+    lines = _columns(array("q", range(1, len(pieces) + 1)), array("q", starts),
+                     array("q", map(operator.add, starts, lens)))
     src = Source(id=source_id, kind=SourceKind.FILE, text="\n".join(pieces), lines=lines,
                  origin=origin, origin_span=(0, len(text)))
     if pieces and pieces[0].startswith("# "):

@@ -14,10 +14,18 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
+from typing import Any
 
 from citeview.core.locators import Locator, near_miss_locator, parse_locator
 from citeview.core.markers import Citation
-from citeview.core.material import Material, Source, SourceKind, SourceLine, SourceLines
+from citeview.core.material import (
+    Material,
+    Source,
+    SourceKind,
+    SourceLine,
+    SourceLines,
+    one_to,
+)
 from citeview.core.numbering import number_at
 
 
@@ -199,37 +207,63 @@ class Resolution:
 
 # A citation of one line or range of a source labelled L1..Ln, every cited label there, is most
 # citations of an export: its target is made in a few steps (no index, no line looked up by
-# bisection), through the slots' own setters (a frozen dataclass's __init__ sets each field by
-# object.__setattr__, twice the cost; so are its resolution and the one or two lines most
-# citations cite). :func:`_resolve_one` makes every other target.
+# bisection). So are its resolution and the one or two lines most citations cite, each filled
+# in a plain class of the same slots and then made what it is by ``__class__`` assignment (a
+# frozen dataclass's __init__ sets each field by object.__setattr__, and even its slots' own
+# setters, called one by one, cost four times as much). :func:`_resolve_one` makes every other
+# target.
 _TARGET_FIELDS = ("source_id", "source", "status", "lines", "span", "detail", "out_of_range_end",
                   "locator", "duplicates", "suggestion", "unit", "pages", "blocks", "cited_text")
 if tuple(f.name for f in fields(Target)) != _TARGET_FIELDS:  # pragma: no cover
     raise AssertionError("Target's fields changed: update _ok_target")
-(_set_sid, _set_source, _set_status, _set_lines, _set_span, _set_detail, _set_out_end,
- _set_locator, _set_dup, _set_suggestion, _set_unit, _set_pages, _set_blocks, _set_cited) = (
-    Target.__dict__[name].__set__ for name in _TARGET_FIELDS)
-_set_index, _set_citation, _set_targets = (
-    Resolution.__dict__[f.name].__set__ for f in fields(Resolution))
+if tuple(f.name for f in fields(Resolution)) != ("index", "citation", "targets"):
+    raise AssertionError("Resolution's fields changed: update resolve")  # pragma: no cover
 if tuple(f.name for f in fields(SourceLine)) != ("label", "start", "end"):  # pragma: no cover
     raise AssertionError("SourceLine's fields changed: update _ok_target")
-_set_line_label, _set_line_start, _set_line_end = (
-    SourceLine.__dict__[name].__set__ for name in ("label", "start", "end"))
-_new = object.__new__
+
+
+class _TargetSlots:
+    __slots__ = Target.__slots__
+
+
+class _ResolutionSlots:
+    __slots__ = Resolution.__slots__
+
+
+class _LineSlots:
+    __slots__ = SourceLine.__slots__
+
+
+def _line(label: int, start: int, end: int) -> SourceLine:
+    """``SourceLine(label, start, end)``, filled as _ok_target fills one."""
+    one: Any = _LineSlots()
+    one.label = label
+    one.start = start
+    one.end = end
+    one.__class__ = SourceLine
+    return one  # type: ignore[no-any-return]
+
+
+# (Checked once: the layouts agree, so the assignment is allowed and gives the class's object.)
+if _line(1, 2, 3) != SourceLine(1, 2, 3) or type(_line(1, 2, 3)) is not SourceLine:
+    raise AssertionError("_LineSlots is not SourceLine's layout")  # pragma: no cover
+
 _LINES_WORDS = ("0 lines", "1 line", *(f"{n} lines" for n in range(2, 64)))
 _ONE_TO_MAX = 4096
 _ONE_TO = array("q", range(1, _ONE_TO_MAX + 1))  # labels 1..n as a parsed source holds them
 
 
 def _one_to_n(lines: Sequence[SourceLine]) -> int:
-    """n when ``lines`` are a parsed source's, labelled L1..Ln in order (one C comparison of
-    the label column with 1..n), else -1."""
+    """n when ``lines`` are a parsed source's, labelled L1..Ln in order (the tuple the quick
+    reading shares, or one C comparison of the label column with 1..n), else -1."""
     if type(lines) is not SourceLines:
         return -1
     labels = lines.labels
     n = len(labels)
     if not 0 < n <= _ONE_TO_MAX or labels[0] != 1 or labels[n - 1] != n:
         return -1
+    if type(labels) is tuple:
+        return n if labels == one_to(n) else -1  # (the same tuple: one look at each item)
     return n if labels == _ONE_TO[:n] else -1
 
 
@@ -255,43 +289,60 @@ def _ok_target(source_id: str, locator_raw: str | None, sources: dict[str, list[
         return None
     lines: SourceLines = source.lines  # type: ignore[assignment]  # (_one_to_n said so)
     k = last - first + 1
-    if k <= 2:  # (most citations)
-        start, end = lines.starts[first - 1], lines.ends[first - 1]
-        one = _new(SourceLine)  # SourceLine(first, start, end)
-        _set_line_label(one, first)
-        _set_line_start(one, start)
-        _set_line_end(one, end)
+    breaks = lines.breaks
+    cited: tuple[SourceLine, ...]
+    if breaks is not None:  # (the quick reading's: line i is (breaks[i] + 1, breaks[i + 1]))
         if k == 1:
-            cited: tuple[SourceLine, ...] = (one,)
+            start, end = breaks[first - 1] + 1, breaks[first]
+            one: Any = _LineSlots()  # SourceLine(first, start, end), as _line makes it
+            one.label = first
+            one.start = start
+            one.end = end
+            one.__class__ = SourceLine
+            cited = (one,)
+        elif k == 2:
+            start, end = breaks[first - 1] + 1, breaks[last]
+            cited = (_line(first, start, breaks[first]), _line(last, breaks[first] + 1, end))
+        else:
+            bounds = breaks[first - 1 : last + 1]
+            cited = tuple(map(SourceLine, range(first, last + 1), map(_INC, bounds[:-1]),
+                              bounds[1:]))
+            start, end = bounds[0] + 1, bounds[-1]
+        span = (start, end)
+    elif k <= 2:  # (most citations)
+        start, end = lines.starts[first - 1], lines.ends[first - 1]
+        one = _line(first, start, end)
+        if k == 1:
+            cited = (one,)
             span = (start, end)
         else:
             start2, end2 = lines.starts[last - 1], lines.ends[last - 1]
-            two = _new(SourceLine)
-            _set_line_label(two, last)
-            _set_line_start(two, start2)
-            _set_line_end(two, end2)
-            cited = (one, two)
+            cited = (one, _line(last, start2, end2))
             span = (min(start, start2), max(end, end2))
     else:
         starts, ends = lines.starts[first - 1 : last], lines.ends[first - 1 : last]
         cited = tuple(map(SourceLine, range(first, last + 1), starts, ends))
         span = (min(starts), max(ends))
-    t = _new(Target)
-    _set_sid(t, source_id)
-    _set_source(t, source)
-    _set_status(t, _OK)
-    _set_lines(t, cited)
-    _set_span(t, span)
-    _set_detail(t, _LINES_WORDS[k] if k < 64 else _lines_word(k))
-    _set_out_end(t, None)
-    _set_locator(t, loc)
-    _set_dup(t, 0)
-    _set_suggestion(t, None)
-    _set_unit(t, None)
-    _set_pages(t, None)
-    _set_blocks(t, None)
-    _set_cited(t, None)
-    return t
+    t: Any = _TargetSlots()  # Target(source_id, source, _OK, cited, span, detail, locator=loc)
+    t.source_id = source_id
+    t.source = source
+    t.status = _OK
+    t.lines = cited
+    t.span = span
+    t.detail = _LINES_WORDS[k] if k < 64 else _lines_word(k)
+    t.out_of_range_end = None
+    t.locator = loc
+    t.duplicates = 0
+    t.suggestion = None
+    t.unit = None
+    t.pages = None
+    t.blocks = None
+    t.cited_text = None
+    t.__class__ = Target
+    return t  # type: ignore[no-any-return]
+
+
+_INC = (1).__add__
 
 
 # --------------------------------------------------------------------------- per-source index
@@ -479,16 +530,20 @@ def resolve(citations: Sequence[Citation], material: Material | Iterable[Source]
         targets: tuple[Target, ...] | None
         if len(ids) == 1:
             key = (ids[0], locator)
-            targets = ones.get(key)  # (inline, as most keys recur: _shared only to make one)
-            if targets is None:
-                targets = _shared(key, ones, by_id, counts, indexes)
+            targets = ones.get(key)  # (inline, as most keys recur)
+            if targets is None:  # (what _shared does, inline)
+                sid = ids[0]
+                targets = ones[key] = (_ok_target(sid, locator, by_id, counts)
+                                       or _resolve_one(sid, locator, by_id, indexes,
+                                                       by_id.keys()),)
         else:
             targets = tuple([_shared((sid, locator), ones, by_id, counts, indexes)[0]
                              for sid in ids])
-        res = _new(Resolution)  # Resolution(i, c, targets), as _ok_target makes a target
-        _set_index(res, i)
-        _set_citation(res, c)
-        _set_targets(res, targets)
+        res: Any = _ResolutionSlots()  # Resolution(i, c, targets), as _ok_target makes a target
+        res.index = i
+        res.citation = c
+        res.targets = targets
+        res.__class__ = Resolution
         append(res)
     return out
 

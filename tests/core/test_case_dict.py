@@ -34,3 +34,32 @@ def test_a_plain_case_dict_reads_as_any_mapping_of_it_does(data: dict[str, Any],
     keys, of exactly the usual types) gives the case, or the error, that the same content
     as another mapping gives."""
     assert _read(data, default_id) == _read(MappingProxyType(data), default_id)
+
+
+class _MyCase(Case):
+    __slots__ = ()
+
+
+@given(st.fixed_dictionaries({"id": st.text(min_size=1, max_size=3), "answer": st.text(max_size=5)},
+                             optional={"question": st.none() | st.text(max_size=3),
+                                       "tool_outputs": st.lists(st.text(max_size=3), max_size=3)
+                                       | st.lists(st.text(max_size=3) | st.integers(0, 2),
+                                                  min_size=1, max_size=2)}))
+def test_a_plain_case_is_a_whole_case_of_its_class(data: dict[str, Any]) -> None:
+    """The usual case dict read quickly is a case like any other: every field set (as the
+    general reading sets it), its own lists, of the class asked for."""
+    for cls in (Case, _MyCase):
+        got = _read_as(cls, data)
+        want = _read_as(cls, MappingProxyType(data))
+        assert got == want and type(got) is type(want)
+        if isinstance(got, Case):
+            assert type(got) is cls and got.reading_memo is None
+            assert (got.context, got.documents, got.extra) == (None, {}, {})
+            assert got.tool_outputs is not data.get("tool_outputs")
+
+
+def _read_as(cls: type[Case], data: object) -> Case | str:
+    try:
+        return cls.from_dict(data)
+    except InputError as err:
+        return f"InputError: {err}"

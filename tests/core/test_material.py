@@ -459,7 +459,9 @@ _TOOL_HEADS = st.sampled_from([
     f"Citation Marker: {START}cite{DELIMITER}a{DELIMITER}b{STOP}", "Title: no header",
 ])
 _GOOD_META = st.sampled_from(["Title: Doc", "URL: https://x.example/a  ", "Key (x)/y.z: v\t",
-                              "title: again", "U: ", "Note:a:b", "T" * 61 + ": long key"])
+                              "title: again", "U: ", "Note:a:b", "T" * 61 + ": long key",
+                              "Title :  two  words \t", "URL:\t", "Url: lower", "Title:",
+                              "URL: " + " " * 40 + "x" + "\t " * 20, "K  \t: v"])
 _ODD_META = st.sampled_from([
     f"Citation Marker: {marker('b')}", "citation marker\t: c", "no colon here", " Indented: x",
     "[Block1]", "T" * 62 + ": too long a key", "", "  ", "\t",
@@ -519,3 +521,69 @@ def test_the_usual_tool_output_is_read_by_the_shortcut() -> None:
     assert (src.title, src.url, lines_of(src)[1]) == (
         "Employee Handbook", "https://company.example/handbook",
         (2, "Additional remote days require manager approval."))
+
+
+# The usual head, then the metadata of the benchmark's cases and others near it.
+_NEAR_VALUES = st.sampled_from(["Document 7", "a", "a: b", "x ", " x", "", " ", "\tx\t", "é😀",
+                                "https://docs.example/7", "[L1] x", "Citation Marker: y"])
+_NEAR_KEYS = st.sampled_from(["Title: ", "URL: ", "Title:", "URL:", "title: ", "Url: ",
+                              "Title : ", "URL:\t", "Title:  "])
+_NEAR_USUAL = st.builds(lambda k1, v1, k2, v2: [k1 + v1, k2 + v2],
+                        _NEAR_KEYS, _NEAR_VALUES, _NEAR_KEYS, _NEAR_VALUES)
+_USUAL_METAS = st.one_of(
+    st.just(["Title: Document 7", "URL: https://docs.example/7"]),
+    st.builds(lambda v1, v2: [f"Title: {v1}", f"URL: {v2}"], _NEAR_VALUES, _NEAR_VALUES),
+    _NEAR_USUAL, _NEAR_USUAL.map(lambda m: [*m, "Extra: x"]),
+    st.lists(_GOOD_META, max_size=4),
+    st.permutations(["Title: T", "URL: u", "title: t2"]).map(list),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_USUAL_METAS, st.integers(1, material_module._SMALL + 3), st.booleans(),
+       st.sampled_from(["", "\n"]), st.data())
+def test_the_quick_readings_lines_are_the_general_readings_for_every_reader(
+        meta: list[str], n: int, blank: bool, end: str, data: st.DataObject) -> None:
+    """The quick reading keeps a usual source's lines as breaks (labels L1..Ln): what every
+    reader of the lines sees (columns, items, slices, iteration, length, pickles) is what the
+    general reading's columns give, and so is the title, URL and metadata."""
+    words = data.draw(st.lists(st.sampled_from(["", "a", "two words", "é😀", " x "]),
+                               min_size=n, max_size=n))
+    text = "\n".join([_USUAL_HEAD, *meta, *([""] if blank else []),
+                      *(f"[L{k}] {w}" for k, w in enumerate(words, 1))]) + end
+    fast = material_module._simple_tool_output(text, "tool_outputs[0]")
+    general = material_module._parse_tool_output(text, "tool_outputs[0]")
+    assert fast is not None
+    assert _everything(fast) == _everything(general)
+    [quick], [slow] = fast.sources, general.sources
+    a, b = quick.lines, slow.lines
+    assert isinstance(a, material_module.SourceLines)
+    assert isinstance(b, material_module.SourceLines)
+    assert (quick.title, quick.url, quick.metadata) == (slow.title, slow.url, slow.metadata)
+    assert len(a) == len(b) == n and bool(a) and a == b and b == a and a == list(b)
+    assert list(a.labels) == list(b.labels) == list(range(1, n + 1))
+    k = data.draw(st.integers(-n, n - 1))
+    assert a[k] == b[k] and type(a[k]) is SourceLine
+    cut = slice(data.draw(st.integers(-n, n)), data.draw(st.integers(-n, n)),
+                data.draw(st.sampled_from([None, 1, 2, -1])))
+    assert a[cut] == b[cut] and list(a[cut]) == list(b[cut])
+    assert list(reversed(a)) == list(reversed(b)) and repr(a) == repr(b)
+    assert pickle.loads(pickle.dumps(a)) == b
+    assert list(a.starts) == list(b.starts) and list(a.ends) == list(b.ends)
+    assert [quick.line_text(ln) for ln in a] == [slow.line_text(ln) for ln in b] == [
+        w.rstrip("\n") for w in words]
+
+
+def test_lines_kept_as_breaks_make_their_columns_once() -> None:
+    """A source read quickly makes its start and end columns when first read, once; other
+    attributes are missing as usual."""
+    [src] = material_module._simple_tool_output(HANDBOOK, "o").sources  # type: ignore[union-attr]
+    lines = src.lines
+    assert isinstance(lines, material_module.SourceLines) and lines.breaks is not None
+    starts = lines.starts
+    assert lines.starts is starts and list(lines.ends) == [ln.end for ln in lines]
+    with pytest.raises(AttributeError):
+        lines.no_such_column  # type: ignore[attr-defined]  # noqa: B018
+    assert not hasattr(lines, "__array__")
+    general = material_module.SourceLines([1], [0], [3])
+    assert general.breaks is None and general[0:1].breaks is None

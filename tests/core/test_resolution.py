@@ -487,3 +487,55 @@ def test_a_quickly_made_target_is_the_one_the_general_path_makes(
     ok_range = (labels == list(range(1, len(labels) + 1)) and not twice
                 and parse_locator(raw) is not None and general.status is Status.OK)
     assert (quick is not None) == ok_range
+
+
+@given(st.integers(1, 140), st.lists(st.tuples(st.integers(0, 142), st.integers(0, 142)),
+                                     min_size=1, max_size=6), st.booleans())
+@settings(max_examples=200, deadline=None)
+@example(8, [(7, 8), (5, 5), (1, 1)], False)
+def test_a_quickly_read_source_resolves_as_the_general_reading_of_it_does(
+        n: int, ranges: list[tuple[int, int]], twice: bool) -> None:
+    """A usual tool output is read quickly, its lines kept as breaks: its citations (the quick
+    target's path when they name lines that exist) resolve to what the general reading of the
+    same text gives, target for target, and the results are real resolutions, targets and
+    lines (equal, pickled and frozen as ones made by their classes; lines hashed too)."""
+    import pickle
+    from dataclasses import FrozenInstanceError
+
+    from citeview.core import material as material_module
+    from citeview.core.material import SourceLine
+    from citeview.core.resolution import _ok_target, _resolve_one
+
+    text = "\n".join([f"Citation Marker: {marker('turn0file0')}", "Title: T", "URL: u", "",
+                      *(f"[L{k}] line {k}" + " x" * (k % 3) for k in range(1, n + 1))])
+    quick = material_module._simple_tool_output(text, "tool_outputs[0]")
+    general = material_module._parse_tool_output(text, "tool_outputs[0]")
+    assert quick is not None
+    if twice:  # (an id defined twice: never the quick target's)
+        quick.sources.append(quick.sources[0])
+        general.sources.append(general.sources[0])
+    cites = [cite("turn0file0", locator=f"L{a}" if a == b else f"L{a}-L{b}") for a, b in ranges]
+    fast, slow = resolve(cites, quick), resolve(cites, general)
+    assert [r.to_dict() for r in fast] == [r.to_dict() for r in slow]
+    for r, g in zip(fast, slow, strict=True):
+        assert type(r) is Resolution and r.index == g.index and r.citation is g.citation
+        assert r == Resolution(r.index, r.citation, r.targets)
+        [t], [u] = r.targets, g.targets
+        assert type(t) is Target and t.source is quick.sources[0]
+        assert (t.status, t.lines, t.span, t.detail, t.out_of_range_end, t.locator) == (
+            u.status, u.lines, u.span, u.detail, u.out_of_range_end, u.locator)
+        assert [type(x) for x in t.lines] == [type(x) for x in u.lines]
+        assert all(type(x) is SourceLine and hash(x) == hash(SourceLine(x.label, x.start, x.end))
+                   for x in t.lines)
+        assert pickle.loads(pickle.dumps(t.lines)) == t.lines
+        with pytest.raises(FrozenInstanceError):
+            t.span = None  # type: ignore[misc]
+        with pytest.raises(FrozenInstanceError):
+            r.index = 5  # type: ignore[misc]
+        # The quick target, asked directly, is the general path's on the same source.
+        loc = r.citation.locator
+        sources = quick.by_id()
+        made = _ok_target("turn0file0", loc, sources, {})
+        if made is not None:
+            assert made == _resolve_one("turn0file0", loc, sources, {}, sources.keys())
+            assert made.status is Status.OK and not twice
