@@ -28,7 +28,7 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 
 from citeview.core.cases import Case
@@ -146,6 +146,33 @@ class LintResult:
         return [*self.diagnostics, *self.material_diagnostics]
 
 
+# citeview.core.rules's run_rules, imported when first asked for (by _load_rules): one
+# import statement a lint costs as much as a few rules.
+_RUN_RULES: Callable[[AnalysedCase], tuple[list[Diagnostic], list[Diagnostic]]] | None = None
+
+
+def _load_rules() -> Callable[[AnalysedCase], tuple[list[Diagnostic], list[Diagnostic]]]:
+    global _RUN_RULES
+    from citeview.core.rules import run_rules
+
+    _RUN_RULES = run_rules
+    return run_rules
+
+
+# citeview.core.support's citation_scores, imported as run_rules is (by _load_support).
+_CITATION_SCORES: Callable[[Sequence[AnalysedCitation]],
+                           tuple[tuple[float | None, ...], ...]] | None = None
+
+
+def _load_support() -> Callable[[Sequence[AnalysedCitation]],
+                                tuple[tuple[float | None, ...], ...]]:
+    global _CITATION_SCORES
+    from citeview.core.support import citation_scores
+
+    _CITATION_SCORES = citation_scores
+    return citation_scores
+
+
 class AnalysedCase:
     """A case as analysed under ``policy`` (see the module docstring). Build with
     :func:`analyse`. Lint and support are computed on first use and kept."""
@@ -208,9 +235,7 @@ class AnalysedCase:
     def lint(self) -> LintResult:
         """The linter's findings under this analysis's policy (computed once)."""
         if self._lint is None:
-            from citeview.core.rules import run_rules
-
-            answer, material = run_rules(self)
+            answer, material = (_RUN_RULES or _load_rules())(self)
             self._lint = LintResult(tuple(answer), tuple(material))
         return self._lint
 
@@ -223,9 +248,7 @@ class AnalysedCase:
         """Per citation, per source id: the lexical support score of a resolved source (a
         triage hint, never a verdict), None where it cannot be computed."""
         if self._support is None:
-            from citeview.core.support import citation_scores
-
-            self._support = citation_scores(self.citations)
+            self._support = (_CITATION_SCORES or _load_support())(self.citations)
         return self._support
 
     def citation_diagnostics(self, diagnostics: Sequence[Diagnostic] | None = None
@@ -521,27 +544,39 @@ class Analyser:
     or the window's own without a session), through its own cache. Whoever shows, stores or
     counts a case asks its analyser; nobody else writes its cache."""
 
-    __slots__ = ("cache", "families", "policy")
+    __slots__ = ("_last", "cache", "families", "policy")
 
     def __init__(self, families: Sequence[str] = DEFAULT_FAMILIES, maxsize: int = 32) -> None:
         self.families = tuple(families)
         self.policy = numbering_policy(self.families)
         self.cache = AnalysisCache(maxsize)
+        # The last policy asked for and its numbering policy (replaced whole): a pass over
+        # every case asks under one policy, and a Policy costs more to make than to use.
+        self._last: tuple[Policy | None, Policy] = (None, self.policy)
+
+    def numbering(self, policy: Policy | None = None) -> Policy:
+        """``numbering_policy(self.families, policy)``, made once for the same policy object
+        asked again (:attr:`policy` for None)."""
+        last = self._last
+        if last[0] is policy:
+            return last[1]
+        made = numbering_policy(self.families, policy)
+        self._last = (policy, made)
+        return made
 
     def analysed(self, case: Case, policy: Policy | None = None,
                  material: Material | None = None) -> AnalysedCase:
         """``case`` analysed under ``policy`` read with this analyser's families (kept)."""
-        return analyse(case, numbering_policy(self.families, policy), cache=self.cache,
-                       material=material)
+        return analyse(case, self.numbering(policy), cache=self.cache, material=material)
 
     def analysed_once(self, case: Case, policy: Policy | None = None) -> AnalysedCase:
         """``case`` analysed as :meth:`analysed` does, not kept (a scan of every case must not
         push out the cases being shown)."""
-        return analyse(case, numbering_policy(self.families, policy))
+        return _analyse(case, self.numbering(policy))
 
     def peek(self, case: Case, policy: Policy | None = None) -> AnalysedCase | None:
         """The analysis kept for ``case``, or None (nothing computed)."""
-        return self.cache.peek(case, numbering_policy(self.families, policy))
+        return self.cache.peek(case, self.numbering(policy))
 
     def adopt(self, analysed: AnalysedCase) -> bool:
         """Keep an analysis made elsewhere when it numbers as this analyser does (the window's

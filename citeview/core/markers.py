@@ -770,8 +770,62 @@ def scan(
     fams = _families(families)
     known = set(known_ids)
     known.discard("")
+    if len(text) <= _SPLIT_CHARS:  # (most answers)
+        split = _split_plain(text, fams, known)
+        if split is not None:
+            return split
     found = _extract(text, fams)
     if _plain(text, fams, known, found):
+        return ScanResult(found, [])
+    return _scan_passes(text, fams, known, found)
+
+
+# Answers up to this long are read by one split (_split_plain) first: its list of pieces is
+# five strings a marker, so a long answer is read the general way.
+_SPLIT_CHARS = 1 << 16
+
+
+@lru_cache(maxsize=64)
+def _plain_marker_re(fams: tuple[str, ...]) -> re.Pattern[str] | None:
+    """The usual marker of one of ``fams`` (one source id that does not start with "L", perhaps
+    a line locator; _token_re's first branch), as (raw, family, id, locator); None for families
+    it would not read as the reference does (none, or a marker character in one)."""
+    if not fams or _marker_char_in(fams):
+        return None
+    family_pattern = "|".join(re.escape(f) for f in fams)
+    return re.compile(
+        f"({START}({family_pattern}){DELIMITER}([A-KM-Za-z0-9_-][A-Za-z0-9_-]*)"
+        f"(?:{DELIMITER}(L\\d+(?:-L\\d+)?))?{STOP})"
+    )
+
+
+def _split_plain(text: str, fams: tuple[str, ...], known: set[str]) -> ScanResult | None:
+    """:func:`scan`'s result the short way, when every START of ``text`` opens a usual marker
+    (:func:`_plain_marker_re`), else None (the general way reads it).
+
+    Then those markers are the reference's citations: at each START the reference's pattern
+    meets the one family that a DELIMITER follows (no family holds a marker character, so one
+    family that is a prefix of another is followed by a DELIMITER where the other is not) and
+    takes its first branch, which is the usual marker's; between the markers no START is left
+    to begin another. None of them may hide a locator (their ids do not start with "L"), so
+    :func:`_plain` is decided by the text outside them, which is the split's every fifth piece.
+    """
+    pattern = _plain_marker_re(fams)
+    if pattern is None:
+        return None
+    parts = pattern.split(text)
+    outside = "".join(parts[::5]) if len(parts) > 1 else text
+    if START in outside:
+        return None
+    found: list[Citation] = []
+    append = found.append
+    pos = len(parts[0])
+    for k in range(1, len(parts), 5):
+        raw = parts[k]
+        end = pos + len(raw)
+        append(Citation(raw, parts[k + 1], (parts[k + 2],), parts[k + 3], pos, end))
+        pos = end + len(parts[k + 4])
+    if _quiet_outside(outside, fams, known):
         return ScanResult(found, [])
     return _scan_passes(text, fams, known, found)
 
@@ -830,7 +884,12 @@ def _plain(text: str, fams: tuple[str, ...], known: set[str], found: list[Citati
         ids = c.source_ids
         if len(ids) > 1 or ids[0][0] == "L":
             return False  # (may need a locator hint: _may_hide_locator)
-    outside = _join_outside(text, map(_SPAN, found))
+    return _quiet_outside(_join_outside(text, map(_SPAN, found)), fams, known)
+
+
+def _quiet_outside(outside: str, fams: tuple[str, ...], known: set[str]) -> bool:
+    """:func:`_plain`'s test of the text ``outside`` the reference's markers (which may hide no
+    locator): no pass of :func:`_scan_passes` can find anything there."""
     # No marker character outside found's markers, each of which holds one START and one
     # STOP: _Scanner.markers's check that they are all the text holds.
     if (START in outside or STOP in outside or DELIMITER in outside or "\\" in outside

@@ -372,7 +372,7 @@ def _parsed_text(answer: str, citations: Sequence[Citation], spans: _Spans,
     A line left blank by the removal keeps one inert placeholder character, so a citation on a
     line of its own does not split its paragraph in two. ``\\r\\n`` and ``\\r`` become ``\\n``
     (markdown-it normalises them; doing it here keeps offsets exact)."""
-    placeholders = _first_on_blank_lines(citations, lines)
+    placeholders = _first_on_blank_lines(answer, citations, lines)
     keep = set(placeholders)
     cut = [(s + 1, e) if s in keep else (s, e) for s, e in spans.spans]
     if "\r" in answer:
@@ -382,7 +382,11 @@ def _parsed_text(answer: str, citations: Sequence[Citation], spans: _Spans,
     if placeholders:
         chars = list(text)
         for s in placeholders:
-            chars[stripped.to_clean(s)] = _PLACEHOLDER
+            at = stripped.to_clean(s)
+            # (A citation the caller made may overlap another span that removes its first
+            # character: then none stands for it, and its line is as the removal leaves it.)
+            if at < len(chars) and stripped.to_original(at) == s:
+                chars[at] = _PLACEHOLDER
         text = "".join(chars)
     return stripped, text
 
@@ -465,10 +469,20 @@ def _citation_only_lines(citations: Sequence[Citation], lines: Sequence[_CitedLi
     return out
 
 
-def _first_on_blank_lines(citations: Sequence[Citation],
+def _first_on_blank_lines(answer: str, citations: Sequence[Citation],
                           lines: Sequence[_CitedLine]) -> list[int]:
-    """Start of the first citation of each line that removing the markers leaves blank."""
-    return [citations[line.cits[0]].start for line in lines if not line.rest.strip()]
+    """Start of the first citation of each line that removing the markers leaves blank, of
+    those whose first character may stand for them: one that is there (a citation the caller
+    made may be empty) and no line break (one may start at the break that ends its line)."""
+    out = []
+    for line in lines:
+        if not line.rest.strip():
+            for i in line.cits:
+                c = citations[i]
+                if c.start < c.end and answer[c.start:c.start + 1] not in ("", "\r", "\n"):
+                    out.append(c.start)
+                    break
+    return out
 
 
 def _runs(answer: str, citations: Sequence[Citation]) -> list[list[Citation]]:
@@ -508,16 +522,18 @@ def check_placement(
     parse as the whole answer does (see :func:`_parts`), so memory follows the part, not the
     answer; the findings are the same for every ``part_chars``.
     """
-    cits = list(citations)
+    # (Not copied unless sorted: nothing here changes the caller's sequence.)
+    cits = citations if type(citations) is list or type(citations) is tuple \
+        else list(citations)
     if not cits:
         return []
     prev = 0
     for c in cits:  # (as scanned: in order, most often)
         if c.start < prev:
-            cits.sort(key=_START)
+            cits = sorted(cits, key=_START)
             break
         prev = c.start
-    extra = sorted(extra_spans)
+    extra = sorted(extra_spans) if extra_spans else []
     size = max(1, part_chars)
     if not extra and len(answer) <= size:
         plain = _plain_placement(answer, cits, multi_source)
@@ -590,6 +606,9 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
         return None  # (a few scans for one character each: quicker than a regular expression)
     if cits[-1].start > len(answer):
         return None  # (not a scan's citation: no line to find)
+    found = _all_cited(answer, cits, multi_source)
+    if found is not None:  # (most answers)
+        return found
     lines = answer.split("\n")
     cited_lines: set[int] = set()
     k = start = pos = 0
@@ -656,6 +675,60 @@ def _plain_placement(answer: str, cits: Sequence[Citation],
     return diags
 
 
+def _all_cited(answer: str, cits: Sequence[Citation],
+               multi_source: MultiSource | None) -> list[Diagnostic] | None:
+    """:func:`_plain_placement` of an answer of one-line paragraphs, each starting with a
+    letter and holding a citation, one empty line between each two (and perhaps a line break
+    at the end; most answers), else None (the line walk judges it).
+
+    Then each paragraph is a line: no citation is at the start of one nor over a line break
+    when each starts after its paragraph's start and ends by its end; no paragraph is uncited
+    (CV308) nor does one alone hold them all (CV306), and only CV304 and CV307 are left."""
+    paras = answer.split("\n\n")
+    if len(paras) > len(cits):
+        return None  # (a paragraph holds none)
+    k = len(cits)
+    ci = 0
+    last = len(paras) - 1
+    start = pos = 0
+    punctuated = False
+    for j, para in enumerate(paras):
+        size = len(para)
+        if j == last and para[-1:] == "\n":
+            size -= 1  # (the answer's last line break)
+        # Each paragraph one line starting with a letter (none empty: no two empty lines in a
+        # row, none at the answer's start or end).
+        if not size or not para[0].isalpha() or ("\n" in para and para.find("\n") < size):
+            return None
+        end = start + size
+        held = ci
+        while ci < k:
+            c = cits[ci]
+            s = c.start
+            if s > end:
+                break
+            e = c.end
+            if s <= start or s < pos or e < s or e > end:
+                return None  # at a line's start, out of order, or over a line break
+            if e < end and answer[e] in SENTENCE_PUNCTUATION:
+                punctuated = True
+            pos = e
+            ci += 1
+        if ci == held:
+            return None  # no citation in it
+        start = end + 2
+    if ci < k:
+        return None  # (after the last paragraph: at the start of a line)
+    diags: list[Diagnostic] = []
+    if punctuated:
+        _before_punctuation(answer, cits, diags)
+    if multi_source is not None:
+        _multi_source(answer, cits, multi_source, diags)
+    if len(diags) > 1:
+        diags.sort(key=_DIAG_ORDER)
+    return diags
+
+
 # --------------------------------------------------------------------------- parts
 
 
@@ -708,11 +781,12 @@ def _parts(answer: str, cits: Sequence[Citation], extra: Sequence[tuple[int, int
         want = lo + size
         while True:
             hi = cutter.next_cut(want)
+            # (The last part takes the rest: a span the caller made may start at the end.)
             cj = ci
-            while cj < len(cits) and cits[cj].start < hi:
+            while cj < len(cits) and (cits[cj].start < hi or hi >= n):
                 cj += 1
             ej = ei
-            while ej < len(extra) and extra[ej][0] < hi:
+            while ej < len(extra) and (extra[ej][0] < hi or hi >= n):
                 ej += 1
             part = _parse(answer, lo, hi, cits[ci:cj], extra[ei:ej])
             if hi >= n or not part.layout.open_at_end:

@@ -293,3 +293,61 @@ def test_scan_skips_only_passes_that_find_nothing(text: str, fams: tuple[str, ..
                          skip=False)
     assert scan(text, fams, known) == every
     assert scan(text, fams, iter(known)) == every
+
+
+# Answers of and near the usual shape (prose, markers of one id and a line locator at sentence
+# ends), read the short way (one split) where every START opens a usual marker.
+
+_SHAPE_FAMILIES = st.sampled_from(["cite", "cite", "cite", "filecite", "ci", "navlist", "",
+                                   "cite "])
+_SHAPE_IDS = st.sampled_from(["turn0file0", "turn0file0", "turn12file3", "doc12", "a-b_c", "L4",
+                              "Lx", "l4", "x y", "", " turn0file0", "turn0file0\n", "\u00e9t\u00e9",
+                              "turn0file0" + D + "turn0file1", "_", "-"])
+_SHAPE_LOCATORS = st.sampled_from([None, None, "L5", "L5-L8", "L12-L3", "L5-8", " L5", "L\u0663",
+                                   "L5" + D, "", "x"])
+_SHAPE_PROSE = st.sampled_from([
+    "Remote work is allowed.", "Staff may work from home", " ", "\n", "\n\n", ".", ",", "\u03a9",
+    "\u00e9t\u00e9 ", "return to the office.", "turn", "cite", "cited", "turn0file0", "doc12",
+    "\\ue200", "\u3010turn0file0\u3011", "[cite: 1]", "\u00ee", S, D, E, "L4", "\ufffd", "?",
+])
+
+
+@st.composite
+def _shaped_answers(draw: st.DrawFn) -> str:
+    out: list[str] = []
+    for _ in range(draw(st.integers(0, 6))):
+        out.append(draw(st.lists(_SHAPE_PROSE, max_size=3).map("".join)))
+        if draw(st.integers(0, 3)):
+            loc = draw(_SHAPE_LOCATORS)
+            out.append(S + draw(_SHAPE_FAMILIES) + D + draw(_SHAPE_IDS)
+                       + ("" if loc is None else D + loc) + (E if draw(st.integers(0, 9)) else ""))
+    return "".join(out)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_shaped_answers(), _SCAN_FAMILIES, _KNOWN)
+def test_the_split_reads_an_answer_as_the_general_scan_does(text: str, fams: tuple[str, ...],
+                                                            known: tuple[str, ...]) -> None:
+    from citeview.core.markers import _scan_passes, _split_plain
+
+    ids = {k for k in known if k}
+    every = _scan_passes(text, fams, ids, extract_citations(text, fams), skip=False)
+    short = _split_plain(text, fams, ids)
+    assert short is None or short == every
+    assert scan(text, fams, known) == every
+
+
+def test_the_usual_answer_is_read_by_the_split() -> None:
+    from citeview.core.markers import _split_plain
+
+    answer = (f"Remote work is allowed.{S}cite{D}turn0file0{D}L7-L8{E}\n\nStaff may work "
+              f"from home.{S}cite{D}turn0file0{D}L5{E}\n\nAnother claim.{S}cite{D}doc12{E}\n")
+    found = _split_plain(answer, ("cite",), {"turn0file0", "doc12"})
+    assert found is not None and not found.diagnostics
+    assert [(c.source_ids, c.locator, answer[c.start:c.end] == c.raw) for c in found.citations] \
+        == [(("turn0file0",), "L7-L8", True), (("turn0file0",), "L5", True), (("doc12",), None,
+                                                                               True)]
+    # An id that may be a locator, a START of no usual marker: the general way reads it.
+    for other in (answer.replace("turn0file0", "L4", 1), answer + S,
+                  answer.replace(f"{D}L5", f" {D}L5")):
+        assert _split_plain(other, ("cite",), {"turn0file0"}) is None

@@ -4,6 +4,7 @@ with spans in the raw answer."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -449,3 +450,115 @@ def test_plain_prose_around_markers_takes_the_short_way() -> None:
     for text in (f"*Remote {M()}* work.", f"Remote work.\n{M()}\n", f"Remote\n- work{M()}\n",
                  f"Remote work{M()}\r\nmore", f"`code`{M()}"):
         assert placement._plain_placement(text, scan(text).citations, None) is None
+
+
+# Answers of one-line paragraphs each ending in a marker (most answers) are judged without
+# walking their lines (_all_cited); near that shape, by the line walk or the parse.
+
+_PARAGRAPH_WORDS = st.sampled_from([
+    "Remote work is allowed", "Staff may", " work", ".", ",", "!", ":", " ", "\u00e9t\u00e9",
+    "\u00c9t\u00e9", "\u03a9", "\u00b2", "1.", "#", "- ", "  ", "\t", "\u00a0", "x", "\n",
+    "\nStaff", "CITE", "CITE", "CITE2", "CITEL",
+])
+_PARAGRAPH_BREAKS = st.sampled_from(["\n\n", "\n\n", "\n\n", "\n", "\n\n\n", "\n \n", "\n\t\n"])
+
+
+@st.composite
+def _paragraph_answers(draw: st.DrawFn) -> str:
+    marker = {"CITE": lambda i: M(f"turn0file{i % 3}", "L2-L3" if i % 2 else None),
+              "CITE2": lambda i: M(f"turn0file{i}") + M(f"turn0file{i}"),
+              "CITEL": lambda i: M("turn0file0", "L2") + " " + M("turn0file1", "L2-L2")}
+    paras = []
+    for _ in range(draw(st.integers(1, 5))):
+        words = [draw(st.sampled_from(["Remote", "Staff", "\u00c9t\u00e9", "\u03a9", "x"])),
+                 *draw(st.lists(_PARAGRAPH_WORDS, max_size=6))]
+        if draw(st.integers(0, 4)):
+            words.append(draw(st.sampled_from(["CITE", "CITE", ".CITE", "CITE.", "CITE2",
+                                               "CITEL", "CITE:"])))
+        paras.append(words)
+    head = draw(st.sampled_from(["", "", "", "\n", "\n\n", " "]))
+    tail = draw(st.sampled_from(["", "\n", "\n", "\n\n", "\n\n\n", " "]))
+    text = head
+    for k, words in enumerate(paras):
+        if k:
+            text += draw(_PARAGRAPH_BREAKS)
+        for w in words:
+            for piece in re.split(r"(CITE2|CITEL|CITE)", w):
+                text += marker[piece](len(text)) if piece in marker else piece
+    return text + tail
+
+
+@settings(max_examples=600, deadline=None)
+@given(_paragraph_answers(), st.sampled_from([None, "one-marker", "per-marker"]), st.data())
+def test_answers_of_cited_paragraphs_are_judged_as_the_parse_judges_them(
+        answer: str, style: str | None, data: st.DataObject) -> None:
+    from citeview.core import placement
+    from citeview.core.markers import Citation
+
+    cits = scan(answer).citations
+    if data.draw(st.booleans()):  # spans the caller made: anywhere, some over line breaks
+        n = len(answer)
+        spans = data.draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, 3)), min_size=1,
+                                   max_size=5))
+        cits = [Citation(answer[s:s + k], "cite", ("a1",), None, s, min(n, s + k))
+                for s, k in sorted(set(spans))]
+        cits = [c for i, c in enumerate(cits) if not i or cits[i - 1].end <= c.start]
+    assume(cits)
+    general = placement._placement(answer, cits, [], style, PART_CHARS)  # type: ignore[arg-type]
+    short = placement._all_cited(answer, cits, style)  # type: ignore[arg-type]
+    assert short is None or short == general
+    assert check_placement(answer, cits, (), style) == general  # type: ignore[arg-type]
+
+
+def test_answers_of_cited_paragraphs_take_the_shortest_way() -> None:
+    from citeview.core import placement
+
+    answer = (f"Remote work is allowed.{M('turn0file0', 'L7-L8')}\n\nStaff may work from "
+              f"home{M()}.\n\n\u00c9t\u00e9 words{M()} and more{M('a1')}\n")
+    cits = scan(answer).citations
+    assert [(d.code, answer[d.start:d.end]) for d in placement._all_cited(answer, cits, None)
+            or ["none"]] == [("CV304", M())]
+    for other in (answer + "\nUncited words here and there.", answer.replace("\n\n", "\n\n\n"),
+                  answer.replace(" words", "\nwords"), answer + "\n", "\n" + answer,
+                  answer.replace("\n\nStaff", "\n\n1. Staff")):
+        assert placement._all_cited(other, scan(other).citations, None) is None
+
+
+def test_a_citation_over_a_line_break_is_judged_not_a_crash() -> None:
+    # Citations a caller made (the scan makes none such): over a line break, empty, at the
+    # end of the answer. A line they leave blank is judged as the removal leaves it.
+    from citeview.core.markers import Citation
+
+    def cite(answer: str, s: int, e: int) -> Citation:
+        return Citation(answer[s:e], "cite", ("a1",), None, s, e)
+
+    answer = "\r\n\u03a9"
+    assert [(d.code, d.start, d.end) for d in check_placement(answer, [cite(answer, 0, 3)])] \
+        == [("CV305", 0, 3)]
+    for answer, spans in [("Staff\n", [(6, 6)]), ("A\r\nB", [(1, 3)]), ("A\n\nB", [(2, 2)]),
+                          ("Remote work.\r\n\r\nStaff", [(12, 16), (14, 15)]),
+                          ("Remote\n\nwork", [(6, 9), (7, 8)])]:
+        cits = [cite(answer, s, e) for s, e in spans]
+        for d in check_placement(answer, cits):
+            assert 0 <= d.start <= d.end <= len(answer)
+
+
+_LINE_BREAK_PIECES = st.sampled_from(["Remote work", " is", ".", "\n", "\r\n", "\r", "\n\n",
+                                      "\r\n\r\n", "\u03a9", "- ", "> ", "```", "*x*", " "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE_BREAK_PIECES, min_size=1, max_size=12).map("".join), st.data())
+def test_any_caller_spans_over_line_breaks_are_judged_in_any_parts(answer: str,
+                                                                  data: st.DataObject) -> None:
+    from citeview.core.markers import Citation
+
+    n = len(answer)
+    spans = data.draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, 4)), min_size=1,
+                               max_size=5))
+    cits = [Citation(answer[s:s + k], "cite", ("a1",), None, s, min(n, s + k))
+            for s, k in spans]
+    whole = check_placement(answer, cits, (), "one-marker")
+    for d in whole:
+        assert 0 <= d.start <= d.end <= n
+    assert check_placement(answer, cits, (), "one-marker", part_chars=4) == whole
