@@ -456,25 +456,26 @@ def unchanged(conn: sqlite3.Connection, marks: dict[str, int]) -> set[str]:
     return {cid for cid, mark in marks.items() if now.get(cid) == mark}
 
 
-def judged_cases(session: ReviewStore, ids: Sequence[str]) -> set[str] | None:
+def judged_cases(session: ReviewStore, ids: Sequence[str],
+                 used: tuple[bool, bool, bool, bool] | None = None) -> set[str] | None:
     """Which of ``ids`` have a verdict, evidence or a correction (by anyone); None when that
-    is not known (a session that is no file: every case is worked out in full)."""
+    is not known (a session that is no file: every case is worked out in full). ``used``:
+    :func:`_used` of the session, read already (only the tables holding something are
+    asked)."""
     if not isinstance(session, Session):
         return None
     if not ids:
         return set()
     marks = ",".join("?" * len(ids))
     with read_errors(session.path):
-        # (most sessions of a cold export hold no judgement: one look, not three IN lists)
-        if session.conn.execute(_ANY_JUDGED).fetchone() is None:
+        if used is None:
+            used = _used(session) or (True, True, True, True)
+        tables = [t for t, has in zip(_JUDGEMENT_TABLES, used, strict=False) if has]
+        if not tables:  # (most sessions of a cold export hold no judgement: one look)
             return set()
         sql = " UNION ".join(f"SELECT case_id FROM {t} WHERE case_id IN ({marks})"
-                             for t in ("annotations", "evidence", "corrections"))
-        return {str(r[0]) for r in session.conn.execute(sql, (*ids, *ids, *ids))}
-
-
-_ANY_JUDGED = ("SELECT 1 WHERE EXISTS (SELECT 1 FROM annotations) OR EXISTS "
-               "(SELECT 1 FROM evidence) OR EXISTS (SELECT 1 FROM corrections)")
+                             for t in tables)
+        return {str(r[0]) for r in session.conn.execute(sql, tuple(ids) * len(tables))}
 
 
 def unjudged_text(session: ReviewStore, case_id: str, policy: Policy | None,
@@ -890,23 +891,34 @@ def _chunk_rows(session: ReviewStore, chunk: Chunk, policy: Policy | None,
     rows, or its unjudged rows worked out here), or when its rows worked out here are its
     unjudged ones; else (None, its rows). The JSON lines are UTF-8 bytes with ``encoded``,
     else text. Nothing is marked for storing: an export stores nothing."""
-    if isinstance(chunk, Positions) and isinstance(session, Session) and _bare(session):
-        # No judgement and no stored rows in the session (a cold export's usual case): every
-        # case's rows are its unjudged rows, worked out from its JSON, read with its id.
+    used = _used(session) if isinstance(session, Session) else None
+    datas: dict[str, str] | None = None
+    if isinstance(chunk, Positions) and isinstance(session, Session) and (
+            used is not None and not used[3]):
+        # No stored rows (a cold export): the chunk's ids and JSON in one query.
         ids, datas = chunk_cases(session, chunk)
-        analyser = session.analyser  # (a look-up of the session's families: once a chunk)
+    else:
+        ids = chunk_ids(session, chunk)
+    analyser = session.analyser if isinstance(session, Session) else None  # (once a chunk)
+    if used is not None and not any(used):
+        # No judgement and no stored rows in the session (a cold export's usual case): every
+        # case's rows are its unjudged rows, worked out from its JSON.
+        if datas is None:
+            datas = stored_cases(session, ids)
         for cid in ids:
             yield _unjudged_out(session, cid, policy, datas.get(cid), encoded, analyser), None
         return
-    ids = chunk_ids(session, chunk)
-    judged = judged_cases(session, ids)
-    stored = stored_rows(session, ids, rows_key(session, policy)) if judged is not None else {}
-    datas = stored_cases(session, [cid for cid in ids if cid not in stored])
+    judged = judged_cases(session, ids, used)
+    stored = (stored_rows(session, ids, rows_key(session, policy))
+              if judged is not None and (used is None or used[3]) else {})
+    if datas is None:
+        datas = stored_cases(session, [cid for cid in ids if cid not in stored])
     for cid in ids:
         text = stored.get(cid)
         if judged is not None and cid not in judged:
             if text is None:  # nobody judged it: its rows are its unjudged rows, no query
-                yield _unjudged_out(session, cid, policy, datas.get(cid), encoded), None
+                yield _unjudged_out(session, cid, policy, datas.get(cid), encoded,
+                                    analyser), None
             else:
                 yield text.encode("utf-8") if encoded else text, None
         else:
@@ -929,18 +941,24 @@ def _unjudged_out(session: ReviewStore, case_id: str, policy: Policy | None,
     return rows_text(base_rows(analysed, case_id)).encode("utf-8") if got is None else got
 
 
-_BARE = ("SELECT NOT EXISTS (SELECT 1 FROM annotations) AND NOT EXISTS (SELECT 1 FROM evidence)"
-         " AND NOT EXISTS (SELECT 1 FROM corrections) AND NOT EXISTS (SELECT 1 FROM case_rows)")
+# Which of a session's judgement tables (annotations, evidence, corrections) and its stored
+# rows hold anything now: a look at each table's first row, once a chunk. A chunk asks only the
+# tables that hold something (most sessions have verdicts and no evidence nor correction; a
+# cold export has no stored rows).
+_USED = ("SELECT EXISTS (SELECT 1 FROM annotations), EXISTS (SELECT 1 FROM evidence), "
+         "EXISTS (SELECT 1 FROM corrections), EXISTS (SELECT 1 FROM case_rows)")
+_JUDGEMENT_TABLES = ("annotations", "evidence", "corrections")
 
 
-def _bare(session: Session) -> bool:
-    """Whether the session holds no verdict, evidence, correction nor stored rows (of any
-    policy) now: a look at each table's first row."""
+def _used(session: Session) -> tuple[bool, bool, bool, bool] | None:
+    """Whether annotations, evidence, corrections and case_rows hold a row now; None when
+    that cannot be read (a newer session opened read-only: then every table is asked)."""
     with read_errors(session.path):
         try:
-            return bool(session.conn.execute(_BARE).fetchone()[0])
-        except sqlite3.OperationalError:  # (no such table: a newer session opened read-only)
-            return False
+            row = session.conn.execute(_USED).fetchone()
+        except sqlite3.OperationalError:  # (no such table)
+            return None
+    return (bool(row[0]), bool(row[1]), bool(row[2]), bool(row[3]))
 
 
 def _jsonl_parts(session: ReviewStore, chunk: Chunk, policy: Policy | None,
