@@ -24,7 +24,8 @@ time), then
 the export that reads what it stored.
 
 The machine may be shared: the wall ratio is the target's, the CPU ratio says what the code
-itself costs.
+itself costs. Each measured command's input files are read once just before it (into the page
+cache), the baseline's too, so that disk reads decide neither side.
 """
 
 from __future__ import annotations
@@ -105,6 +106,17 @@ judge({str(b)!r}, "bo", 1)
     subprocess.run([sys.executable, "-c", script], check=True, env={**os.environ, **BIG})
 
 
+def warm(*paths: Path) -> None:
+    """Read ``paths`` once (into the page cache) before a measured command, so that neither side
+    of a ratio pays for disk reads the other did not (this machine's memory reclaim evicts
+    files that were read a minute before: a baseline once took 39.8 s of wall time for 23.2 s
+    of CPU)."""
+    for path in paths:
+        with open(path, "rb") as fh:
+            while fh.read(1 << 23):
+                pass
+
+
 def clear(a: Path) -> None:
     """Forget every stored row and item count of A (a session as it is once made)."""
     import sqlite3
@@ -163,6 +175,7 @@ def main() -> int:
         print(f"sessions made ({n} cases): {time.perf_counter() - start:.0f} s", flush=True)
     jobs = [] if args.jobs is None else ["--jobs", str(args.jobs)]
     out = args.dir / f"citeview-million-{n}.out"
+    warm(data)
     base = measure(["baseline", str(data), str(out)])
     print(f"baseline json.loads + json.dumps of {n} cases: wall {base['wall']:.1f} s, "
           f"CPU {base['cpu']:.1f} s, peak RSS {base['rss_mb']:.0f} MB", flush=True)
@@ -188,6 +201,7 @@ def main() -> int:
                   f"({got['wall'] / base['wall']:.1f}x baseline), CPU {got['cpu']:.1f} s "
                   f"({got['cpu'] / base['cpu']:.1f}x)", flush=True)
             continue
+        warm(a, b) if name.startswith("agree") else warm(a)
         got = measure(argv)
         wall, cpu = got["wall"] / base["wall"], got["cpu"] / base["cpu"]
         verdict = "" if target is None else (
