@@ -26,7 +26,7 @@ import io
 import json
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring
 from typing import IO, Any, NamedTuple, TypeVar
@@ -36,6 +36,8 @@ from citeview.core.batchgc import collect_less
 from citeview.core.cases import Case
 from citeview.core.corrections import Correction, fits
 from citeview.core.errors import InputError
+from citeview.core.markers import Recovery
+from citeview.core.material import SourceKind
 from citeview.core.metrics import answer_sentences
 from citeview.core.numbering import number_at
 from citeview.core.policy import Policy
@@ -522,49 +524,71 @@ def unjudged_bytes(analysed: AnalysedCase, case_id: str) -> bytes | None:
 def _unjudged_json(analysed: AnalysedCase, case_id: str) -> str | None:
     """:func:`unjudged_lines` before its check for lone surrogates."""
     lines: list[str] = []
+    # (names looked up once a case, not once a row)
+    js, scores_json, statuses, kinds, status_type, kind_type = (
+        _STR, _SCORES, _STATUSES, _KINDS, Status, SourceKind)
     try:
-        head = '{"case_id":' + _STR(case_id) + ',"citation":'
+        head = '{"case_id":' + js(case_id) + ',"citation":'
         for c, diags, scores in zip(analysed.citations, analysed.citation_diagnostics(),
                                     analysed.support, strict=True):
             cit = c.citation
             number = c.number
             if type(number) is not int:
                 return None
-            codes = list(dict.fromkeys(d.code for d in diags)) if diags else None
             locator = cit.locator
             start, end = c.claim
             recovered = cit.recovered
-            first = head + repr(number) + ',"source_id":'
-            where = ',"locator":' + ("null" if locator is None else _STR(locator)) + (
-                ',"status":')
-            claim = ',"claim":' + _STR(c.answer[start:end]) + ',"cited_text":'
-            no_codes = ',"lint_codes":[]' + claim  # (most citations: lint touched none)
-            last = (',"recovered":' + ("null" if recovered is None else _STR(str(recovered)))
-                    + ',"raw":' + _STR(c.anchor)
-                    + ',"reasons":[],"evidence":[],"correction":null}\n')
+            # What the citation's rows share, around what each source gives them.
+            first = f'{head}{number},"source_id":'
+            where = (',"locator":null,"status":' if locator is None
+                     else f',"locator":{js(locator)},"status":')
+            claim = f',"claim":{js(c.answer[start:end])},"cited_text":'
+            last = (',"recovered":' + (
+                "null" if recovered is None else
+                _RECOVERED[recovered] if type(recovered) is Recovery else js(str(recovered)))
+                + ',"raw":' + js(c.anchor) + _NO_JUDGEMENT_END)
+            if diags:
+                codes = list(dict.fromkeys(d.code for d in diags))
+            else:
+                codes = None
+                no_codes = ',"lint_codes":[]' + claim  # (most citations: lint touched none)
             for target, score in zip(c.resolution.targets, scores, strict=True):
                 if score is None:
                     support = "null"
                 elif type(score) is float and score - score == 0.0:  # finite (json's NaN)
                     if score > 0.0:  # (-0.0 is equal to 0.0 as a key: never looked up)
-                        support = _SCORES.get(score) or _score_json(score)
+                        support = scores_json.get(score) or _score_json(score)
                     else:
                         support = repr(round(score, 4))
                 else:
                     return None
                 source = target.source
-                span = target.span
+                status = target.status
+                if source is None:
+                    cited = '""'
+                    kind = "null"
+                else:
+                    span = target.span
+                    cited = '""' if span is None else js(source.text[span[0] : span[1]])
+                    kind = source.kind
+                    kind = kinds[kind] if type(kind) is kind_type else js(str(kind))
                 lines += (
-                    first, _STR(target.source_id), where, _STR(str(target.status)),
-                    (',"lint_codes":' + _strs(_target_codes(codes, target)) + claim) if codes
-                    else no_codes,
-                    _STR("" if source is None or span is None
-                         else source.text[span[0] : span[1]]),
-                    ',"support":', support, _UNJUDGED,
-                    "null" if source is None else _STR(str(source.kind)), last)
+                    first, js(target.source_id), where,
+                    statuses[status] if type(status) is status_type else js(str(status)),
+                    no_codes if codes is None else (
+                        ',"lint_codes":' + _strs(_target_codes(codes, target)) + claim),
+                    cited, ',"support":', support, _UNJUDGED, kind, last)
     except TypeError:  # a field of another type than a row's (json decides how it goes)
         return None
     return "".join(lines)
+
+
+# The JSON of each member of the enums a row holds (str() of a member is its value).
+_STATUSES: dict[Status, str] = {m: _STR(str(m)) for m in Status}
+_KINDS: dict[SourceKind, str] = {m: _STR(str(m)) for m in SourceKind}
+_RECOVERED: dict[Recovery, str] = {m: _STR(str(m)) for m in Recovery}
+# A row's end after its anchor, before anyone judged it.
+_NO_JUDGEMENT_END = ',"reasons":[],"evidence":[],"correction":null}\n'
 
 
 # A positive support score -> its JSON as a row holds it (rounded to 4 places): scores are
@@ -759,9 +783,15 @@ def chunk_cases(session: ReviewStore, chunk: Chunk) -> tuple[list[str], dict[str
     found: dict[str, str] = {}
     budget = _READ_AHEAD_CHARS  # cases of 17 MB sources are read when worked out, one at a time
     try:
+        add = ids.append
         for cid, data in session.conn.execute(_CASES_AT, chunk):
-            ids.append(str(cid))
-            if isinstance(cid, str) and isinstance(data, str) and len(data) <= budget:
+            if type(cid) is str:  # (as sqlite gives it: no str() call)
+                add(cid)
+            else:
+                add(str(cid))
+                if not isinstance(cid, str):
+                    continue
+            if isinstance(data, str) and len(data) <= budget:
                 found[cid] = data
                 budget -= len(data)
     except (sqlite3.Error, ValueError):  # the ids alone: each case read alone, saying what is
@@ -886,7 +916,7 @@ Exported = tuple[str, Made | None]
 
 def _chunk_rows(session: ReviewStore, chunk: Chunk, policy: Policy | None,
                 annotator: str | None, encoded: bool = False
-                ) -> Iterator[tuple[Any, list[Row] | None]]:
+                ) -> Iterable[tuple[Any, list[Row] | None]]:
     """Per case of ``chunk``: (its rows as JSON lines, None) when nobody judged it (its stored
     rows, or its unjudged rows worked out here), or when its rows worked out here are its
     unjudged ones; else (None, its rows). The JSON lines are UTF-8 bytes with ``encoded``,
@@ -905,9 +935,16 @@ def _chunk_rows(session: ReviewStore, chunk: Chunk, policy: Policy | None,
         # case's rows are its unjudged rows, worked out from its JSON.
         if datas is None:
             datas = stored_cases(session, ids)
-        for cid in ids:
-            yield _unjudged_out(session, cid, policy, datas.get(cid), encoded, analyser), None
-        return
+        return _unjudged_outs(session, ids, policy, datas, encoded, analyser)
+    return _judged_chunk(session, ids, policy, annotator, encoded, used, datas, analyser)
+
+
+def _judged_chunk(session: ReviewStore, ids: list[str], policy: Policy | None,
+                  annotator: str | None, encoded: bool,
+                  used: tuple[bool, bool, bool, bool] | None, datas: dict[str, str] | None,
+                  analyser: Analyser | None) -> Iterator[tuple[Any, list[Row] | None]]:
+    """:func:`_chunk_rows` of a chunk of a session that holds judgements or stored rows (or
+    is no file), a case at a time."""
     judged = judged_cases(session, ids, used)
     stored = (stored_rows(session, ids, rows_key(session, policy))
               if judged is not None and (used is None or used[3]) else {})
@@ -941,6 +978,30 @@ def _unjudged_out(session: ReviewStore, case_id: str, policy: Policy | None,
     return rows_text(base_rows(analysed, case_id)).encode("utf-8") if got is None else got
 
 
+def _unjudged_outs(session: ReviewStore, ids: list[str], policy: Policy | None,
+                   datas: dict[str, str], encoded: bool, analyser: Analyser | None
+                   ) -> list[tuple[Any, list[Row] | None]]:
+    """(:func:`_unjudged_out`, None) of each case of ``ids`` (a cold export's chunk: one loop,
+    the per-case calls of :func:`_unjudged_out` and :func:`unjudged_bytes` done in it)."""
+    out: list[tuple[Any, list[Row] | None]] = []
+    add = out.append
+    get = datas.get
+    for cid in ids:
+        analysed = analysed_once(session, cid, policy, get(cid), analyser)
+        if not encoded:
+            add((unjudged_rows_text(analysed, cid), None))
+            continue
+        text = _unjudged_json(analysed, cid)
+        if text is not None:
+            try:
+                add((text.encode("utf-8"), None))
+                continue
+            except UnicodeEncodeError:  # lone surrogates: escaped as json_lines escapes them
+                pass
+        add((rows_text(base_rows(analysed, cid)).encode("utf-8"), None))
+    return out
+
+
 # Which of a session's judgement tables (annotations, evidence, corrections) and its stored
 # rows hold anything now: a look at each table's first row, once a chunk. A chunk asks only the
 # tables that hold something (most sessions have verdicts and no evidence nor correction; a
@@ -966,14 +1027,9 @@ def _jsonl_parts(session: ReviewStore, chunk: Chunk, policy: Policy | None,
     """The rows of each case of ``chunk`` as JSON lines (lone surrogates escaped), in UTF-8
     bytes with ``encoded``: a case nobody judged whose rows are stored is copied out as it
     is."""
-    out: list[Any] = []
-    for text, rows in _chunk_rows(session, chunk, policy, annotator, encoded):
-        if text is None:
-            text = rows_text(rows or [])
-            if encoded:
-                text = text.encode("utf-8")
-        out.append(text)
-    return out
+    return [text if text is not None
+            else rows_text(rows or []).encode("utf-8") if encoded else rows_text(rows or [])
+            for text, rows in _chunk_rows(session, chunk, policy, annotator, encoded)]
 
 
 def _csv_parts(session: ReviewStore, chunk: Chunk, policy: Policy | None,

@@ -252,3 +252,30 @@ def test_a_stored_case_is_read_as_json_reads_it(text: str, before: str, after: s
         assert got == json.loads(stored)
     if got is not None:
         assert got == json.loads(stored)
+
+
+class _OddStatus(str):
+    """A status of another type than Status: str() of it is not its value."""
+
+    def __str__(self) -> str:
+        return "odd \"status\""
+
+
+@pytest.mark.parametrize("status", ["ok", _OddStatus("ok"), _OddStatus("whole-source")])
+def test_unjudged_rows_of_a_status_of_another_type_are_the_rows_written(status: str) -> None:
+    """The JSON of a row's status is looked up for Status members only: a status of another
+    type is written as its rows write it (str() of it), composed or bytes."""
+    from citeview.core.analysis import analyse
+    from citeview.session.rows import base_rows, rows_text, unjudged_bytes, unjudged_lines
+
+    answer = f"Remote days need approval {cite('turn0file0', 'L1')}. B {cite('turn0file1')}."
+    analysed = analyse(Case("k", answer, "q", [MATERIAL]))
+    assert analysed.support and analysed.citation_diagnostics()  # (worked out before)
+    analysed.citations = tuple(
+        replace(c, resolution=replace(c.resolution, targets=tuple(
+            replace(t, status=status) for t in c.resolution.targets)))
+        for c in analysed.citations)
+    want = rows_text(base_rows(analysed, "k"))
+    assert unjudged_lines(analysed, "k") == want
+    assert unjudged_bytes(analysed, "k") == want.encode("utf-8")
+    assert str(status) in want or json.dumps(str(status)) in want
