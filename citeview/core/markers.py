@@ -15,7 +15,7 @@ import heapq
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from functools import lru_cache
 from operator import attrgetter
@@ -799,6 +799,12 @@ def _plain_marker_re(fams: tuple[str, ...]) -> re.Pattern[str] | None:
     )
 
 
+_new = object.__new__
+if tuple(f.name for f in fields(Citation)) != (
+        "raw", "family", "source_ids", "locator", "start", "end", "recovered"):  # pragma: no cover
+    raise AssertionError("Citation's fields changed: update _split_plain")
+
+
 def _split_plain(text: str, fams: tuple[str, ...], known: set[str]) -> ScanResult | None:
     """:func:`scan`'s result the short way, when every START of ``text`` opens a usual marker
     (:func:`_plain_marker_re`), else None (the general way reads it).
@@ -823,7 +829,15 @@ def _split_plain(text: str, fams: tuple[str, ...], known: set[str]) -> ScanResul
     for k in range(1, len(parts), 5):
         raw = parts[k]
         end = pos + len(raw)
-        append(Citation(raw, parts[k + 1], (parts[k + 2],), parts[k + 3], pos, end))
+        c = _new(Citation)  # Citation(raw, family, (id,), locator, pos, end), slot by slot
+        c.raw = raw
+        c.family = parts[k + 1]
+        c.source_ids = (parts[k + 2],)
+        c.locator = parts[k + 3]
+        c.start = pos
+        c.end = end
+        c.recovered = None
+        append(c)
         pos = end + len(parts[k + 4])
     if _quiet_outside(outside, fams, known):
         return ScanResult(found, [])

@@ -300,9 +300,20 @@ def _ok_target(source_id: str, locator_raw: str | None, sources: dict[str, list[
             one.end = end
             one.__class__ = SourceLine
             cited = (one,)
-        elif k == 2:
+        elif k == 2:  # (two SourceLines, filled as _line fills one, inline)
+            mid = breaks[first]
             start, end = breaks[first - 1] + 1, breaks[last]
-            cited = (_line(first, start, breaks[first]), _line(last, breaks[first] + 1, end))
+            one = _LineSlots()
+            one.label = first
+            one.start = start
+            one.end = mid
+            one.__class__ = SourceLine
+            two: Any = _LineSlots()
+            two.label = last
+            two.start = mid + 1
+            two.end = end
+            two.__class__ = SourceLine
+            cited = (one, two)
         else:
             bounds = breaks[first - 1 : last + 1]
             cited = tuple(map(SourceLine, range(first, last + 1), map(_INC, bounds[:-1]),
