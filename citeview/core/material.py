@@ -555,12 +555,13 @@ _META_LINES_RE = re.compile(
 _ONE_TO_DIGITS = [str(n) for n in range(1, 1001)]
 _ONE_TO_ARRAY = array("q", range(1, 1001))
 _SMALL = 128
-_ONE_TO_TUPLES = [tuple(range(1, n + 1)) for n in range(_SMALL + 1)]
+_ONE_TO_TUPLES = tuple(tuple(range(1, n + 1)) for n in range(_SMALL + 1))
 
 
 def one_to(n: int) -> tuple[int, ...]:
     """The labels 1..n as a tuple: for n <= 128 the one a source read by the quick reading
-    shares (resolution recognises them by identity)."""
+    shares (resolution compares a source's labels with it: equal item by item, each item the
+    same object, so the comparison is quick)."""
     return _ONE_TO_TUPLES[n] if 0 <= n <= _SMALL else tuple(range(1, n + 1))
 
 

@@ -49,7 +49,9 @@ def usable_cpus() -> int:
 
 
 def _cgroup_cpus() -> int | None:
-    """CPUs' worth of time the cgroup's quota gives this process (cgroup v2 ``cpu.max``, or
+    """CPUs' worth of time the quota at the root of ``/sys/fs/cgroup`` gives (a container's,
+    which sees its own cgroup there; a quota set on a cgroup below the root, systemd's
+    ``CPUQuota`` say, is not read: then more jobs run, never fewer) (cgroup v2 ``cpu.max``, or
     v1's ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``), rounded up; None when it sets
     none or cannot be read (not Linux, say)."""
     for quota_file, period_file in _CGROUP_QUOTAS:
@@ -119,7 +121,9 @@ def _widen_results(pool: ProcessPoolExecutor) -> None:
     with contextlib.suppress(OSError, ImportError, ValueError, TypeError):
         import fcntl
 
-        fcntl.fcntl(fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+        command = getattr(fcntl, "F_SETPIPE_SZ", None)  # (Linux only: no number guessed)
+        if command is not None:
+            fcntl.fcntl(fileno(), command, PIPE_BYTES)
 
 
 PIPE_BYTES = 1 << 20  # Linux's default most for an unprivileged process

@@ -247,6 +247,10 @@ def _line(label: int, start: int, end: int) -> SourceLine:
 # (Checked once: the layouts agree, so the assignment is allowed and gives the class's object.)
 if _line(1, 2, 3) != SourceLine(1, 2, 3) or type(_line(1, 2, 3)) is not SourceLine:
     raise AssertionError("_LineSlots is not SourceLine's layout")  # pragma: no cover
+for _slots, _cls in ((_TargetSlots, Target), (_ResolutionSlots, Resolution)):
+    _probe: Any = _slots()
+    _probe.__class__ = _cls  # (a TypeError here, at import, if the layouts ever differ)
+del _slots, _cls, _probe
 
 _LINES_WORDS = ("0 lines", "1 line", *(f"{n} lines" for n in range(2, 64)))
 _ONE_TO_MAX = 4096
