@@ -18,7 +18,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO
 
 from citeview.core.errors import InputError
@@ -133,8 +133,9 @@ def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
                                            newline="") as held:
             write(held)
             held.seek(0)
-            shutil.copyfileobj(held, sys.stdout)
-        sys.stdout.flush()
+            with _stdout_errors():
+                shutil.copyfileobj(held, sys.stdout)
+                sys.stdout.flush()
         return
     write_text_atomically(path, write)
 
@@ -151,16 +152,38 @@ def write_output_bytes(path: str, write: Callable[[IO[bytes]], None]) -> None:
         write(held)
         held.seek(0)
         raw = _utf8_stdout()
-        if raw is not None:
+        with _stdout_errors():
+            if raw is not None:
+                sys.stdout.flush()
+                shutil.copyfileobj(held, raw)
+                raw.flush()
+                return
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            while chunk := held.read(_CHUNK):
+                sys.stdout.write(decoder.decode(chunk))
+            sys.stdout.write(decoder.decode(b"", final=True))
             sys.stdout.flush()
-            shutil.copyfileobj(held, raw)
-            raw.flush()
-            return
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        while chunk := held.read(_CHUNK):
-            sys.stdout.write(decoder.decode(chunk))
-        sys.stdout.write(decoder.decode(b"", final=True))
-    sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def _stdout_errors() -> Iterator[None]:
+    """A failed write to standard output (a full disk it is redirected to, a quota) as a
+    one-line :class:`InputError` (exit status 2), not a traceback. A reader gone away
+    (:class:`BrokenPipeError`) stays as it is: the CLI ends quietly then."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        # What stdout still holds cannot go out either: the interpreter's last flush must not
+        # fail again (exit status 120 and a second message), so it goes to the null device.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, sys.stdout.fileno())
+            finally:
+                os.close(null)
+        raise InputError(f"standard output: cannot write ({err.strerror or err})") from None
 
 
 def _utf8_stdout() -> io.BufferedIOBase | None:
