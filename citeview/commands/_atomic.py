@@ -155,6 +155,11 @@ def write_output_bytes(path: str, write: Callable[[IO[bytes]], None]) -> None:
         with _stdout_errors():
             if raw is not None:
                 sys.stdout.flush()
+                if isinstance(raw, io.RawIOBase):  # unbuffered (python -u): a write may
+                    fd = raw.fileno()  # write part of it, so each piece is written whole
+                    while piece := held.read(_CHUNK):
+                        _write_all(fd, piece)
+                    return
                 shutil.copyfileobj(held, raw)
                 raw.flush()
                 return
@@ -186,9 +191,10 @@ def _stdout_errors() -> Iterator[None]:
         raise InputError(f"standard output: cannot write ({err.strerror or err})") from None
 
 
-def _utf8_stdout() -> io.BufferedIOBase | None:
+def _utf8_stdout() -> io.BufferedIOBase | io.RawIOBase | None:
     """Standard output's byte stream when text written to it would go out as the same UTF-8
-    bytes (a UTF-8 text stream that leaves line ends alone: POSIX's), else None."""
+    bytes (a UTF-8 text stream that leaves line ends alone: POSIX's), else None. Its raw file
+    where it is unbuffered (``python -u``, ``PYTHONUNBUFFERED``)."""
     out = sys.stdout
     if os.linesep != "\n" or not isinstance(out, io.TextIOWrapper):
         return None
@@ -197,7 +203,7 @@ def _utf8_stdout() -> io.BufferedIOBase | None:
     except LookupError:
         return None
     raw = getattr(out, "buffer", None)
-    return raw if utf8 and isinstance(raw, io.BufferedIOBase) else None
+    return raw if utf8 and isinstance(raw, io.BufferedIOBase | io.RawIOBase) else None
 
 
 __all__ = ["write_atomically", "write_bytes_atomically", "write_output", "write_output_bytes",
