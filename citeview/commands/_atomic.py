@@ -18,7 +18,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO
 
 from citeview.core.errors import InputError
@@ -133,8 +133,9 @@ def write_output(path: str, write: Callable[[IO[str]], None]) -> None:
                                            newline="") as held:
             write(held)
             held.seek(0)
-            shutil.copyfileobj(held, sys.stdout)
-        sys.stdout.flush()
+            with _stdout_errors():
+                shutil.copyfileobj(held, sys.stdout)
+                sys.stdout.flush()
         return
     write_text_atomically(path, write)
 
@@ -151,21 +152,49 @@ def write_output_bytes(path: str, write: Callable[[IO[bytes]], None]) -> None:
         write(held)
         held.seek(0)
         raw = _utf8_stdout()
-        if raw is not None:
+        with _stdout_errors():
+            if raw is not None:
+                sys.stdout.flush()
+                if isinstance(raw, io.RawIOBase):  # unbuffered (python -u): a write may
+                    fd = raw.fileno()  # write part of it, so each piece is written whole
+                    while piece := held.read(_CHUNK):
+                        _write_all(fd, piece)
+                    return
+                shutil.copyfileobj(held, raw)
+                raw.flush()
+                return
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            while chunk := held.read(_CHUNK):
+                sys.stdout.write(decoder.decode(chunk))
+            sys.stdout.write(decoder.decode(b"", final=True))
             sys.stdout.flush()
-            shutil.copyfileobj(held, raw)
-            raw.flush()
-            return
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        while chunk := held.read(_CHUNK):
-            sys.stdout.write(decoder.decode(chunk))
-        sys.stdout.write(decoder.decode(b"", final=True))
-    sys.stdout.flush()
 
 
-def _utf8_stdout() -> io.BufferedIOBase | None:
+@contextlib.contextmanager
+def _stdout_errors() -> Iterator[None]:
+    """A failed write to standard output (a full disk it is redirected to, a quota) as a
+    one-line :class:`InputError` (exit status 2), not a traceback. A reader gone away
+    (:class:`BrokenPipeError`) stays as it is: the CLI ends quietly then."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        # What stdout still holds cannot go out either: the interpreter's last flush must not
+        # fail again (exit status 120 and a second message), so it goes to the null device.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, sys.stdout.fileno())
+            finally:
+                os.close(null)
+        raise InputError(f"standard output: cannot write ({err.strerror or err})") from None
+
+
+def _utf8_stdout() -> io.BufferedIOBase | io.RawIOBase | None:
     """Standard output's byte stream when text written to it would go out as the same UTF-8
-    bytes (a UTF-8 text stream that leaves line ends alone: POSIX's), else None."""
+    bytes (a UTF-8 text stream that leaves line ends alone: POSIX's), else None. Its raw file
+    where it is unbuffered (``python -u``, ``PYTHONUNBUFFERED``)."""
     out = sys.stdout
     if os.linesep != "\n" or not isinstance(out, io.TextIOWrapper):
         return None
@@ -174,7 +203,7 @@ def _utf8_stdout() -> io.BufferedIOBase | None:
     except LookupError:
         return None
     raw = getattr(out, "buffer", None)
-    return raw if utf8 and isinstance(raw, io.BufferedIOBase) else None
+    return raw if utf8 and isinstance(raw, io.BufferedIOBase | io.RawIOBase) else None
 
 
 __all__ = ["write_atomically", "write_bytes_atomically", "write_output", "write_output_bytes",

@@ -329,7 +329,10 @@ def _look_up_move() -> _MoveToThread | None:
     fn.restype = None
 
     def move(obj: QTextDocument, thread: shiboken6.Object | None) -> bool:
-        # (ctypes releases the GIL for the call: a CDLL function, not a PyDLL one.)
+        # (ctypes releases the GIL for the call: a CDLL function, not a PyDLL one.) A C++
+        # object already deleted is refused as PySide refuses it: its address is no object.
+        if not shiboken6.isValid(obj) or (thread is not None and not shiboken6.isValid(thread)):
+            raise RuntimeError("moveToThread: the C++ object was already deleted")
         target = _address(thread) if thread is not None else None
         fn(_address(obj), target)
         now = obj.thread()  # (QObject::thread reads the object's thread data: no lock)

@@ -159,3 +159,67 @@ def test_screenshot_with_an_unknown_suffix_is_a_one_line_error(qapp, tmp_path: P
     assert main(["screenshot", TRANSIT, "--out", str(tmp_path / name)]) == 2
     assert ".png" in one_line_error(capsys)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize(("fmt", "unbuffered"), [("jsonl", "1"), ("jsonl", ""), ("csv", ""),
+                                                  ("json", "")])
+def test_export_to_a_full_stdout_is_a_one_line_error(tmp_path: Path, fmt: str,
+                                                     unbuffered: str) -> None:
+    """``citeview export S > file-on-a-full-disk``: one line and exit 2, not a traceback (the
+    rows as bytes to stdout's buffer, or as text where stdout is unbuffered)."""
+    session = tmp_path / "s.citeview"
+    import json
+
+    from citeview.core.cases import Case
+    from citeview.session import Session
+
+    with open(TRANSIT, encoding="utf-8") as f:
+        Session.create(str(session), [Case.from_dict(json.load(f), "transit")]).close()
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered,
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
+                                         if p)}
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([sys.executable, "-m", "citeview", "export", str(session),
+                               "--format", fmt], stdout=full, stderr=subprocess.PIPE,
+                              text=True, env=env, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == ("citeview: error: standard output: cannot write (No space left on "
+                           "device)\n")
+
+
+def test_bytes_output_on_a_full_disk_leaves_no_file(tmp_path: Path) -> None:
+    from citeview.commands._atomic import write_bytes_atomically
+
+    def write(stream) -> None:  # type: ignore[no-untyped-def]
+        stream.write(b"a,b\r\n" * 10)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with pytest.raises(InputError, match="No space left on device"):
+        write_bytes_atomically(str(tmp_path / "rows.csv"), write)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_export_to_a_pipe_writes_the_bytes_it_writes_to_a_file(tmp_path: Path, fmt: str,
+                                                               unbuffered: str) -> None:
+    """A real pipe as standard output, buffered (the rows' bytes to its buffer) or not
+    (``PYTHONUNBUFFERED``: handed the text): the bytes ``-o FILE`` gets, BOM and CRLF too."""
+    import json
+
+    from citeview.core.cases import Case
+    from citeview.session import Session
+
+    session = tmp_path / "s.citeview"
+    with open(TRANSIT, encoding="utf-8") as f:
+        Session.create(str(session), [Case.from_dict(json.load(f), "transit")]).close()
+    out = tmp_path / f"rows.{fmt}"
+    assert main(["export", str(session), "--format", fmt, "-o", str(out)]) == 0
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered,
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
+                                         if p)}
+    done = subprocess.run([sys.executable, "-m", "citeview", "export", str(session),
+                           "--format", fmt], capture_output=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stderr == b""
+    assert done.stdout == out.read_bytes() and b"\n" in done.stdout

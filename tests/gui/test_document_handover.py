@@ -77,3 +77,23 @@ def test_a_worker_hands_its_document_over_while_the_gui_thread_waits_for_the_gil
     if out.returncode == 2 and sys.platform != "linux":
         pytest.skip(out.stdout.strip())
     assert out.returncode == 0 and out.stdout.strip().endswith("OK"), out.stdout + out.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the platform CI runs on")
+def test_the_gil_free_move_refuses_an_object_already_deleted(qtbot) -> None:
+    """As PySide's own moveToThread does (a RuntimeError, not a crash on a freed address)."""
+    import shiboken6
+    from PySide6.QtGui import QTextDocument
+
+    move = answer_document.gil_free_move()
+    assert move is not None
+    doc = QTextDocument()
+    shiboken6.delete(doc)
+    with pytest.raises(RuntimeError, match="already deleted"):
+        move(doc, QApplication.instance().thread())
+    alive = QTextDocument()
+    gone = QThread()
+    shiboken6.delete(gone)
+    with pytest.raises(RuntimeError, match="already deleted"):
+        move(alive, gone)
+    assert alive.thread() is QThread.currentThread()  # (not moved)
