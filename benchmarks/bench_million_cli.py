@@ -201,7 +201,10 @@ def main() -> int:
                   f"({got['wall'] / base['wall']:.1f}x baseline), CPU {got['cpu']:.1f} s "
                   f"({got['cpu'] / base['cpu']:.1f}x)", flush=True)
             continue
-        warm(a, b) if name.startswith("agree") else warm(a)
+        if name.startswith("agree"):
+            warm(a, b)
+        else:
+            warm(a)
         got = measure(argv)
         wall, cpu = got["wall"] / base["wall"], got["cpu"] / base["cpu"]
         verdict = "" if target is None else (

@@ -19,6 +19,7 @@ get a leading ``'`` so a spreadsheet never runs them as formulas).
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import hashlib
@@ -1047,15 +1048,17 @@ def _csv_parts(session: ReviewStore, chunk: Chunk, policy: Policy | None,
 
 def chunk_csv(session: ReviewStore, ids: Chunk, policy: Policy | None,
               annotator: str | None) -> list[Exported]:
-    """The rows of each case of ``ids`` as CSV lines (RFC 4180, CRLF): made in the worker
-    that made the rows, so only text crosses between processes."""
+    """The rows of each case of ``ids`` (a chunk: ids or positions) as CSV lines (RFC 4180,
+    CRLF), a text a case, worked out in this process (:func:`case_csv`'s; an export's workers
+    send a chunk's bytes at once)."""
     return [(text, None) for text in _csv_parts(session, ids, policy, annotator)]
 
 
 def chunk_jsonl(session: ReviewStore, ids: Chunk, policy: Policy | None,
                 annotator: str | None) -> list[Exported]:
-    """The rows of each case of ``ids`` as JSON lines (lone surrogates escaped): a case
-    nobody judged whose rows are stored is copied out as it is."""
+    """The rows of each case of ``ids`` (a chunk: ids or positions) as JSON lines (lone
+    surrogates escaped), a text a case, worked out in this process (:func:`case_jsonl`'s): a
+    case nobody judged whose rows are stored is copied out as it is."""
     return [(text, None) for text in _jsonl_parts(session, ids, policy, annotator, False)]
 
 
@@ -1166,9 +1169,16 @@ def _write_rows(session: ReviewStore, out: IO[Any], work: ChunkWork, policy: Pol
     # follows a big session's making (the window's, `citeview import`'s) stores them anyway.
     # So an export only reads the session.
     # (Its works give no rows to keep: iter_kept stores nothing for it.)
+    raw = isinstance(out, io.RawIOBase)  # (may write a part of what it is given: the rest next)
     for text, _made in iter_kept(session, work, policy, annotator=annotator, jobs=jobs):
-        if text:
+        if not text:
+            continue
+        if not raw:
             out.write(text)
+            continue
+        view = memoryview(text.encode("utf-8") if isinstance(text, str) else text)
+        while view:
+            view = view[out.write(view) or 0:]
 
 
 def chunk_unjudged(session: ReviewStore, ids: Chunk, policy: Policy | None,
@@ -1211,8 +1221,8 @@ def fill_rows(session: Session, policy: Policy | None = None, *,
 def takes_bytes(out: IO[Any]) -> bool:
     """Whether ``out`` is a binary stream (a file opened ``"wb"``, standard output's
     ``buffer``): the row writers give it UTF-8 bytes, any other stream text."""
-    if isinstance(out, io.TextIOBase):
-        return False
+    if isinstance(out, io.TextIOBase | codecs.StreamWriter | codecs.StreamReaderWriter):
+        return False  # (a codecs writer passes on its binary file's "wb" mode, yet takes text)
     return isinstance(out, io.BufferedIOBase | io.RawIOBase) or "b" in str(
         getattr(out, "mode", ""))
 

@@ -15,8 +15,6 @@ from citeview.session import Session
 from citeview.session.rows import write_csv, write_jsonl
 
 
-@pytest.mark.xfail(strict=True, reason="rows.takes_bytes trusts the mode a codecs "
-                   "StreamWriter passes on from its binary stream (fix pending in rows.py)")
 @pytest.mark.parametrize("write", [write_jsonl, write_csv])
 def test_a_codecs_stream_writer_is_written_text(tmp_path: Path, write) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "s.citeview"
