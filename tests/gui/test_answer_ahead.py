@@ -4,11 +4,20 @@ of it, lazily, from the event loop) and used without touching the closed pane.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 import shiboken6
 from PySide6.QtWidgets import QApplication
 
-from citeview.gui.answer_document import prepare_document
+from citeview.core.datasets import ListDataset
+from citeview.gui.answer_document import PreparedDocument, prepare_document
 from citeview.gui.answer_view import AnswerView
+from citeview.gui.main_window import MainWindow
+from tests.gui.helpers import window_settings
+from tests.gui.test_side_by_side import long_case
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
 
 def long_html() -> str:
@@ -43,3 +52,33 @@ def test_an_answer_laid_out_ahead_outlives_its_closed_pane(qtbot) -> None:
     shown.set_prepared(prepared, [])
     qtbot.waitExposed(shown)
     assert shown.document() is doc and shown.toPlainText().startswith("Paragraph 0:")
+
+
+def test_closing_the_window_as_the_next_case_is_laid_out_ahead(qtbot, session_backend,
+                                                               tmp_path: Path) -> None:
+    """The window closed right after the next case's answer was laid out ahead (its rest still
+    to be laid out from the event loop), that answer kept alive a while longer (as a closed
+    window's Python objects are until collected): no Qt warning, no crash (CI: the test after
+    one such window failed with "QPaintDevice::metrics: Device has no metric information")."""
+    win = MainWindow(settings=window_settings(tmp_path), sessions=session_backend)
+    win.resize(1300, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    laid_out: list[tuple[PreparedDocument, bool]] = []
+    lay_out_ahead = win.panes.answer.lay_out_ahead
+
+    def then_close(prepared: PreparedDocument) -> None:
+        lay_out_ahead(prepared)
+        laid_out.append((prepared, prepared.document.lastBlock().layout().lineCount() == 0))
+        win.close()
+        win.deleteLater()
+
+    win.panes.answer.lay_out_ahead = then_close  # type: ignore[method-assign]
+    win.open_dataset(ListDataset([long_case(case_id=f"c{k}") for k in range(3)]), citation=0)
+    qtbot.waitUntil(lambda: not shiboken6.isValid(win), timeout=5000)
+    assert laid_out, "no case was built ahead"
+    prepared, rest_later = laid_out[0]
+    assert rest_later  # the window closed with the rest of that answer still to lay out
+    doc = prepared.document
+    qtbot.waitUntil(lambda: doc.lastBlock().layout().lineCount() > 0, timeout=5000)
+    qtbot.wait(50)
