@@ -179,13 +179,18 @@ class AnswerView(QTextBrowser):
     def lay_out_ahead(self, prepared: PreparedDocument) -> None:
         """Lay out the first screen of a document built ahead (a case the reviewer likely opens
         next) at this view's width, while the window idles: showing it then only swaps
-        documents (its layout in :meth:`set_prepared` was half of that call's time)."""
+        documents (its layout in :meth:`set_prepared` was half of that call's time).
+
+        The document is given no paint device (as a shown one has none: QTextEdit.setDocument
+        sets none): it may outlive this pane (the window closed before the case is opened),
+        and Qt lays out the rest of it later from the event loop, asking its paint device for
+        metrics each block: a freed viewport there was "QPaintDevice::metrics: Device has no
+        metric information" warnings, or a crash."""
         doc = prepared.document
         if doc.defaultFont() != self.font():
             doc.setDefaultFont(self.font())
         viewport = self.viewport()
         layout = doc.documentLayout()
-        layout.setPaintDevice(viewport)
         doc.setPageSize(QSizeF(viewport.width(), -1))
         block, bottom = doc.begin(), viewport.height()
         while block.isValid():  # (blockBoundingRect lays out up to its block)
