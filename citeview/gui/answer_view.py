@@ -10,9 +10,12 @@ Positions in the document are UTF-16 units; the one conversion is
 
 from __future__ import annotations
 
+import contextlib
 import html
+import weakref
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import accumulate
 
 from PySide6.QtCore import (
@@ -86,6 +89,24 @@ def reword_format(dark: bool) -> QTextCharFormat:
 REWORD_MARK = "\u270e"
 
 
+# Documents laid out ahead that a pane remembers (a case or two ahead are built at a time).
+_LAID_OUT_KEPT = 4
+
+
+def _forget_device(docs: list[weakref.ref[QTextDocument]], device: object = None) -> None:
+    """Each of ``docs`` still alive stops using its paint device (``device`` given: only when
+    it is that one); the list is emptied."""
+    for ref in docs:
+        doc = ref()
+        if doc is None:
+            continue
+        with contextlib.suppress(RuntimeError):  # (a document deleted already)
+            layout = doc.documentLayout()
+            if device is None or layout.paintDevice() is device:
+                layout.setPaintDevice(None)
+    docs.clear()
+
+
 class AnswerView(QTextBrowser):
     """Read-only answer pane. Emits :attr:`citationActivated` (0-based index) when a chip is
     clicked or activated with the keyboard (Tab to it, Enter), and :attr:`chipMenuRequested`
@@ -110,6 +131,10 @@ class AnswerView(QTextBrowser):
         self._pressed: QPoint | None = None  # where a left button went down
         self._active: int | None = None
         self._claim_range: tuple[int, int] | None = None
+        # Documents laid out ahead against this pane's viewport (see lay_out_ahead): told to
+        # forget it when it goes. (The list, not the pane, is what the signal holds.)
+        self._laid_out: list[weakref.ref[QTextDocument]] = []  # (never keeps one alive)
+        self.viewport().destroyed.connect(partial(_forget_device, self._laid_out))
         # The claim's highlight colour, by the palette it was worked out from (not every
         # colour role again at each activation).
         self._claim_colour: tuple[int, str] | None = None
@@ -181,16 +206,22 @@ class AnswerView(QTextBrowser):
         next) at this view's width, while the window idles: showing it then only swaps
         documents (its layout in :meth:`set_prepared` was half of that call's time).
 
-        The document is given no paint device (as a shown one has none: QTextEdit.setDocument
-        sets none): it may outlive this pane (the window closed before the case is opened),
-        and Qt lays out the rest of it later from the event loop, asking its paint device for
-        metrics each block: a freed viewport there was "QPaintDevice::metrics: Device has no
-        metric information" warnings, or a crash."""
+        It is laid out against this viewport (its paint device: without it, showing the
+        document laid it out again), and it may outlive this pane (the window closed before
+        the case is opened) while Qt lays out the rest of it from the event loop, asking its
+        paint device for metrics each block: a freed viewport there was "QPaintDevice::metrics:
+        Device has no metric information" warnings, or a crash. So the documents laid out here
+        (the last few) forget the viewport as it is destroyed (:func:`_forget_device`)."""
         doc = prepared.document
         if doc.defaultFont() != self.font():
             doc.setDefaultFont(self.font())
         viewport = self.viewport()
         layout = doc.documentLayout()
+        layout.setPaintDevice(viewport)
+        if all(ref() is not doc for ref in self._laid_out):
+            self._laid_out.append(weakref.ref(doc))
+            while len(self._laid_out) > _LAID_OUT_KEPT:  # (the oldest: shown or dropped)
+                _forget_device([self._laid_out.pop(0)], viewport)
         doc.setPageSize(QSizeF(viewport.width(), -1))
         block, bottom = doc.begin(), viewport.height()
         while block.isValid():  # (blockBoundingRect lays out up to its block)
