@@ -103,7 +103,7 @@ def _forget_device(docs: list[weakref.ref[QTextDocument]], device: object = None
         with contextlib.suppress(RuntimeError):  # (a document deleted already)
             layout = doc.documentLayout()
             if device is None or layout.paintDevice() is device:
-                layout.setPaintDevice(None)
+                layout.setPaintDevice(None)  # type: ignore[arg-type]  # (Qt takes nullptr)
     docs.clear()
 
 

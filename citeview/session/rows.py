@@ -982,25 +982,11 @@ def _unjudged_out(session: ReviewStore, case_id: str, policy: Policy | None,
 def _unjudged_outs(session: ReviewStore, ids: list[str], policy: Policy | None,
                    datas: dict[str, str], encoded: bool, analyser: Analyser | None
                    ) -> list[tuple[Any, list[Row] | None]]:
-    """(:func:`_unjudged_out`, None) of each case of ``ids`` (a cold export's chunk: one loop,
-    the per-case calls of :func:`_unjudged_out` and :func:`unjudged_bytes` done in it)."""
-    out: list[tuple[Any, list[Row] | None]] = []
-    add = out.append
+    """(:func:`_unjudged_out`, None) of each case of ``ids`` (a cold export's chunk, in one
+    list: no generator layer a case)."""
     get = datas.get
-    for cid in ids:
-        analysed = analysed_once(session, cid, policy, get(cid), analyser)
-        if not encoded:
-            add((unjudged_rows_text(analysed, cid), None))
-            continue
-        text = _unjudged_json(analysed, cid)
-        if text is not None:
-            try:
-                add((text.encode("utf-8"), None))
-                continue
-            except UnicodeEncodeError:  # lone surrogates: escaped as json_lines escapes them
-                pass
-        add((rows_text(base_rows(analysed, cid)).encode("utf-8"), None))
-    return out
+    return [(_unjudged_out(session, cid, policy, get(cid), encoded, analyser), None)
+            for cid in ids]
 
 
 # Which of a session's judgement tables (annotations, evidence, corrections) and its stored
@@ -1169,16 +1155,15 @@ def _write_rows(session: ReviewStore, out: IO[Any], work: ChunkWork, policy: Pol
     # follows a big session's making (the window's, `citeview import`'s) stores them anyway.
     # So an export only reads the session.
     # (Its works give no rows to keep: iter_kept stores nothing for it.)
-    raw = isinstance(out, io.RawIOBase)  # (may write a part of what it is given: the rest next)
+    if isinstance(out, io.RawIOBase):  # (a raw write may take a part: the buffer writes all)
+        buffered = io.BufferedWriter(out)
+        _write_rows(session, buffered, work, policy, annotator, jobs)
+        buffered.flush()
+        buffered.detach()  # (the caller's stream stays open)
+        return
     for text, _made in iter_kept(session, work, policy, annotator=annotator, jobs=jobs):
-        if not text:
-            continue
-        if not raw:
+        if text:
             out.write(text)
-            continue
-        view = memoryview(text.encode("utf-8") if isinstance(text, str) else text)
-        while view:
-            view = view[out.write(view) or 0:]
 
 
 def chunk_unjudged(session: ReviewStore, ids: Chunk, policy: Policy | None,
